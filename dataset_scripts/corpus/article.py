@@ -1,0 +1,126 @@
+"""The Article record: one document as its Wiki Structure Tree (WST), with links and See also targets.
+
+Every reader in :mod:`dataset_scripts.corpus` yields :class:`Article` objects, and every task sampler in
+:mod:`dataset_scripts.tasks` reads them. The on-disk form (the Parquet "corpus") is :data:`ARTICLE_FEATURES`;
+:meth:`Article.to_dict` and :meth:`Article.from_dict` convert between the two.
+
+The tree is stored flat: ``sections`` in document order, each with the index of its parent (``-1`` for the
+root, i.e. the article itself, whose text is ``abstract``). ``path`` holds the titles from the article title
+down to the section, so ``path[0] == article.title`` and ``path[-1] == section.title``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import datasets
+
+ROOT = -1
+"""Parent index of a top-level section: the root node (title + abstract)."""
+
+
+@dataclass
+class Section:
+    """One node of the Wiki Structure Tree below the root.
+
+    Args:
+        title: the heading text, plain.
+        level: heading depth as in wikitext (``==`` is 2, ``===`` is 3); other formats map onto the same scale
+            (Markdown ``##`` is 2, HTML ``h2`` is 2, LaTeX ``\\section`` is 2).
+        text: the plain text of this section only, before its first subsection.
+        path: titles from the article title down to this section.
+        parent: index in ``Article.sections`` of the parent section, or ``-1`` for the root.
+    """
+
+    title: str
+    level: int
+    text: str
+    path: list[str]
+    parent: int = ROOT
+
+
+@dataclass
+class Link:
+    """An internal link: its target page title, its anchor text, the plain sentence it stands in, and the
+    index of the section it is in (``-1`` for the abstract)."""
+
+    target: str
+    anchor: str
+    sentence: str
+    section: int = ROOT
+
+
+@dataclass
+class Article:
+    """One article as a Wiki Structure Tree. See the module docstring and ``DESIGN.md``."""
+
+    id: str
+    title: str
+    abstract: str = ""
+    sections: list[Section] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    see_also: list[str] = field(default_factory=list)
+    url: str = ""
+    source: str = ""
+    language: str = ""
+    is_disambiguation: bool = False
+
+    def children(self, index: int) -> list[int]:
+        """Indices of the direct children of section ``index`` (``-1`` for the root)."""
+        return [i for i, section in enumerate(self.sections) if section.parent == index]
+
+    def depth(self, index: int) -> int:
+        """Depth of section ``index`` in the tree: 1 for a top-level section, 0 for the root."""
+        return 0 if index == ROOT else len(self.sections[index].path) - 1
+
+    @property
+    def text(self) -> str:
+        """The whole article as plain text: abstract then every section's text, in document order."""
+        parts = [self.abstract] + [s.text for s in self.sections]
+        return "\n\n".join(p for p in parts if p)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row stored in the Parquet corpus (matches :data:`ARTICLE_FEATURES`)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> Article:
+        """Rebuild an Article from a corpus row."""
+        row = dict(row)
+        row["sections"] = [Section(**s) for s in row.get("sections") or []]
+        row["links"] = [Link(**link) for link in row.get("links") or []]
+        row["see_also"] = list(row.get("see_also") or [])
+        return cls(**row)
+
+
+ARTICLE_FEATURES = datasets.Features(
+    {
+        "id": datasets.Value("string"),
+        "title": datasets.Value("string"),
+        "abstract": datasets.Value("string"),
+        "sections": datasets.List(
+            {
+                "title": datasets.Value("string"),
+                "level": datasets.Value("int32"),
+                "text": datasets.Value("string"),
+                "path": datasets.List(datasets.Value("string")),
+                "parent": datasets.Value("int32"),
+            }
+        ),
+        "links": datasets.List(
+            {
+                "target": datasets.Value("string"),
+                "anchor": datasets.Value("string"),
+                "sentence": datasets.Value("string"),
+                "section": datasets.Value("int32"),
+            }
+        ),
+        "see_also": datasets.List(datasets.Value("string")),
+        "url": datasets.Value("string"),
+        "source": datasets.Value("string"),
+        "language": datasets.Value("string"),
+        "is_disambiguation": datasets.Value("bool"),
+    }
+)
+"""Hugging Face ``Features`` of the Parquet corpus written by ``python -m dataset_scripts.corpus``."""

@@ -1,0 +1,57 @@
+"""What every corpus format module provides, and the records a reader yields.
+
+A format module (one file per format in this folder) defines:
+
+- ``NAME``: the format name used by ``--format`` and stored in ``Article.source``;
+- ``sniff(path: Path, head: bytes) -> bool``: whether a file looks like this format (``head`` is its first
+  bytes, decompressed when the file is ``.bz2``/``.gz``), for ``--format auto``;
+- ``read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]``: stream the file
+  record by record, never loading all of it in memory.
+
+A reader never raises on one bad record: it yields :class:`Skipped` with the reason, the file and the record
+(page title or id), and goes on. Only an unreadable file as a whole (missing, not this format) raises
+:class:`CorpusFormatError`, naming the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class CorpusFormatError(ValueError):
+    """A file that cannot be read at all as the requested format; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirect page: kept as a title map entry, not as an article."""
+
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record left out, with its reason (a short stable key such as ``"empty"`` or ``"non-utf8"``), the file
+    and the record it came from, and a human-readable detail."""
+
+    reason: str
+    file: str
+    record: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ReaderOptions:
+    """Options shared by every reader.
+
+    Args:
+        language: language code stored in ``Article.language`` and used to pick the See also heading names.
+        see_also_titles: extra heading names (case-insensitive) that count as the See also section, e.g.
+            ``("Verīs taipoš",)`` for Latgalian; English names are always recognised.
+        max_article_bytes: articles larger than this are skipped with reason ``"too-large"`` (0 = no limit).
+    """
+
+    language: str = "en"
+    see_also_titles: tuple[str, ...] = field(default_factory=tuple)
+    max_article_bytes: int = 0
