@@ -1,0 +1,74 @@
+"""rank_llm candidate files: JSON ``[{query, hits: [{content, qid, docid, rank, score}]}]`` with passage text."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from .collection import Run
+from .errors import CollectionFormatError
+
+logger = logging.getLogger(__name__)
+
+
+def read_rankllm_candidates(path: str | Path) -> tuple[dict[str, str], dict[str, str], Run]:
+    """Read a rank_llm ``retrieve_results_*.json`` file (first-stage candidates with their text).
+
+    Args:
+        path: the JSON file, a list with one entry per query.
+
+    Returns:
+        ``(documents, queries, run)``: document id -> text, query id -> text, and the candidate run
+        (query id -> document id -> first-stage score). A document seen under several queries keeps its first
+        text (a differing text is counted in a warning); a document listed twice for one query keeps its
+        first (higher-ranked) hit, also counted.
+
+    Raises:
+        CollectionFormatError: not a list, an entry without ``query``/``hits``, a hit without ``qid``,
+            ``docid`` or ``content``, or hits of one entry naming different query ids.
+    """
+    try:
+        entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise CollectionFormatError(path, f"not valid JSON ({error})") from None
+    if not isinstance(entries, list):
+        raise CollectionFormatError(path, "expected a JSON list of {query, hits} entries")
+    documents: dict[str, str] = {}
+    queries: dict[str, str] = {}
+    run: Run = {}
+    conflicting_texts = duplicates = 0
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or "query" not in entry or "hits" not in entry:
+            raise CollectionFormatError(path, f"entry {index} has no 'query' and 'hits'")
+        hits = entry["hits"]
+        if not hits:
+            logger.warning("%s: entry %d (%r) has no hits; skipped", path, index, entry["query"][:60])
+            continue
+        qids = set()
+        ranking: dict[str, float] = {}
+        for position, hit in enumerate(hits):
+            missing = [key for key in ("qid", "docid", "content") if key not in hit]
+            if missing:
+                raise CollectionFormatError(path, f"entry {index}, hit {position} lacks {missing}")
+            qids.add(str(hit["qid"]))
+            docid = str(hit["docid"])
+            if docid in ranking:
+                duplicates += 1
+                continue
+            # rank_llm writes scores descending; without a score, fall back to the rank order
+            ranking[docid] = float(hit.get("score", -hit.get("rank", position + 1)))
+            if docid in documents:
+                conflicting_texts += documents[docid] != hit["content"]
+            else:
+                documents[docid] = hit["content"]
+        if len(qids) != 1:
+            raise CollectionFormatError(path, f"entry {index}: hits name several query ids {sorted(qids)}")
+        qid = qids.pop()
+        queries[qid] = entry["query"]
+        run[qid] = ranking
+    if duplicates:
+        logger.warning("%s: %d duplicate hits (same query and document) dropped, first kept", path, duplicates)
+    if conflicting_texts:
+        logger.warning("%s: %d documents appear with different texts; the first text is kept", path, conflicting_texts)
+    return documents, queries, run
