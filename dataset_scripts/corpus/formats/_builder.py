@@ -1,0 +1,243 @@
+"""Shared by the structured-format readers: assemble an :class:`Article` from a document walked in order.
+
+A reader feeds plain text, links, paragraph breaks and headings in document order; the builder keeps the text
+clean (whitespace collapsed, one paragraph per line), records each link's character span, and at the end cuts
+the sentence each link stands in, builds the section tree with :func:`tree.build_sections`, and collects the
+See also targets. Readers of every format therefore produce identical records for identical structure.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ..article import ROOT, Article, Link
+from ..tree import build_sections
+from .base import ReaderOptions, Skipped
+
+SEE_ALSO_TITLES = ("see also",)
+"""Heading names of the See also section recognised in every language (compared case-insensitively)."""
+
+_WHITESPACE = re.compile(r"\s+")
+# A sentence ends at . ! ? (or …) and optional closing quotes/brackets, followed by whitespace and then a
+# character that can start a sentence; "J. Smith" and "e.g. this" are kept together by the checks below.
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+(?=[\"'“‘«(\[]?[A-Z0-9À-ÖØ-ÞΑ-ΩА-Я])")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof st jr sr vs etc no fig figs eq eqs sec al approx ca cf e.g i.e u.s u.k inc ltd co".split()
+)
+_WIKI_PATH = re.compile(r"(?:^|/)wiki/(?P<title>[^?#]+)")
+
+
+def normalize_space(text: str) -> str:
+    """Collapse every run of whitespace (newlines included) to one space and strip the ends."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def heading_key(title: str) -> str:
+    """A heading reduced for comparison: case-folded, spaces collapsed, trailing ``.``/``:`` removed."""
+    return normalize_space(title).rstrip(".:").strip().casefold()
+
+
+def is_see_also(title: str, options: ReaderOptions) -> bool:
+    """Whether a section heading names the See also section (English always, plus ``options.see_also_titles``)."""
+    key = heading_key(title)
+    return any(key == heading_key(name) for name in (*SEE_ALSO_TITLES, *options.see_also_titles))
+
+
+def link_target(href: str) -> str:
+    """The target a hyperlink names: an in-page ``#anchor`` as written; a Wikipedia article URL (``/wiki/Title``,
+    ``https://en.wikipedia.org/wiki/Title``, Parsoid's ``./Title``) as the page title with spaces; any other
+    reference percent-decoded as written."""
+    href = href.strip()
+    if href.startswith("#"):
+        return unquote(href)
+    parts = urlsplit(href)
+    match = _WIKI_PATH.search(parts.path)
+    if match and (not parts.netloc or parts.netloc.endswith("wikipedia.org")):
+        return unquote(match.group("title")).replace("_", " ").strip()
+    if not parts.scheme and not parts.netloc and parts.path.startswith("./"):
+        return unquote(parts.path[2:]).replace("_", " ").strip()
+    return unquote(href)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of ``text`` (paragraphs are split at newlines first)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for paragraph in text.split("\n"):
+        end = start + len(paragraph)
+        sentence_start = start
+        for match in _SENTENCE_END.finditer(paragraph):
+            cut = start + match.start() + 1
+            last_word = text[sentence_start:cut].rsplit(None, 1)[-1].rstrip(".").casefold() if cut > sentence_start else ""
+            if len(last_word) <= 1 or last_word in _ABBREVIATIONS:
+                continue  # an initial or an abbreviation, not the end of a sentence
+            spans.append((sentence_start, start + match.end()))
+            sentence_start = start + match.end()
+        spans.append((sentence_start, end))
+        start = end + 1
+    return spans
+
+
+@dataclass
+class _PendingLink:
+    target: str
+    anchor: str
+    start: int
+    end: int
+
+
+@dataclass
+class TextBlock:
+    """The plain text of one node (the abstract or one section) with the character spans of its links."""
+
+    parts: list[str] = field(default_factory=list)
+    links: list[_PendingLink] = field(default_factory=list)
+    length: int = 0
+    last: str = "\n"  # the last character written; "\n" at the start so that leading spaces are dropped
+
+    def add_text(self, text: str) -> tuple[int, int]:
+        """Append text (whitespace collapsed); returns the span it occupies."""
+        if not text:
+            return self.length, self.length
+        collapsed = _WHITESPACE.sub(" ", text)
+        if self.last in " \n":
+            collapsed = collapsed.lstrip(" ")
+        if not collapsed:
+            return self.length, self.length
+        start = self.length + (len(collapsed) - len(collapsed.lstrip(" ")))
+        end = self.length + len(collapsed.rstrip(" "))
+        self.parts.append(collapsed)
+        self.length += len(collapsed)
+        self.last = collapsed[-1]
+        return start, max(start, end)
+
+    def add_link(self, target: str, anchor: str) -> None:
+        """Append a link's anchor text and remember the link (an empty target is kept as text only)."""
+        anchor_text = normalize_space(anchor)
+        start, end = self.add_text(anchor_text)
+        target = normalize_space(target)
+        if target:
+            self.links.append(_PendingLink(target, anchor_text, start, end))
+
+    def paragraph_break(self) -> None:
+        """End the current paragraph (no-op at the start or after another break)."""
+        if self.last == "\n":
+            return
+        if self.last == " ":
+            self.parts[-1] = self.parts[-1][:-1]
+            self.length -= 1
+        self.parts.append("\n")
+        self.length += 1
+        self.last = "\n"
+
+    def finish(self, section: int) -> tuple[str, list[Link]]:
+        """The block's text (trailing whitespace removed) and its links with their sentences."""
+        text = "".join(self.parts).rstrip()
+        links: list[Link] = []
+        if self.links:
+            spans = sentence_spans(text)
+            starts = [s for s, _ in spans]
+            for pending in self.links:
+                first = spans[max(0, bisect.bisect_right(starts, pending.start) - 1)]
+                last = spans[max(0, bisect.bisect_right(starts, max(pending.start, pending.end - 1)) - 1)]
+                sentence = text[first[0] : max(first[1], last[1])].strip()
+                links.append(Link(target=pending.target, anchor=pending.anchor, sentence=sentence, section=section))
+        return text, links
+
+
+class ArticleBuilder:
+    """Collects one document in reading order and turns it into an :class:`Article` (or a :class:`Skipped`).
+
+    Args:
+        id: the article id.
+        title: the article title (may be set later through :attr:`title`, e.g. once the first heading is seen).
+        source: the format name stored in ``Article.source``.
+        file: the input file, named in a :class:`Skipped` record.
+        options: reader options (language, See also names).
+        url: the article URL when known.
+    """
+
+    def __init__(self, id: str, title: str, source: str, file: Path | str, options: ReaderOptions, url: str = ""):
+        self.id = id
+        self.title = title
+        self.source = source
+        self.file = str(file)
+        self.options = options
+        self.url = url
+        self.abstract = TextBlock()
+        self.headings: list[tuple[int, str, TextBlock]] = []
+
+    @property
+    def block(self) -> TextBlock:
+        """The block text is currently written to: the last section's, or the abstract before any heading."""
+        return self.headings[-1][2] if self.headings else self.abstract
+
+    def text(self, text: str) -> None:
+        """Append plain text to the current block."""
+        self.block.add_text(text)
+
+    def link(self, target: str, anchor: str) -> None:
+        """Append a link (its anchor is part of the text) to the current block."""
+        self.block.add_link(target, anchor)
+
+    def paragraph_break(self) -> None:
+        """End the current paragraph."""
+        self.block.paragraph_break()
+
+    def heading(self, level: int, title: str) -> None:
+        """Start a new section; ``level`` on the wikitext scale (2 = a top-level section)."""
+        self.headings.append((max(1, level), normalize_space(title), TextBlock()))
+
+    def build(self) -> Article | Skipped:
+        """The finished Article, or ``Skipped(reason="empty")`` when the document has no text at all."""
+        title = normalize_space(self.title) or self.id
+        abstract, links = self.abstract.finish(ROOT)
+        texts: list[tuple[int, str, str]] = []
+        for index, (level, heading, block) in enumerate(self.headings):
+            section_text, section_links = block.finish(index)
+            texts.append((level, heading, section_text))
+            links.extend(section_links)
+        if not abstract and not any(text for _, _, text in texts):
+            return Skipped("empty", self.file, record=f"{self.id} ({title})", detail="no text in the document")
+        sections = build_sections(title, texts)
+        see_also_sections = set()
+        for index, section in enumerate(sections):
+            if is_see_also(section.title, self.options) or section.parent in see_also_sections:
+                see_also_sections.add(index)
+        see_also = list(dict.fromkeys(link.target for link in links if link.section in see_also_sections))
+        return Article(
+            id=self.id,
+            title=title,
+            abstract=abstract,
+            sections=sections,
+            links=links,
+            see_also=see_also,
+            url=self.url,
+            source=self.source,
+            language=self.options.language,
+        )
+
+
+def decode_document(data: bytes, path: Path, options: ReaderOptions, record: str = "") -> str | Skipped:
+    """Decode one whole document, or say why it is skipped.
+
+    Bytes that are not UTF-8 give ``Skipped(reason="non-utf8")`` naming the byte offset: a counted skip rather
+    than a silent replacement that would put U+FFFD into training text. A byte-order mark is dropped.
+
+    Args:
+        data: the raw bytes of the document.
+        path: the file, named in the skip record.
+        options: reader options (``max_article_bytes``).
+        record: the record name in the skip (the file stem for one-document files).
+    """
+    record = record or path.stem
+    if options.max_article_bytes and len(data) > options.max_article_bytes:
+        return Skipped("too-large", str(path), record, f"{len(data)} bytes > max_article_bytes={options.max_article_bytes}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return Skipped("non-utf8", str(path), record, f"invalid UTF-8 at byte {error.start}: {error.reason}")

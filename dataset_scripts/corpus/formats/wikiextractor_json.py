@@ -1,0 +1,75 @@
+"""WikiExtractor ``--json`` output: one JSON object a line with ``id``, ``url``, ``title`` and ``text``.
+
+WikiExtractor's JSON text is the same cleaned body as its text mode, but without section titles (unless the
+extractor marked them, as the Wikiformer fork does with ``## Title.`` lines) and without links. The honest
+mapping is therefore: the whole text (after the repeated title line) is the **abstract**, with no sections; when
+heading lines are present they are parsed exactly as in :mod:`.wikiextractor_text`, so the same body gives the
+same tree in both modes. We do not guess that the first paragraph alone is the lead: nothing in the output marks
+where the lead ends.
+
+Bad lines never stop the file: invalid JSON, a record that is not an object with a string ``title`` and
+``text``, or bytes that are not UTF-8 yield :class:`Skipped` naming the file and the line number.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..article import Article
+from ._builder import ArticleBuilder
+from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+from .wikiextractor_text import mark_disambiguation, parse_body
+
+NAME = "wikiextractor_json"
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """Whether the first line looks like a WikiExtractor JSON record (an object with ``title`` and ``text``)."""
+    first = head.lstrip().split(b"\n", 1)[0]
+    return first.startswith(b"{") and b'"title"' in first and b'"text"' in first
+
+
+def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
+    """Stream the records of one WikiExtractor JSON-lines file.
+
+    Args:
+        path: the ``.json``/``.jsonl`` file.
+        options: reader options.
+
+    Yields:
+        One :class:`Article` per record with text, or a :class:`Skipped` naming the line.
+    """
+    try:
+        handle = open(path, "rb")
+    except OSError as error:
+        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                yield _record(path, number, raw, options)
+
+
+def _record(path: Path, number: int, raw: bytes, options: ReaderOptions) -> Article | Skipped:
+    where = f"line {number}"
+    if options.max_article_bytes and len(raw) > options.max_article_bytes:
+        return Skipped("too-large", str(path), where, f"{len(raw)} bytes > {options.max_article_bytes}")
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Skipped("non-utf8", str(path), where, f"invalid UTF-8 at byte {error.start} of the line")
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        return Skipped("bad-json", str(path), where, f"{error.msg} at column {error.colno}")
+    if not isinstance(record, dict) or not isinstance(record.get("title"), str) or not isinstance(record.get("text"), str):
+        return Skipped("bad-record", str(path), where, "not an object with string 'title' and 'text'")
+    title = record["title"]
+    doc_id = str(record.get("id") or f"{path.name}:{number}")
+    builder = ArticleBuilder(doc_id, title, NAME, path, options, url=str(record.get("url") or ""))
+    lines = record["text"].split("\n")
+    if lines and lines[0].strip() == title.strip():
+        lines = lines[1:]
+    parse_body(builder, lines)
+    return mark_disambiguation(builder.build())

@@ -1,0 +1,197 @@
+"""WikiExtractor text output: ``<doc id url title>`` blocks, one paragraph a line, section titles as ``## Title.``.
+
+This is the format of the original Wikiformer demo data (WikiExtractor with section titles marked by one ``#``
+per wikitext level). The reader streams the file line by line, one document at a time:
+
+- a heading is a line made of ``#`` characters only, a space and text; its level is the number of ``#`` (``##``
+  is a top-level section, as ``==`` in wikitext); WikiExtractor's added trailing ``.`` is removed (it adds one
+  unless the title ends with ``!`` or ``?``). A level jump attaches to the nearest shallower section.
+- the first line after ``<doc ...>`` repeats the title and is dropped;
+- the text is HTML-unescaped (WikiExtractor escapes ``&``, ``<`` and ``>``); links written by
+  ``--links`` (``<a href="Target">anchor</a>``) become :class:`Link` records;
+- wikitext that WikiExtractor let through (``[[links]]``, ``<ref>`` fragments, ``{{templates}}``, category lines)
+  is parsed with mwparserfromhell: link text is kept (and the link recorded), the rest removed;
+- a document with no text, a document without ``</doc>``, or bytes that are not UTF-8 yield a counted
+  :class:`Skipped` naming the file and the document; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+import mwparserfromhell
+from mwparserfromhell.nodes import Comment, ExternalLink, HTMLEntity, Tag, Template, Text, Wikilink
+
+from ..article import Article
+from ._builder import ArticleBuilder
+from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+
+NAME = "wikiextractor_text"
+
+_DOC_OPEN = re.compile(r'^<doc id="(?P<id>[^"]*)"(?: revid="[^"]*")? url="(?P<url>[^"]*)" title="(?P<title>.*)">\s*$')
+_DOC_OPEN_LOOSE = re.compile(r"^<doc(?:\s|>)")
+_ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
+_HEADING = re.compile(r"^(?P<hashes>#+) +(?P<title>\S.*?)\s*$")
+_ANCHOR = re.compile(r'<a href="(?P<href>[^"]*)">(?P<anchor>.*?)</a>')
+_WIKITEXT_SIGNS = ("[[", "]]", "{{", "}}", "'''", "''", "<ref", "</ref", "{|", "|}", "<!--")
+_LEFTOVER_TOKENS = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|'''?|</?ref\b[^>]*>?")
+_REFER_TO = re.compile(r"\bmay (?:also )?refer to:?$")
+_DROPPED_NAMESPACES = ("category:", "file:", "image:", "media:")
+_DROPPED_TAGS = {"ref", "references", "gallery", "math", "score", "syntaxhighlight", "timeline", "templatedata"}
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """Whether the file starts with a WikiExtractor ``<doc ...>`` line."""
+    return head.lstrip().startswith(b"<doc ")
+
+
+def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
+    """Stream the documents of one WikiExtractor text file.
+
+    Args:
+        path: the file (plain text; WikiExtractor's ``--compress`` output is read through the caller).
+        options: reader options.
+
+    Yields:
+        One :class:`Article` per document with text, or a :class:`Skipped` with the reason.
+    """
+    try:
+        handle = open(path, "rb")
+    except OSError as error:
+        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+    with handle:
+        yield from _read_lines(path, handle, options)
+
+
+def _read_lines(path: Path, lines: Iterable[bytes], options: ReaderOptions) -> Iterator[Article | Skipped]:
+    header: dict[str, str] | None = None
+    body: list[bytes] = []
+    size = 0
+    for number, raw in enumerate(lines, start=1):
+        stripped = raw.strip()
+        if header is None:
+            if not stripped:
+                continue
+            header = _parse_header(raw)
+            if header is None:
+                yield Skipped("stray-line", str(path), f"line {number}", "text outside any <doc> block")
+                continue
+            header["line"] = str(number)
+            body, size = [], 0
+        elif stripped == b"</doc>":
+            yield _document(path, header, body, size, options)
+            header = None
+        elif raw.startswith((b"<doc ", b"<doc>")):
+            yield Skipped("unterminated", str(path), _record(header), f"no </doc> before line {number}")
+            header = _parse_header(raw) or {"id": f"line {number}", "title": "", "url": ""}
+            header["line"] = str(number)
+            body, size = [], 0
+        else:
+            size += len(raw)
+            if not options.max_article_bytes or size <= options.max_article_bytes:
+                body.append(raw)
+    if header is not None:
+        yield Skipped("unterminated", str(path), _record(header), "file ends before </doc> (truncated?)")
+
+
+def _parse_header(raw: bytes) -> dict[str, str] | None:
+    line = raw.decode("utf-8", "replace").strip()
+    match = _DOC_OPEN.match(line)
+    if match:
+        return match.groupdict()
+    if _DOC_OPEN_LOOSE.match(line):
+        attributes = dict(_ATTRIBUTE.findall(line))
+        return {"id": attributes.get("id", ""), "url": attributes.get("url", ""), "title": attributes.get("title", "")}
+    return None
+
+
+def _record(header: dict[str, str]) -> str:
+    return f"{header.get('id', '')} ({header.get('title', '')})"
+
+
+def _document(
+    path: Path, header: dict[str, str], body: list[bytes], size: int, options: ReaderOptions
+) -> Article | Skipped:
+    if options.max_article_bytes and size > options.max_article_bytes:
+        return Skipped("too-large", str(path), _record(header), f"{size} bytes > {options.max_article_bytes}")
+    try:
+        lines = b"".join(body).decode("utf-8").split("\n")
+    except UnicodeDecodeError as error:
+        return Skipped("non-utf8", str(path), _record(header), f"invalid UTF-8 in the document: {error.reason}")
+    doc_id = header["id"] or f"{path.name}:{header['line']}"
+    builder = ArticleBuilder(doc_id, header["title"], NAME, path, options, url=header["url"])
+    if lines and lines[0].strip() == header["title"].strip():
+        lines = lines[1:]
+    parse_body(builder, lines)
+    return mark_disambiguation(builder.build())
+
+
+def mark_disambiguation(record: Article | Skipped) -> Article | Skipped:
+    """Flag an English disambiguation page: WikiExtractor removed its templates, so the signs left are the title
+    suffix "(disambiguation)" and a lead whose last line is "X may (also) refer to:"."""
+    if isinstance(record, Article):
+        last_line = record.abstract.rsplit("\n", 1)[-1]
+        record.is_disambiguation = record.title.endswith("(disambiguation)") or bool(_REFER_TO.search(last_line))
+    return record
+
+
+def parse_body(builder: ArticleBuilder, lines: Iterable[str]) -> None:
+    """Feed WikiExtractor body lines (HTML-escaped, one paragraph a line) to an :class:`ArticleBuilder`.
+
+    Args:
+        builder: the article being built.
+        lines: the document's lines after the repeated title.
+    """
+    for line in lines:
+        heading = _HEADING.match(line)
+        if heading:
+            title = html.unescape(heading.group("title"))
+            builder.heading(len(heading.group("hashes")), title[:-1] if title.endswith(".") else title)
+            continue
+        _paragraph(builder, line)
+        builder.paragraph_break()
+
+
+def _paragraph(builder: ArticleBuilder, line: str) -> None:
+    position = 0
+    for match in _ANCHOR.finditer(line):
+        _plain(builder, html.unescape(line[position : match.start()]))
+        builder.link(unquote(html.unescape(match.group("href"))), html.unescape(match.group("anchor")))
+        position = match.end()
+    _plain(builder, html.unescape(line[position:]))
+
+
+def _plain(builder: ArticleBuilder, text: str) -> None:
+    if not any(sign in text for sign in _WIKITEXT_SIGNS):
+        builder.text(text)
+        return
+    # WikiExtractor left raw wikitext here: parse it rather than guess with patterns.
+    for node in mwparserfromhell.parse(text).nodes:
+        _wikitext_node(builder, node)
+
+
+def _wikitext_node(builder: ArticleBuilder, node) -> None:
+    if isinstance(node, Text):
+        builder.text(_LEFTOVER_TOKENS.sub("", node.value))
+    elif isinstance(node, Wikilink):
+        target = str(node.title).strip()
+        if target.casefold().lstrip(":").startswith(_DROPPED_NAMESPACES):
+            return
+        anchor = node.text.strip_code() if node.text is not None else target
+        builder.link(target.split("#")[0] or target, _LEFTOVER_TOKENS.sub("", anchor))
+    elif isinstance(node, ExternalLink):
+        builder.text(node.title.strip_code() if node.title is not None else "")
+    elif isinstance(node, HTMLEntity):
+        builder.text(node.normalize())
+    elif isinstance(node, Tag):
+        if str(node.tag).lower() not in _DROPPED_TAGS and node.contents is not None:
+            for child in node.contents.nodes:
+                _wikitext_node(builder, child)
+    elif isinstance(node, (Template, Comment)):
+        return
+    else:
+        builder.text(_LEFTOVER_TOKENS.sub("", node.__strip__(normalize=True, collapse=True) or ""))
