@@ -1,0 +1,78 @@
+"""Page titles and namespaces: normalising link targets the way MediaWiki resolves them."""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+# Namespace names (and their common aliases) whose links never point at an article: their text is not kept.
+MEDIA_NAMESPACES = frozenset({"file", "image", "media", "category"})
+# English names of the other namespaces: a link there keeps its anchor text but is not an article link.
+OTHER_NAMESPACES = frozenset(
+    {
+        "talk", "user", "user talk", "wikipedia", "wikipedia talk", "wp", "project", "file talk", "mediawiki",
+        "mediawiki talk", "template", "template talk", "help", "help talk", "category talk", "portal",
+        "portal talk", "book", "book talk", "draft", "draft talk", "timedtext", "timedtext talk", "module",
+        "module talk", "special", "wikt", "wiktionary", "s", "wikisource", "q", "wikiquote", "commons", "meta",
+        "m", "mw", "n", "wikinews", "b", "wikibooks", "v", "wikiversity", "voy", "wikivoyage", "species", "d",
+        "wikidata", "iarchive", "gutenberg", "doi",
+    }
+)  # fmt: skip
+_INTERLANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[a-z]{2,8})*$")
+_SPACES = re.compile(r"[\s_]+")
+
+
+@dataclass(frozen=True)
+class Namespaces:
+    """Which link prefixes are media/category namespaces and which are other non-article namespaces.
+
+    English names are always included; a dump's ``<siteinfo>`` adds its own localised names (e.g. ``Datei``,
+    ``Kategorija``) through :meth:`with_names`.
+    """
+
+    media: frozenset[str] = MEDIA_NAMESPACES
+    other: frozenset[str] = OTHER_NAMESPACES
+
+    def with_names(self, names_by_key: dict[int, str]) -> Namespaces:
+        """Add a dump's localised namespace names (``{key: name}`` from ``<siteinfo>``)."""
+        media = {n.lower() for k, n in names_by_key.items() if k in (-2, 6, 14) and n}
+        other = {n.lower() for k, n in names_by_key.items() if k not in (0, -2, 6, 14) and n}
+        return Namespaces(self.media | media, self.other | other)
+
+
+ENGLISH = Namespaces()
+
+
+def normalize_title(title: str) -> str:
+    """A link target as the page title it resolves to: entities and %-escapes decoded, underscores and runs of
+    white space as one space, the fragment (``#Section``) dropped, the first letter upper-cased (MediaWiki's
+    ``first-letter`` case rule)."""
+    title = html.unescape(title)
+    if "%" in title:
+        title = unquote(title)
+    title = title.split("#", 1)[0]
+    title = _SPACES.sub(" ", title).strip().lstrip(":").strip()
+    return title[:1].upper() + title[1:]
+
+
+def classify_link(target: str, namespaces: Namespaces = ENGLISH) -> str:
+    """Classify a wikilink target: ``"article"``, ``"media"`` (file/image/category: drop its text),
+    ``"interlanguage"`` (drop), ``"other"`` (another namespace or wiki: keep its text, no link) or ``"self"``
+    (a section of the same page, ``[[#Foo]]``)."""
+    stripped = target.strip()
+    if stripped.startswith("#"):
+        return "self"
+    leading_colon = stripped.startswith(":")
+    prefix, sep, _ = stripped.lstrip(":").partition(":")
+    if not sep:
+        return "article"
+    prefix = _SPACES.sub(" ", prefix).strip().lower()
+    if prefix in namespaces.media:
+        return "other" if leading_colon else "media"
+    if prefix in namespaces.other:
+        return "other"
+    if _INTERLANGUAGE.match(prefix):
+        return "other" if leading_colon else "interlanguage"
+    return "article"
