@@ -1,0 +1,17 @@
+"""Metrics with trec_eval's definitions (ir_measures + pytrec_eval), per-query values kept."""
+
+from __future__ import annotations
+
+from .measures import BINARY_MEASURES, DEFAULT_MEASURES, MeasureSpec, parse_measure
+from .trec_eval import Evaluation, check_ids, display_name, evaluate_run
+
+__all__ = [
+    "BINARY_MEASURES",
+    "DEFAULT_MEASURES",
+    "Evaluation",
+    "MeasureSpec",
+    "check_ids",
+    "display_name",
+    "evaluate_run",
+    "parse_measure",
+]

@@ -1,0 +1,147 @@
+"""trec_eval numbers through ir_measures' pytrec_eval backend, with per-query values and id checks.
+
+trec_eval conventions followed (and reported as counted warnings rather than hidden):
+
+* queries in the run without judgments are ignored;
+* judged queries missing from the run are left out of the means (trec_eval's default); with
+  ``complete=True`` they count as 0 (trec_eval ``-c``);
+* retrieved documents without a judgment are non-relevant; grades below the relevance level are non-relevant
+  for binary measures; negative grades give no gain;
+* documents are ordered by score, ties broken by document id (descending); the rank column is ignored;
+* a document listed twice for a query is an error in trec_eval; the run readers keep its first row and warn.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+
+import ir_measures
+
+from ..collections.collection import Qrels, Run
+from .measures import DEFAULT_MEASURES, parse_measure
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Evaluation:
+    """Per-query values and means of one run.
+
+    Args:
+        per_query: measure name -> query id -> value (queries as averaged, see `evaluate_run`).
+        relevance_level: the relevance level used for binary measures.
+        notes: the counted warnings raised while evaluating (also logged).
+    """
+
+    per_query: dict[str, dict[str, float]]
+    relevance_level: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The query ids averaged over (sorted)."""
+        first = next(iter(self.per_query.values()), {})
+        return sorted(first)
+
+    def means(self) -> dict[str, float]:
+        """measure name -> mean over the evaluated queries."""
+        return {name: fmean(values.values()) if values else 0.0 for name, values in self.per_query.items()}
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict: means, per-query values, relevance level, query count and notes."""
+        return {
+            "means": self.means(),
+            "per_query": self.per_query,
+            "relevance_level": self.relevance_level,
+            "num_queries": len(self.query_ids),
+            "notes": self.notes,
+        }
+
+
+def check_ids(run: Run, qrels: Qrels) -> list[str]:
+    """Compare the query and document ids of a run with the qrels.
+
+    Returns:
+        Counted messages for run queries without judgments, judged queries missing from the run, and judged
+        queries for which no retrieved document is judged.
+
+    Raises:
+        ValueError: the run and the qrels share no query id (with examples of both, and a hint when the ids only
+            differ by leading zeros).
+    """
+    run_ids = {qid for qid, ranking in run.items() if ranking}
+    common = run_ids & qrels.keys()
+    if not common:
+        hint = ""
+        if {q.lstrip("0") for q in run_ids} & {q.lstrip("0") for q in qrels}:
+            hint = " (the ids differ only by leading zeros)"
+        raise ValueError(
+            f"the run ({len(run_ids)} queries, e.g. {sorted(run_ids)[:3]}) and the qrels ({len(qrels)} queries, "
+            f"e.g. {sorted(qrels)[:3]}) have no query id in common{hint}"
+        )
+    notes = []
+    if run_ids - common:
+        notes.append(f"{len(run_ids - common)} of {len(run_ids)} run queries have no judgments; ignored")
+    if qrels.keys() - common:
+        notes.append(
+            f"{len(qrels.keys() - common)} of {len(qrels)} judged queries are not in the run "
+            f"(e.g. {sorted(qrels.keys() - common)[:3]})"
+        )
+    unjudged = [qid for qid in common if not run[qid].keys() & qrels[qid].keys()]
+    if unjudged:
+        notes.append(
+            f"{len(unjudged)} of {len(common)} queries retrieve no judged document"
+            + (" (document ids mismatched?)" if len(unjudged) == len(common) else "")
+        )
+    return notes
+
+
+def evaluate_run(
+    run: Run,
+    qrels: Qrels,
+    measures: Sequence[str] = DEFAULT_MEASURES,
+    relevance_level: int = 1,
+    complete: bool = False,
+) -> Evaluation:
+    """Evaluate a run with trec_eval's definitions (pytrec_eval backend).
+
+    Args:
+        run: query id -> document id -> score.
+        qrels: query id -> document id -> grade.
+        measures: measure names in ir_measures syntax (see `eval.metrics.measures`).
+        relevance_level: the smallest relevant grade for binary measures (TREC DL: 2).
+        complete: average over every judged query, scoring those absent from the run as 0 (trec_eval ``-c``).
+
+    Returns:
+        The `Evaluation` with per-query values.
+
+    Raises:
+        ValueError: unknown measures, or a run and qrels without a common query id.
+    """
+    specs = [parse_measure(name, relevance_level) for name in measures]
+    notes = check_ids(run, qrels)
+    for note in notes:
+        logger.warning("%s", note)
+    run = {qid: ranking for qid, ranking in run.items() if ranking}
+    values: dict[str, dict[str, float]] = {spec.name: {} for spec in specs}
+    by_measure = {spec.measure: [s for s in specs if s.measure == spec.measure] for spec in specs}
+    for metric in ir_measures.pytrec_eval.iter_calc(list(by_measure), qrels, run):
+        for spec in by_measure[metric.measure]:
+            value = float(metric.value)
+            if spec.rr_cutoff is not None and value * spec.rr_cutoff < 1 - 1e-9:
+                value = 0.0
+            values[spec.name][metric.query_id] = value
+    if complete:
+        for per_query in values.values():
+            for qid in qrels:
+                per_query.setdefault(qid, 0.0)
+    return Evaluation(values, relevance_level, notes)
+
+
+def display_name(name: str) -> str:
+    """``RR@10`` -> ``MRR@10`` (the paper's label); other names unchanged."""
+    return re.sub(r"^RR\b", "MRR", name)

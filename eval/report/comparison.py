@@ -1,0 +1,136 @@
+"""A comparison of systems on one collection: means per measure, best per measure, significance marks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..metrics import Evaluation
+from ..significance import significantly_worse
+
+
+@dataclass
+class Comparison:
+    """Systems evaluated on one collection, with significance against a reference system.
+
+    Args:
+        collection: the collection name.
+        measures: the measure names, in column order.
+        means: system -> measure -> mean.
+        worse: system -> measure -> True where significantly worse than the reference.
+        p_values: system -> measure -> p-value against the reference.
+        reference: the reference system name (None: no significance tests).
+        test: ``fisher`` or ``ttest``; ``alpha``: the significance level.
+        num_queries: the number of queries averaged over.
+    """
+
+    collection: str
+    measures: list[str]
+    means: dict[str, dict[str, float]]
+    worse: dict[str, dict[str, bool]] = field(default_factory=dict)
+    p_values: dict[str, dict[str, float]] = field(default_factory=dict)
+    reference: str | None = None
+    test: str = "fisher"
+    alpha: float = 0.05
+    num_queries: int = 0
+
+    def best(self, measure: str, digits: int = 4) -> set[str]:
+        """The systems with the highest mean for ``measure`` (ties at the displayed precision all count)."""
+        rounded = {system: round(values[measure], digits) for system, values in self.means.items()}
+        top = max(rounded.values())
+        return {system for system, value in rounded.items() if value == top}
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict of everything in the comparison."""
+        return {
+            "collection": self.collection,
+            "measures": self.measures,
+            "reference": self.reference,
+            "test": self.test,
+            "alpha": self.alpha,
+            "num_queries": self.num_queries,
+            "means": self.means,
+            "significantly_worse": self.worse,
+            "p_values": self.p_values,
+        }
+
+    def save_json(self, path: str | Path) -> Path:
+        """Write `to_dict` as JSON."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        return path
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Comparison:
+        """Rebuild a comparison saved with `save_json`."""
+        return cls(
+            collection=data["collection"],
+            measures=data["measures"],
+            means=data["means"],
+            worse=data.get("significantly_worse", {}),
+            p_values=data.get("p_values", {}),
+            reference=data.get("reference"),
+            test=data.get("test", "fisher"),
+            alpha=data.get("alpha", 0.05),
+            num_queries=data.get("num_queries", 0),
+        )
+
+
+def compare(
+    collection: str,
+    evaluations: dict[str, Evaluation],
+    measures: Sequence[str],
+    reference: str | None = None,
+    test: str = "fisher",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 42,
+) -> Comparison:
+    """Compare systems and test each against ``reference`` per measure.
+
+    Args:
+        collection: the collection name.
+        evaluations: system name -> its `Evaluation` (all on the same queries).
+        measures: the measures to compare (must be in every evaluation).
+        reference: the system the others are tested against; None for no tests.
+        test: ``fisher`` (randomization, the paper) or ``ttest`` (paired t-test, Bonferroni over the number of
+            systems compared, as WIKIR).
+        alpha: significance level.
+        permutations: permutations for the randomization test; seed: its random seed.
+
+    Raises:
+        ValueError: an unknown reference, a missing measure, or systems evaluated on different queries.
+    """
+    if reference is not None and reference not in evaluations:
+        raise ValueError(f"reference {reference!r} is not one of the systems {sorted(evaluations)}")
+    query_sets = {name: tuple(e.query_ids) for name, e in evaluations.items()}
+    if len(set(query_sets.values())) > 1:
+        sizes = {name: len(ids) for name, ids in query_sets.items()}
+        raise ValueError(f"systems were evaluated on different queries (counts {sizes}); use complete=True")
+    means = {}
+    for name, evaluation in evaluations.items():
+        missing = [m for m in measures if m not in evaluation.per_query]
+        if missing:
+            raise ValueError(f"system {name!r} has no values for {missing}")
+        system_means = evaluation.means()
+        means[name] = {m: system_means[m] for m in measures}
+    comparison = Comparison(
+        collection, list(measures), means, reference=reference, test=test, alpha=alpha,
+        num_queries=len(next(iter(query_sets.values()), ())),
+    )
+    if reference is None:
+        return comparison
+    others = [name for name in evaluations if name != reference]
+    for name in others:
+        comparison.worse[name], comparison.p_values[name] = {}, {}
+        for measure in measures:
+            worse, pvalue = significantly_worse(
+                evaluations[name].per_query[measure], evaluations[reference].per_query[measure],
+                test=test, alpha=alpha, permutations=permutations, seed=seed, comparisons=len(others),
+            )
+            comparison.worse[name][measure] = worse
+            comparison.p_values[name][measure] = pvalue
+    return comparison

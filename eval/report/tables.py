@@ -1,0 +1,98 @@
+"""Markdown and LaTeX tables with the paper's conventions: best value per column in bold, ``*`` where a system is
+significantly worse than the reference."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..metrics import display_name
+from .comparison import Comparison
+
+
+def _cells(comparison: Comparison, system: str, digits: int, bold: tuple[str, str], star: str) -> list[str]:
+    cells = []
+    for measure in comparison.measures:
+        text = f"{comparison.means[system][measure]:.{digits}f}"
+        if system in comparison.best(measure, digits):
+            text = f"{bold[0]}{text}{bold[1]}"
+        if comparison.worse.get(system, {}).get(measure):
+            text += star
+        cells.append(text)
+    return cells
+
+
+def _caption(comparison: Comparison) -> str:
+    text = f"{comparison.collection}, {comparison.num_queries} queries."
+    if comparison.reference:
+        test = "Fisher's randomization test" if comparison.test == "fisher" else "paired t-test (Bonferroni)"
+        text += f" * = significantly worse than {comparison.reference} ({test}, p < {comparison.alpha})."
+    return text
+
+
+def markdown_table(comparison: Comparison, digits: int = 4) -> str:
+    """One markdown table: a row per system, a column per measure, with a caption line below."""
+    header = ["system", *(display_name(m) for m in comparison.measures)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" + "---:|" * len(comparison.measures)]
+    for system in comparison.means:
+        lines.append("| " + " | ".join([system, *_cells(comparison, system, digits, ("**", "**"), "\\*")]) + " |")
+    return "\n".join(lines) + f"\n\n{_caption(comparison)}\n"
+
+
+_LATEX_SPECIALS = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
+
+
+def latex_table(comparison: Comparison, digits: int = 4) -> str:
+    """A LaTeX ``table`` (booktabs) with the same content as `markdown_table`."""
+    columns = "l" + "r" * len(comparison.measures)
+    header = " & ".join(["System", *(_latex_escape(display_name(m)) for m in comparison.measures)])
+    rows = [
+        " & ".join([_latex_escape(system), *_cells(comparison, system, digits, ("\\textbf{", "}"), "$^*$")]) + " \\\\"
+        for system in comparison.means
+    ]
+    return "\n".join(
+        [
+            "\\begin{table}[t]",
+            "\\centering",
+            f"\\begin{{tabular}}{{{columns}}}",
+            "\\toprule",
+            header + " \\\\",
+            "\\midrule",
+            *rows,
+            "\\bottomrule",
+            "\\end{tabular}",
+            f"\\caption{{{_latex_escape(_caption(comparison))}}}",
+            "\\end{table}",
+        ]
+    ) + "\n"
+
+
+def combined_markdown_table(comparisons: Sequence[Comparison], measures: Sequence[str], digits: int = 4) -> str:
+    """One markdown table across collections: a row per system, a column per (collection, measure).
+
+    Bold and ``*`` follow each collection's own comparison; a system missing on a collection shows ``-``.
+    """
+    systems = list(dict.fromkeys(s for c in comparisons for s in c.means))
+    header = ["system"] + [f"{c.collection} {display_name(m)}" for c in comparisons for m in measures]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for system in systems:
+        cells = [system]
+        for comparison in comparisons:
+            for measure in measures:
+                if system not in comparison.means or measure not in comparison.measures:
+                    cells.append("-")
+                    continue
+                text = f"{comparison.means[system][measure]:.{digits}f}"
+                if system in comparison.best(measure, digits):
+                    text = f"**{text}**"
+                if comparison.worse.get(system, {}).get(measure):
+                    text += "\\*"
+                cells.append(text)
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = "; ".join(f"{c.collection}: {c.num_queries} queries" for c in comparisons)
+    reference = next((c.reference for c in comparisons if c.reference), None)
+    mark = f" * = significantly worse than {reference} (p < {comparisons[0].alpha})." if reference else ""
+    return "\n".join(lines) + f"\n\n{notes}.{mark}\n"
