@@ -1,0 +1,238 @@
+"""Build the four Wikiformer pre-training datasets (SRR, RWI, ATI, LTM) from a dump or a built corpus.
+
+Usage::
+
+    python -m dataset_scripts.build --input enwiki-latest-pages-articles.xml.bz2 --output-dir out \\
+        [--tasks srr,rwi,ati,ltm] [--seed 42] [--num-proc 8] [--executor local|slurm|ray] \\
+        [--push-to-hub NAMESPACE [--private]]
+
+writes ``out/wikiformer-<task>/`` (``data/*.parquet`` + ``README.md`` card) for each task. Raw inputs are first
+turned into a Parquet corpus in ``out/corpus`` (``dataset_scripts.corpus``); a folder already holding a built
+corpus (``data/*.parquet``) is used as it is. The build is a datatrove pipeline: rerunning the same command resumes
+an interrupted build, and the same seed and input give byte-identical Parquet files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from .tasks.corpus_units import Unit, corpus_files, plan_units
+from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
+from .tasks.pipeline import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
+from .tasks.registry import ALL_TASKS, parse_tasks
+
+EXECUTORS = ("local", "slurm", "ray")
+
+
+class BuildParametersError(ValueError):
+    """The output folder holds a build made with other parameters; the message says what differs."""
+
+
+def is_corpus_dir(path: Path) -> bool:
+    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
+    return path.is_dir() and any((path / "data").glob("*.parquet"))
+
+
+def prepare_corpus(inputs: list[Path], layout: BuildLayout, args: argparse.Namespace) -> tuple[Path, str]:
+    """The corpus folder to read and a description of the source for the cards.
+
+    A single built corpus folder is used directly; anything else is read by the corpus build into
+    ``<output>/corpus`` (skipped when a previous run of the same inputs finished it).
+    """
+    if len(inputs) == 1 and is_corpus_dir(inputs[0]):
+        info = inputs[0] / "README.md"
+        return inputs[0], _corpus_source(info) or f"the Parquet corpus folder {inputs[0].name}"
+    from .corpus.pipeline import build_corpus  # the dump readers load only when a dump is given
+
+    corpus_dir = layout.root / "corpus"
+    done = layout.work / "corpus.json"
+    request = {"inputs": [str(p.resolve()) for p in inputs], "format": args.format, "limit": args.limit}
+    if not (done.exists() and json.loads(done.read_text("utf-8")).get("request") == request):
+        stats = build_corpus(inputs, corpus_dir, fmt=args.format, num_proc=args.num_proc, limit=args.limit)
+        write_json({"request": request, "stats": stats}, done)
+    return corpus_dir, ", ".join(p.name for p in inputs)
+
+
+def _corpus_source(readme: Path) -> str | None:
+    """The source line a corpus card states, when it has one (``source: ...`` in its YAML or a ``- source:``)."""
+    if not readme.exists():
+        return None
+    for line in readme.read_text("utf-8").splitlines():
+        stripped = line.strip().lstrip("-").strip()
+        if stripped.lower().startswith("source:"):
+            return stripped.split(":", 1)[1].strip() or None
+    return None
+
+
+def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
+    """Record the build parameters, or refuse to mix them with those of an earlier build in the same folder."""
+    path = layout.work / "params.json"
+    if path.exists():
+        previous = json.loads(path.read_text("utf-8"))
+        if previous != params:
+            changed = sorted(k for k in set(previous) | set(params) if previous.get(k) != params.get(k))
+            raise BuildParametersError(
+                f"{layout.root} holds a build made with other parameters ({', '.join(changed)} differ); "
+                "use another --output-dir, or delete that folder to rebuild"
+            )
+    else:
+        write_json(params, path)
+
+
+def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, tasks, options, build_info):
+    """The three chained executors (stage 1 -> LTM -> cards) of the chosen kind; run the last one."""
+    world = max(1, min(args.num_proc, len(units)))
+    stages = [("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world)]
+    if "ltm" in tasks:
+        stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
+    stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
+    executor = None
+    for name, pipeline, tasks_count in stages:
+        common = {"tasks": tasks_count, "logging_dir": str(layout.logs(name, tasks_count)), "depends": executor}
+        common["skip_completed"] = name != "cards"  # the cards are cheap and follow the latest command line
+        if args.executor == "local":
+            from datatrove.executor import LocalPipelineExecutor
+
+            executor = LocalPipelineExecutor(pipeline, workers=min(args.num_proc, tasks_count), **common)
+        elif args.executor == "slurm":
+            from datatrove.executor import SlurmPipelineExecutor
+
+            if not args.slurm_partition:
+                raise SystemExit("--executor slurm needs --slurm-partition")
+            executor = SlurmPipelineExecutor(
+                pipeline, time=args.slurm_time, partition=args.slurm_partition, job_name=f"wikiformer-{name}", **common
+            )
+        else:
+            from datatrove.executor import RayPipelineExecutor
+
+            executor = RayPipelineExecutor(pipeline, **common)
+    return executor
+
+
+def push(layout: BuildLayout, tasks, namespace: str, private: bool, written: list[str]) -> list[str]:
+    """Push every written task dataset; returns the tasks whose push failed (their local output stays)."""
+    from .hub.publish import push_dataset_folder
+
+    failed = []
+    for task in tasks:
+        if task not in written:
+            continue
+        repo_id = f"{namespace}/wikiformer-{task}"
+        try:
+            url = push_dataset_folder(layout.task_dir(task), repo_id, private=private)
+            print(f"pushed {layout.task_dir(task)} -> {repo_id} ({url})")
+        except Exception as error:  # any client or network error: keep going, report, say what to rerun
+            failed.append(task)
+            print(f"push of {task} to {repo_id} failed: {error}", file=sys.stderr)
+    return failed
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see the module docstring)."""
+    defaults = TaskOptions()
+    parser = argparse.ArgumentParser(prog="python -m dataset_scripts.build", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--input", nargs="+", required=True, type=Path, help="dump/corpus files, or a corpus folder")
+    parser.add_argument("--output-dir", required=True, type=Path)
+    parser.add_argument("--tasks", default=",".join(ALL_TASKS), help="comma-separated subset of srr,rwi,ati,ltm")
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--num-proc", type=int, default=1, help="processes (tasks of each stage)")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local")
+    parser.add_argument("--slurm-partition", default=None)
+    parser.add_argument("--slurm-time", default="24:00:00")
+    parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None, help="push to NAMESPACE/wikiformer-<task>")
+    parser.add_argument("--private", action="store_true", help="create the Hub repos private")
+    parser.add_argument("--format", default="auto", help="input format for raw inputs (see dataset_scripts.corpus)")
+    parser.add_argument("--limit", type=int, default=None, help="read at most this many articles from raw inputs")
+    parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per output shard")
+    parser.add_argument("--min-words", type=int, default=defaults.min_words)
+    parser.add_argument("--max-words", type=int, default=defaults.max_words)
+    parser.add_argument("--max-negatives", type=int, default=defaults.max_negatives)
+    parser.add_argument("--positives", choices=POSITIVE_MODES, default=defaults.positives)
+    parser.add_argument("--srr-variant", choices=SRR_VARIANTS, default=defaults.srr_variant)
+    parser.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words)
+    parser.add_argument("--ltm-negatives", type=int, default=defaults.ltm_negatives)
+    args = parser.parse_args(argv)
+    if args.num_proc < 1:
+        parser.error("--num-proc must be >= 1")
+    if args.private and not args.push_to_hub:
+        parser.error("--private only makes sense with --push-to-hub")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the build; returns the process exit code (0: every requested task written and pushed)."""
+    args = parse_args(argv)
+    try:
+        tasks = parse_tasks(args.tasks)
+        options = TaskOptions(
+            seed=args.seed,
+            min_words=args.min_words,
+            max_words=args.max_words,
+            max_negatives=args.max_negatives,
+            positives=args.positives,
+            srr_variant=args.srr_variant,
+            ltm_max_words=args.ltm_max_words,
+            ltm_negatives=args.ltm_negatives,
+        )
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    layout = BuildLayout(args.output_dir)
+    layout.work.mkdir(parents=True, exist_ok=True)
+    corpus_dir, source = prepare_corpus(args.input, layout, args)
+    data_files, redirect_files = corpus_files(corpus_dir)
+    units = plan_units(data_files, args.articles_per_unit)
+    corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
+    check_parameters(
+        layout, {"tasks": list(tasks), "options": options.to_dict(), "units": len(units), "corpus": corpus}
+    )
+    build_info = {
+        "options": options.to_dict(),
+        "source": source,
+        "language": _language(data_files[0]),
+        "repo_id": f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
+        "command": "python -m dataset_scripts.build " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])),
+    }
+    executor = make_executors(args, layout, units, redirect_files, tasks, options, build_info)
+    try:
+        executor.run()
+    except Exception as error:
+        print(f"build interrupted ({error}); rerun the same command to resume", file=sys.stderr)
+        return 1
+    if args.executor == "slurm":
+        print(f"jobs submitted; rerun the same command when they are done to {'push' if args.push_to_hub else 'check'}")
+        return 0
+    summary = json.loads((layout.work / "summary.json").read_text("utf-8"))
+    written = [t for t in tasks if summary[t]["rows"] > 0]
+    for task in tasks:
+        state = (
+            f"{summary[task]['rows']} rows -> {layout.task_dir(task)}" if task in written else "NO GROUP, not written"
+        )
+        print(f"{task}: {state}")
+    status = 0 if written else 1
+    if args.push_to_hub and written:
+        failed = push(layout, tasks, args.push_to_hub, args.private, written)
+        if failed:
+            print(
+                f"the local datasets in {layout.root} are intact; rerun the same command to push "
+                f"{', '.join(failed)} again (the build itself will be skipped as complete)",
+                file=sys.stderr,
+            )
+            status = 1
+    return status
+
+
+def _language(data_file: Path) -> str:
+    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
+    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or "en"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Dataset cards and Hub publishing of the task datasets."""

@@ -1,0 +1,34 @@
+"""Publish a built task dataset folder to the Hub with the real ``huggingface_hub`` client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from huggingface_hub import HfApi
+
+
+def push_dataset_folder(folder: Path, repo_id: str, *, private: bool = False, token: str | None = None) -> str:
+    """Create ``repo_id`` (a dataset repo) if needed and upload ``folder`` in one commit.
+
+    Parquet shards on the Hub that are not in ``folder`` any more are deleted in the same commit, so a rebuilt
+    dataset replaces the previous one instead of mixing with it.
+
+    Args:
+        folder: a task dataset folder (``README.md`` + ``data/*.parquet``).
+        repo_id: ``<namespace>/wikiformer-<task>``.
+        private: create the repo private (an existing repo keeps its visibility).
+        token: Hub token; default: the logged-in one or ``HF_TOKEN``.
+
+    Returns:
+        The commit URL.
+    """
+    api = HfApi(token=token)
+    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    commit = api.upload_folder(
+        folder_path=str(folder),
+        repo_id=repo_id,
+        repo_type="dataset",
+        commit_message=f"Upload {Path(folder).name} built by the Wikiformer kit",
+        delete_patterns=["data/*.parquet"],
+    )
+    return str(commit.commit_url if hasattr(commit, "commit_url") else commit)

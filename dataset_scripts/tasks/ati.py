@@ -1,0 +1,62 @@
+"""Abstract Texts Identification (ATI): the article title as the query, its abstract against its sections.
+
+The paper (section "Abstract Texts Identification"): query = the title, positive = the abstract (the lead text
+before the first heading), negatives = the other sections of the same article. Sections whose own text has fewer
+than ``min_words`` words are left out (the original code kept empty ones), as is an abstract that short.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..corpus.article import ROOT, Article
+from .common import TaskOutput, count_words, node_text, pick_negatives
+from .options import TaskOptions
+
+TASK = "ati"
+COLUMNS = ("query", "positive", "negatives", "article_id", "title")
+SKIP_REASONS = {
+    "disambiguation": "disambiguation page",
+    "no-title": "article without a title",
+    "short-abstract": "abstract shorter than min_words",
+    "no-section-with-text": "no section with text distinct from the abstract",
+}
+
+
+def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
+    """The ATI row of one article (at most one).
+
+    Args:
+        article: the article.
+        rng: the article's RNG (used only to pick negatives beyond ``max_negatives``).
+        options: thresholds.
+
+    Returns:
+        Rows ``{query, positive, negatives, article_id, title}`` and skip counts.
+    """
+    out = TaskOutput()
+    query = article.title.strip()
+    positive = node_text(article, ROOT, options.max_words)
+    if article.is_disambiguation:
+        out.skipped["disambiguation"] += 1
+    elif not query:
+        out.skipped["no-title"] += 1
+    elif count_words(positive) < options.min_words:
+        out.skipped["short-abstract"] += 1
+    else:
+        texts = (node_text(article, i, options.max_words) for i in range(len(article.sections)))
+        candidates = [t for t in texts if count_words(t) >= options.min_words]
+        negatives = pick_negatives(candidates, positive, rng, options.max_negatives)
+        if negatives:
+            out.groups.append(
+                {
+                    "query": query,
+                    "positive": positive,
+                    "negatives": negatives,
+                    "article_id": article.id,
+                    "title": article.title,
+                }
+            )
+        else:
+            out.skipped["no-section-with-text"] += 1
+    return out

@@ -1,0 +1,90 @@
+"""Helpers shared by the task samplers: word counts and truncation, per-article RNGs, negative selection."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..corpus.article import Article
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass
+class TaskOutput:
+    """What a sampler returns for one article (or one See also source).
+
+    Args:
+        groups: the rows, each a dict with the task's columns.
+        skipped: counts of what was left out, by reason (a short stable key shown in the dataset card).
+    """
+
+    groups: list[dict[str, Any]] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+
+
+def count_words(text: str) -> int:
+    """Number of whitespace-separated words in ``text``."""
+    return len(text.split())
+
+
+def truncate_words(text: str, max_words: int) -> str:
+    """``text`` stripped and cut after its ``max_words``-th word, keeping the original spacing and newlines.
+
+    Args:
+        text: any text.
+        max_words: word budget; 0 means no limit.
+    """
+    text = text.strip()
+    if max_words <= 0 or count_words(text) <= max_words:
+        return text
+    for number, match in enumerate(_WORD.finditer(text), start=1):
+        if number == max_words:
+            return text[: match.end()]
+    return text
+
+
+def task_rng(seed: int, task: str, *key: str) -> random.Random:
+    """A ``random.Random`` derived from the seed, the task name and a key (article id, edge ends).
+
+    String seeds are hashed with SHA-512 by ``random``, so the stream is the same in every process and on every
+    machine, and one article's draws do not depend on which shard it landed in.
+    """
+    return random.Random("\x1f".join([str(seed), task, *key]))
+
+
+def pick_negatives(candidates: Iterable[str], positive: str, rng: random.Random, max_negatives: int) -> list[str]:
+    """Distinct non-empty candidates different from ``positive``; a random subset of ``max_negatives`` of them
+    when there are more, kept in their original order.
+
+    Args:
+        candidates: candidate texts in document order.
+        positive: the positive text of the row (never returned).
+        rng: the row's RNG.
+        max_negatives: the cap.
+    """
+    seen: set[str] = {positive}
+    distinct: list[str] = []
+    for text in candidates:
+        if text and text not in seen:
+            seen.add(text)
+            distinct.append(text)
+    if len(distinct) <= max_negatives:
+        return distinct
+    keep = sorted(rng.sample(range(len(distinct)), max_negatives))
+    return [distinct[i] for i in keep]
+
+
+def join_titles(titles: Iterable[str]) -> str:
+    """A title path as one query string (titles joined by a space, as the original code did)."""
+    return " ".join(t.strip() for t in titles if t.strip())
+
+
+def node_text(article: Article, index: int, max_words: int) -> str:
+    """The text of a WST node (``-1`` is the root, whose text is the abstract), stripped and truncated."""
+    text = article.abstract if index == -1 else article.sections[index].text
+    return truncate_words(text or "", max_words)

@@ -1,0 +1,66 @@
+"""Split a Parquet corpus into fixed work units and read one unit's articles.
+
+A unit is a run of at most ``articles_per_unit`` consecutive rows of one corpus file. Units depend only on the
+corpus, never on the number of processes, so each unit's output shard is the same however the build is spread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from ..corpus.article import Article
+
+
+class CorpusLayoutError(ValueError):
+    """A folder that is not a built corpus (no ``data/*.parquet``); the message names it."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Rows ``[start, stop)`` of one corpus Parquet file; ``number`` is its position among all units."""
+
+    number: int
+    file: str
+    start: int
+    stop: int
+
+
+def corpus_files(corpus_dir: Path) -> tuple[list[Path], list[Path]]:
+    """The article shards and the redirect shards of a built corpus folder, sorted by name."""
+    data = sorted((corpus_dir / "data").glob("*.parquet"))
+    if not data:
+        raise CorpusLayoutError(f"{corpus_dir} is not a corpus folder: no data/*.parquet in it")
+    return data, sorted((corpus_dir / "redirects").glob("*.parquet"))
+
+
+def plan_units(data_files: Sequence[Path], articles_per_unit: int) -> list[Unit]:
+    """Cut the corpus files into units of at most ``articles_per_unit`` rows (from the Parquet footers only)."""
+    if articles_per_unit < 1:
+        raise ValueError(f"articles_per_unit must be >= 1, got {articles_per_unit}")
+    units: list[Unit] = []
+    for path in data_files:
+        rows = pq.ParquetFile(path).metadata.num_rows
+        for start in range(0, rows, articles_per_unit):
+            units.append(Unit(len(units), str(path), start, min(rows, start + articles_per_unit)))
+    return units
+
+
+def read_unit(unit: Unit) -> list[Article]:
+    """The articles of one unit, reading only the row groups that overlap it."""
+    parquet = pq.ParquetFile(unit.file)
+    groups, first_row, position = [], None, 0
+    for number in range(parquet.metadata.num_row_groups):
+        size = parquet.metadata.row_group(number).num_rows
+        if position < unit.stop and position + size > unit.start:
+            groups.append(number)
+            first_row = position if first_row is None else first_row
+        position += size
+    if not groups:
+        return []
+    table = parquet.read_row_groups(groups)
+    table = table.slice(unit.start - first_row, unit.stop - unit.start)
+    return [Article.from_dict(row) for row in table.to_pylist()]

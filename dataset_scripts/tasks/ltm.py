@@ -1,0 +1,134 @@
+"""Long Texts Matching (LTM): an article's text as the query, an article from its See also section as the positive.
+
+The paper (section "Long Texts Matching"): the See Also Graph is the directed graph of the whole corpus with an
+edge (v_i, v_j) when v_j is listed in v_i's See also section; for each edge, the query is v_i's content, the
+positive is v_j's content and the negatives are other articles drawn at random.
+
+Here (also stated in the dataset card): link targets are resolved against the whole corpus (redirects followed);
+targets missing from the corpus, self links (after redirects) and repeated links are dropped and counted; a
+negative is an eligible article that is neither v_i nor any article v_i links to from See also, with a text
+different from the query and the positive; each edge draws up to ``ltm_negatives`` of them with an RNG derived
+from the seed and both article ids. Texts are cut to ``ltm_max_words`` words (the paper uses 255 tokens a side).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import TaskOutput, task_rng
+from .options import TaskOptions
+from .see_also_graph import ArticleIndex
+
+TASK = "ltm"
+COLUMNS = ("query", "positive", "negatives", "article_id", "title", "positive_id", "positive_title", "negative_titles")
+SKIP_REASONS = {
+    "link-target-missing": "See also link to a page missing from the corpus (after redirects)",
+    "link-self": "See also link to the article itself (after redirects)",
+    "link-duplicate": "See also link listed twice (after redirects)",
+    "link-source-ineligible": "See also link of an article that is too short or a disambiguation page",
+    "link-target-ineligible": "See also link to an article that is too short or a disambiguation page",
+    "link-no-negative": "See also link for which no random negative article could be drawn",
+}
+
+
+@dataclass(frozen=True)
+class PlannedGroup:
+    """One LTM row as index rows: the edge (source, target) and the negative articles."""
+
+    source: int
+    target: int
+    negatives: tuple[int, ...]
+
+
+def plan_groups(
+    source: int, targets: Sequence[int | None], index: ArticleIndex, options: TaskOptions
+) -> tuple[list[PlannedGroup], TaskOutput]:
+    """Rows for the See also edges of one article, as index row numbers.
+
+    Args:
+        source: index row of v_i.
+        targets: index rows of its See also targets (``None`` = not in the corpus), in listed order.
+        index: the corpus index (eligibility and article ids).
+        options: seed and ``ltm_negatives``.
+
+    Returns:
+        The planned rows and the counts of links dropped, by reason (in a :class:`TaskOutput` without groups).
+    """
+    out = TaskOutput()
+    planned: list[PlannedGroup] = []
+    linked = {source} | {t for t in targets if t is not None}
+    done: set[int] = set()
+    source_id = index.table.column("article_id")[source].as_py()
+    for target in targets:
+        if target is None:
+            out.skipped["link-target-missing"] += 1
+        elif target == source:
+            out.skipped["link-self"] += 1
+        elif target in done:
+            out.skipped["link-duplicate"] += 1
+        elif not index.eligible[source]:
+            out.skipped["link-source-ineligible"] += 1
+        elif not index.eligible[target]:
+            out.skipped["link-target-ineligible"] += 1
+        else:
+            done.add(target)
+            target_id = index.table.column("article_id")[target].as_py()
+            rng = task_rng(options.seed, "ltm", source_id, target_id)
+            negatives = sample_negative_rows(index.eligible_rows, linked, rng, options.ltm_negatives)
+            if negatives:
+                planned.append(PlannedGroup(source, target, tuple(negatives)))
+            else:
+                out.skipped["link-no-negative"] += 1
+    return planned, out
+
+
+def sample_negative_rows(candidates: np.ndarray, exclude: set[int], rng: random.Random, wanted: int) -> list[int]:
+    """Up to ``wanted`` distinct rows drawn uniformly from ``candidates``, none in ``exclude`` (at most
+    8 x ``wanted`` draws, so a tiny corpus gives fewer rather than looping)."""
+    chosen: list[int] = []
+    if len(candidates) == 0:
+        return chosen
+    for _ in range(8 * wanted):
+        row = int(candidates[rng.randrange(len(candidates))])
+        if row not in exclude and row not in chosen:
+            chosen.append(row)
+            if len(chosen) == wanted:
+                break
+    return chosen
+
+
+def materialise(planned: Sequence[PlannedGroup], index: ArticleIndex) -> TaskOutput:
+    """Turn planned rows into LTM rows with their texts (one read of the index for all of them); negatives whose
+    text equals the query's or the positive's are dropped, and a row left without negative is counted."""
+    out = TaskOutput()
+    rows = index.rows([r for p in planned for r in (p.source, p.target, *p.negatives)])
+    for plan in planned:
+        source_id, source_title, query = rows[plan.source]
+        positive_id, positive_title, positive = rows[plan.target]
+        negatives, negative_titles, seen = [], [], {query, positive}
+        for row in plan.negatives:
+            _, title, text = rows[row]
+            if text not in seen:
+                seen.add(text)
+                negatives.append(text)
+                negative_titles.append(title)
+        if not negatives:
+            out.skipped["link-no-negative"] += 1
+            continue
+        out.groups.append(
+            {
+                "query": query,
+                "positive": positive,
+                "negatives": negatives,
+                "article_id": source_id,
+                "title": source_title,
+                "positive_id": positive_id,
+                "positive_title": positive_title,
+                "negative_titles": negative_titles,
+            }
+        )
+    return out

@@ -1,0 +1,253 @@
+"""The datatrove steps that build the task datasets from a Parquet corpus, and where they write.
+
+Stage 1 (:class:`ArticleTasksStep`, one task per process) samples SRR, RWI and ATI unit by unit and writes each
+unit's LTM index shard and See also links; stage 2 (:class:`LtmStep`) depends on all of stage 1 and samples LTM
+over the whole corpus; stage 3 (:class:`FinalizeStep`, one task) merges the statistics and writes the dataset
+cards. Every unit writes its files under a temporary name, renames them, and only then writes its marker, so an
+interrupted build resumes at the first unit without a marker and never duplicates or loses rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+from datatrove.pipeline.base import PipelineStep
+from datatrove.utils.logging import logger
+from tqdm.auto import tqdm
+
+from ..hub.dataset_card import write_card
+from . import ltm
+from .common import TaskOutput, task_rng
+from .corpus_units import Unit, read_unit
+from .options import TaskOptions
+from .registry import ARTICLE_SAMPLERS, FEATURES, FIXED_SIDE
+from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
+from .stats import TaskStats
+
+
+@dataclass(frozen=True)
+class BuildLayout:
+    """Where a build writes: ``<root>/wikiformer-<task>/`` (the datasets) and ``<root>/.build/`` (work files)."""
+
+    root: Path
+
+    def task_dir(self, task: str) -> Path:
+        """The dataset folder of a task."""
+        return self.root / f"wikiformer-{task}"
+
+    def shard(self, task: str, unit: int, units: int) -> Path:
+        """The Parquet shard a unit writes for a task."""
+        return self.task_dir(task) / "data" / f"train-{unit:05d}-of-{units:05d}.parquet"
+
+    @property
+    def work(self) -> Path:
+        """Work files: markers, LTM index, See also links, executor logs."""
+        return self.root / ".build"
+
+    def marker(self, stage: str, unit: int) -> Path:
+        """The file whose presence says a unit is done for a stage (it holds the unit's statistics)."""
+        return self.work / stage / f"{unit:05d}.json"
+
+    def index_file(self, unit: int) -> Path:
+        """A unit's LTM index shard (Arrow IPC)."""
+        return self.work / "ltm-index" / f"{unit:05d}.arrow"
+
+    def edges_file(self, unit: int) -> Path:
+        """A unit's See also links (Parquet)."""
+        return self.work / "see-also" / f"{unit:05d}.parquet"
+
+    def logs(self, stage: str, world_size: int) -> Path:
+        """datatrove's logging folder of a stage (per world size, since its completions are per rank)."""
+        return self.work / "logs" / f"{stage}-w{world_size}"
+
+
+def write_rows(rows: Sequence[dict[str, Any]], features: datasets.Features, path: Path) -> None:
+    """Write rows as a Parquet shard atomically (temporary file, then rename), byte-reproducibly."""
+    table = pa.Table.from_pylist(list(rows), schema=features.arrow_schema)
+    _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+def write_json(data: Any, path: Path) -> None:
+    """Write JSON atomically, with sorted keys."""
+    _atomic(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"))
+
+
+def _atomic(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+class ArticleTasksStep(PipelineStep):
+    """Stage 1: SRR/RWI/ATI rows, LTM index shard and See also links, for this rank's units.
+
+    Args:
+        root: the build's output folder.
+        units: all units of the corpus (this rank takes ``units[rank::world_size]``).
+        tasks: the tasks being built.
+        options: sampling options.
+    """
+
+    name = "SRR/RWI/ATI + See also links"
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit], tasks: Sequence[str], options: TaskOptions):
+        super().__init__()
+        self.layout, self.units, self.tasks, self.options = BuildLayout(Path(root)), list(units), tuple(tasks), options
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Process this rank's units that have no marker yet."""
+        todo = [u for u in self.units[rank::world_size] if not self.layout.marker("units", u.number).exists()]
+        with tqdm(total=sum(u.stop - u.start for u in todo), desc=f"articles (rank {rank})", unit="art") as bar:
+            for unit in todo:
+                self._unit(unit, bar)
+        if data:
+            yield from data
+
+    def _unit(self, unit: Unit, bar: tqdm) -> None:
+        articles = read_unit(unit)
+        outputs = {task: TaskOutput() for task in self.tasks if task in ARTICLE_SAMPLERS}
+        for article in articles:
+            for task, output in outputs.items():
+                sampled = ARTICLE_SAMPLERS[task](article, task_rng(self.options.seed, task, article.id), self.options)
+                output.groups.extend(sampled.groups)
+                output.skipped.update(sampled.skipped)
+            bar.update()
+        marker: dict[str, Any] = {"articles": len(articles), "tasks": {}}
+        for task, output in outputs.items():
+            stats = TaskStats()
+            stats.add(output, FIXED_SIDE[task])
+            marker["tasks"][task] = stats.to_dict()
+            if output.groups:
+                write_rows(output.groups, FEATURES[task], self.layout.shard(task, unit.number, len(self.units)))
+            self.stat_update(f"{task}_rows", value=len(output.groups))
+        if "ltm" in self.tasks:
+            self.layout.index_file(unit.number).parent.mkdir(parents=True, exist_ok=True)
+            _atomic(
+                self.layout.index_file(unit.number), lambda tmp: write_index(index_table(articles, self.options), tmp)
+            )
+            edges = edge_table(articles)
+            _atomic(self.layout.edges_file(unit.number), lambda tmp: pq.write_table(edges, tmp))
+            marker["see_also"] = {"articles": sum(1 for a in articles if a.see_also), "links": edges.num_rows}
+        self.stat_update("articles", value=len(articles))
+        write_json(marker, self.layout.marker("units", unit.number))
+
+
+class LtmStep(PipelineStep):
+    """Stage 2: LTM rows for the See also links of this rank's units, against the whole corpus index.
+
+    Args:
+        root: the build's output folder (stage 1 must be complete).
+        units: all units of the corpus.
+        redirect_files: the corpus redirect shards.
+        options: sampling options.
+    """
+
+    name = "LTM over the See Also Graph"
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit], redirect_files: Sequence[Path], options: TaskOptions):
+        super().__init__()
+        self.layout, self.units, self.options = BuildLayout(Path(root)), list(units), options
+        self.redirect_files = [Path(p) for p in redirect_files]
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Process this rank's units that have no LTM marker yet."""
+        todo = [u for u in self.units[rank::world_size] if not self.layout.marker("ltm-units", u.number).exists()]
+        if todo:
+            index = ArticleIndex([self.layout.index_file(u.number) for u in self.units], self.redirect_files)
+            edges = {u.number: pq.read_table(self.layout.edges_file(u.number)) for u in todo}
+            resolved = index.resolve([t for u in todo for t in edges[u.number].column("target").to_pylist()])
+            start = 0
+            for unit in tqdm(todo, desc=f"LTM units (rank {rank})", unit="unit"):
+                count = edges[unit.number].num_rows
+                self._unit(unit, index, edges[unit.number], resolved[start : start + count])
+                start += count
+        if data:
+            yield from data
+
+    def _unit(self, unit: Unit, index: ArticleIndex, edges: pa.Table, resolved: list[int | None]) -> None:
+        offset = int(index.offsets[unit.number])
+        by_source: dict[int, list[int | None]] = {}
+        for source, target in zip(edges.column("source").to_pylist(), resolved, strict=True):
+            by_source.setdefault(offset + source, []).append(target)
+        planned, skipped = [], TaskOutput()
+        for source, targets in by_source.items():
+            rows, out = ltm.plan_groups(source, targets, index, self.options)
+            planned.extend(rows)
+            skipped.skipped.update(out.skipped)
+        output = ltm.materialise(planned, index)
+        output.skipped.update(skipped.skipped)
+        stats = TaskStats()
+        stats.add(output, FIXED_SIDE["ltm"])
+        if output.groups:
+            write_rows(output.groups, FEATURES["ltm"], self.layout.shard("ltm", unit.number, len(self.units)))
+        self.stat_update("ltm_rows", value=len(output.groups))
+        write_json({"tasks": {"ltm": stats.to_dict()}}, self.layout.marker("ltm-units", unit.number))
+
+
+def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence[str]) -> dict[str, Any]:
+    """The whole build's statistics from the unit markers: ``{"articles", "see_also", "tasks": {task: TaskStats}}``."""
+    merged = {task: TaskStats() for task in tasks}
+    articles, see_also = 0, {"articles": 0, "links": 0}
+    for unit in units:
+        marker = json.loads(layout.marker("units", unit.number).read_text(encoding="utf-8"))
+        articles += marker["articles"]
+        for key in see_also:
+            see_also[key] += marker.get("see_also", {}).get(key, 0)
+        if "ltm" in tasks:
+            marker["tasks"].update(json.loads(layout.marker("ltm-units", unit.number).read_text("utf-8"))["tasks"])
+        for task in tasks:
+            merged[task].merge(TaskStats.from_dict(marker["tasks"][task]))
+    return {"articles": articles, "see_also": see_also, "tasks": merged}
+
+
+class FinalizeStep(PipelineStep):
+    """Stage 3: merge statistics, write each task's dataset card, drop the folder of a task without rows.
+
+    Args:
+        root: the build's output folder.
+        units: all units of the corpus.
+        tasks: the tasks being built.
+        build_info: build parameters and source description, passed to the card writer.
+    """
+
+    name = "statistics + dataset cards"
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit], tasks: Sequence[str], build_info: dict[str, Any]):
+        super().__init__()
+        self.layout, self.units, self.tasks, self.build_info = (
+            BuildLayout(Path(root)),
+            list(units),
+            tuple(tasks),
+            build_info,
+        )
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Write the cards and ``.build/summary.json`` (only rank 0 does anything)."""
+        if rank == 0:
+            statistics = merge_statistics(self.layout, self.units, self.tasks)
+            summary: dict[str, Any] = {"articles": statistics["articles"], "see_also": statistics["see_also"]}
+            for task in self.tasks:
+                stats: TaskStats = statistics["tasks"][task]
+                summary[task] = stats.to_dict()
+                if stats.rows == 0:
+                    shutil.rmtree(self.layout.task_dir(task), ignore_errors=True)
+                    reasons = ", ".join(f"{k}: {v}" for k, v in sorted(stats.skipped.items())) or "no input"
+                    logger.warning(f"task {task} produced no group ({reasons}); no dataset written for it")
+                    continue
+                write_card(self.layout.task_dir(task), task, stats, statistics, self.build_info)
+            write_json(summary, self.layout.work / "summary.json")
+        if data:
+            yield from data

@@ -1,0 +1,102 @@
+"""Representative Words Identification (RWI): which title path best describes a section's text.
+
+The paper (section "Representative Words Identification"): S = every node of the Wiki Structure Tree but the
+root; a node d_i of depth n is drawn from S; the document D is d_i's content, the positive query is the titles on
+the path from the root to d_i, and each negative query is the main title followed by the subtitles of n-1 other
+nodes drawn at random from S. Here the depth counts the root as 1, so a negative has exactly as many titles as the
+positive (the main title + as many subtitles), which is what makes the task about *which* words, not how many.
+
+Choices where the paper is silent (also stated in the dataset card):
+
+- S holds the non-root nodes whose own text has at least ``min_words`` words (a node without text gives no D).
+- Each row has up to ``max_negatives`` distinct negative queries, each an independent draw of n-1 other nodes of
+  S (their subtitles in document order); a draw equal to the positive query, or to an earlier negative, is
+  redrawn (at most 4 x ``max_negatives`` draws in all).
+- ``positives="sample"`` (default, the paper: one d_i per article; if the drawn node cannot give a negative, the
+  next draw is used) or ``"all"`` (one row per node of S).
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..corpus.article import Article
+from .common import TaskOutput, count_words, join_titles, node_text
+from .options import TaskOptions
+
+TASK = "rwi"
+COLUMNS = ("document", "positive", "negatives", "article_id", "title", "path")
+SKIP_REASONS = {
+    "disambiguation": "disambiguation page",
+    "no-section-with-text": "no section has text",
+    "too-few-sections-with-text": "fewer than 2 sections have text (no other node to draw negatives from)",
+    "no-distinct-negative": "no negative query different from the positive could be drawn",
+}
+
+
+def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
+    """RWI rows of one article.
+
+    Args:
+        article: the article as a Wiki Structure Tree.
+        rng: the article's RNG.
+        options: thresholds and sampling choices.
+
+    Returns:
+        Rows ``{document, positive, negatives, article_id, title, path}`` (``path`` = the positive title path,
+        ``positive`` = those titles joined) and skip counts.
+    """
+    out = TaskOutput()
+    if article.is_disambiguation:
+        out.skipped["disambiguation"] += 1
+        return out
+    texts = {i: node_text(article, i, options.max_words) for i in range(len(article.sections))}
+    nodes = [i for i, text in texts.items() if count_words(text) >= options.min_words]
+    if not nodes:
+        out.skipped["no-section-with-text"] += 1
+        return out
+    if len(nodes) < 2:
+        out.skipped["too-few-sections-with-text"] += 1
+        return out
+    order = nodes if options.positives == "all" else rng.sample(nodes, len(nodes))
+    for node in order:
+        path = list(article.sections[node].path)
+        positive = join_titles(path)
+        negatives = _negative_queries(article, node, nodes, positive, rng, options.max_negatives)
+        if not negatives:
+            continue
+        out.groups.append(
+            {
+                "document": texts[node],
+                "positive": positive,
+                "negatives": negatives,
+                "article_id": article.id,
+                "title": article.title,
+                "path": path,
+            }
+        )
+        if options.positives == "sample":
+            break
+    if not out.groups:
+        out.skipped["no-distinct-negative"] += 1
+    return out
+
+
+def _negative_queries(
+    article: Article, node: int, nodes: list[int], positive: str, rng: random.Random, wanted: int
+) -> list[str]:
+    others = [i for i in nodes if i != node]
+    subtitles = article.depth(node)
+    if len(others) < subtitles:
+        return []
+    seen = {positive}
+    negatives: list[str] = []
+    for _ in range(4 * wanted):
+        picked = sorted(rng.sample(others, subtitles))
+        query = join_titles([article.title] + [article.sections[i].title for i in picked])
+        if query not in seen:
+            seen.add(query)
+            negatives.append(query)
+            if len(negatives) == wanted:
+                break
+    return negatives

@@ -1,0 +1,129 @@
+"""The See Also Graph (SAG) and the corpus-wide article index LTM samples from, kept on disk.
+
+Per corpus shard, :func:`index_table` writes one Arrow IPC file of ``(title, article_id, display_title, text,
+eligible)`` rows in corpus order (``text`` already cut to the LTM word budget) and :func:`edge_table` the shard's
+See also links. :class:`ArticleIndex` memory-maps all index files (texts are read from disk only for the rows a
+group uses) and resolves link targets to rows in bulk with Arrow's hash lookup, following redirects; only the
+normalised titles and the eligibility flags are held in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..corpus.article import Article
+from ..corpus.titles import normalize_title
+from .common import count_words, truncate_words
+from .options import TaskOptions
+
+INDEX_SCHEMA = pa.schema(
+    [
+        ("title", pa.string()),
+        ("article_id", pa.string()),
+        ("display_title", pa.string()),
+        ("text", pa.string()),
+        ("eligible", pa.bool_()),
+    ]
+)
+EDGE_SCHEMA = pa.schema([("source", pa.int64()), ("target", pa.string())])
+MAX_REDIRECT_HOPS = 5
+
+def index_table(articles: Sequence[Article], options: TaskOptions) -> pa.Table:
+    """The index rows of a shard's articles, in order. An article is ``eligible`` (may be a query, positive or
+    negative) when it is not a disambiguation page and its text has at least ``min_words`` words."""
+    texts = [truncate_words(a.text, options.ltm_max_words) for a in articles]
+    return pa.table(
+        {
+            "title": [normalize_title(a.title) for a in articles],
+            "article_id": [a.id for a in articles],
+            "display_title": [a.title for a in articles],
+            "text": texts,
+            "eligible": [
+                not a.is_disambiguation and count_words(t) >= options.min_words
+                for a, t in zip(articles, texts, strict=True)
+            ],
+        },
+        schema=INDEX_SCHEMA,
+    )
+
+
+def edge_table(articles: Sequence[Article]) -> pa.Table:
+    """The See also links of a shard: ``source`` = the article's position in the shard, ``target`` = the raw
+    target title (resolved later, against the whole corpus)."""
+    sources, targets = [], []
+    for position, article in enumerate(articles):
+        for target in article.see_also:
+            sources.append(position)
+            targets.append(target)
+    return pa.table({"source": sources, "target": targets}, schema=EDGE_SCHEMA)
+
+
+def write_index(table: pa.Table, path: Path) -> None:
+    """Write an index shard as an uncompressed Arrow IPC file (so that it can be memory-mapped)."""
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, INDEX_SCHEMA) as writer:
+        writer.write_table(table)
+
+
+class ArticleIndex:
+    """All articles of the corpus, memory-mapped from the index shards, with title and redirect resolution.
+
+    Args:
+        index_files: the Arrow IPC index shards, in corpus order (row numbers follow this order).
+        redirect_files: Parquet files with ``source`` and ``target`` columns (the corpus redirects).
+    """
+
+    def __init__(self, index_files: Sequence[Path], redirect_files: Sequence[Path] = ()):
+        tables = [pa.ipc.open_file(pa.memory_map(str(p), "r")).read_all() for p in index_files]
+        self.table = pa.concat_tables(tables) if tables else INDEX_SCHEMA.empty_table()
+        self.offsets = np.concatenate([[0], np.cumsum([t.num_rows for t in tables], dtype=np.int64)])
+        self._titles = self.table.column("title").combine_chunks()
+        self.eligible = self.table.column("eligible").to_numpy(zero_copy_only=False).astype(bool)
+        self.eligible_rows = np.flatnonzero(self.eligible)
+        self._redirect_sources, self._redirect_targets = _read_redirects(redirect_files)
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def resolve(self, titles: Sequence[str]) -> list[int | None]:
+        """Row numbers of the articles the titles name (after following redirects), ``None`` when missing."""
+        current = pa.array([normalize_title(t) for t in titles], type=pa.string())
+        rows = pc.index_in(current, value_set=self._titles).to_pylist()
+        for _ in range(MAX_REDIRECT_HOPS):
+            pending = [i for i, row in enumerate(rows) if row is None]
+            if not pending or len(self._redirect_sources) == 0:
+                break
+            hop = pc.index_in(current.take(pending), value_set=self._redirect_sources).to_pylist()
+            followed = [(i, h) for i, h in zip(pending, hop, strict=True) if h is not None]
+            if not followed:
+                break
+            targets = self._redirect_targets.take([h for _, h in followed])
+            found = pc.index_in(targets, value_set=self._titles).to_pylist()
+            current = current.to_pylist()
+            for (i, _), target, row in zip(followed, targets.to_pylist(), found, strict=True):
+                current[i] = target
+                rows[i] = row
+            current = pa.array(current, type=pa.string())
+        return rows
+
+    def rows(self, rows: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+        """``row -> (article_id, display_title, text)`` for the given rows (read from disk)."""
+        unique = sorted(set(rows))
+        taken = self.table.select(["article_id", "display_title", "text"]).take(pa.array(unique, type=pa.int64()))
+        return dict(
+            zip(unique, zip(*(taken.column(c).to_pylist() for c in taken.column_names), strict=True), strict=True)
+        )
+
+
+def _read_redirects(files: Sequence[Path]) -> tuple[pa.Array, pa.Array]:
+    if not files:
+        return pa.array([], pa.string()), pa.array([], pa.string())
+    table = pa.concat_tables([pq.read_table(f, columns=["source", "target"]) for f in files])
+    sources = [normalize_title(s) for s in table.column("source").to_pylist()]
+    targets = [normalize_title(t) for t in table.column("target").to_pylist()]
+    return pa.array(sources, pa.string()), pa.array(targets, pa.string())

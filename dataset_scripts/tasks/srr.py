@@ -1,0 +1,135 @@
+"""Simulated Re-ranking (SRR): a heading path as the query, that section's text against its siblings' texts.
+
+The paper (section "Simulated Re-ranking"): for a non-leaf node F of the Wiki Structure Tree, S = F's children;
+a node d_i is drawn at random from S; the query is the titles on the path from the root to d_i; d_i's content is
+the positive and the other nodes of S are the negatives.
+
+Choices where the paper is silent (also stated in the dataset card):
+
+- F ranges over every non-leaf node, the root included (its children are the top-level sections); a child
+  "has text" when its own text (before its first subsection) has at least ``min_words`` words. An F needs at least
+  two such children, or there is no negative.
+- ``positives="sample"`` (default, the paper): one row per F, d_i drawn with the article's seeded RNG; if that
+  d_i has no distinct sibling text (duplicated sections), the next draw is used. ``positives="all"``: one row
+  per child, i.e. every draw the paper's sampler can make, each once. Sampling is the default because it keeps
+  the paper's weighting (each F contributes one group, whatever its number of children).
+- ``srr_variant="original"`` reproduces the original research code instead (not the paper): articles with more
+  than 5 sections and at least 4 long sections (more than 20 tokens split on spaces and punctuation); the
+  positive is the first long section whose level is the deepest or the one above; negatives are all other long
+  sections of the article (capped at ``max_negatives`` here); one row per article, at least 3 negatives.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ..corpus.article import ROOT, Article
+from .common import TaskOutput, count_words, join_titles, node_text, pick_negatives
+from .options import TaskOptions
+
+TASK = "srr"
+COLUMNS = ("query", "positive", "negatives", "article_id", "title", "path")
+SKIP_REASONS = {
+    "disambiguation": "disambiguation page",
+    "no-sections": "article without sections",
+    "no-parent-with-two-text-children": "no node with at least two children having text",
+    "duplicate-row": "row identical to an earlier row of the same article",
+    "original:5-sections-or-fewer": "(original variant) 5 sections or fewer",
+    "original:fewer-than-4-long-sections": "(original variant) fewer than 4 long sections",
+    "original:no-long-section-at-deepest-levels": "(original variant) no long section at the two deepest levels",
+    "original:fewer-than-3-negatives": "(original variant) fewer than 3 distinct negatives",
+}
+
+_ORIGINAL_SPLIT = re.compile(r'[ ,.?!，。？！()/\n"]')
+
+
+def srr_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
+    """SRR rows of one article.
+
+    Args:
+        article: the article as a Wiki Structure Tree.
+        rng: the article's RNG (see :func:`~dataset_scripts.tasks.common.task_rng`).
+        options: thresholds and sampling choices.
+
+    Returns:
+        Rows ``{query, positive, negatives, article_id, title, path}`` (``path`` = the title path of the
+        positive section, ``query`` = those titles joined) and skip counts.
+    """
+    out = TaskOutput()
+    if article.is_disambiguation:
+        out.skipped["disambiguation"] += 1
+    elif not article.sections:
+        out.skipped["no-sections"] += 1
+    elif options.srr_variant == "original":
+        _original_variant(article, rng, options, out)
+    else:
+        _paper_variant(article, rng, options, out)
+    return out
+
+
+def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, out: TaskOutput) -> None:
+    texts = [node_text(article, i, options.max_words) for i in range(len(article.sections))]
+    with_text = [count_words(t) >= options.min_words for t in texts]
+    children: dict[int, list[int]] = {ROOT: []}
+    for index, section in enumerate(article.sections):
+        children.setdefault(index, [])
+        if with_text[index]:
+            children.setdefault(section.parent, []).append(index)
+    seen: set[tuple[str, str]] = set()
+    for parent in sorted(children):  # ROOT (-1) first, then document order
+        kids = children[parent]
+        if len(kids) < 2:
+            continue
+        order = kids if options.positives == "all" else rng.sample(kids, len(kids))
+        for child in order:
+            negatives = pick_negatives((texts[k] for k in kids if k != child), texts[child], rng, options.max_negatives)
+            if not negatives:
+                continue
+            path = list(article.sections[child].path)
+            row = _row(article, join_titles(path), texts[child], negatives, path)
+            if (row["query"], row["positive"]) in seen:
+                out.skipped["duplicate-row"] += 1
+                continue
+            seen.add((row["query"], row["positive"]))
+            out.groups.append(row)
+            if options.positives == "sample":
+                break
+    if not out.groups and not out.skipped:
+        out.skipped["no-parent-with-two-text-children"] += 1
+
+
+def _original_variant(article: Article, rng: random.Random, options: TaskOptions, out: TaskOutput) -> None:
+    sections = article.sections
+    if len(sections) <= 5:
+        out.skipped["original:5-sections-or-fewer"] += 1
+        return
+    long_sections = [i for i, s in enumerate(sections) if len([w for w in _ORIGINAL_SPLIT.split(s.text) if w]) > 20]
+    if len(long_sections) < 4:
+        out.skipped["original:fewer-than-4-long-sections"] += 1
+        return
+    max_level = max(s.level for s in sections)
+    positive = next((i for i in long_sections if sections[i].level >= max_level - 1), None)
+    if positive is None:
+        out.skipped["original:no-long-section-at-deepest-levels"] += 1
+        return
+    texts = {i: node_text(article, i, options.max_words) for i in long_sections}
+    negatives = pick_negatives(
+        (texts[i] for i in long_sections if i != positive), texts[positive], rng, options.max_negatives
+    )
+    if len(negatives) < 3:
+        out.skipped["original:fewer-than-3-negatives"] += 1
+        return
+    path = list(sections[positive].path)
+    out.groups.append(_row(article, join_titles(path), texts[positive], negatives, path))
+
+
+def _row(article: Article, query: str, positive: str, negatives: list[str], path: list[str]) -> dict:
+    return {
+        "query": query,
+        "positive": positive,
+        "negatives": negatives,
+        "article_id": article.id,
+        "title": article.title,
+        "path": path,
+    }

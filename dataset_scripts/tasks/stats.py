@@ -1,0 +1,97 @@
+"""Mergeable statistics of a task's rows (counts, negatives per row, text lengths in words, skips by reason)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .common import TaskOutput, count_words
+
+
+@dataclass
+class Summary:
+    """Count, total, min and max of a quantity (mergeable across shards)."""
+
+    count: int = 0
+    total: int = 0
+    min: int | None = None
+    max: int | None = None
+
+    def add(self, value: int) -> None:
+        """Account for one value."""
+        self.count += 1
+        self.total += value
+        self.min = value if self.min is None else min(self.min, value)
+        self.max = value if self.max is None else max(self.max, value)
+
+    def merge(self, other: Summary) -> None:
+        """Add another summary into this one."""
+        if other.count:
+            self.min = other.min if self.min is None else min(self.min, other.min)
+            self.max = other.max if self.max is None else max(self.max, other.max)
+            self.count += other.count
+            self.total += other.total
+
+    @property
+    def mean(self) -> float:
+        """The mean (0 when empty)."""
+        return self.total / self.count if self.count else 0.0
+
+
+@dataclass
+class TaskStats:
+    """Statistics of one task's rows.
+
+    Args:
+        rows: number of rows.
+        negatives: negatives per row.
+        words: words per text, by column (``query``/``document``, ``positive``, ``negatives`` counted per text).
+        skipped: what was left out, by reason.
+    """
+
+    rows: int = 0
+    negatives: Summary = field(default_factory=Summary)
+    words: dict[str, Summary] = field(default_factory=dict)
+    skipped: Counter = field(default_factory=Counter)
+
+    def add(self, output: TaskOutput, fixed_side: str) -> None:
+        """Account for a sampler's output."""
+        self.skipped.update(output.skipped)
+        for row in output.groups:
+            self.rows += 1
+            self.negatives.add(len(row["negatives"]))
+            self._words(fixed_side).add(count_words(row[fixed_side]))
+            self._words("positive").add(count_words(row["positive"]))
+            for text in row["negatives"]:
+                self._words("negatives").add(count_words(text))
+
+    def merge(self, other: TaskStats) -> None:
+        """Add another shard's statistics into these."""
+        self.rows += other.rows
+        self.negatives.merge(other.negatives)
+        for name, summary in other.words.items():
+            self._words(name).merge(summary)
+        self.skipped.update(other.skipped)
+
+    def _words(self, name: str) -> Summary:
+        return self.words.setdefault(name, Summary())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form (sorted keys, so that files are reproducible)."""
+        return {
+            "rows": self.rows,
+            "negatives": vars(self.negatives),
+            "words": {k: vars(v) for k, v in sorted(self.words.items())},
+            "skipped": dict(sorted(self.skipped.items())),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TaskStats:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            rows=data["rows"],
+            negatives=Summary(**data["negatives"]),
+            words={k: Summary(**v) for k, v in data["words"].items()},
+            skipped=Counter(data["skipped"]),
+        )
