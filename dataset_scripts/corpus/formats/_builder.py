@@ -71,9 +71,10 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         end = start + len(paragraph)
         sentence_start = start
         for match in _SENTENCE_END.finditer(paragraph):
-            cut = start + match.start() + 1
-            last_word = text[sentence_start:cut].rsplit(None, 1)[-1].rstrip(".").casefold() if cut > sentence_start else ""
-            if len(last_word) <= 1 or last_word in _ABBREVIATIONS:
+            cut = start + match.start()  # the terminator
+            words = text[sentence_start:cut].rsplit(None, 1)
+            last_word = words[-1].casefold() if words and not text[cut - 1].isspace() else ""
+            if last_word and ((len(last_word) == 1 and last_word.isalpha()) or last_word in _ABBREVIATIONS):
                 continue  # an initial or an abbreviation, not the end of a sentence
             spans.append((sentence_start, start + match.end()))
             sentence_start = start + match.end()
@@ -236,7 +237,9 @@ def decode_document(data: bytes, path: Path, options: ReaderOptions, record: str
     """
     record = record or path.stem
     if options.max_article_bytes and len(data) > options.max_article_bytes:
-        return Skipped("too-large", str(path), record, f"{len(data)} bytes > max_article_bytes={options.max_article_bytes}")
+        return Skipped(
+            "too-large", str(path), record, f"{len(data)} bytes > max_article_bytes={options.max_article_bytes}"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

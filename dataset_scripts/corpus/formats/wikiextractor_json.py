@@ -63,7 +63,11 @@ def _record(path: Path, number: int, raw: bytes, options: ReaderOptions) -> Arti
         record = json.loads(line)
     except json.JSONDecodeError as error:
         return Skipped("bad-json", str(path), where, f"{error.msg} at column {error.colno}")
-    if not isinstance(record, dict) or not isinstance(record.get("title"), str) or not isinstance(record.get("text"), str):
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("title"), str)
+        or not isinstance(record.get("text"), str)
+    ):
         return Skipped("bad-record", str(path), where, "not an object with string 'title' and 'text'")
     title = record["title"]
     doc_id = str(record.get("id") or f"{path.name}:{number}")
