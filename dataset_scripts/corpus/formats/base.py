@@ -15,7 +15,12 @@ A reader never raises on one bad record: it yields :class:`Skipped` with the rea
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
 
 
 class CorpusFormatError(ValueError):
@@ -55,3 +60,39 @@ class ReaderOptions:
     language: str = "en"
     see_also_titles: tuple[str, ...] = field(default_factory=tuple)
     max_article_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class RawPage:
+    """A wiki page not yet parsed: readers of wikitext formats yield these, and the extraction step of the
+    corpus pipeline turns them into Articles (so parsing runs as its own stage)."""
+
+    title: str
+    wikitext: str
+    id: str = ""
+    url: str = ""
+    language: str = "en"
+    namespace_names: tuple[tuple[int, str], ...] = ()
+    source: str = ""
+    file: str = ""
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included), ``.gz`` and ``.xz``."""
+    path = str(path)
+    if path.endswith(".bz2"):
+        return bz2.open(path, "rb")
+    if path.endswith(".gz"):
+        return gzip.open(path, "rb")
+    if path.endswith(".xz"):
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def read_head(path: str | Path, size: int = 4096) -> bytes:
+    """The first bytes of a file (decompressed), for format sniffing; empty when unreadable."""
+    try:
+        with open_binary(path) as stream:
+            return stream.read(size)
+    except (OSError, EOFError):
+        return b""

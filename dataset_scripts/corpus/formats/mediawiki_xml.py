@@ -1,0 +1,197 @@
+"""MediaWiki XML dumps (``pages-articles*.xml``, ``.bz2`` including multistream, ``.gz``), streamed page by page.
+
+lxml's ``iterparse`` reads the dump incrementally and every page element is freed once read, so memory stays
+flat whatever the dump size. Only namespace 0 becomes articles; redirects become :class:`Redirect` entries.
+Bytes that are not UTF-8 are replaced (U+FFFD) rather than ending the file: the extraction step counts the
+pages they touched. A truncated or malformed file ends with a :class:`Skipped` record that names the file, the
+last page read and the parser's message, so a long run goes on with the next file.
+
+A multistream dump with its index (``...-multistream-index.txt.bz2`` beside it) can be read by byte ranges of
+its bz2 streams (:func:`read_raw` with ``byte_range``), one range per pipeline task.
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from lxml import etree
+
+from ..article import Article
+from ..titles import normalize_title
+from ..extract import parse_page
+from .base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
+
+NAME = "mediawiki-xml"
+_CHUNK = 1 << 20
+_DBNAME = re.compile(r"^([a-z_-]+?)wiki")
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A MediaWiki export: its root element is ``<mediawiki``."""
+    return b"<mediawiki" in head
+
+
+class _Utf8Stream:
+    """A binary stream re-encoded as valid UTF-8: invalid bytes become U+FFFD instead of an XML error."""
+
+    def __init__(self, stream: BinaryIO, on_bytes=None):
+        self.stream = stream
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.on_bytes = on_bytes
+
+    def read(self, size: int = _CHUNK) -> bytes:
+        data = self.stream.read(size)
+        if self.on_bytes:
+            self.on_bytes(len(data))
+        return self.decoder.decode(data, final=not data).encode("utf-8")
+
+
+class _MultistreamRange:
+    """The pages of the bz2 streams between two byte offsets of a multistream dump, as one XML document."""
+
+    def __init__(self, path: str | Path, start: int, end: int, on_bytes=None):
+        self.file = open(path, "rb")
+        self.file.seek(start)
+        self.remaining = end - start if end >= 0 else None
+        self.decompressor = bz2.BZ2Decompressor()
+        self.pending = b"<mediawiki>"
+        self.finished = False
+        self.on_bytes = on_bytes
+
+    def read(self, size: int = _CHUNK) -> bytes:
+        while len(self.pending) < size and not self.finished:
+            want = _CHUNK if self.remaining is None else min(_CHUNK, self.remaining)
+            data = self.file.read(want) if want else b""
+            if self.on_bytes:
+                self.on_bytes(len(data))
+            if self.remaining is not None:
+                self.remaining -= len(data)
+            if not data:
+                self.finished = True
+                self.pending += b"</mediawiki>"
+                break
+            while data:
+                out = self.decompressor.decompress(data)
+                # The last stream of the dump closes the root element; the wrapper closes it instead.
+                self.pending += out.replace(b"</mediawiki>", b"")
+                if self.decompressor.eof:
+                    data = self.decompressor.unused_data
+                    self.decompressor = bz2.BZ2Decompressor()
+                else:
+                    data = b""
+        chunk, self.pending = self.pending[:size], self.pending[size:]
+        return chunk
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def read_siteinfo(path: str | Path, stream: BinaryIO | None = None) -> dict:
+    """Language, base URL and namespace names from the dump's ``<siteinfo>`` (empty values when absent)."""
+    info = {"language": "", "base": "", "namespaces": ()}
+    own = stream is None
+    stream = stream or open_binary(path)
+    try:
+        for _, element in etree.iterparse(_Utf8Stream(stream), events=("end",), tag=("{*}siteinfo", "{*}page")):
+            if etree.QName(element).localname == "siteinfo":
+                info = _siteinfo(element)
+            break
+    except (etree.XMLSyntaxError, OSError, EOFError):
+        pass
+    finally:
+        if own:
+            stream.close()
+    return info
+
+
+def _siteinfo(element) -> dict:
+    dbname = element.findtext("{*}dbname") or ""
+    match = _DBNAME.match(dbname)
+    namespaces = tuple(
+        (int(ns.get("key")), (ns.text or "").strip()) for ns in element.iterfind("{*}namespaces/{*}namespace")
+    )
+    base = element.findtext("{*}base") or ""
+    return {
+        "language": match.group(1).replace("_", "-") if match else "",
+        "base": base.rsplit("/", 1)[0] + "/" if "/wiki/" in base else "",
+        "namespaces": namespaces,
+    }
+
+
+def read_raw(
+    path: str | Path,
+    options: ReaderOptions = ReaderOptions(),
+    byte_range: tuple[int, int] | None = None,
+    on_bytes=None,
+) -> Iterator[RawPage | Redirect | Skipped]:
+    """Stream the pages of a dump as :class:`RawPage` (namespace 0), :class:`Redirect` or :class:`Skipped`.
+
+    Args:
+        path: the dump file.
+        options: reader options; ``options.language`` is used when the dump does not name its language.
+        byte_range: ``(start, end)`` offsets of whole bz2 streams in a multistream dump (``end`` -1 = to the end
+            of the file); the siteinfo is then read from the dump's first stream.
+        on_bytes: called with the number of (compressed) bytes read, for progress bars.
+    """
+    file = str(path)
+    if byte_range is None:
+        stream = _Utf8Stream(open_binary(path), on_bytes)
+        info = None
+    else:
+        info = read_siteinfo(path)
+        stream = _Utf8Stream(_MultistreamRange(path, byte_range[0], byte_range[1], on_bytes))
+    language = options.language
+    base = ""
+    namespaces: tuple = ()
+    if info:
+        language, base, namespaces = info["language"] or language, info["base"], info["namespaces"]
+    last = "(before the first page)"
+    try:
+        for _, element in etree.iterparse(
+            stream, events=("end",), tag=("{*}siteinfo", "{*}page"), huge_tree=True, remove_comments=True
+        ):
+            if etree.QName(element).localname == "siteinfo":
+                info = _siteinfo(element)
+                language, base, namespaces = info["language"] or language, info["base"], info["namespaces"]
+            else:
+                record = _page(element, file, language, base, namespaces, options)
+                last = getattr(record, "title", None) or getattr(record, "source", None) or record.record
+                yield record
+            element.clear()
+            while element.getprevious() is not None:
+                del element.getparent()[0]
+    except etree.XMLSyntaxError as error:
+        yield Skipped("malformed-xml", file, f"after page {last!r}", f"{error}; the rest of this file is not read")
+    except (EOFError, OSError) as error:
+        yield Skipped("truncated-file", file, f"after page {last!r}", f"{error}; the rest of this file is not read")
+    finally:
+        getattr(stream.stream, "close", lambda: None)()
+
+
+def _page(element, file: str, language: str, base: str, namespaces: tuple, options: ReaderOptions):
+    title = element.findtext("{*}title") or ""
+    namespace = (element.findtext("{*}ns") or "0").strip()
+    if namespace != "0":
+        return Skipped("not-article-namespace", file, title, f"namespace {namespace}")
+    redirect = element.find("{*}redirect")
+    if redirect is not None:
+        return Redirect(title, normalize_title(redirect.get("title") or ""))
+    text = element.findtext("{*}revision/{*}text") or ""
+    if not text.strip():
+        return Skipped("empty", file, title, "the page has no wikitext")
+    if options.max_article_bytes and len(text.encode("utf-8")) > options.max_article_bytes:
+        return Skipped("too-large", file, title, f"{len(text)} characters > max_article_bytes")
+    url = base + title.replace(" ", "_") if base else ""
+    page_id = element.findtext("{*}id") or title
+    return RawPage(title, text, page_id, url, language or "en", namespaces, source=NAME, file=file)
+
+
+def read(path: str | Path, options: ReaderOptions = ReaderOptions()) -> Iterator[Article | Redirect | Skipped]:
+    """Stream a dump as Articles (parsed here), Redirects and Skipped records."""
+    for record in read_raw(path, options):
+        yield parse_page(record, options) if isinstance(record, RawPage) else record

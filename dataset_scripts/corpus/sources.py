@@ -1,0 +1,145 @@
+"""Which format each input is, and how the inputs split into shards (one pipeline task each).
+
+A shard is a whole file, or, for a multistream ``.bz2`` dump whose index file lies beside it, a byte range of
+whole bz2 streams. The shard list depends only on the inputs, never on the number of workers, so the output
+is the same however many processes build it.
+"""
+
+from __future__ import annotations
+
+import bz2
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from .formats.base import CorpusFormatError, Skipped, read_head
+
+FORMAT_MODULES = (
+    "mediawiki_xml",
+    "wikiextractor_text",
+    "wikiextractor_json",
+    "xml_sections",
+    "html",
+    "latex",
+    "markdown",
+    "wikitext_file",
+)
+"""Format modules in sniffing order (the most specific first)."""
+
+STREAMS_PER_SHARD = 200
+"""bz2 streams per shard of a multistream dump: 200 streams of 100 pages, about 20k pages a task."""
+
+
+def format_modules() -> dict[str, ModuleType]:
+    """The available format modules by ``NAME``."""
+    modules = {}
+    for name in FORMAT_MODULES:
+        module = importlib.import_module(f"{__package__}.formats.{name}")
+        modules[module.NAME] = module
+    return modules
+
+
+def get_format(name: str) -> ModuleType:
+    """The format module called ``name``; a clear error listing the known names otherwise."""
+    modules = format_modules()
+    if name not in modules:
+        raise CorpusFormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(modules))}")
+    return modules[name]
+
+
+def detect_format(path: str | Path) -> ModuleType | None:
+    """The first format module whose ``sniff`` accepts the file, or None."""
+    head = read_head(path)
+    for module in format_modules().values():
+        if module.sniff(Path(path), head):
+            return module
+    return None
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One unit of work: a file, or a byte range ``[start, end)`` of a multistream dump (``end`` -1 = EOF)."""
+
+    path: str
+    fmt: str
+    start: int = 0
+    end: int = -1
+    multistream: bool = False
+
+    @property
+    def size(self) -> int:
+        """Bytes of input this shard reads (for progress bars)."""
+        total = Path(self.path).stat().st_size
+        return (total if self.end < 0 else self.end) - self.start
+
+
+def multistream_index(path: str | Path) -> Path | None:
+    """The index file of a multistream dump (``...-multistream-index.txt.bz2`` beside it), if present."""
+    path = Path(path)
+    if not path.name.endswith("multistream.xml.bz2"):
+        return None
+    index = path.with_name(path.name.removesuffix(".xml.bz2") + "-index.txt.bz2")
+    return index if index.exists() else None
+
+
+def stream_offsets(index: str | Path) -> list[int]:
+    """The distinct byte offsets of the bz2 streams listed in a multistream index (``offset:id:title`` lines)."""
+    offsets = set()
+    with bz2.open(index, "rt", encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            head, _, _ = line.partition(":")
+            if head.isdigit():
+                offsets.add(int(head))
+    return sorted(offsets)
+
+
+def _expand(inputs: list[str | Path]) -> list[tuple[Path, bool]]:
+    """Files to read, each with whether the user named it directly (directories are walked, sorted)."""
+    files = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            files.extend((p, False) for p in found if not p.name.endswith("-index.txt.bz2"))
+        elif path.is_file():
+            files.append((path, True))
+        else:
+            raise CorpusFormatError(f"{path}: no such file or directory")
+    return files
+
+
+def plan_shards(
+    inputs: list[str | Path], fmt: str = "auto", streams_per_shard: int = STREAMS_PER_SHARD
+) -> tuple[list[Shard], list[Skipped]]:
+    """Split the inputs into shards.
+
+    Args:
+        inputs: files and directories (walked recursively).
+        fmt: a format name, or ``"auto"`` to sniff each file.
+        streams_per_shard: bz2 streams per shard of an indexed multistream dump.
+
+    Returns:
+        The shards, and a Skipped record for each file inside a directory whose format is unknown (a file named
+        directly with an unknown format raises :class:`CorpusFormatError` instead: the run would be wrong).
+    """
+    shards: list[Shard] = []
+    skipped: list[Skipped] = []
+    fixed = None if fmt == "auto" else get_format(fmt)
+    for path, named in _expand(inputs):
+        module = fixed or detect_format(path)
+        if module is None:
+            if named:
+                raise CorpusFormatError(f"{path}: format not recognised; pass --format (one of {', '.join(format_modules())})")
+            skipped.append(Skipped("unknown-format", str(path), "", "no reader recognised this file"))
+            continue
+        index = multistream_index(path) if module.NAME == "mediawiki-xml" else None
+        if index is None:
+            shards.append(Shard(str(path), module.NAME))
+            continue
+        offsets = stream_offsets(index)
+        starts = offsets[::streams_per_shard]
+        for i, start in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else -1
+            shards.append(Shard(str(path), module.NAME, start, end, multistream=True))
+    return shards, skipped
