@@ -1,0 +1,99 @@
+"""Scoring (query, document) pairs with any sequence-classification checkpoint: a `WikiformerForRanking` folder
+(remote code), a sentence-transformers CrossEncoder folder, or a `BertForSequenceClassification`."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+def _saved_max_length(model_path: str) -> int | None:
+    # CrossEncoder (and Wikiformer, which writes CrossEncoder files too) records its pair length here
+    # (``max_seq_length`` in sentence-transformers 6, ``max_length`` in older versions)
+    config = Path(model_path) / "sentence_bert_config.json"
+    if config.is_file():
+        saved = json.loads(config.read_text(encoding="utf-8"))
+        return saved.get("max_seq_length") or saved.get("max_length")
+    return None
+
+
+class PairScorer:
+    """Loads a re-ranking checkpoint and scores pairs in length-sorted batches.
+
+    Loading is `AutoModelForSequenceClassification` + `AutoTokenizer`, both with ``trust_remote_code=True`` (a
+    Wikiformer checkpoint resolves to `WikiformerForRanking` through its ``auto_map``; CrossEncoder and plain BERT
+    folders load as `BertForSequenceClassification`). The score is the single logit; a two-label classifier
+    (monoBERT style) scores ``logit[1] - logit[0]``, which orders pairs as its softmax does.
+
+    Args:
+        model: a checkpoint folder or Hub id.
+        max_length: pair length in tokens; default: the checkpoint's CrossEncoder ``max_length``, else
+            ``min(512, max_position_embeddings)``.
+        batch_size: pairs per forward pass.
+        device: torch device (default: cuda when available, else cpu).
+
+    Example::
+
+        scorer = PairScorer("path/to/wikiformer-checkpoint", max_length=256)
+        scores = scorer.score(["what is a statutory deed"] * 2, ["A deed is ...", "Statutes ..."])
+    """
+
+    def __init__(self, model: str, max_length: int | None = None, batch_size: int = 16, device: str | None = None):
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.model_path = str(model)
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.tokenizer = AutoTokenizer.from_pretrained(self.model_path, trust_remote_code=True)
+        self.model = AutoModelForSequenceClassification.from_pretrained(self.model_path, trust_remote_code=True)
+        self.model.to(self.device).eval()
+        labels = self.model.config.num_labels
+        if labels not in (1, 2):
+            raise ValueError(f"{self.model_path}: a re-ranker needs 1 (or 2) labels, this checkpoint has {labels}")
+        positions = getattr(self.model.config, "max_position_embeddings", 512)
+        self.max_length = int(max_length or _saved_max_length(self.model_path) or min(512, positions))
+        self.batch_size = batch_size
+
+    def _encode(self, queries: Sequence[str], documents: Sequence[str]):
+        return self.tokenizer(list(queries), list(documents), truncation="longest_first", max_length=self.max_length)
+
+    @torch.inference_mode()
+    def score(
+        self,
+        queries: Sequence[str],
+        documents: Sequence[str],
+        progress: Callable[[int], object] | None = None,
+    ) -> list[float]:
+        """Relevance scores of pairs, in input order.
+
+        Pairs are sorted by token length and batched so that padding stays small; ``progress(n)`` is called after
+        each batch with the number of pairs scored (e.g. ``tqdm.update``).
+
+        Args:
+            queries: one query per pair.
+            documents: one document per pair.
+            progress: optional callback receiving batch sizes.
+        """
+        if len(queries) != len(documents):
+            raise ValueError(f"{len(queries)} queries for {len(documents)} documents")
+        if not queries:
+            return []
+        encoded = self._encode(queries, documents)
+        order = sorted(range(len(queries)), key=lambda i: len(encoded["input_ids"][i]))
+        scores = [0.0] * len(queries)
+        for start in range(0, len(order), self.batch_size):
+            batch_indices = order[start : start + self.batch_size]
+            features = [{key: values[i] for key, values in encoded.items()} for i in batch_indices]
+            batch = self.tokenizer.pad(features, return_tensors="pt").to(self.device)
+            logits = self.model(**batch).logits.float()
+            values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
+            for index, value in zip(batch_indices, values.tolist(), strict=True):
+                scores[index] = value
+            if progress is not None:
+                progress(len(batch_indices))
+        return scores
