@@ -1,0 +1,46 @@
+"""Assertions shared by the format reader tests: no markup left in any text field, records by kind."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from dataset_scripts.corpus.article import Article
+from dataset_scripts.corpus.formats.base import Skipped
+
+WIKITEXT_LEFTOVERS = ("{{", "}}", "[[", "]]", "'''", "<ref", "{|", "|}")
+HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(\s[^<>]*)?/?>")
+LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+|\\begin|\\end")
+
+
+def text_fields(article: Article) -> list[str]:
+    """Every plain-text field of an article: title, abstract, section titles/texts/paths, link fields, See also."""
+    fields = [article.title, article.abstract, *article.see_also]
+    for section in article.sections:
+        fields += [section.title, section.text, *section.path]
+    for link in article.links:
+        fields += [link.anchor, link.sentence]
+    return fields
+
+
+def assert_clean(article: Article, extra: re.Pattern | None = None) -> None:
+    """Fail when any text field holds wikitext leftovers (or matches ``extra``, e.g. an HTML tag)."""
+    for text in text_fields(article):
+        for token in WIKITEXT_LEFTOVERS:
+            assert token not in text, f"{article.title}: {token!r} left in {text[:200]!r}"
+        if extra is not None:
+            assert not extra.search(text), f"{article.title}: markup left in {text[:200]!r}"
+
+
+def split_records(records: Iterable) -> tuple[list[Article], list[Skipped], Counter]:
+    """Articles, Skipped records and the skip reasons counted; anything else fails the test."""
+    articles, skipped = [], []
+    for record in records:
+        if isinstance(record, Article):
+            articles.append(record)
+        elif isinstance(record, Skipped):
+            skipped.append(record)
+        else:
+            raise AssertionError(f"unexpected record {record!r}")
+    return articles, skipped, Counter(s.reason for s in skipped)
