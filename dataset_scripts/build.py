@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -44,31 +45,24 @@ def prepare_corpus(inputs: list[Path], layout: BuildLayout, args: argparse.Names
     """The corpus folder to read and a description of the source for the cards.
 
     A single built corpus folder is used directly; anything else is read by the corpus build into
-    ``<output>/corpus`` (skipped when a previous run of the same inputs finished it).
+    ``<output>/corpus`` (which resumes by itself: finished shards are not read again).
     """
     if len(inputs) == 1 and is_corpus_dir(inputs[0]):
-        info = inputs[0] / "README.md"
-        return inputs[0], _corpus_source(info) or f"the Parquet corpus folder {inputs[0].name}"
-    from .corpus.pipeline import build_corpus  # the dump readers load only when a dump is given
+        return inputs[0], _corpus_source(inputs[0] / "README.md") or f"the Parquet corpus folder {inputs[0].name}"
+    from .corpus.build import build_corpus  # the dump readers load only when a dump is given
 
     corpus_dir = layout.root / "corpus"
-    done = layout.work / "corpus.json"
-    request = {"inputs": [str(p.resolve()) for p in inputs], "format": args.format, "limit": args.limit}
-    if not (done.exists() and json.loads(done.read_text("utf-8")).get("request") == request):
-        stats = build_corpus(inputs, corpus_dir, fmt=args.format, num_proc=args.num_proc, limit=args.limit)
-        write_json({"request": request, "stats": stats}, done)
+    build_corpus(inputs, corpus_dir, fmt=args.format, num_proc=args.num_proc, limit=args.limit)
     return corpus_dir, ", ".join(p.name for p in inputs)
 
 
+_CORPUS_INPUTS = re.compile(r"from: (.+?)\.?$", re.M)
+
+
 def _corpus_source(readme: Path) -> str | None:
-    """The source line a corpus card states, when it has one (``source: ...`` in its YAML or a ``- source:``)."""
-    if not readme.exists():
-        return None
-    for line in readme.read_text("utf-8").splitlines():
-        stripped = line.strip().lstrip("-").strip()
-        if stripped.lower().startswith("source:"):
-            return stripped.split(":", 1)[1].strip() or None
-    return None
+    """The input files a corpus card names (``... built by python -m dataset_scripts.corpus from: X, Y.``)."""
+    match = _CORPUS_INPUTS.search(readme.read_text("utf-8")) if readme.exists() else None
+    return match.group(1).replace("`", "").strip() if match else None
 
 
 def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:

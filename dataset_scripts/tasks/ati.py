@@ -41,11 +41,14 @@ def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         out.skipped["disambiguation"] += 1
     elif not query:
         out.skipped["no-title"] += 1
-    elif count_words(positive) < options.min_words:
+    elif count_words(article.abstract) < options.min_words:
         out.skipped["short-abstract"] += 1
     else:
-        texts = (node_text(article, i, options.max_words) for i in range(len(article.sections)))
-        candidates = [t for t in texts if count_words(t) >= options.min_words]
+        candidates = [
+            node_text(article, i, options.max_words)
+            for i, section in enumerate(article.sections)
+            if count_words(section.text) >= options.min_words
+        ]
         negatives = pick_negatives(candidates, positive, rng, options.max_negatives)
         if negatives:
             out.groups.append(

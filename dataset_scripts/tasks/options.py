@@ -17,8 +17,8 @@ class TaskOptions:
         seed: base seed; every article (and every LTM edge) gets its own RNG derived from the seed, the task and
             the article id, so results do not depend on sharding or on the number of processes.
         min_words: a text (section, abstract, article) counts as "having text" only with at least this many
-            whitespace-separated words; shorter ones are never a positive or a negative. The original code's
-            "long section" rule was more than 20 tokens.
+            whitespace-separated words (counted before truncation); shorter ones are never a positive or a
+            negative. The original code's "long section" rule was more than 20 tokens.
         max_words: texts are cut to this many words (whitespace kept) so that rows stay compact; the paper
             truncates documents to 480 tokens anyway. 0 keeps whole texts.
         max_negatives: at most this many negatives per row (a seeded random subset, kept in document order);

@@ -51,7 +51,7 @@ def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         out.skipped["disambiguation"] += 1
         return out
     texts = {i: node_text(article, i, options.max_words) for i in range(len(article.sections))}
-    nodes = [i for i, text in texts.items() if count_words(text) >= options.min_words]
+    nodes = [i for i, s in enumerate(article.sections) if count_words(s.text) >= options.min_words]
     if not nodes:
         out.skipped["no-section-with-text"] += 1
         return out

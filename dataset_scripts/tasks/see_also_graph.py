@@ -34,6 +34,7 @@ INDEX_SCHEMA = pa.schema(
 EDGE_SCHEMA = pa.schema([("source", pa.int64()), ("target", pa.string())])
 MAX_REDIRECT_HOPS = 5
 
+
 def index_table(articles: Sequence[Article], options: TaskOptions) -> pa.Table:
     """The index rows of a shard's articles, in order. An article is ``eligible`` (may be a query, positive or
     negative) when it is not a disambiguation page and its text has at least ``min_words`` words."""
@@ -44,10 +45,7 @@ def index_table(articles: Sequence[Article], options: TaskOptions) -> pa.Table:
             "article_id": [a.id for a in articles],
             "display_title": [a.title for a in articles],
             "text": texts,
-            "eligible": [
-                not a.is_disambiguation and count_words(t) >= options.min_words
-                for a, t in zip(articles, texts, strict=True)
-            ],
+            "eligible": [not a.is_disambiguation and count_words(a.text) >= options.min_words for a in articles],
         },
         schema=INDEX_SCHEMA,
     )

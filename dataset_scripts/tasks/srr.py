@@ -70,7 +70,7 @@ def srr_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
 
 def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, out: TaskOutput) -> None:
     texts = [node_text(article, i, options.max_words) for i in range(len(article.sections))]
-    with_text = [count_words(t) >= options.min_words for t in texts]
+    with_text = [count_words(s.text) >= options.min_words for s in article.sections]
     children: dict[int, list[int]] = {ROOT: []}
     for index, section in enumerate(article.sections):
         children.setdefault(index, [])
