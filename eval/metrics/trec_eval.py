@@ -130,6 +130,10 @@ def evaluate_run(
     values: dict[str, dict[str, float]] = {spec.name: {} for spec in specs}
     by_measure = {spec.measure: [s for s in specs if s.measure == spec.measure] for spec in specs}
     for metric in ir_measures.pytrec_eval.iter_calc(list(by_measure), qrels, run):
+        # ir_measures adds every judged query missing from the run with value 0 (trec_eval -c); trec_eval's
+        # default leaves them out, so they are added back only when ``complete`` asks for it
+        if metric.query_id not in run:
+            continue
         for spec in by_measure[metric.measure]:
             value = float(metric.value)
             if spec.rr_cutoff is not None and value * spec.rr_cutoff < 1 - 1e-9:

@@ -95,6 +95,8 @@ class RankingMetrics(evaluate.Metric):
             specs.append((name, measure.__class__(**params), cutoff))
         values = {name: {} for name, _, _ in specs}
         for metric in ir_measures.pytrec_eval.iter_calc(list({m for _, m, _ in specs}), qrels, run):
+            if metric.query_id not in run:
+                continue  # ir_measures scores judged queries absent from the run as 0; trec_eval leaves them out
             for name, measure, cutoff in specs:
                 if measure == metric.measure:
                     # trec_eval's recip_rank has no cutoff: RR@k is RR when the first relevant rank is <= k

@@ -1,0 +1,9 @@
+"""Entry point of ``python -m eval``."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

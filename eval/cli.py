@@ -1,0 +1,244 @@
+"""``python -m eval``: first-stage retrieval, re-ranking, comparison with significance, and tables.
+
+Subcommands::
+
+    python -m eval first-stage --collection C --method bm25 --k 100 --output run.trec
+    python -m eval rerank --model M --collection C [--candidates RUN | --first-stage bm25 --k 100] --output-dir OUT
+    python -m eval compare RUN... --collection C --reference RUN [--output-dir OUT]
+    python -m eval table OUT1/comparison.json OUT2/comparison.json [--measures nDCG@10 RR@10] [--latex]
+
+``--collection C`` is a folder (format detected) or ``FORMAT:PATH``; see `eval.collections.resolve`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from .collections import Collection, Run, load_collection, read_trec_run, write_trec_run
+from .collections.trec import ranked
+from .metrics import DEFAULT_MEASURES, evaluate_run
+
+logger = logging.getLogger("eval")
+
+
+def _add_collection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--collection", required=True, help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml)")
+    parser.add_argument("--relevance-level", type=int, help="smallest relevant grade for binary measures (TREC DL: 2)")
+    parser.add_argument("--max-queries", type=int, help="use only the first N judged queries (quick runs on CPU)")
+
+
+def _add_first_stage(parser: argparse.ArgumentParser, flag: str) -> None:
+    parser.add_argument(flag, default=None, help="bm25, dense, or given (the first run shipped with the collection)")
+    parser.add_argument("--k", type=int, default=100, help="candidates per query")
+    parser.add_argument("--k1", type=float, help="BM25 k1 (default 1.5)")
+    parser.add_argument("--b", type=float, help="BM25 b (default 0.75)")
+    parser.add_argument("--paper-bm25", action="store_true", help="the paper's BM25 parameters k1=3.8, b=0.87")
+    parser.add_argument("--no-stemming", action="store_true", help="BM25 without the Snowball English stemmer")
+    parser.add_argument("--stopwords", default="en", help="'en', 'none', or a file with one stopword per line")
+    parser.add_argument("--dense-model", help="sentence-transformers bi-encoder (default: embedded all-MiniLM-L6-v2)")
+
+
+def _query_ids(collection: Collection, max_queries: int | None) -> list[str]:
+    ids = collection.judged_query_ids() or list(collection.queries)
+    return ids[:max_queries] if max_queries else ids
+
+
+def _first_stage(args: argparse.Namespace, collection: Collection, method: str, query_ids: list[str]) -> Run:
+    from .first_stage import BM25Options, first_stage_run
+
+    options = BM25Options.paper() if args.paper_bm25 else BM25Options()
+    overrides = {"k1": args.k1, "b": args.b}
+    options = BM25Options(
+        k1=overrides["k1"] if overrides["k1"] is not None else options.k1,
+        b=overrides["b"] if overrides["b"] is not None else options.b,
+        stemmer=None if args.no_stemming else options.stemmer,
+        stopwords=None if args.stopwords == "none" else args.stopwords,
+    )
+    return first_stage_run(collection, method, args.k, query_ids, bm25_options=options, dense_model=args.dense_model)
+
+
+def _print_means(label: str, means: dict[str, float]) -> None:
+    print(f"{label}: " + ", ".join(f"{name} {value:.4f}" for name, value in means.items()))
+
+
+def cmd_first_stage(args: argparse.Namespace) -> int:
+    collection = load_collection(args.collection, args.relevance_level)
+    run = _first_stage(args, collection, args.method, _query_ids(collection, args.max_queries))
+    write_trec_run(run, args.output, tag=args.method)
+    print(f"wrote {args.output}: {len(run)} queries")
+    if collection.qrels:
+        _print_means(args.method, evaluate_run(run, collection.qrels, args.measures, collection.relevance_level).means())
+    return 0
+
+
+def _candidates(args: argparse.Namespace, collection: Collection, query_ids: list[str]) -> tuple[str, Run]:
+    """``--candidates`` (a run file or a run shipped with the collection), else ``--first-stage``; by default the
+    collection's first run, or BM25 when it has none."""
+    if args.candidates:
+        if Path(args.candidates).is_file():
+            name, run = Path(args.candidates).stem, read_trec_run(args.candidates)
+        elif args.candidates in collection.runs:
+            name, run = args.candidates, collection.runs[args.candidates]
+        else:
+            raise SystemExit(f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} {sorted(collection.runs)}")
+        wanted = set(query_ids)
+        return name, {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
+    method = args.first_stage or ("given" if collection.runs else "bm25")
+    name = next(iter(collection.runs)) if method == "given" else method
+    logger.info("candidates: %s (top %d)", name, args.k)
+    return name, _first_stage(args, collection, method, query_ids)
+
+
+def cmd_rerank(args: argparse.Namespace) -> int:
+    from .rerank import PairScorer, rerank
+
+    collection = load_collection(args.collection, args.relevance_level)
+    query_ids = _query_ids(collection, args.max_queries)
+    name, candidates = _candidates(args, collection, query_ids)
+    out = Path(args.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_trec_run(candidates, out / f"{name}.run", tag=name)
+    tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
+    scorer = PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
+    run = rerank(
+        collection, candidates, scorer, out / f"{tag}.run", depth=args.depth, query_ids=query_ids, tag=tag,
+        resume=not args.no_resume,
+    )
+    if not collection.qrels:
+        print(f"wrote {out / f'{tag}.run'} (no qrels: not evaluated)")
+        return 0
+    results = {}
+    for label, system in ((name, candidates), (tag, run)):
+        evaluation = evaluate_run(system, collection.qrels, args.measures, collection.relevance_level)
+        results[label] = evaluation.to_dict()
+        _print_means(label, evaluation.means())
+    (out / "metrics.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out / f'{tag}.run'}, {out / 'metrics.json'}")
+    return 0
+
+
+def _named_runs(specs: list[str]) -> dict[str, Run]:
+    runs = {}
+    for spec in specs:
+        name, equals, path = spec.partition("=")
+        if not equals:
+            name, path = Path(spec).stem, spec
+        if name in runs:
+            raise SystemExit(f"two runs are named {name!r}; name them as NAME=PATH")
+        runs[name] = read_trec_run(path)
+    return runs
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .report import bar_chart, compare, latex_table, markdown_table
+
+    collection = load_collection(args.collection, args.relevance_level)
+    runs = _named_runs(args.runs)
+    reference = None
+    if args.reference:
+        reference = args.reference if args.reference in runs else Path(args.reference).stem
+        if reference not in runs:
+            runs = {reference: read_trec_run(args.reference), **runs}
+    evaluations = {
+        name: evaluate_run(run, collection.qrels, args.measures, collection.relevance_level, complete=args.complete)
+        for name, run in runs.items()
+    }
+    comparison = compare(
+        collection.name, evaluations, args.measures, reference, args.test, args.alpha, args.permutations, args.seed
+    )
+    print(markdown_table(comparison))
+    if args.output_dir:
+        out = Path(args.output_dir)
+        comparison.save_json(out / "comparison.json")
+        (out / "table.md").write_text(markdown_table(comparison), encoding="utf-8")
+        (out / "table.tex").write_text(latex_table(comparison), encoding="utf-8")
+        bar_chart(comparison, out / "chart.png")
+        per_query = {name: e.to_dict() for name, e in evaluations.items()}
+        (out / "metrics.json").write_text(json.dumps(per_query, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {out}/comparison.json, table.md, table.tex, chart.png, metrics.json")
+    return 0
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from .report import Comparison, combined_markdown_table, latex_table, markdown_table
+
+    comparisons = [Comparison.from_dict(json.loads(Path(p).read_text(encoding="utf-8"))) for p in args.comparisons]
+    measures = args.measures or comparisons[0].measures
+    for comparison in comparisons:
+        unknown = [m for m in measures if m not in comparison.measures]
+        if unknown:
+            raise SystemExit(f"{comparison.collection}: no values for {unknown} (has {comparison.measures})")
+    if args.latex:
+        for comparison in comparisons:
+            comparison.measures = list(measures)
+            print(latex_table(comparison))
+    elif len(comparisons) == 1:
+        comparisons[0].measures = list(measures)
+        print(markdown_table(comparisons[0]))
+    else:
+        print(combined_markdown_table(comparisons, measures))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m eval``."""
+    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__.split("\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    first = commands.add_parser("first-stage", help="retrieve candidates and write a TREC run")
+    _add_collection(first)
+    _add_first_stage(first, "--method")
+    first.add_argument("--output", required=True, help="TREC run file to write")
+    first.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES))
+    first.set_defaults(func=cmd_first_stage)
+
+    rr = commands.add_parser("rerank", help="re-rank candidates with a checkpoint and evaluate")
+    rr.add_argument("--model", required=True, help="checkpoint folder or Hub id (Wikiformer, CrossEncoder, BERT)")
+    _add_collection(rr)
+    rr.add_argument("--candidates", help="a TREC run file, or the name of a run shipped with the collection")
+    _add_first_stage(rr, "--first-stage")
+    rr.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
+    rr.add_argument("--max-length", type=int, help="pair length in tokens (default: the checkpoint's, else 512)")
+    rr.add_argument("--batch-size", type=int, default=16)
+    rr.add_argument("--device", help="torch device (default: cuda if available)")
+    rr.add_argument("--tag", help="run name (default: the model folder name)")
+    rr.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming OUT/<tag>.run")
+    rr.add_argument("--output-dir", required=True)
+    rr.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES))
+    rr.set_defaults(func=cmd_rerank)
+
+    cmp = commands.add_parser("compare", help="evaluate runs, test significance, write tables and a chart")
+    cmp.add_argument("runs", nargs="+", help="TREC run files (named by file stem, or NAME=PATH)")
+    _add_collection(cmp)
+    cmp.add_argument("--reference", help="the run the others are tested against (a name or a file)")
+    cmp.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES))
+    cmp.add_argument("--test", choices=("fisher", "ttest"), default="fisher")
+    cmp.add_argument("--alpha", type=float, default=0.05)
+    cmp.add_argument("--permutations", type=int, default=10_000)
+    cmp.add_argument("--seed", type=int, default=42)
+    cmp.add_argument("--complete", action="store_true", help="score judged queries missing from a run as 0 (trec_eval -c)")
+    cmp.add_argument("--output-dir", help="write comparison.json, table.md, table.tex, chart.png, metrics.json")
+    cmp.set_defaults(func=cmd_compare)
+
+    table = commands.add_parser("table", help="render tables from comparison.json files (one per collection)")
+    table.add_argument("comparisons", nargs="+")
+    table.add_argument("--measures", nargs="+")
+    table.add_argument("--latex", action="store_true", help="LaTeX tables instead of markdown")
+    table.set_defaults(func=cmd_table)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
