@@ -1,0 +1,114 @@
+"""WikiformerTrainer: the loss (eq. 3-7) on a fresh head, learning on real groups, overfitting, schedule, logs."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from train import (
+    GroupCollator,
+    GroupDataset,
+    ModelArguments,
+    WikiformerTrainer,
+    WikiformerTrainingArguments,
+    group_scores,
+    load_model,
+    load_task,
+    pairwise_hinge,
+    softmax_cross_entropy,
+)
+
+
+def make_trainer(model_dir, data_path, tokenizer, output_dir, group_size=3, max_rows=None, **overrides):
+    task = load_task(str(data_path), "srr", 16, 64, max_rows=max_rows)
+    values = dict(output_dir=str(output_dir), use_cpu=True, report_to="none", per_device_train_batch_size=4,
+                  learning_rate=1e-3, logging_steps=1, seed=3, save_strategy="no", disable_tqdm=True, max_steps=1)
+    values.update(overrides)
+    args = WikiformerTrainingArguments(**values)
+    model = load_model(ModelArguments(model_name_or_path=str(model_dir)), with_mlm=args.mlm_weight > 0)
+    collator = GroupCollator(tokenizer, [task], group_size,
+                             mlm_probability=args.mlm_probability if args.mlm_weight else 0.0)
+    return WikiformerTrainer(model=model, args=args, train_dataset=GroupDataset([task], group_size, args.seed),
+                             data_collator=collator, processing_class=tokenizer, task_names=[task.name])
+
+
+def first_batch(trainer):
+    return trainer._prepare_inputs(next(iter(trainer.get_train_dataloader())))
+
+
+def test_initial_loss_is_ln_group_size(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
+    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, group_size=3)
+    assert torch.count_nonzero(trainer.model.classifier.weight) == 0  # fresh head: zero-initialised
+    batch = first_batch(trainer)
+    assert batch["group_mask"].all()  # every fixture group has >= 2 negatives
+    loss = trainer.compute_loss(trainer.model, batch)
+    assert abs(loss.item() - math.log(3)) < 1e-2
+
+
+def test_masked_slots_do_not_count():
+    logits = torch.tensor([[0.0], [0.0], [0.0], [0.0], [0.0]])
+    mask = torch.tensor([[True, True, False], [True, True, True]])
+    scores = group_scores(logits, mask)
+    assert scores[0, 2] == float("-inf")
+    assert torch.allclose(softmax_cross_entropy(scores), torch.tensor([math.log(2), math.log(3)]))
+
+
+def test_softmax_cross_entropy_matches_torch():
+    scores = torch.randn(6, 5)
+    expected = torch.nn.functional.cross_entropy(scores, torch.zeros(6, dtype=torch.long), reduction="none")
+    assert torch.allclose(softmax_cross_entropy(scores), expected, atol=1e-6)
+
+
+def test_pairwise_hinge_margin_one():
+    scores = torch.tensor([[2.0, 0.5, 1.8, float("-inf")]])
+    mask = torch.tensor([[True, True, True, False]])
+    assert torch.allclose(pairwise_hinge(scores, mask), torch.tensor([(0.0 + 0.8) / 2]))
+
+
+def test_loss_falls_on_real_groups(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
+    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, group_size=3, max_steps=40,
+                           learning_rate=2e-3)
+    trainer.train()
+    losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]
+    assert len(losses) == 40
+    assert sum(losses[-10:]) / 10 < sum(losses[:10]) / 10 - 0.2, losses
+    assert any("loss_srr" in log and "accuracy_srr" in log for log in trainer.state.log_history)
+
+
+def test_tiny_set_is_overfit(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
+    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, group_size=3, max_rows=4,
+                           max_steps=60, learning_rate=3e-3)
+    trainer.train()
+    last = [log for log in trainer.state.log_history if "loss" in log][-5:]
+    assert all(log["loss"] < 0.05 for log in last), last
+    assert all(log["group_accuracy"] == 1.0 for log in last)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "softmax_ce"])
+def test_hinge_and_mlm_options_train(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss):
+    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss=loss, mlm_weight=1.0,
+                           max_steps=2)
+    assert type(trainer.model).__name__ == "WikiformerForPreTraining"
+    batch = first_batch(trainer)
+    assert (batch["mlm_labels"] != -100).any()
+    ranking_only = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss=loss)
+    ranking_loss = ranking_only.compute_loss(ranking_only.model, first_batch(ranking_only)).item()
+    joint = trainer.compute_loss(trainer.model, batch).item()
+    assert joint > ranking_loss + 1.0  # the MLM term (about ln(vocabulary) at the start) is added
+    trainer.train()
+
+
+def test_paper_learning_rate_schedule(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
+    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, max_steps=20,
+                           learning_rate=1e-5, warmup_steps=0.1, lr_drop_step=10, lr_drop_factor=0.5)
+    trainer.create_optimizer_and_scheduler(num_training_steps=20)
+    rates = []
+    for _ in range(20):
+        rates.append(trainer.lr_scheduler.get_last_lr()[0])
+        trainer.optimizer.step()
+        trainer.lr_scheduler.step()
+    assert rates[0] < rates[1] < 1e-5  # two warm-up steps (10% of 20)
+    assert rates[2:10] == pytest.approx([1e-5] * 8)
+    assert rates[10:] == pytest.approx([5e-6] * 10)
