@@ -9,7 +9,7 @@ from pathlib import Path
 from ..executors import make_executor
 from .formats.base import ReaderOptions
 from .pipeline import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
-from .sources import plan_shards
+from .sources import STREAMS_PER_SHARD, plan_shards
 
 CARD_TEMPLATE = """---
 configs:
@@ -49,16 +49,18 @@ def build_corpus(
     options: ReaderOptions = ReaderOptions(),
     executor: str = "local",
     slurm_partition: str | None = None,
+    streams_per_shard: int = STREAMS_PER_SHARD,
 ) -> Counter:
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_FEATURES`),
     ``redirects/*.parquet``, ``skipped/*.parquet`` and a ``README.md`` card that ``datasets.load_dataset``
-    reads. A rerun into the same folder resumes: finished shards are not read again.
+    reads. A rerun into the same folder resumes: finished shards are not read again. ``streams_per_shard`` sets
+    how many bz2 streams of an indexed multistream dump make one task.
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    shards, unknown = plan_shards(inputs, fmt)
+    shards, unknown = plan_shards(inputs, fmt, streams_per_shard)
     if not shards:
         raise SystemExit(f"no readable input among {', '.join(map(str, inputs))}")
     # Files in input folders that no reader knows are recorded as skipped by the first task.

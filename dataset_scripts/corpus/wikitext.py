@@ -34,8 +34,9 @@ _STYLE = re.compile(r"'{2,}")
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
 _SPACES = re.compile(r"[ \t\u00a0]+")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)")
-_SENTENCE_END = re.compile(r"\n+|(?<=[.!?])[\"')\]]*[ \t]+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"\n[ \t]*\n\s*|(?<=[.!?])[\"')\]]*[ \t]+(?=[\"'(\[]?[A-Z0-9])")
 _DISAMBIGUATION = re.compile(
     r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie)\s*[|}]|__DISAMBIG__",
     re.I,
@@ -182,9 +183,9 @@ class _TokenWalker:
             self.pos += 1
         elif kind is T.HeadingStart:  # a heading nested in markup: its text only
             self.pos += 1
-            buffer.write("\n")
+            buffer.write("\n\n")
             self.until(buffer, (T.HeadingEnd,), record_links)
-            buffer.write("\n")
+            buffer.write("\n\n")
             self.pos += 1
         elif kind in _SKIPPED:
             self._skip(kind, _SKIPPED[kind])
@@ -249,7 +250,7 @@ class _TokenWalker:
             self.pos += 1  # the attributes
         breaks = name in BREAK_TAGS
         if breaks:
-            buffer.write("\n")
+            buffer.write("\n\n")
         if self.peek() is T.TagCloseSelfclose:
             self.pos += 1
             return
@@ -260,12 +261,13 @@ class _TokenWalker:
             self.pos += 1  # the closing tag's name
         self.pos += 1
         if breaks:
-            buffer.write("\n")
+            buffer.write("\n\n")
 
 
 def _clean(text: str) -> str:
-    lines = (_SPACES.sub(" ", _EMPTY_PARENS.sub("", _LEFTOVER.sub("", line))).strip() for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    """Paragraphs (wikitext's blank-line breaks) one per line; a single newline is a space, as rendered."""
+    paragraphs = (_EMPTY_PARENS.sub("", _LEFTOVER.sub("", p.replace("\n", " "))) for p in _PARAGRAPH.split(text))
+    return "\n".join(p for p in (_SPACES.sub(" ", p).strip() for p in paragraphs) if p)
 
 
 def parse_wikitext(

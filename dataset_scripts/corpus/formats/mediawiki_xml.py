@@ -22,8 +22,8 @@ from typing import BinaryIO
 from lxml import etree
 
 from ..article import Article
-from ..titles import normalize_title
 from ..extract import parse_page
+from ..titles import normalize_title
 from .base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
 
 NAME = "mediawiki-xml"

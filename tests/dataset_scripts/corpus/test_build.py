@@ -1,0 +1,124 @@
+"""The corpus build: CLI, datatrove pipeline, multistream shards, resume, and loading the result."""
+
+from __future__ import annotations
+
+import bz2
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from dataset_scripts.corpus.build import build_corpus
+from dataset_scripts.corpus.formats.base import CorpusFormatError
+from dataset_scripts.corpus.sources import plan_shards
+from tests.conftest import PROJECT_ROOT
+
+
+def make_multistream(source, directory, pages_per_stream=10):
+    """A real multistream dump (one bz2 stream per group of pages, plus its index) from the sample dump."""
+    xml = bz2.open(source).read().decode()
+    header, rest = xml.split("<page>", 1)
+    pages = ["<page>" + p for p in rest.split("<page>")]
+    pages[-1], footer = pages[-1].split("</mediawiki>")[0], "</mediawiki>\n"
+    dump = directory / "xxwiki-20240101-pages-articles-multistream.xml.bz2"
+    index_lines, offset = [], 0
+    with open(dump, "wb") as out:
+        chunk = bz2.compress(header.encode())
+        out.write(chunk)
+        offset += len(chunk)
+        for i in range(0, len(pages), pages_per_stream):
+            group = pages[i : i + pages_per_stream]
+            for page in group:
+                page_id = re.search(r"<id>(\d+)</id>", page).group(1)
+                title = re.search(r"<title>(.*?)</title>", page).group(1)
+                index_lines.append(f"{offset}:{page_id}:{title}")
+            chunk = bz2.compress("".join(group).encode())
+            out.write(chunk)
+            offset += len(chunk)
+        out.write(bz2.compress(footer.encode()))
+    index = directory / "xxwiki-20240101-pages-articles-multistream-index.txt.bz2"
+    index.write_bytes(bz2.compress("\n".join(index_lines).encode()))
+    return dump
+
+
+def article_ids(output_dir):
+    return sorted(
+        row for path in sorted((output_dir / "data").glob("*.parquet")) for row in pq.read_table(path)["id"].to_pylist()
+    )
+
+
+def test_cli_builds_a_dataset_that_load_dataset_reads(enwiki_sample, tmp_path):
+    out = tmp_path / "corpus"
+    result = subprocess.run(
+        [sys.executable, "-m", "dataset_scripts.corpus", str(enwiki_sample), "--output-dir", str(out)],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "106 articles, 99 redirects, 1 skipped (not-article-namespace: 1)" in result.stdout
+    assert "78 articles with See also" in result.stdout
+    load = (
+        f"import datasets, json; d = datasets.load_dataset({str(out)!r}, split='train');"
+        f"r = datasets.load_dataset({str(out)!r}, 'redirects', split='train');"
+        "print(json.dumps([len(d), len(r), d[0]['title'], d[0]['sections'][0]['path']]))"
+    )
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    loaded = subprocess.run([sys.executable, "-c", load], capture_output=True, text=True, env=env, timeout=300)
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert json.loads(loaded.stdout.strip().splitlines()[-1]) == [106, 99, "Anarchism", ["Anarchism", "Etymology and terminology"]]
+    card = (out / "README.md").read_text()
+    assert "config_name: articles" in card and "| articles | 106 |" in card
+
+
+def test_multistream_dump_is_read_by_byte_ranges(enwiki_sample, tmp_path):
+    dump = make_multistream(enwiki_sample, tmp_path)
+    shards, _ = plan_shards([dump], streams_per_shard=5)
+    assert len(shards) == 5 and all(s.multistream for s in shards)
+    assert [s.end for s in shards[:-1]] == [s.start for s in shards[1:]]
+
+    whole = build_corpus([enwiki_sample], tmp_path / "whole")
+    ranged = build_corpus([dump], tmp_path / "ranged", num_proc=2, streams_per_shard=5)
+    assert ranged["articles"] == whole["articles"] == 106
+    assert ranged["redirects"] == whole["redirects"] == 99
+    assert article_ids(tmp_path / "ranged") == article_ids(tmp_path / "whole")
+
+
+def test_interrupted_build_resumes_without_duplicates(enwiki_sample, tmp_path):
+    dump = make_multistream(enwiki_sample, tmp_path, pages_per_stream=50)
+    out = tmp_path / "corpus"
+    build_corpus([dump], out, num_proc=1, streams_per_shard=2)
+    finished = out / "data" / "00000.parquet"
+    before = finished.stat().st_mtime_ns
+    # As if the run had died during its last task: no completion mark, no outputs yet.
+    last = len(list((out / "logs" / "completions").iterdir())) - 1
+    (out / "logs" / "completions" / f"{last:05d}").unlink()
+    for folder in ("data", "redirects", "skipped", "stats"):
+        for path in (out / folder).glob(f"{last:05d}.*"):
+            path.unlink()
+    stats = build_corpus([dump], out, num_proc=1, streams_per_shard=2)
+    assert finished.stat().st_mtime_ns == before  # a finished task is not run again
+    assert stats["articles"] == 106
+    ids = article_ids(out)
+    assert len(ids) == len(set(ids)) == 106
+
+
+def test_limit_and_unknown_files(enwiki_sample, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "dump.xml.bz2").write_bytes(enwiki_sample.read_bytes())
+    (folder / "notes.bin").write_bytes(b"\x00\x01 nothing a reader knows")
+    stats = build_corpus([folder], tmp_path / "out", limit=10)
+    assert stats["articles"] == 10
+    assert stats["skipped:unknown-format"] == 1
+
+
+def test_a_named_file_of_unknown_format_is_an_error(tmp_path):
+    path = tmp_path / "x.bin"
+    path.write_bytes(b"\x00\x01")
+    with pytest.raises(CorpusFormatError, match="x.bin"):
+        plan_shards([path])
+    with pytest.raises(CorpusFormatError, match="no such file"):
+        plan_shards([tmp_path / "missing.xml"])
