@@ -36,8 +36,8 @@ raise a clear error for a checkpoint that is not a usable BERT (missing encoder 
 model type).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: strict config dataclasses validate field types only when the
+# annotations are real types, not strings.
 import json
 import os
 import shutil
@@ -53,7 +53,8 @@ from transformers.modeling_outputs import ModelOutput, SequenceClassifierOutput
 from transformers.models.bert.modeling_bert import BertOnlyMLMHead, BertPreTrainedModel
 from transformers.utils import can_return_tuple, logging
 
-logger = logging.get_logger(__name__)
+# Under transformers' logger, so `transformers.logging.set_verbosity_*` and TRANSFORMERS_VERBOSITY apply to it.
+logger = logging.get_logger("transformers.wikiformer")
 
 SIGMOID = "torch.nn.modules.activation.Sigmoid"
 _MODULE = Path(__file__).stem
@@ -309,7 +310,7 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
         self.post_init()
 
     @classmethod
-    def from_bert(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> WikiformerForRanking:
+    def from_bert(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "WikiformerForRanking":
         """Start a re-ranker from any BERT checkpoint: the encoder is loaded, the head is new (and reported).
 
         Args:

@@ -85,3 +85,21 @@ def run_fresh(code: str, tmp_path: Path, extra_env: dict[str, str] | None = None
         raise AssertionError(f"fresh process failed ({completed.returncode}):\n{completed.stderr[-4000:]}")
     line = next(line for line in reversed(completed.stdout.splitlines()) if line.startswith("RESULT "))
     return json.loads(line.removeprefix("RESULT ")), completed.stderr
+
+
+@pytest.fixture
+def transformers_log():
+    """Messages logged under the `transformers` logger (ours included) during the test, as one list."""
+    import logging
+
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    handler = Collect(level=logging.DEBUG)
+    library_logger = logging.getLogger("transformers")
+    library_logger.addHandler(handler)
+    yield messages
+    library_logger.removeHandler(handler)
