@@ -11,6 +11,8 @@ Mapping onto the Wiki Structure Tree:
   targets; links inside headings keep only their text;
 - ``script``, ``style``, ``nav``, ``noscript``, ``template``, ``svg`` and embedded objects are dropped, as are
   comments and Wikipedia's edit links and reference markers; block elements end a paragraph.
+- malformed markup is repaired by libxml2 as browsers do; a page nested deeper than libxml2's limit (2048
+  elements with ``huge_tree``), whose deeper content libxml2 would drop, is skipped with reason ``too-deep``.
 
 Encoding: UTF-8; a file that is not UTF-8 but declares its charset (``<meta charset>``) is decoded with that
 charset; otherwise it is skipped with reason ``non-utf8``.
@@ -44,7 +46,6 @@ _CELLS = {"td", "th"}
 _SKIPPED_SCHEMES = ("mailto:", "javascript:", "tel:", "data:")
 _DECLARED_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _FRAGMENT_OPTIONS = ReaderOptions()
-_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -96,10 +97,14 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
         options: reader options.
     """
     builder = ArticleBuilder(path.stem, path.stem, NAME, path, options)
+    parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
     try:
-        root = lxml.html.document_fromstring(text.encode("utf-8"), parser=_PARSER)
+        root = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
     except (lxml.etree.ParserError, ValueError):
         return Skipped("empty", str(path), path.stem, "no HTML content")
+    too_deep = [error for error in parser.error_log if error.type_name == "ERR_RESOURCE_LIMIT"]
+    if too_deep:  # libxml2 silently drops what lies deeper than its limit: skip rather than lose text
+        return Skipped("too-deep", str(path), path.stem, f"line {too_deep[0].line}: {too_deep[0].message}")
     page_title = root.findtext(".//title")
     if page_title and normalize_space(page_title):
         builder.title = normalize_space(page_title)
@@ -168,13 +173,26 @@ def _inside_dropped(element: lxml.html.HtmlElement) -> bool:
 
 
 def _element_text(element: lxml.html.HtmlElement) -> str:
-    """Visible text of an element, without dropped descendants."""
-    parts: list[str] = [element.text or ""]
-    for child in element:
-        if isinstance(child.tag, str) and not _is_dropped(child):
-            parts.append(_element_text(child))
-        parts.append(child.tail or "")
-    return normalize_space(" ".join(parts) if any(c.tag in _BLOCKS for c in element) else "".join(parts))
+    """Visible text of an element, without dropped descendants (block children separated by a space)."""
+    parts: list[str] = []
+    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(element, False)]
+    while stack:
+        node, closing = stack.pop()
+        if closing:
+            if node.tag in _BLOCKS:
+                parts.append(" ")
+            if node is not element:
+                parts.append(node.tail or "")
+            continue
+        if node is not element and (not isinstance(node.tag, str) or _is_dropped(node)):
+            parts.append(node.tail or "")
+            continue
+        if node.tag in _BLOCKS:
+            parts.append(" ")
+        parts.append(node.text or "")
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node))
+    return normalize_space("".join(parts))
 
 
 def fragment_text(markup: str) -> str:
