@@ -31,6 +31,7 @@ import os
 import re
 import secrets
 import socket
+import socketserver
 import subprocess
 import sys
 import tempfile
@@ -243,6 +244,7 @@ class HubApp:
     def __init__(self, storage: HubStorage, endpoint: str):
         self.storage, self.endpoint = storage, endpoint
         self.secret = secrets.token_bytes(16)  # signs LFS upload URLs, as a presigned storage URL would be
+        self.tree_page_size, self.tree_page_size_expanded = TREE_PAGE_SIZE, TREE_PAGE_SIZE_EXPANDED
 
     # -- entry point
     def handle(self, method: str, raw_path: str, headers, body) -> tuple[int, dict, bytes | Path | None, tuple | None]:
@@ -257,6 +259,8 @@ class HubApp:
             self._require_token(token)
             payload = json.loads(body.read() or b"{}")
             repo_type = payload.get("type") or "model"
+            if not payload.get("name"):
+                raise HubError(400, "Missing repo name")
             repo_id = f"{payload.get('organization') or self.storage.username}/{payload['name']}"
             if seg[2:] == ["create"]:
                 return self._create(repo_type, repo_id, payload)
@@ -327,6 +331,8 @@ class HubApp:
     # -- /api/{type}s/{ns}/{name}/...
     def _repo_api(self, method: str, repo_type: str, repo_id: str, rest: list[str], query: dict, body, token: str):
         action = rest[0] if rest else "info"
+        if action.startswith("xet-"):
+            raise HubError(501, "The local test Hub does not serve Xet storage: set HF_HUB_DISABLE_XET=1 (see hub.env())")
         write = method in ("POST", "DELETE", "PUT") and action != "paths-info"
         if write:
             self._require_token(token)
@@ -415,7 +421,7 @@ class HubApp:
         expand = query.get("expand", "false").lower() in ("true", "1")
         names = [p for p in sorted({*files, *folders}) if p.startswith(prefix) and (recursive or "/" not in p[len(prefix):])]
         start = int(query.get("cursor", 0))
-        page_size = TREE_PAGE_SIZE_EXPANDED if expand else TREE_PAGE_SIZE
+        page_size = self.tree_page_size_expanded if expand else self.tree_page_size
         page = [self._entry_json(repo, sha, p, files.get(p), folders.get(p), expand) for p in names[start:start + page_size]]
         headers = {}
         if start + page_size < len(names):
@@ -708,6 +714,10 @@ class _HubHTTPServer(ThreadingHTTPServer):
         self.connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
 
+    def server_bind(self) -> None:
+        socketserver.TCPServer.server_bind(self)  # HTTPServer's getfqdn() can stall on machines without DNS
+        self.server_name, self.server_port = self.server_address[:2]
+
     def process_request_thread(self, request, client_address):
         with self._connections_lock:
             self.connections.add(request)
@@ -730,6 +740,7 @@ class LocalHub:
 
     Attributes:
         endpoint: `http://127.0.0.1:PORT`, the value for `HF_ENDPOINT`.
+        app: The HubApp answering requests (e.g. `app.tree_page_size = 2` to exercise the clients' pagination).
         storage: The HubStorage holding its repos.
         request_log: Recent `(method, path, status)` tuples, to check what a client called.
         errors: Internal errors of the server (a test may assert it is empty).
@@ -740,7 +751,8 @@ class LocalHub:
     def __init__(self, storage_dir: str | os.PathLike, username: str = "hub-test-user", max_body_bytes: int = 2 << 30):
         self.storage = HubStorage(storage_dir, username)
         self._server = _HubHTTPServer(lambda endpoint: HubApp(self.storage, endpoint), max_body_bytes)
-        self.endpoint = self._server.app.endpoint
+        self.app: HubApp = self._server.app
+        self.endpoint = self.app.endpoint
         self.port = self._server.server_address[1]
         self.request_log, self.errors = self._server.request_log, self._server.errors
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
@@ -776,8 +788,7 @@ class LocalHub:
             "HF_ENDPOINT": self.endpoint, "HF_TOKEN": self.token, "HF_HUB_DISABLE_XET": "1", "HF_HOME": str(hf_home),
             "HF_HUB_OFFLINE": flag, "HF_DATASETS_OFFLINE": flag, "HF_HUB_DISABLE_TELEMETRY": "1",
             "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-            "HF_HUB_DISABLE_UPDATE_CHECK": "1", "HF_HUB_DISABLE_IMPLICIT_TOKEN": "0", "DISABLE_TELEMETRY": "1",
-            "TOKENIZERS_PARALLELISM": "false", "TRANSFORMERS_VERBOSITY": "error",
+            "HF_HUB_DISABLE_UPDATE_CHECK": "1", "DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false",
             "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
         })
         return env

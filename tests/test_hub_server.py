@@ -44,6 +44,7 @@ api.create_repo("ns/folder-model")
 api.create_repo("ns/folder-model", exist_ok=True)
 api.upload_folder(repo_id="ns/folder-model", folder_path={str(source)!r}, commit_message="add model")
 """, hub.env(tmp_path / "home_pusher"))
+    hub.app.tree_page_size = 2  # the client must follow the tree listing's `Link: rel="next"` pages
     out = run_python("""
 from huggingface_hub import snapshot_download, HfApi
 print(snapshot_download("ns/folder-model"))
@@ -208,6 +209,10 @@ def test_server_rules_for_upload_modes_parent_commit_ranges_and_yaml(hub):
     assert status == 200 and body == b"" and headers["Content-Length"] == "10" and len(headers["X-Repo-Commit"]) == 40
     status, headers, _ = _request(hub, "GET", "/ns/rules/resolve/main/absent.txt")
     assert status == 404 and headers["X-Error-Code"] == "EntryNotFound"
+    status, _, body = _request(hub, "GET", "/api/models/ns/rules/tree/main?expand=true")
+    last_commits = {item["path"]: item["lastCommit"]["title"] for item in json.loads(body)}
+    assert last_commits == {".gitattributes": "initial commit", "notes.txt": "add"}
+    assert _request(hub, "GET", "/api/models/ns/rules/xet-write-token/main")[0] == 501  # says: disable Xet
 
     bad_yaml = json.dumps({"content": "---\nlicense: [unclosed\n---\n", "repoType": "model"}).encode()
     assert _request(hub, "POST", "/api/validate-yaml", bad_yaml)[0] == 400
