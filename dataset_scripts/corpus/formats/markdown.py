@@ -10,7 +10,9 @@ Mapping onto the Wiki Structure Tree:
 - ``[text](target)`` links (inline, reference-style, autolinks, inline ``<a href>``) become :class:`Link` records
   with the sentence they stand in; the links under a "See also" heading are the ``see_also`` targets;
 - fenced and indented code blocks and images are left out (not prose); inline code keeps its text; tables keep
-  their cell text; raw HTML keeps its text, without script/style.
+  their cell text; raw HTML keeps its text, without script/style;
+- blocks (quotes, lists) nested deeper than 100 levels, which markdown-it would silently drop, make the
+  document a ``too-deep`` skip.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from .html import fragment_text, inline_anchor_href
 NAME = "markdown"
 SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
 
-_PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+_MAX_NESTING = 100
+_PARSER = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable(["table", "strikethrough"])
 _BREAK_AFTER = {"paragraph_close", "list_item_close", "blockquote_close", "tr_close", "hr", "html_block"}
 _SKIPPED_SCHEMES = ("mailto:", "javascript:", "tel:", "data:")
 
@@ -73,6 +76,8 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
     builder = ArticleBuilder(path.stem, front_title or path.stem, NAME, path, options)
     title_pending = True
     tokens = _PARSER.parse(text)
+    if any(token.level >= _MAX_NESTING - 1 for token in tokens):  # markdown-it drops what lies deeper
+        return Skipped("too-deep", str(path), path.stem, f"blocks nested deeper than {_MAX_NESTING} levels")
     index = 0
     while index < len(tokens):
         token = tokens[index]

@@ -113,6 +113,14 @@ def test_bad_input(tmp_path):
     assert_clean(article, HTML_TAG)
 
 
+def test_deep_nesting_is_read_or_skipped_never_truncated(tmp_path):
+    (article,), _, _ = read_one(tmp_path, "> " * 40 + "deep quote")
+    assert article.abstract == "deep quote"
+    nested_list = "".join("  " * i + f"- item{i}\n" for i in range(60))
+    _, skipped, reasons = read_one(tmp_path, nested_list)
+    assert reasons == {"too-deep": 1} and skipped[0].record == "doc"
+
+
 def test_huge_document(tmp_path):
     paragraph = "A plain sentence of text goes here. " * 30 + "A [link](Target).\n\n"
     text = "# Huge\n" + "".join(f"## Part {i}\n" + paragraph * 130 for i in range(15))  # ~2 MB
