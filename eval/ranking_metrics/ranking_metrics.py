@@ -23,8 +23,10 @@ ignored and judged queries absent from the predictions are left out of the means
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: one ranking per query: `{"query_id": str, "doc_ids": [str], "scores": [float]}` (higher score =
-        better; ties broken by document id, descending, as trec_eval does).
-    references: the judgments of one query per entry: `{"query_id": str, "doc_ids": [str], "relevance": [int]}`.
+        better; ties broken by document id, descending, as trec_eval does). An empty ranking means the query was
+        not retrieved for: it is left out of the means.
+    references: the judgments of one query per entry: `{"query_id": str, "doc_ids": [str], "relevance": [int]}`
+        (`evaluate` pairs predictions and references row by row, so both lists have one entry per query).
     measures: measure names in ir_measures syntax; default
         `["RR@10", "nDCG@10", "nDCG@100", "P@10", "AP", "R@100"]`.
     relevance_level: smallest grade counted as relevant by RR, P, AP and R (TREC DL uses 2). Default 1.
@@ -81,7 +83,10 @@ class RankingMetrics(evaluate.Metric):
 
     def _compute(self, predictions, references, measures=None, relevance_level=1, per_query=False):
         names = list(measures or ["RR@10", "nDCG@10", "nDCG@100", "P@10", "AP", "R@100"])
-        run = {p["query_id"]: dict(zip(p["doc_ids"], map(float, p["scores"]), strict=True)) for p in predictions}
+        # an empty prediction means the query was not retrieved for (left out of the means, as trec_eval does)
+        run = {
+            p["query_id"]: dict(zip(p["doc_ids"], map(float, p["scores"]), strict=True)) for p in predictions if p["doc_ids"]
+        }
         qrels = {r["query_id"]: dict(zip(r["doc_ids"], map(int, r["relevance"]), strict=True)) for r in references}
         if not run.keys() & qrels.keys():
             raise ValueError("predictions and references share no query_id")
