@@ -104,9 +104,10 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
         yield text
         return
     try:
-        yield parse(text, path, options)
-    except (latexwalker.LatexWalkerError, IndexError, ValueError, RecursionError) as error:
-        yield Skipped("latex-error", str(path), path.stem, f"{type(error).__name__}: {error}")
+        record = parse(text, path, options)
+    except Exception as error:  # pylatexenc fails in many ways on broken input; one file never stops a run
+        record = Skipped("latex-error", str(path), path.stem, f"{type(error).__name__}: {error}")
+    yield record
 
 
 def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
@@ -194,7 +195,10 @@ class _Converter:
                 *(MacroTextSpec(name, discard=True) for name in _DISCARDED_MACROS),
                 MacroTextSpec("href", simplify_repl="%(2)s"),
                 MacroTextSpec("url", simplify_repl="%(1)s"),
-                MacroTextSpec("item", simplify_repl="\n"),
+                MacroTextSpec("item", simplify_repl="\n\n"),
+                MacroTextSpec("today", discard=True),
+                # a sectioning command inside a group (not a section of the tree) reads as its title
+                *(MacroTextSpec(name, simplify_repl=self._nested_heading) for name in SECTION_LEVELS),
             ],
             environments=[EnvironmentTextSpec(name, discard=True) for name in _DISCARDED_ENVIRONMENTS],
         )
@@ -208,6 +212,10 @@ class _Converter:
         label = _argument_text(node).strip()
         heading = self.section_labels.get(label)
         return self._marker(label, self.plain([heading]) if heading is not None else label) if label else ""
+
+    def _nested_heading(self, node, **kwargs) -> str:
+        args = node.nodeargd.argnlist if node.nodeargd else []
+        return f"\n\n{self.plain([args[-1]])}\n\n" if args and args[-1] is not None else ""
 
     def _citation(self, node, **kwargs) -> str:
         keys = [key.strip() for key in _argument_text(node).split(",") if key.strip()]
