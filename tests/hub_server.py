@@ -30,6 +30,7 @@ import json
 import os
 import re
 import secrets
+import signal
 import socket
 import socketserver
 import subprocess
@@ -838,6 +839,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--storage", required=True, help="folder for repos and blobs")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop cleanly on `kill PID` too
     with running_hub(args.storage) as local_hub:
         print(f"HF_ENDPOINT={local_hub.endpoint} HF_TOKEN={local_hub.token} HF_HUB_DISABLE_XET=1", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
