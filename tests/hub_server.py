@@ -211,7 +211,7 @@ class HubStorage:
         return self.blob_path(entry["sha256"]).read_text(errors="replace") if entry else None
 
     def lfs_patterns(self, files: dict) -> list[tuple[str, bool]]:
-        """(pattern, is_lfs) lines of the revision's .gitattributes; the last matching line wins, as in git."""
+        """(pattern, is_lfs) for each line of the revision's .gitattributes."""
         lines = (self.read_text(files.get(".gitattributes")) or "").splitlines()
         return [(ln.split()[0], "filter=lfs" in ln.split()[1:]) for ln in lines if ln.strip() and not ln.startswith("#")]
 
@@ -439,11 +439,12 @@ class HubApp:
                            for p in found])
 
     def _upload_mode(self, path: str, size: int, sample: bytes, patterns) -> str:
-        lfs = size >= LFS_SIZE_THRESHOLD or b"\0" in sample  # the Hub refuses binary files in plain git
-        for pattern, is_lfs in patterns:
+        by_attributes = False
+        for pattern, is_lfs in patterns:  # the last matching line wins, as in git
             if _matches(pattern, path):
-                lfs = lfs or is_lfs
-        return "lfs" if lfs else "regular"
+                by_attributes = is_lfs
+        # the Hub refuses binary files in plain git and stores large ones through LFS
+        return "lfs" if by_attributes or size >= LFS_SIZE_THRESHOLD or b"\0" in sample else "regular"
 
     def _preupload(self, repo: dict, revision: str, payload: dict):
         _, files = self._files(repo, revision)
