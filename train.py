@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import transformers
 import yaml
 from torch.utils.data import Dataset, Sampler
 from tqdm.auto import tqdm
@@ -603,7 +604,8 @@ class WikiformerTrainer(Trainer):
             loss = loss + self.args.mlm_weight * outputs.mlm_loss
         if model.training:
             with torch.no_grad():
-                correct = (scores.argmax(dim=1) == 0).double().cpu()
+                # a tie with a negative is not a success (a fresh zero head ties everything)
+                correct = (scores[:, 0] > scores[:, 1:].max(dim=1).values).double().cpu()
                 ids = task_ids.cpu()
                 self._task_sums[0].index_add_(0, ids, per_group.detach().double().cpu())
                 self._task_sums[1].index_add_(0, ids, correct)
@@ -688,6 +690,7 @@ def main(argv: list[str] | None = None) -> WikiformerTrainer:
     model_args, data_args, training_args = parse_arguments(argv)
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         level=logging.INFO if training_args.should_log else logging.WARNING)
+    transformers.utils.logging.set_verbosity(training_args.get_process_log_level())
     set_seed(training_args.seed)
     tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(model_args.tokenizer_name or model_args.model_name_or_path))
     model = load_model(model_args, with_mlm=training_args.mlm_weight > 0)
