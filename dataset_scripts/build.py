@@ -24,7 +24,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from .tasks.corpus_units import Unit, corpus_files, plan_units
+from .tasks.corpus_units import CorpusLayoutError, Unit, corpus_files, plan_units
 from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
 from .tasks.pipeline import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
 from .tasks.registry import ALL_TASKS, parse_tasks
@@ -180,13 +180,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     layout = BuildLayout(args.output_dir)
     layout.work.mkdir(parents=True, exist_ok=True)
-    corpus_dir, source = prepare_corpus(args.input, layout, args)
-    data_files, redirect_files = corpus_files(corpus_dir)
-    units = plan_units(data_files, args.articles_per_unit)
-    corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
-    check_parameters(
-        layout, {"tasks": list(tasks), "options": options.to_dict(), "units": len(units), "corpus": corpus}
-    )
+    try:
+        corpus_dir, source = prepare_corpus(args.input, layout, args)
+        data_files, redirect_files = corpus_files(corpus_dir)
+        units = plan_units(data_files, args.articles_per_unit)
+        corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
+        params = {"tasks": list(tasks), "options": options.to_dict(), "units": len(units), "corpus": corpus}
+        check_parameters(layout, params)
+    except (BuildParametersError, CorpusLayoutError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     build_info = {
         "options": options.to_dict(),
         "source": source,
