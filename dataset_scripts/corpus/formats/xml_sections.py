@@ -59,6 +59,9 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     """
     if not path.exists():
         raise CorpusFormatError(f"{path}: no such file")
+    if path.stat().st_size == 0:
+        yield Skipped("empty", str(path), path.stem, "empty file")
+        return
     count = 0
     line = 0
     try:
@@ -73,8 +76,6 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     except etree.XMLSyntaxError as error:
         reason = "non-utf8" if "utf-8" in str(error).lower() or "encoding" in str(error).lower() else "malformed-xml"
         where = f"line {error.lineno}" if error.lineno else "start of file"
-        if error.lineno == 1 and error.offset in (0, 1) and path.stat().st_size == 0:
-            reason = "empty"
         yield Skipped(reason, str(path), where, f"{error.msg}; {count} documents read before it")
         return
     if count == 0:
