@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.hub_server"]  # the `hub` fixture: a local Hub-API-compatible server for push/load tests
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = PROJECT_ROOT / "data" / "samples"
 ENWIKI_SAMPLE = SAMPLES / "wikipedia" / "enwiki-sample.xml.bz2"

@@ -30,10 +30,9 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | re.I)
 _NESTED = re.compile(r"\{\{|\}\}|^[ \t]*\{\||^[ \t]*\|\}", re.M)
 _RAW_HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
-_STYLE = re.compile(r"'{2,}")
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
-_SPACES = re.compile(r"[ \t\u00a0]+")
+_SPACES = re.compile(r"[ \t\u00a0]{2,}|[\t\u00a0]")  # runs only: rewriting every single space is slow
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)")
 _SENTENCE_END = re.compile(r"\n[ \t]*\n\s*|(?<=[.!?])[\"')\]]*[ \t]+(?=[\"'(\[]?[A-Z0-9])")
@@ -124,11 +123,12 @@ class _Buffer:
         """The section's clean text and its links with the sentence each stands in."""
         raw = "".join(self.parts)
         bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(raw)]
-        links = []
+        links, sentences = [], {}
         for offset, target, anchor in self.links:
             i = bisect.bisect_right(bounds, offset) - 1
-            end = bounds[i + 1] if i + 1 < len(bounds) else len(raw)
-            links.append(Link(target=target, anchor=anchor, sentence=_clean(raw[bounds[i] : end]), section=section))
+            if i not in sentences:
+                sentences[i] = _clean(raw[bounds[i] : bounds[i + 1] if i + 1 < len(bounds) else len(raw)])
+            links.append(Link(target=target, anchor=anchor, sentence=sentences[i], section=section))
         return _clean(raw), links
 
 
@@ -163,8 +163,10 @@ class _TokenWalker:
         kind = type(token)
         if kind is T.Text:
             text = token.text
-            if "''" in text or "__" in text:
-                text = _MAGIC.sub("", _STYLE.sub("", text))
+            if "''" in text:
+                text = _unstyle(text)
+            if "__" in text:
+                text = _MAGIC.sub("", text)
             buffer.write(text)
             self.pos += 1
         elif kind is T.WikilinkOpen:
@@ -227,7 +229,7 @@ class _TokenWalker:
             self.until(buffer, (T.WikilinkClose,), record_links=False)
         self.pos += 1
         if not buffer.since(start).strip():
-            buffer.write(_STYLE.sub("", raw_target.strip().lstrip(":")))
+            buffer.write(_unstyle(raw_target.strip().lstrip(":")))
         if record_links and kind == "article":
             target = normalize_title(raw_target)
             anchor = _SPACES.sub(" ", buffer.since(start)).strip()
@@ -264,10 +266,19 @@ class _TokenWalker:
             buffer.write("\n\n")
 
 
+def _unstyle(text: str) -> str:
+    """Remove bold/italic quote runs; of four quotes, one is a literal apostrophe (as MediaWiki renders it)."""
+    return text.replace("\'" * 5, "").replace("\'" * 3, "").replace("\'" * 2, "")
+
+
 def _clean(text: str) -> str:
     """Paragraphs (wikitext's blank-line breaks) one per line; a single newline is a space, as rendered."""
-    paragraphs = (_EMPTY_PARENS.sub("", _LEFTOVER.sub("", p.replace("\n", " "))) for p in _PARAGRAPH.split(text))
-    return "\n".join(p for p in (_SPACES.sub(" ", p).strip() for p in paragraphs) if p)
+    if "[" in text or "{" in text or "}" in text or "<" in text or "|" in text:
+        text = _LEFTOVER.sub("", text)
+    if "(" in text:
+        text = _EMPTY_PARENS.sub("", text)
+    text = _PARAGRAPH.sub("\x00", text).replace("\n", " ")
+    return "\n".join(p for p in (p.strip() for p in _SPACES.sub(" ", text).split("\x00")) if p)
 
 
 def parse_wikitext(
