@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from eval.collections import Collection, load_collection, read_trec_run
+from eval.rerank import PairScorer, rerank
+from tests.eval.conftest import DL20_MINI
+
+
+class CountingScorer:
+    """Wraps a PairScorer and records how many pairs each call scored."""
+
+    def __init__(self, scorer):
+        self.scorer, self.calls = scorer, []
+
+    def score(self, queries, documents, progress=None):
+        self.calls.append(len(queries))
+        return self.scorer.score(queries, documents, progress)
+
+
+@pytest.fixture(scope="module")
+def dl20():
+    return load_collection(str(DL20_MINI))
+
+
+@pytest.fixture(scope="module")
+def scorer(tiny_bert_ranker):
+    return PairScorer(str(tiny_bert_ranker), max_length=64, batch_size=8, device="cpu")
+
+
+def test_rerank_writes_a_trec_run_of_the_top_depth(dl20, scorer, tmp_path):
+    ids = list(dl20.queries)[:3]
+    run = rerank(dl20, dl20.runs["candidates"], scorer, tmp_path / "r.run", depth=4, query_ids=ids, tag="tiny")
+    assert list(run) == ids and all(len(r) == 4 for r in run.values())
+    top4 = sorted(dl20.runs["candidates"][ids[0]].items(), key=lambda i: -i[1])[:4]
+    assert set(run[ids[0]]) == {d for d, _ in top4}
+    assert read_trec_run(tmp_path / "r.run") == run
+    assert (tmp_path / "r.run.done").read_text().split() == ids
+
+
+def test_resume_skips_finished_queries_and_redoes_interrupted_ones(dl20, scorer, tmp_path):
+    ids = list(dl20.queries)[:4]
+    output = tmp_path / "r.run"
+    full = rerank(dl20, dl20.runs["candidates"], scorer, tmp_path / "full.run", depth=3, query_ids=ids)
+    rerank(dl20, dl20.runs["candidates"], scorer, output, depth=3, query_ids=ids[:2])
+    with open(output, "a") as out:  # an interrupted third query: rows written, not recorded as done
+        out.write(f"{ids[2]} Q0 x 1 1.0 rerank\n")
+    counting = CountingScorer(scorer)
+    resumed = rerank(dl20, dl20.runs["candidates"], counting, output, depth=3, query_ids=ids)
+    assert counting.calls == [3, 3]  # only queries 3 and 4 scored again
+    assert resumed.keys() == full.keys()
+    for qid, ranking in full.items():
+        assert resumed[qid] == pytest.approx(ranking, abs=1e-5)
+    assert read_trec_run(output).keys() == set(ids)
+    assert "x" not in read_trec_run(output)[ids[2]]
+    fresh = CountingScorer(scorer)
+    rerank(dl20, dl20.runs["candidates"], fresh, output, depth=3, query_ids=ids, resume=False)
+    assert fresh.calls == [3, 3, 3, 3]
+
+
+def test_bad_queries_and_missing_documents_are_counted(scorer, tmp_path, caplog):
+    collection = Collection(
+        "bad",
+        documents={"d1": "wing", "d2": "slipstream"},
+        queries={"q1": "wing", "q2": "  ", "q4": "no candidates"},
+    )
+    candidates = {"q1": {"d1": 3.0, "gone": 2.0, "d2": 1.0, "lost": 0.5}, "q2": {"d1": 1.0}, "q3": {"d1": 1.0}}
+    with caplog.at_level(logging.WARNING):
+        run = rerank(collection, candidates, scorer, tmp_path / "r.run", query_ids=["q1", "q2", "q3", "q4"])
+    assert list(run) == ["q1"]
+    ranking = sorted(run["q1"], key=run["q1"].get, reverse=True)
+    assert set(ranking[:2]) == {"d1", "d2"} and ranking[2:] == ["gone", "lost"]
+    for message in ("1 of 4 queries have no query text", "1 of 4 queries are empty", "1 of 4 queries have no candidates",
+                    "2 candidate documents are not in the corpus"):
+        assert message in caplog.text

@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+from eval.rerank import PairScorer
+
+QUERIES = ["wing slipstream", "heat conduction in slabs", "a"]
+DOCUMENTS = [
+    "an experimental study of a wing in a propeller slipstream was made " * 3,
+    "short",
+    "boundary layer control",
+]
+
+
+def test_scores_match_a_direct_forward_in_input_order(tiny_bert_ranker):
+    scorer = PairScorer(str(tiny_bert_ranker), max_length=64, batch_size=2, device="cpu")
+    seen = []
+    scores = scorer.score(QUERIES, DOCUMENTS, progress=seen.append)
+    assert sum(seen) == 3 and len(seen) == 2
+    model = BertForSequenceClassification.from_pretrained(tiny_bert_ranker).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bert_ranker)
+    with torch.inference_mode():
+        for query, document, score in zip(QUERIES, DOCUMENTS, scores, strict=True):
+            inputs = tokenizer(query, document, truncation=True, max_length=64, return_tensors="pt")
+            assert model(**inputs).logits[0, 0].item() == pytest.approx(score, abs=1e-5)
+    assert scorer.score([], []) == []
+    with pytest.raises(ValueError, match="2 queries for 1 documents"):
+        scorer.score(QUERIES[:2], DOCUMENTS[:1])
+
+
+def test_max_length_comes_from_the_crossencoder_config(tiny_bert_ranker, tmp_path):
+    assert PairScorer(str(tiny_bert_ranker), device="cpu").max_length == 512
+    model = BertForSequenceClassification.from_pretrained(tiny_bert_ranker)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bert_ranker)
+    model.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    (tmp_path / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 96}))
+    assert PairScorer(str(tmp_path), device="cpu").max_length == 96
+
+
+def test_two_label_classifiers_score_the_logit_difference_and_others_are_refused(tiny_bert_ranker, tmp_path):
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bert_ranker)
+    for labels in (2, 3):
+        config = BertConfig.from_pretrained(tiny_bert_ranker)
+        config.num_labels = labels
+        model = BertForSequenceClassification(config)
+        model.save_pretrained(tmp_path / str(labels))
+        tokenizer.save_pretrained(tmp_path / str(labels))
+    scorer = PairScorer(str(tmp_path / "2"), device="cpu")
+    logits = scorer.model(**tokenizer(QUERIES[:1], DOCUMENTS[:1], return_tensors="pt")).logits[0]
+    assert scorer.score(QUERIES[:1], DOCUMENTS[:1])[0] == pytest.approx((logits[1] - logits[0]).item(), abs=1e-5)
+    with pytest.raises(ValueError, match="needs 1 \\(or 2\\) labels, this checkpoint has 3"):
+        PairScorer(str(tmp_path / "3"), device="cpu")

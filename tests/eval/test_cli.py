@@ -1,0 +1,58 @@
+"""The CLI end to end, in fresh processes with a clean offline HF_HOME."""
+
+from __future__ import annotations
+
+import json
+
+from tests.eval.conftest import DL20_MINI, run_fresh
+
+
+def test_rerank_compare_and_table(tiny_wikiformer, tmp_path):
+    out = tmp_path / "out"
+    rerank = run_fresh(
+        ["-m", "eval", "rerank", "--model", str(tiny_wikiformer), "--collection", str(DL20_MINI),
+         "--candidates", "bm25", "--k", "5", "--max-queries", "3", "--batch-size", "8", "--tag", "tiny",
+         "--output-dir", str(out), "--measures", "nDCG@10", "RR@10"],
+        tmp_path,
+    )
+    assert rerank.returncode == 0, rerank.stderr[-3000:]
+    assert "bm25: nDCG@10" in rerank.stdout and "tiny: nDCG@10" in rerank.stdout
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert set(metrics) == {"bm25", "tiny"} and metrics["tiny"]["num_queries"] == 3
+    assert metrics["tiny"]["relevance_level"] == 2  # from the sample's collection.json
+    lines = (out / "tiny.run").read_text().splitlines()
+    assert len(lines) == 15 and lines[0].split()[-1] == "tiny"
+
+    compare = run_fresh(
+        ["-m", "eval", "compare", str(out / "tiny.run"), f"bm25={out / 'bm25.run'}", "--collection", str(DL20_MINI),
+         "--reference", "bm25", "--measures", "nDCG@10", "RR@10", "--permutations", "500", "--output-dir", str(tmp_path / "cmp")],
+        tmp_path,
+    )
+    assert compare.returncode == 0, compare.stderr[-3000:]
+    assert "| system | nDCG@10 | MRR@10 |" in compare.stdout
+    assert "3 of 10 judged queries" not in compare.stdout
+    for name in ("comparison.json", "table.md", "table.tex", "chart.png", "metrics.json"):
+        assert (tmp_path / "cmp" / name).exists()
+
+    table = run_fresh(["-m", "eval", "table", str(tmp_path / "cmp" / "comparison.json"), "--latex"], tmp_path)
+    assert table.returncode == 0 and "\\begin{tabular}{lrr}" in table.stdout
+
+
+def test_compare_reports_mismatched_runs_clearly(tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("999 Q0 4348282 1 1.0 x\n")
+    result = run_fresh(["-m", "eval", "compare", str(bad), "--collection", str(DL20_MINI)], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("error: the run (1 queries, e.g. ['999'])")
+    assert "Traceback" not in result.stderr
+
+
+def test_first_stage_bm25(tmp_path):
+    output = tmp_path / "bm25.run"
+    result = run_fresh(
+        ["-m", "eval", "first-stage", "--collection", str(DL20_MINI), "--method", "bm25", "--k", "10",
+         "--paper-bm25", "--output", str(output), "--measures", "nDCG@10"],
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(output.read_text().splitlines()) == 100 and "bm25: nDCG@10" in result.stdout
