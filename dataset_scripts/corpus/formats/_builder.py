@@ -16,8 +16,9 @@ from urllib.parse import unquote, urlsplit
 
 from ..article import ROOT, Article, Link
 from ..tree import build_sections
-from .base import ReaderOptions, Skipped
+from .base import CorpusFormatError, ReaderOptions, Skipped, open_binary
 
+COMPRESSION_SUFFIXES = (".bz2", ".gz", ".xz")
 SEE_ALSO_TITLES = ("see also",)
 """Heading names of the See also section recognised in every language (compared case-insensitively)."""
 
@@ -221,6 +222,24 @@ class ArticleBuilder:
             source=self.source,
             language=self.options.language,
         )
+
+
+def plain_suffix(path: Path) -> str:
+    """The file suffix that names the format, ignoring a compression suffix (``page.html.gz`` → ``.html``)."""
+    name = path.name.lower()
+    for compression in COMPRESSION_SUFFIXES:
+        name = name.removesuffix(compression)
+    return Path(name).suffix
+
+
+def read_document(path: Path) -> bytes:
+    """All bytes of a one-document file, decompressed when it is ``.bz2``/``.gz``/``.xz``; a file that cannot be
+    read raises :class:`CorpusFormatError` naming it."""
+    try:
+        with open_binary(path) as stream:
+            return stream.read()
+    except (OSError, EOFError) as error:
+        raise CorpusFormatError(f"{path}: cannot read: {error}") from error
 
 
 def decode_document(data: bytes, path: Path, options: ReaderOptions, record: str = "") -> str | Skipped:

@@ -29,8 +29,8 @@ import lxml.etree
 import lxml.html
 
 from ..article import Article
-from ._builder import ArticleBuilder, decode_document, link_target, normalize_space
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+from ._builder import ArticleBuilder, decode_document, link_target, normalize_space, plain_suffix, read_document
+from .base import ReaderOptions, Redirect, Skipped
 
 NAME = "html"
 SUFFIXES = (".html", ".htm", ".xhtml")
@@ -51,7 +51,7 @@ _FRAGMENT_OPTIONS = ReaderOptions()
 def sniff(path: Path, head: bytes) -> bool:
     """An HTML suffix, or a document starting with ``<!DOCTYPE html`` / ``<html``."""
     start = head.lstrip()[:200].lower()
-    return path.suffix.lower() in SUFFIXES or start.startswith((b"<!doctype html", b"<html"))
+    return plain_suffix(path) in SUFFIXES or start.startswith((b"<!doctype html", b"<html"))
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
@@ -64,10 +64,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise CorpusFormatError(f"{path}: cannot read: {error}") from error
+    data = read_document(path)
     text = decode_document(data, path, options)
     if isinstance(text, Skipped) and text.reason == "non-utf8":
         text = _decode_declared(data) or text

@@ -32,8 +32,8 @@ from pylatexenc.latex2text import EnvironmentTextSpec, LatexNodes2Text, MacroTex
 from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexEnvironmentNode, LatexMacroNode
 
 from ..article import Article
-from ._builder import ArticleBuilder, decode_document, normalize_space
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+from ._builder import ArticleBuilder, decode_document, normalize_space, plain_suffix, read_document
+from .base import ReaderOptions, Redirect, Skipped
 
 NAME = "latex"
 SUFFIXES = (".tex", ".latex", ".ltx")
@@ -82,7 +82,7 @@ _WALKER_CONTEXT = _walker_context()
 
 def sniff(path: Path, head: bytes) -> bool:
     """A LaTeX suffix, or ``\\documentclass`` / ``\\begin{document}`` near the start."""
-    return path.suffix.lower() in SUFFIXES or b"\\documentclass" in head or b"\\begin{document}" in head
+    return plain_suffix(path) in SUFFIXES or b"\\documentclass" in head or b"\\begin{document}" in head
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
@@ -95,11 +95,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``latex-error``).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise CorpusFormatError(f"{path}: cannot read: {error}") from error
-    text = decode_document(data, path, options)
+    text = decode_document(read_document(path), path, options)
     if isinstance(text, Skipped):
         yield text
         return

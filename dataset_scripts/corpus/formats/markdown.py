@@ -25,8 +25,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..article import Article
-from ._builder import ArticleBuilder, decode_document, link_target, normalize_space
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+from ._builder import ArticleBuilder, decode_document, link_target, normalize_space, plain_suffix, read_document
+from .base import ReaderOptions, Redirect, Skipped
 from .html import fragment_text, inline_anchor_href
 
 NAME = "markdown"
@@ -40,7 +40,7 @@ _SKIPPED_SCHEMES = ("mailto:", "javascript:", "tel:", "data:")
 
 def sniff(path: Path, head: bytes) -> bool:
     """Markdown has no signature: recognised by its file suffix."""
-    return path.suffix.lower() in SUFFIXES
+    return plain_suffix(path) in SUFFIXES
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
@@ -53,11 +53,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise CorpusFormatError(f"{path}: cannot read: {error}") from error
-    text = decode_document(data, path, options)
+    text = decode_document(read_document(path), path, options)
     if isinstance(text, Skipped):
         yield text
         return

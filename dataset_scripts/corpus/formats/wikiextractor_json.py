@@ -19,10 +19,10 @@ from pathlib import Path
 
 from ..article import Article
 from ._builder import ArticleBuilder
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
-from .wikiextractor_text import mark_disambiguation, parse_body
+from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
+from .wikiextractor_text import mark_disambiguation, parse_body, readable_lines
 
-NAME = "wikiextractor_json"
+NAME = "wikiextractor-json"
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -42,12 +42,14 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
         One :class:`Article` per record with text, or a :class:`Skipped` naming the line.
     """
     try:
-        handle = open(path, "rb")
+        handle = open_binary(path)
     except OSError as error:
         raise CorpusFormatError(f"{path}: cannot open: {error}") from error
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            if raw.strip():
+        for number, raw in enumerate(readable_lines(path, handle), start=1):
+            if isinstance(raw, Skipped):
+                yield raw
+            elif raw.strip():
                 yield _record(path, number, raw, options)
 
 

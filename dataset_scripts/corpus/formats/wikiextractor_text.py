@@ -28,9 +28,9 @@ from mwparserfromhell.nodes import Comment, ExternalLink, HTMLEntity, Tag, Templ
 
 from ..article import Article
 from ._builder import ArticleBuilder
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
 
-NAME = "wikiextractor_text"
+NAME = "wikiextractor-text"
 
 _DOC_OPEN = re.compile(r'^<doc id="(?P<id>[^"]*)"(?: revid="[^"]*")? url="(?P<url>[^"]*)" title="(?P<title>.*)">\s*$')
 _DOC_OPEN_LOOSE = re.compile(r"^<doc(?:\s|>)")
@@ -53,14 +53,14 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     """Stream the documents of one WikiExtractor text file.
 
     Args:
-        path: the file (plain text; WikiExtractor's ``--compress`` output is read through the caller).
+        path: the file, plain or compressed (WikiExtractor's ``--compress`` writes ``.bz2``).
         options: reader options.
 
     Yields:
         One :class:`Article` per document with text, or a :class:`Skipped` with the reason.
     """
     try:
-        handle = open(path, "rb")
+        handle = open_binary(path)
     except OSError as error:
         raise CorpusFormatError(f"{path}: cannot open: {error}") from error
     with handle:
@@ -71,7 +71,14 @@ def _read_lines(path: Path, lines: Iterable[bytes], options: ReaderOptions) -> I
     header: dict[str, str] | None = None
     body: list[bytes] = []
     size = 0
-    for number, raw in enumerate(lines, start=1):
+    number = 0
+    for raw in readable_lines(path, lines):
+        if isinstance(raw, Skipped):  # the stream broke (a truncated .bz2): report it and the open document
+            if header is not None:
+                yield Skipped("unterminated", str(path), _record(header), f"the file breaks off at line {number + 1}")
+            yield raw
+            return
+        number += 1
         stripped = raw.strip()
         if header is None:
             if not stripped:
@@ -96,6 +103,23 @@ def _read_lines(path: Path, lines: Iterable[bytes], options: ReaderOptions) -> I
                 body.append(raw)
     if header is not None:
         yield Skipped("unterminated", str(path), _record(header), "file ends before </doc> (truncated?)")
+
+
+def readable_lines(path: Path, lines: Iterable[bytes]) -> Iterator[bytes | Skipped]:
+    """The lines of a stream, then a ``Skipped(reason="truncated")`` instead of an exception if the stream breaks
+    (a truncated ``.bz2``/``.gz`` raises ``EOFError`` part way)."""
+    iterator = iter(lines)
+    number = 0
+    while True:
+        try:
+            raw = next(iterator)
+        except StopIteration:
+            return
+        except (EOFError, OSError) as error:
+            yield Skipped("truncated", str(path), f"line {number + 1}", f"cannot read further: {error}")
+            return
+        number += 1
+        yield raw
 
 
 def _parse_header(raw: bytes) -> dict[str, str] | None:

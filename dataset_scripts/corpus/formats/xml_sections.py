@@ -34,9 +34,9 @@ from lxml import etree
 
 from ..article import Article
 from ._builder import ArticleBuilder, normalize_space
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
 
-NAME = "xml_sections"
+NAME = "xml-sections"
 
 _TEXT_ELEMENTS = ("content", "abstract", "text", "p", "paragraph")
 
@@ -57,27 +57,33 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         One :class:`Article` per document with text, or a :class:`Skipped` with the reason.
     """
-    if not path.exists():
-        raise CorpusFormatError(f"{path}: no such file")
-    if path.stat().st_size == 0:
-        yield Skipped("empty", str(path), path.stem, "empty file")
-        return
+    try:
+        stream = open_binary(path)
+    except OSError as error:
+        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
     count = 0
     line = 0
-    try:
-        for _, element in etree.iterparse(str(path), events=("end",), tag="document"):
-            count += 1
-            line = element.sourceline or line
-            yield _document(element, path, count, options)
-            element.clear(keep_tail=True)
-            parent = element.getparent()
-            while parent is not None and element.getprevious() is not None:
-                del parent[0]
-    except etree.XMLSyntaxError as error:
-        reason = "non-utf8" if "utf-8" in str(error).lower() or "encoding" in str(error).lower() else "malformed-xml"
-        where = f"line {error.lineno}" if error.lineno else "start of file"
-        yield Skipped(reason, str(path), where, f"{error.msg}; {count} documents read before it")
-        return
+    with stream:
+        try:
+            for _, element in etree.iterparse(stream, events=("end",), tag="document"):
+                count += 1
+                line = element.sourceline or line
+                yield _document(element, path, count, options)
+                element.clear(keep_tail=True)
+                parent = element.getparent()
+                while parent is not None and element.getprevious() is not None:
+                    del parent[0]
+        except etree.XMLSyntaxError as error:
+            message = str(error).lower()
+            reason = "non-utf8" if "utf-8" in message or "encoding" in message else "malformed-xml"
+            if count == 0 and ("document is empty" in message or "no element found" in message):
+                reason = "empty"
+            where = f"line {error.lineno}" if error.lineno else "start of file"
+            yield Skipped(reason, str(path), where, f"{error.msg}; {count} documents read before it")
+            return
+        except (EOFError, OSError) as error:  # a truncated .bz2/.gz
+            yield Skipped("truncated", str(path), f"after line {line}", f"{error}; {count} documents read before it")
+            return
     if count == 0:
         yield Skipped("empty", str(path), path.stem, "no <document> element in the file")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 from dataset_scripts.corpus.formats import markdown
@@ -133,3 +134,11 @@ def test_huge_document(tmp_path):
 def test_sniff():
     assert markdown.sniff(Path("a/README.md"), b"anything")
     assert not markdown.sniff(Path("a/page.html"), b"# heading")
+
+
+def test_compressed_file(tmp_path):
+    path = tmp_path / "notes.md.gz"
+    path.write_bytes(gzip.compress(b"# Zipped\nText [a](B).\n"))
+    assert markdown.sniff(path, b"")
+    (article,), _, _ = split_records(markdown.read(path, OPTIONS))
+    assert (article.id, article.title, article.abstract) == ("notes.md", "Zipped", "Text a.")

@@ -34,7 +34,7 @@ def test_record_maps_to_abstract_without_sections(tmp_path):
     articles, skipped, _ = read_all(write_lines(tmp_path, [record]))
     assert skipped == []
     (ampere,) = articles
-    assert (ampere.id, ampere.title, ampere.url, ampere.source) == ("7", "Ampere", "https://x/7", "wikiextractor_json")
+    assert (ampere.id, ampere.title, ampere.url, ampere.source) == ("7", "Ampere", "https://x/7", "wikiextractor-json")
     assert ampere.abstract == "The ampere is a unit.\nIt is SI."
     assert ampere.sections == [] and ampere.links == []
 

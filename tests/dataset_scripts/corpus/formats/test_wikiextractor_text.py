@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import re
 from pathlib import Path
 
@@ -64,7 +66,7 @@ def test_headings_levels_and_jumps(tmp_path):
     assert [a.title for a in articles] == ["Solar System", "Linked"]
     assert reasons == {"empty": 1} and skipped[0].record == "2 (Redirect page)"
     solar = articles[0]
-    assert solar.id == "1" and solar.url.endswith("curid=1") and solar.source == "wikiextractor_text"
+    assert solar.id == "1" and solar.url.endswith("curid=1") and solar.source == "wikiextractor-text"
     # the repeated title line is dropped; paragraphs are one per line
     assert solar.abstract == (
         "The Solar System is the Sun and the objects that orbit it. It formed 4.6 billion years ago.\n"
@@ -191,3 +193,20 @@ def test_wikiformer_demo_data_loses_nothing():
         assert_clean(article)
     assert sum(len(a.sections) for a in articles) == 15302
     assert sum(1 for a in articles if any(s.title == "See also" for s in a.sections)) == 9
+
+
+def test_compressed_and_truncated_bz2(tmp_path):
+    data = VENDORED.read_bytes()
+    whole = tmp_path / "wiki_00.bz2"
+    whole.write_bytes(bz2.compress(data))
+    plain_titles = [a.title for a in read_all(VENDORED)[0]]
+    assert [a.title for a in read_all(whole)[0]] == plain_titles
+    packed = bz2.compress(data)
+    (tmp_path / "wiki_01.bz2").write_bytes(packed[: len(packed) // 2])
+    articles, skipped, reasons = read_all(tmp_path / "wiki_01.bz2")  # one bz2 block: nothing decodes
+    assert articles == [] and reasons == {"truncated": 1} and skipped[0].record == "line 1"
+    packed = gzip.compress(data)
+    (tmp_path / "wiki_02.gz").write_bytes(packed[: len(packed) * 3 // 4])
+    articles, skipped, reasons = read_all(tmp_path / "wiki_02.gz")
+    assert reasons == {"empty": 1, "truncated": 1, "unterminated": 1}  # the document open at the break is named
+    assert 0 < len(articles) < len(plain_titles) and [a.title for a in articles] == plain_titles[: len(articles)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def test_structure_references_and_see_also(tmp_path):
     assert [a.title for a in articles] == ["Solar System", "Second"]
     assert reasons == {"empty": 1} and skipped[0].record == "corpus-2 (No text)"
     solar = articles[0]
-    assert (solar.id, solar.url, solar.source) == ("solar", "https://example.org/solar", "xml_sections")
+    assert (solar.id, solar.url, solar.source) == ("solar", "https://example.org/solar", "xml-sections")
     assert solar.abstract == "The Sun is a star & it has planets. Second one."
     assert [(s.title, s.level, s.parent) for s in solar.sections] == [
         ("Planets", 2, -1),
@@ -152,3 +153,15 @@ def test_sniff():
     head = (SAMPLES / "structured" / "wikiformer-readme-example.xml").read_bytes()
     assert xml_sections.sniff(Path("x.xml"), head)
     assert not xml_sections.sniff(Path("x.xml"), b"<mediawiki><page><title>t</title></page></mediawiki>")
+
+
+def test_compressed_and_truncated(tmp_path):
+    (tmp_path / "docs.xml.gz").write_bytes(gzip.compress(DOC.encode()))
+    articles, _, _ = split_records(xml_sections.read(tmp_path / "docs.xml.gz", OPTIONS))
+    assert [a.title for a in articles] == ["Solar System", "Second"]
+    document = "<document><title>T{0}</title><content>" + "Words and more words. " * 200 + "</content></document>\n"
+    packed = gzip.compress(("<corpus>" + "".join(document.format(i) for i in range(200)) + "</corpus>").encode())
+    (tmp_path / "cut.xml.gz").write_bytes(packed[: len(packed) // 2])
+    articles, skipped, reasons = split_records(xml_sections.read(tmp_path / "cut.xml.gz", OPTIONS))
+    assert reasons == {"truncated": 1} and 0 < len(articles) < 200
+    assert f"{len(articles)} documents read" in skipped[0].detail
