@@ -15,12 +15,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..article import ROOT, Article, Link
+from ..see_also import heading_key, see_also_names
+from ..titles import normalize_title
 from ..tree import build_sections
 from .base import CorpusFormatError, ReaderOptions, Skipped, open_binary
 
 COMPRESSION_SUFFIXES = (".bz2", ".gz", ".xz")
-SEE_ALSO_TITLES = ("see also",)
-"""Heading names of the See also section recognised in every language (compared case-insensitively)."""
 
 # A sentence ends at . ! ? (or …) and optional closing quotes/brackets, followed by whitespace and then a
 # character that can start a sentence; "J. Smith" and "e.g. this" are kept together by the checks below.
@@ -36,15 +36,10 @@ def normalize_space(text: str) -> str:
     return " ".join(text.split())
 
 
-def heading_key(title: str) -> str:
-    """A heading reduced for comparison: case-folded, spaces collapsed, trailing ``.``/``:`` removed."""
-    return normalize_space(title).rstrip(".:").strip().casefold()
-
-
 def is_see_also(title: str, options: ReaderOptions) -> bool:
-    """Whether a section heading names the See also section (English always, plus ``options.see_also_titles``)."""
-    key = heading_key(title)
-    return any(key == heading_key(name) for name in (*SEE_ALSO_TITLES, *options.see_also_titles))
+    """Whether a section heading names the See also section: the names of ``options.language`` (English always,
+    see :data:`see_also.SEE_ALSO_TITLES`) and ``options.see_also_titles``, in any case and spacing."""
+    return heading_key(title) in see_also_names(options.language, options.see_also_titles)
 
 
 def link_target(href: str) -> str:
@@ -57,9 +52,9 @@ def link_target(href: str) -> str:
     parts = urlsplit(href)
     match = _WIKI_PATH.search(parts.path)
     if match and (not parts.netloc or parts.netloc.endswith("wikipedia.org")):
-        return unquote(match.group("title")).replace("_", " ").strip()
+        return normalize_title(match.group("title"))
     if not parts.scheme and not parts.netloc and parts.path.startswith("./"):
-        return unquote(parts.path[2:]).replace("_", " ").strip()
+        return normalize_title(parts.path[2:])
     return unquote(href)
 
 
@@ -207,8 +202,9 @@ class ArticleBuilder:
             return Skipped("empty", self.file, record=f"{self.id} ({title})", detail="no text in the document")
         sections = build_sections(title, texts)
         see_also_sections = set()
+        names = see_also_names(self.options.language, self.options.see_also_titles)
         for index, section in enumerate(sections):
-            if is_see_also(section.title, self.options) or section.parent in see_also_sections:
+            if heading_key(section.title) in names or section.parent in see_also_sections:
                 see_also_sections.add(index)
         see_also = list(dict.fromkeys(link.target for link in links if link.section in see_also_sections))
         return Article(

@@ -21,12 +21,12 @@ import html
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from urllib.parse import unquote
 
 import mwparserfromhell
 from mwparserfromhell.nodes import Comment, ExternalLink, HTMLEntity, Tag, Template, Text, Wikilink
 
 from ..article import Article
+from ..titles import classify_link, normalize_title
 from ._builder import ArticleBuilder
 from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
 
@@ -40,7 +40,6 @@ _ANCHOR = re.compile(r'<a href="(?P<href>[^"]*)">(?P<anchor>.*?)</a>')
 _WIKITEXT_SIGNS = ("[[", "]]", "{{", "}}", "'''", "''", "<ref", "</ref", "{|", "|}", "<!--")
 _LEFTOVER_TOKENS = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|'''?|</?ref\b[^>]*>?")
 _REFER_TO = re.compile(r"\bmay (?:also )?refer to:?$")
-_DROPPED_NAMESPACES = ("category:", "file:", "image:", "media:")
 _DROPPED_TAGS = {"ref", "references", "gallery", "math", "score", "syntaxhighlight", "timeline", "templatedata"}
 
 
@@ -184,7 +183,7 @@ def _paragraph(builder: ArticleBuilder, line: str) -> None:
     position = 0
     for match in _ANCHOR.finditer(line):
         _plain(builder, html.unescape(line[position : match.start()]))
-        builder.link(unquote(html.unescape(match.group("href"))), html.unescape(match.group("anchor")))
+        _wiki_link(builder, match.group("href"), html.unescape(match.group("anchor")))
         position = match.end()
     _plain(builder, html.unescape(line[position:]))
 
@@ -198,15 +197,23 @@ def _plain(builder: ArticleBuilder, text: str) -> None:
         _wikitext_node(builder, node)
 
 
+def _wiki_link(builder: ArticleBuilder, target: str, anchor: str) -> None:
+    """A link to a Wikipedia page: the target as the title it resolves to; links to files, categories, other
+    namespaces, other languages or the same page keep (at most) their text."""
+    kind = classify_link(target)
+    if kind == "article":
+        builder.link(normalize_title(target), anchor)
+    elif kind in ("other", "self"):
+        builder.text(anchor)
+
+
 def _wikitext_node(builder: ArticleBuilder, node) -> None:
     if isinstance(node, Text):
         builder.text(_LEFTOVER_TOKENS.sub("", node.value))
     elif isinstance(node, Wikilink):
         target = str(node.title).strip()
-        if target.casefold().lstrip(":").startswith(_DROPPED_NAMESPACES):
-            return
-        anchor = node.text.strip_code() if node.text is not None else target
-        builder.link(target.split("#")[0] or target, _LEFTOVER_TOKENS.sub("", anchor))
+        anchor = node.text.strip_code() if node.text is not None else target.lstrip(":")
+        _wiki_link(builder, target, _LEFTOVER_TOKENS.sub("", anchor))
     elif isinstance(node, ExternalLink):
         builder.text(node.title.strip_code() if node.title is not None else "")
     elif isinstance(node, HTMLEntity):
