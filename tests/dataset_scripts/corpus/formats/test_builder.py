@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, plain_suffix, sentence_spans
 from dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
@@ -100,3 +102,35 @@ def test_empty_document_is_a_skip_with_the_record():
     assert (skipped.reason, skipped.file, skipped.record) == ("empty", "doc.txt", "7 (Doc)")
     article = build([(2, "Heading", [])], abstract="Lead.")
     assert article.sections[0].text == "" and article.abstract == "Lead."
+
+
+WORDS = st.text(alphabet=st.sampled_from("ab .!?\n\tXY"), max_size=12)
+OPERATIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("text"), WORDS),
+        st.tuples(st.just("link"), st.sampled_from(["T1", "T2"]), WORDS),
+        st.tuples(st.just("break")),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(OPERATIONS)
+def test_any_sequence_gives_clean_text_and_sentences_that_hold_their_anchor(operations):
+    builder = ArticleBuilder("1", "T", "test", "f", ReaderOptions())
+    for operation in operations:
+        if operation[0] == "text":
+            builder.text(operation[1])
+        elif operation[0] == "link":
+            builder.link(operation[1], operation[2])
+        else:
+            builder.paragraph_break()
+    article = builder.build()
+    if isinstance(article, Skipped):
+        assert not "".join(op[-1] for op in operations if op[0] != "break").split()
+        return
+    for line in article.abstract.split("\n"):
+        assert line and line == line.strip() and "  " not in line and "\t" not in line
+    for link in article.links:
+        assert link.anchor in link.sentence and link.sentence in article.abstract
