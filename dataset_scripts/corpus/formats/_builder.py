@@ -36,12 +36,6 @@ def normalize_space(text: str) -> str:
     return " ".join(text.split())
 
 
-def is_see_also(title: str, options: ReaderOptions) -> bool:
-    """Whether a section heading names the See also section: the names of ``options.language`` (English always,
-    see :data:`see_also.SEE_ALSO_TITLES`) and ``options.see_also_titles``, in any case and spacing."""
-    return heading_key(title) in see_also_names(options.language, options.see_also_titles)
-
-
 def link_target(href: str) -> str:
     """The target a hyperlink names: an in-page ``#anchor`` as written; a Wikipedia article URL (``/wiki/Title``,
     ``https://en.wikipedia.org/wiki/Title``, Parsoid's ``./Title``) as the page title with spaces; any other
@@ -220,22 +214,39 @@ class ArticleBuilder:
         )
 
 
+def _without_compression(path: Path) -> str:
+    name = path.name
+    for compression in COMPRESSION_SUFFIXES:
+        if name.lower().endswith(compression):
+            name = name[: -len(compression)]
+    return name
+
+
 def plain_suffix(path: Path) -> str:
     """The file suffix that names the format, ignoring a compression suffix (``page.html.gz`` → ``.html``)."""
-    name = path.name.lower()
-    for compression in COMPRESSION_SUFFIXES:
-        name = name.removesuffix(compression)
-    return Path(name).suffix
+    return Path(_without_compression(path)).suffix.lower()
 
 
-def read_document(path: Path) -> bytes:
-    """All bytes of a one-document file, decompressed when it is ``.bz2``/``.gz``/``.xz``; a file that cannot be
-    read raises :class:`CorpusFormatError` naming it."""
+def document_id(path: Path) -> str:
+    """The id (and fallback title) of a one-document file: its name without suffixes (``notes.md.gz`` → ``notes``)."""
+    return Path(_without_compression(path)).stem
+
+
+def read_document(path: Path) -> bytes | Skipped:
+    """All bytes of a one-document file, decompressed when it is ``.bz2``/``.gz``/``.xz``.
+
+    A file that cannot be opened raises :class:`CorpusFormatError` naming it; a compressed file that breaks off or
+    is corrupt gives ``Skipped(reason="truncated")``.
+    """
     try:
-        with open_binary(path) as stream:
+        stream = open_binary(path)
+    except OSError as error:
+        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+    try:
+        with stream:
             return stream.read()
     except (OSError, EOFError) as error:
-        raise CorpusFormatError(f"{path}: cannot read: {error}") from error
+        return Skipped("truncated", str(path), document_id(path), f"cannot decompress: {error}")
 
 
 def decode_document(data: bytes, path: Path, options: ReaderOptions, record: str = "") -> str | Skipped:
@@ -248,9 +259,9 @@ def decode_document(data: bytes, path: Path, options: ReaderOptions, record: str
         data: the raw bytes of the document.
         path: the file, named in the skip record.
         options: reader options (``max_article_bytes``).
-        record: the record name in the skip (the file stem for one-document files).
+        record: the record name in the skip (default: :func:`document_id` of the file).
     """
-    record = record or path.stem
+    record = record or document_id(path)
     if options.max_article_bytes and len(data) > options.max_article_bytes:
         return Skipped(
             "too-large", str(path), record, f"{len(data)} bytes > max_article_bytes={options.max_article_bytes}"

@@ -29,7 +29,15 @@ import lxml.etree
 import lxml.html
 
 from ..article import Article
-from ._builder import ArticleBuilder, decode_document, link_target, normalize_space, plain_suffix, read_document
+from ._builder import (
+    ArticleBuilder,
+    decode_document,
+    document_id,
+    link_target,
+    normalize_space,
+    plain_suffix,
+    read_document,
+)
 from .base import ReaderOptions, Redirect, Skipped
 
 NAME = "html"
@@ -65,8 +73,8 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``).
     """
     data = read_document(path)
-    text = decode_document(data, path, options)
-    if isinstance(text, Skipped) and text.reason == "non-utf8":
+    text = data if isinstance(data, Skipped) else decode_document(data, path, options)
+    if isinstance(text, Skipped) and text.reason == "non-utf8" and isinstance(data, bytes):
         text = _decode_declared(data) or text
     if isinstance(text, Skipped):
         yield text
@@ -93,15 +101,16 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
         path: its file (the id and the fallback title are its stem).
         options: reader options.
     """
-    builder = ArticleBuilder(path.stem, path.stem, NAME, path, options)
+    doc_id = document_id(path)
+    builder = ArticleBuilder(doc_id, doc_id, NAME, path, options)
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
     try:
         root = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
     except (lxml.etree.ParserError, ValueError):
-        return Skipped("empty", str(path), path.stem, "no HTML content")
+        return Skipped("empty", str(path), doc_id, "no HTML content")
     too_deep = [error for error in parser.error_log if error.type_name == "ERR_RESOURCE_LIMIT"]
     if too_deep:  # libxml2 silently drops what lies deeper than its limit: skip rather than lose text
-        return Skipped("too-deep", str(path), path.stem, f"line {too_deep[0].line}: {too_deep[0].message}")
+        return Skipped("too-deep", str(path), doc_id, f"line {too_deep[0].line}: {too_deep[0].message}")
     page_title = root.findtext(".//title")
     if page_title and normalize_space(page_title):
         builder.title = normalize_space(page_title)

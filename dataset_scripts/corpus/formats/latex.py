@@ -32,7 +32,7 @@ from pylatexenc.latex2text import EnvironmentTextSpec, LatexNodes2Text, MacroTex
 from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexEnvironmentNode, LatexMacroNode
 
 from ..article import Article
-from ._builder import ArticleBuilder, decode_document, normalize_space, plain_suffix, read_document
+from ._builder import ArticleBuilder, decode_document, document_id, normalize_space, plain_suffix, read_document
 from .base import ReaderOptions, Redirect, Skipped
 
 NAME = "latex"
@@ -95,14 +95,15 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``latex-error``).
     """
-    text = decode_document(read_document(path), path, options)
+    data = read_document(path)
+    text = data if isinstance(data, Skipped) else decode_document(data, path, options)
     if isinstance(text, Skipped):
         yield text
         return
     try:
         record = parse(text, path, options)
     except Exception as error:  # pylatexenc fails in many ways on broken input; one file never stops a run
-        record = Skipped("latex-error", str(path), path.stem, f"{type(error).__name__}: {error}")
+        record = Skipped("latex-error", str(path), document_id(path), f"{type(error).__name__}: {error}")
     yield record
 
 
@@ -119,10 +120,11 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
     document = next((n for n in nodes if _is_environment(n, "document")), None)
     body = document.nodelist if document is not None else nodes
     converter = _Converter(_section_labels(body))
-    builder = ArticleBuilder(path.stem, path.stem, NAME, path, options)
+    doc_id = document_id(path)
+    builder = ArticleBuilder(doc_id, doc_id, NAME, path, options)
     title = next((n for n in nodes if isinstance(n, LatexMacroNode) and n.macroname == "title"), None)
     if title is not None and title.nodeargd and title.nodeargd.argnlist:
-        builder.title = converter.plain([title.nodeargd.argnlist[-1]]) or path.stem
+        builder.title = converter.plain([title.nodeargd.argnlist[-1]]) or doc_id
     pending: list = []
     for node in body:
         level = _section_level(node)

@@ -25,7 +25,15 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..article import Article
-from ._builder import ArticleBuilder, decode_document, link_target, normalize_space, plain_suffix, read_document
+from ._builder import (
+    ArticleBuilder,
+    decode_document,
+    document_id,
+    link_target,
+    normalize_space,
+    plain_suffix,
+    read_document,
+)
 from .base import ReaderOptions, Redirect, Skipped
 from .html import fragment_text, inline_anchor_href
 
@@ -53,7 +61,8 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``).
     """
-    text = decode_document(read_document(path), path, options)
+    data = read_document(path)
+    text = data if isinstance(data, Skipped) else decode_document(data, path, options)
     if isinstance(text, Skipped):
         yield text
         return
@@ -69,11 +78,12 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
         options: reader options.
     """
     front_title, text = _front_matter(text)
-    builder = ArticleBuilder(path.stem, front_title or path.stem, NAME, path, options)
+    doc_id = document_id(path)
+    builder = ArticleBuilder(doc_id, front_title or doc_id, NAME, path, options)
     title_pending = True
     tokens = _PARSER.parse(text)
     if any(token.level >= _MAX_NESTING - 1 for token in tokens):  # markdown-it drops what lies deeper
-        return Skipped("too-deep", str(path), path.stem, f"blocks nested deeper than {_MAX_NESTING} levels")
+        return Skipped("too-deep", str(path), doc_id, f"blocks nested deeper than {_MAX_NESTING} levels")
     index = 0
     while index < len(tokens):
         token = tokens[index]
@@ -81,7 +91,7 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
             level = int(token.tag[1])
             title = _inline_text(tokens[index + 1].children or []) if index + 1 < len(tokens) else ""
             if title_pending and level == 1:
-                builder.title = front_title or title or path.stem
+                builder.title = front_title or title or doc_id
             else:
                 builder.heading(level, title)
             title_pending = False

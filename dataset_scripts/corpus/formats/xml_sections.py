@@ -33,7 +33,7 @@ from pathlib import Path
 from lxml import etree
 
 from ..article import Article
-from ._builder import ArticleBuilder, normalize_space
+from ._builder import ArticleBuilder, document_id, normalize_space
 from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
 
 NAME = "xml-sections"
@@ -85,11 +85,11 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
             yield Skipped("truncated", str(path), f"after line {line}", f"{error}; {count} documents read before it")
             return
     if count == 0:
-        yield Skipped("empty", str(path), path.stem, "no <document> element in the file")
+        yield Skipped("empty", str(path), document_id(path), "no <document> element in the file")
 
 
 def _document(element: etree._Element, path: Path, number: int, options: ReaderOptions) -> Article | Skipped:
-    fallback = f"{path.stem}-{number}"
+    fallback = f"{document_id(path)}-{number}"
     doc_id = element.get("id") or normalize_space(element.findtext("id") or "") or fallback
     title = normalize_space(element.findtext("title") or "") or element.get("title") or doc_id
     if options.max_article_bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import random
 from pathlib import Path
 
 from dataset_scripts.corpus.formats import markdown
@@ -141,4 +142,7 @@ def test_compressed_file(tmp_path):
     path.write_bytes(gzip.compress(b"# Zipped\nText [a](B).\n"))
     assert markdown.sniff(path, b"")
     (article,), _, _ = split_records(markdown.read(path, OPTIONS))
-    assert (article.id, article.title, article.abstract) == ("notes.md", "Zipped", "Text a.")
+    assert (article.id, article.title, article.abstract) == ("notes", "Zipped", "Text a.")
+    packed = gzip.compress(b"# Zipped\n" + random.Random(0).randbytes(20_000).hex().encode())
+    path.write_bytes(packed[: len(packed) // 2])
+    assert split_records(markdown.read(path, OPTIONS))[2] == {"truncated": 1}
