@@ -110,9 +110,11 @@ def sniff(path: Path) -> str | None:
     fields = first.split()
     if len(fields) == 6 and fields[1] == "Q0":
         return "run"
-    if len(fields) in (3, 4) and all(re.fullmatch(r"-?[\d.]+", f) or i == 2 for i, f in enumerate(fields)):
-        if "\t" not in first or len(first.split("\t")) != 2:
-            return "qrels"
+    number = re.compile(r"-?\d+(\.\d+)?")
+    if len(fields) == 4 and number.fullmatch(fields[1]) and number.fullmatch(fields[3]):
+        return "qrels"  # TREC "qid iter docid grade", or CISI/CACM "qid docid 0 0.0"
+    if len(fields) == 3 and all(number.fullmatch(f) for f in fields):
+        return "qrels"  # Cranfield "qid docid code"
     if "\t" in first:
         return "tsv-documents" if re.search(r"corpus|collection|docs", path.name, re.I) else "topics"
     return None

@@ -52,6 +52,7 @@ def test_trec_folder_with_tsv_documents(tmp_path):
     collection = load_collection(f"trec:{tmp_path}")
     assert collection.documents == {"d1": "first passage", "d2": "second passage"}
     assert collection.queries == {"q1": "first", "q2": "unjudged"} and collection.name == "tiny"
+    assert collection.qrels == {"q1": {"d1": 1}}
 
 
 def test_problems_are_counted(caplog):
