@@ -122,13 +122,17 @@ def readable_lines(path: Path, lines: Iterable[bytes]) -> Iterator[bytes | Skipp
 
 
 def _parse_header(raw: bytes) -> dict[str, str] | None:
-    line = raw.decode("utf-8", "replace").strip()
+    try:
+        line, valid = raw.decode("utf-8").strip(), "yes"
+    except UnicodeDecodeError:
+        line, valid = raw.decode("utf-8", "replace").strip(), ""
     match = _DOC_OPEN.match(line)
     if match:
-        return match.groupdict()
+        return {**match.groupdict(), "utf8": valid}
     if _DOC_OPEN_LOOSE.match(line):
         attributes = dict(_ATTRIBUTE.findall(line))
-        return {"id": attributes.get("id", ""), "url": attributes.get("url", ""), "title": attributes.get("title", "")}
+        return {"id": attributes.get("id", ""), "url": attributes.get("url", ""), "title": attributes.get("title", ""),
+                "utf8": valid}  # fmt: skip
     return None
 
 
@@ -141,6 +145,8 @@ def _document(
 ) -> Article | Skipped:
     if options.max_article_bytes and size > options.max_article_bytes:
         return Skipped("too-large", str(path), _record(header), f"{size} bytes > {options.max_article_bytes}")
+    if not header.get("utf8"):
+        return Skipped("non-utf8", str(path), _record(header), "invalid UTF-8 in the <doc> line")
     try:
         lines = b"".join(body).decode("utf-8").split("\n")
     except UnicodeDecodeError as error:

@@ -112,9 +112,10 @@ def test_unterminated_documents_and_stray_text_are_counted(tmp_path):
 
 def test_non_utf8_document_is_skipped_and_the_next_one_read(tmp_path):
     text = b'<doc id="1" url="u" title="Bad">\nBad\nbytes \xff\xfe here\n</doc>\n<doc id="2" url="u" title="Good">\nGood\nfine\n</doc>\n'
+    text += b'<doc id="3" url="u" title="Caf\xe9">\nCaf\xe9\ntext\n</doc>\n'
     articles, skipped, reasons = read_all(write(tmp_path, text))
     assert [a.title for a in articles] == ["Good"]
-    assert reasons == {"non-utf8": 1} and skipped[0].record == "1 (Bad)"
+    assert reasons == {"non-utf8": 2} and skipped[0].record == "1 (Bad)" and skipped[1].record.startswith("3 ")
 
 
 def test_empty_file_and_huge_document(tmp_path):
