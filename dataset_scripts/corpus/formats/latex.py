@@ -93,7 +93,8 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
         options: reader options.
 
     Yields:
-        The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``latex-error``).
+        The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``,
+        ``latex-error``, ``truncated``).
     """
     data = read_document(path)
     text = data if isinstance(data, Skipped) else decode_document(data, path, options)
