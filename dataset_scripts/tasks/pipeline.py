@@ -33,6 +33,8 @@ from .registry import ARTICLE_SAMPLERS, FEATURES, FIXED_SIDE
 from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
 from .stats import TaskStats
 
+LTM_UNITS_PER_BATCH = 64
+
 
 @dataclass(frozen=True)
 class BuildLayout:
@@ -56,6 +58,17 @@ class BuildLayout:
     def marker(self, stage: str, unit: int) -> Path:
         """The file whose presence says a unit is done for a stage (it holds the unit's statistics)."""
         return self.work / stage / f"{unit:05d}.json"
+
+    def unit_done(self, stage: str, unit: int, units: int) -> bool:
+        """Whether a unit is done for a stage: its marker exists and so does every file the marker accounts for
+        (a shard deleted by hand since is rebuilt rather than silently missing)."""
+        path = self.marker(stage, unit)
+        if not path.exists():
+            return False
+        marker = json.loads(path.read_text("utf-8"))
+        shards = [self.shard(t, unit, units) for t, stats in marker["tasks"].items() if stats["rows"]]
+        extra = [self.index_file(unit), self.edges_file(unit)] if "see_also" in marker else []
+        return all(p.exists() for p in shards + extra)
 
     def index_file(self, unit: int) -> Path:
         """A unit's LTM index shard (Arrow IPC)."""
@@ -106,8 +119,10 @@ class ArticleTasksStep(PipelineStep):
         self.layout, self.units, self.tasks, self.options = BuildLayout(Path(root)), list(units), tuple(tasks), options
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
-        """Process this rank's units that have no marker yet."""
-        todo = [u for u in self.units[rank::world_size] if not self.layout.marker("units", u.number).exists()]
+        """Process this rank's units that are not done yet."""
+        todo = [
+            u for u in self.units[rank::world_size] if not self.layout.unit_done("units", u.number, len(self.units))
+        ]
         with tqdm(total=sum(u.stop - u.start for u in todo), desc=f"articles (rank {rank})", unit="art") as bar:
             for unit in todo:
                 self._unit(unit, bar)
@@ -162,17 +177,24 @@ class LtmStep(PipelineStep):
         self.redirect_files = [Path(p) for p in redirect_files]
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
-        """Process this rank's units that have no LTM marker yet."""
-        todo = [u for u in self.units[rank::world_size] if not self.layout.marker("ltm-units", u.number).exists()]
+        """Process this rank's units that are not done yet for LTM."""
+        todo = [
+            u for u in self.units[rank::world_size] if not self.layout.unit_done("ltm-units", u.number, len(self.units))
+        ]
         if todo:
             index = ArticleIndex([self.layout.index_file(u.number) for u in self.units], self.redirect_files)
-            edges = {u.number: pq.read_table(self.layout.edges_file(u.number)) for u in todo}
-            resolved = index.resolve([t for u in todo for t in edges[u.number].column("target").to_pylist()])
-            start = 0
-            for unit in tqdm(todo, desc=f"LTM units (rank {rank})", unit="unit"):
-                count = edges[unit.number].num_rows
-                self._unit(unit, index, edges[unit.number], resolved[start : start + count])
-                start += count
+            with tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
+                # links are resolved a batch of units at a time: one hash lookup over all titles per batch, and
+                # only that batch's link targets in memory
+                for first in range(0, len(todo), LTM_UNITS_PER_BATCH):
+                    batch = todo[first : first + LTM_UNITS_PER_BATCH]
+                    edges = [pq.read_table(self.layout.edges_file(u.number)) for u in batch]
+                    resolved = index.resolve([t for e in edges for t in e.column("target").to_pylist()])
+                    start = 0
+                    for unit, unit_edges in zip(batch, edges, strict=True):
+                        self._unit(unit, index, unit_edges, resolved[start : start + unit_edges.num_rows])
+                        start += unit_edges.num_rows
+                        bar.update()
         if data:
             yield from data
 

@@ -188,6 +188,7 @@ def test_an_interrupted_build_resumes_without_duplicates_or_gaps(built, tmp_path
     shard.write_bytes(shard.read_bytes()[:100])
     next((out / "wikiformer-ltm" / "data").glob("*.parquet")).unlink()
     (shard.parent / ".train-00001.parquet.tmp-1").write_bytes(b"partial")
+    next((out / "wikiformer-rwi" / "data").glob("train-00002-*.parquet")).unlink()  # its unit marker stays
     for completions in (out / ".build" / "logs").glob("*/completions"):
         for done in completions.iterdir():
             done.unlink()
@@ -241,3 +242,20 @@ def test_the_built_folder_loads_with_load_dataset_in_a_fresh_process(built, tmp_
 def test_bad_task_name_is_a_clear_error(tmp_path, capsys):
     assert main(["--input", str(PROJECT_ROOT), "--output-dir", str(tmp_path), "--tasks", "srr,xyz"]) == 2
     assert "unknown task(s) ['xyz']" in capsys.readouterr().err
+
+
+def test_slurm_executors_are_chained(built, tmp_path):
+    from dataset_scripts.build import make_executors, parse_args
+    from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
+    from dataset_scripts.tasks.options import TaskOptions
+    from dataset_scripts.tasks.pipeline import BuildLayout
+
+    args = parse_args(["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"])
+    args.slurm_partition = "cpu"
+    data, redirects = corpus_files(built / "corpus")
+    units = plan_units(data, 30)
+    cards = make_executors(args, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
+    ltm = cards.depends
+    assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
+    assert ltm.world_size == 3 and ltm.depends.world_size == 3 and ltm.depends.depends is None
+    assert type(ltm.pipeline[0]).__name__ == "LtmStep" and type(ltm.depends.pipeline[0]).__name__ == "ArticleTasksStep"
