@@ -1,7 +1,7 @@
 # Copyright 2026 The Wikiformer kit authors. Licensed under the Apache License, Version 2.0.
 """Wikiformer: a BERT cross-encoder re-ranker (Wikiformer, AAAI 2024), as one self-contained modeling file.
 
-This file imports only ``torch`` and ``transformers``: it is copied into every checkpoint folder and Hub repo, so
+This file imports only ``torch`` and ``transformers`` (with its ``huggingface_hub``): it is copied into every checkpoint folder and Hub repo, so
 ``AutoModel.from_pretrained("<ns>/wikiformer", trust_remote_code=True)`` works with nothing else installed.
 
 The scorer is the paper's eq. 1-2: BERT reads ``[CLS] query [SEP] document [SEP]``, the pooler (dense + tanh) reads
@@ -15,16 +15,14 @@ The weights are laid out exactly as :class:`~transformers.BertForSequenceClassif
 remote code fail: ``AutoConfig`` does not know it and asks interactively whether to run the code, and so does
 ``CrossEncoder(path)``. With ``"bert"`` every path below works (each is tested in a fresh process):
 
-=================================================================================  ==================================
-load call                                                                          result
-=================================================================================  ==================================
-``AutoModel[ForSequenceClassification].from_pretrained(p, trust_remote_code=True)``  :class:`WikiformerForRanking`
-``AutoModelForSequenceClassification.from_pretrained(p)`` (no remote code)            ``BertForSequenceClassification``,
-                                                                                   identical scores
-``BertForSequenceClassification.from_pretrained(p)``                                 same, identical scores
-``AutoModel.from_pretrained(p)`` (no remote code)                                    ``BertModel``: the encoder alone
-``sentence_transformers.CrossEncoder(p[, trust_remote_code=True])``                 max length and activation restored
-=================================================================================  ==================================
+- ``AutoModel`` / ``AutoModelForSequenceClassification.from_pretrained(p, trust_remote_code=True)``:
+  :class:`WikiformerForRanking` (this file, from the checkpoint); ``AutoConfig`` gives :class:`WikiformerConfig`.
+- ``AutoModelForSequenceClassification.from_pretrained(p)`` without remote code, or
+  ``BertForSequenceClassification.from_pretrained(p)``: ``BertForSequenceClassification``, identical scores.
+- ``AutoModel.from_pretrained(p)`` without remote code: ``BertModel``, the encoder alone (transformers reports the
+  unused ``classifier.*`` weights, rightly).
+- ``sentence_transformers.CrossEncoder(p)`` and ``CrossEncoder(p, trust_remote_code=True)``: max length and
+  sigmoid activation restored, ``predict``/``rank`` equal to :meth:`WikiformerForRanking.score`.
 
 What marks a Wikiformer checkpoint is ``architectures`` (``WikiformerForRanking``), ``auto_map`` and the
 Wikiformer fields of :class:`WikiformerConfig`; BERT's own config class simply keeps those as attributes.
@@ -45,7 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from huggingface_hub.dataclasses import strict  # transformers' own config validator (a dependency of it)
+from huggingface_hub import HfApi  # transformers' own Hub client and config validator (a dependency of it)
+from huggingface_hub.dataclasses import strict
 from torch import nn
 from torch.nn import BCEWithLogitsLoss, CrossEntropyLoss
 from transformers import BertConfig, BertModel
@@ -235,7 +234,14 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             kwargs: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
         """
         self.config.auto_map = {"AutoConfig": f"{_MODULE}.WikiformerConfig", **self._auto_map_models}
+        # transformers would upload before the files below exist: push once the folder is complete.
+        push_to_hub = kwargs.pop("push_to_hub", False)
+        hub_kwargs = {
+            key: kwargs.pop(key) for key in ("repo_id", "commit_message", "create_pr", "private") if key in kwargs
+        }
         super().save_pretrained(save_directory, *args, **kwargs)
+        if not kwargs.get("is_main_process", True):
+            return
         save_directory = Path(save_directory)
         if Path(__file__).resolve() != (save_directory / f"{_MODULE}.py").resolve():
             shutil.copyfile(__file__, save_directory / f"{_MODULE}.py")
@@ -248,6 +254,16 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             finally:
                 tokenizer.model_max_length = previous_max_length
         _write_cross_encoder_files(save_directory, max_length, activation_fn)
+        if push_to_hub:
+            api = HfApi(token=kwargs.get("token"))
+            repo_id = hub_kwargs.get("repo_id", save_directory.name)
+            repo_id = api.create_repo(repo_id, exist_ok=True, private=hub_kwargs.get("private")).repo_id
+            api.upload_folder(
+                repo_id=repo_id,
+                folder_path=save_directory,
+                commit_message=hub_kwargs.get("commit_message") or "Upload Wikiformer checkpoint",
+                create_pr=hub_kwargs.get("create_pr", False),
+            )
 
 
 def _write_cross_encoder_files(folder: Path, max_length: int, activation_fn: str) -> None:

@@ -85,18 +85,27 @@ def test_pretraining_checkpoint_loads_into_ranking_with_identical_scores(tmp_pat
     assert config["auto_map"]["AutoModelForPreTraining"] == "modeling_wikiformer.WikiformerForPreTraining"
 
 
-def test_prop_style_bare_cls_head_is_imported_and_saved_in_bert_layout(tmp_path, tokenizer):
+def test_prop_checkpoint_with_bare_cls_head_imports_into_both_models(tmp_path, transformers_log):
+    # PROP's layout (Albert-Ma/PROP README): `cls` is Linear(hidden, 1) and carries the MLM head as `cls.predictions`.
     torch.manual_seed(5)
-    encoder = BertModel(BertConfig(**TINY_BERT))
+    bert = BertForPreTraining(BertConfig(**TINY_BERT))
     head = torch.nn.Linear(32, 1)
-    state = {f"bert.{key}": value.contiguous() for key, value in encoder.state_dict().items()}
+    state = {key: value.contiguous() for key, value in bert.state_dict().items() if "seq_relationship" not in key}
     state |= {"cls.weight": head.weight.detach().clone(), "cls.bias": head.bias.detach().clone()}
+    for tied in ("cls.predictions.decoder.weight", "cls.predictions.decoder.bias"):  # saved once, as transformers does
+        del state[tied]
     (tmp_path / "prop").mkdir()
     save_file(state, tmp_path / "prop" / "model.safetensors")
-    BertConfig(**TINY_BERT, architectures=["BertForPreTraining"]).save_pretrained(tmp_path / "prop")
-    model = WikiformerForRanking.from_pretrained(tmp_path / "prop")
-    assert torch.equal(model.classifier.weight, head.weight) and torch.equal(model.classifier.bias, head.bias)
-    model.save_pretrained(tmp_path / "converted")
+    BertConfig(**TINY_BERT, architectures=["PROP"]).save_pretrained(tmp_path / "prop")
+    transformers_log.clear()
+    ranking = WikiformerForRanking.from_pretrained(tmp_path / "prop")
+    assert transformers_log == []
+    assert torch.equal(ranking.classifier.weight, head.weight) and torch.equal(ranking.classifier.bias, head.bias)
+    pretraining = WikiformerForPreTraining.from_pretrained(tmp_path / "prop")
+    assert transformers_log == []
+    assert torch.equal(pretraining.classifier.weight, head.weight)
+    assert torch.equal(pretraining.cls.predictions.transform.dense.weight, bert.cls.predictions.transform.dense.weight)
+    ranking.save_pretrained(tmp_path / "converted")
     keys = set(load_file(tmp_path / "converted" / "model.safetensors"))
     assert "classifier.weight" in keys and "cls.weight" not in keys
 

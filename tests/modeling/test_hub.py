@@ -64,13 +64,17 @@ api.upload_folder(repo_id="ns/wikiformer", folder_path={str(tiny_checkpoint)!r},
     assert hub.errors == []
 
 
-def test_push_to_hub_from_the_model_carries_the_model_file_and_auto_map(hub, tiny_checkpoint, tmp_path):
+def test_push_to_hub_and_save_pretrained_push_carry_the_whole_folder(hub, tiny_checkpoint, tmp_path):
     env = hub.env(tmp_path / "home_trainer")
     env["PYTHONPATH"] = str(PROJECT_ROOT)
     run_python(
         f"""
+from transformers import AutoTokenizer
 from modeling_wikiformer import WikiformerForRanking
-WikiformerForRanking.from_pretrained({str(tiny_checkpoint)!r}).push_to_hub("ns/wikiformer-pushed")
+model = WikiformerForRanking.from_pretrained({str(tiny_checkpoint)!r})
+model.push_to_hub("ns/wikiformer-pushed")
+model.save_pretrained({str(tmp_path / "saved")!r}, tokenizer=AutoTokenizer.from_pretrained({str(tiny_checkpoint)!r}),
+                      push_to_hub=True, repo_id="ns/wikiformer-saved")
 """,
         env,
     )
@@ -78,15 +82,17 @@ WikiformerForRanking.from_pretrained({str(tiny_checkpoint)!r}).push_to_hub("ns/w
         """
 from huggingface_hub import list_repo_files
 from transformers import AutoConfig, AutoModel
-print(sorted(list_repo_files("ns/wikiformer-pushed")))
+for repo in ("ns/wikiformer-pushed", "ns/wikiformer-saved"):
+    print(sorted(list_repo_files(repo)))
 print(type(AutoModel.from_pretrained("ns/wikiformer-pushed", trust_remote_code=True)).__name__)
 print(type(AutoConfig.from_pretrained("ns/wikiformer-pushed")).__name__)
 """,
         hub.env(tmp_path / "home_user"),
     )
-    files, model_class, plain_config_class = stdout.splitlines()[-3:]
+    pushed, saved, model_class, plain_config_class = stdout.splitlines()[-4:]
     for name in ("config.json", "model.safetensors", "modeling_wikiformer.py", "modules.json"):
-        assert name in files
+        assert name in pushed and name in saved
+    assert "tokenizer.json" in saved and "sentence_bert_config.json" in saved
     assert model_class == "WikiformerForRanking"
     assert plain_config_class == "BertConfig"
     assert hub.errors == []
