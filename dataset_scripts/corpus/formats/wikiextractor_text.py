@@ -36,7 +36,9 @@ _DOC_OPEN = re.compile(r'^<doc id="(?P<id>[^"]*)"(?: revid="[^"]*")? url="(?P<ur
 _DOC_OPEN_LOOSE = re.compile(r"^<doc(?:\s|>)")
 _ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
 _HEADING = re.compile(r"^(?P<hashes>#+) +(?P<title>\S.*?)\s*$")
-_ANCHOR = re.compile(r'<a href="(?P<href>[^"]*)">(?P<anchor>.*?)</a>')
+# WikiExtractor --links writes <a href="Target">anchor</a> and, as its output is HTML-escaped, usually as
+# &lt;a href="Target"&gt;anchor&lt;/a&gt;: both forms are links.
+_ANCHOR = re.compile(r'(?:<|&lt;)a href="(?P<href>[^"]*)"(?:>|&gt;)(?P<anchor>.*?)(?:<|&lt;)/a(?:>|&gt;)')
 _WIKITEXT_SIGNS = ("[[", "]]", "{{", "}}", "'''", "''", "<ref", "</ref", "{|", "|}", "<!--")
 _LEFTOVER_TOKENS = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|'''?|</?ref\b[^>]*>?")
 _REFER_TO = re.compile(r"\bmay (?:also )?refer to:?$")
@@ -189,7 +191,7 @@ def _paragraph(builder: ArticleBuilder, line: str) -> None:
     position = 0
     for match in _ANCHOR.finditer(line):
         _plain(builder, html.unescape(line[position : match.start()]))
-        _wiki_link(builder, match.group("href"), html.unescape(match.group("anchor")))
+        _wiki_link(builder, html.unescape(match.group("href")), html.unescape(match.group("anchor")))
         position = match.end()
     _plain(builder, html.unescape(line[position:]))
 

@@ -211,3 +211,25 @@ def test_compressed_and_truncated_bz2(tmp_path):
     articles, skipped, reasons = read_all(tmp_path / "wiki_02.gz")
     assert reasons == {"empty": 1, "truncated": 1, "unterminated": 1}  # the document open at the break is named
     assert 0 < len(articles) < len(plain_titles) and [a.title for a in articles] == plain_titles[: len(articles)]
+
+
+def test_vendored_real_links_output():
+    # WikiExtractor 3.1.0 --links on the vendored enwiki dump sample: its anchors come out HTML-escaped
+    path = SAMPLES / "wikiextractor" / "wiki_links_00"
+    articles, skipped, reasons = read_all(path)
+    assert reasons == {"empty": 1} and skipped[0].record == "728 (List of anthropologists)"
+    by_title = {a.title: a for a in articles}
+    assert set(by_title) == {"Affirming the consequent", "Aa River", "Algorithms (journal)"}
+    fallacy = by_title["Affirming the consequent"]
+    assert [(link.target, link.anchor) for link in fallacy.links[:2]] == [
+        ("Formal fallacy", "formal fallacy"),
+        ("Converse (logic)", "converse"),
+    ]
+    assert fallacy.links[0].sentence.startswith("Affirming the consequent, sometimes called converse error")
+    assert fallacy.links[0].sentence.endswith("from the original statement.")
+    raw_links = path.read_text("utf-8").count("&lt;a href=")
+    assert sum(len(a.links) for a in articles) == raw_links  # every anchor became a link
+    for article in articles:
+        assert_clean(article, re.compile(r"</?a\b|&lt;|&gt;|&amp;"))
+        for link in article.links:
+            assert link.anchor in link.sentence and link.target[:1] == link.target[:1].upper()
