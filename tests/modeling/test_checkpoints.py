@@ -141,6 +141,16 @@ def test_wrong_head_shape_is_a_clear_error(tmp_path):
         WikiformerForRanking.from_pretrained(tmp_path / "three-labels")
 
 
+def test_wrong_head_shape_can_be_replaced_by_a_new_head_on_request(tmp_path, transformers_log):
+    BertForSequenceClassification(BertConfig(**TINY_BERT, num_labels=3)).save_pretrained(tmp_path / "three-labels")
+    transformers_log.clear()
+    model = WikiformerForRanking.from_pretrained(tmp_path / "three-labels", ignore_mismatched_sizes=True)
+    assert model.classifier.weight.shape == (1, 32)
+    assert transformers_log[-1].endswith(
+        "head weights (train before use): classifier.bias [1], classifier.weight [1, 32]."
+    )
+
+
 def test_config_of_another_model_type_is_a_clear_error(tmp_path):
     DistilBertModel(DistilBertConfig(dim=32, n_layers=1, n_heads=2, hidden_dim=64)).save_pretrained(tmp_path / "db")
     with pytest.raises(ValueError, match="model_type 'distilbert'; Wikiformer is a BERT re-ranker"):
