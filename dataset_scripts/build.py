@@ -92,7 +92,11 @@ def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, task
         common = {"tasks": tasks_count, "logging_dir": str(layout.logs(name, tasks_count)), "depends": executor}
         common["skip_completed"] = name != "cards"  # the cards are cheap and follow the latest command line
         if args.executor == "local":
+            import multiprocess
             from datatrove.executor import LocalPipelineExecutor
+
+            # workers fork from one server that has imported the steps once, instead of each importing them
+            multiprocess.set_forkserver_preload(["dataset_scripts.tasks.pipeline"])
 
             executor = LocalPipelineExecutor(pipeline, workers=min(args.num_proc, tasks_count), **common)
         elif args.executor == "slurm":
