@@ -27,6 +27,10 @@ FORMAT_MODULES = (
 )
 """Format modules in sniffing order (the most specific first)."""
 
+FOLDER_FILES_NOT_READ = ("-index.txt.bz2", "README.md", "LICENSE", "LICENSE.md", ".gitattributes")
+"""Files skipped when a folder is walked: multistream indexes (read with their dump) and a folder's own README
+and license files, which describe the corpus rather than belong to it (name such a file directly to read it)."""
+
 STREAMS_PER_SHARD = 200
 """bz2 streams per shard of a multistream dump: 200 streams of 100 pages, about 20k pages a task."""
 
@@ -101,7 +105,7 @@ def _expand(inputs: list[str | Path]) -> list[tuple[Path, bool]]:
         path = Path(item)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-            files.extend((p, False) for p in found if not p.name.endswith("-index.txt.bz2"))
+            files.extend((p, False) for p in found if not p.name.endswith(FOLDER_FILES_NOT_READ))
         elif path.is_file():
             files.append((path, True))
         else:
