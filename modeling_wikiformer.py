@@ -419,30 +419,33 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
             max_length=max_length,
             return_attention_mask=False,
         )
-        ids, types = encoded["input_ids"], encoded["token_type_ids"]
+        ids = encoded["input_ids"]
+        types = encoded.get("token_type_ids") or [[0] * len(row) for row in ids]
         order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
-        was_training = self.training
-        self.eval()
         scores = torch.empty(len(ids), dtype=torch.float32)
         pad_id = tokenizer.pad_token_id or 0
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
-            width = len(ids[batch[0]])
-            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-            token_type_ids = torch.zeros((len(batch), width), dtype=torch.long)
-            attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, index in enumerate(batch):
-                length = len(ids[index])
-                input_ids[row, :length] = torch.tensor(ids[index])
-                token_type_ids[row, :length] = torch.tensor(types[index])
-                attention_mask[row, :length] = 1
-            logits = self(
-                input_ids=input_ids.to(self.device),
-                token_type_ids=token_type_ids.to(self.device),
-                attention_mask=attention_mask.to(self.device),
-            ).logits
-            scores[batch] = logits.view(-1).float().cpu()
-        self.train(was_training)
+        was_training = self.training
+        self.eval()
+        try:
+            for start in range(0, len(order), batch_size):
+                batch = order[start : start + batch_size]
+                width = len(ids[batch[0]])
+                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+                token_type_ids = torch.zeros((len(batch), width), dtype=torch.long)
+                attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, index in enumerate(batch):
+                    length = len(ids[index])
+                    input_ids[row, :length] = torch.tensor(ids[index])
+                    token_type_ids[row, :length] = torch.tensor(types[index])
+                    attention_mask[row, :length] = 1
+                logits = self(
+                    input_ids=input_ids.to(self.device),
+                    token_type_ids=token_type_ids.to(self.device),
+                    attention_mask=attention_mask.to(self.device),
+                ).logits
+                scores[batch] = logits.view(-1).float().cpu()
+        finally:
+            self.train(was_training)
         return scores
 
     def rerank(
