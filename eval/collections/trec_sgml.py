@@ -32,11 +32,11 @@ def read_trec_sgml_documents(path: str | Path) -> dict[str, str]:
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     documents: dict[str, str] = {}
     for block in _DOC.finditer(text):
-        line = text.count("\n", 0, block.start()) + 1
         docno = _DOCNO.search(block.group(1))
         if docno is None:
-            raise CollectionFormatError(path, "<DOC> without <DOCNO>", line)
+            raise CollectionFormatError(path, "<DOC> without <DOCNO>", text.count("\n", 0, block.start()) + 1)
         if docno.group(1) in documents:
+            line = text.count("\n", 0, block.start()) + 1
             raise CollectionFormatError(path, f"DOCNO {docno.group(1)!r} appears twice", line)
         body = _SKIPPED.sub(" ", _DOCNO.sub(" ", block.group(1)))
         documents[docno.group(1)] = " ".join(html.unescape(_TAG.sub(" ", body)).split())
