@@ -1,5 +1,6 @@
 """Re-ranking a candidate run, query by query, resumably: each finished query is appended to the TREC run file
-and recorded in ``<run>.done``; a restarted run skips the queries recorded there."""
+and recorded in ``<run>.done`` (whose first line records the model, max length and depth); a restarted run with
+the same settings skips the queries recorded there."""
 
 from __future__ import annotations
 
@@ -20,14 +21,22 @@ def _done_path(output: Path) -> Path:
     return output.with_name(output.name + ".done")
 
 
-def _resume_state(output: Path, resume: bool, tag: str) -> tuple[Run, set[str]]:
+def _resume_state(output: Path, resume: bool, tag: str, settings: str) -> tuple[Run, set[str]]:
     done_path = _done_path(output)
+    header = f"# {settings}\n"
     if not resume or not output.exists() or not done_path.exists():
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text("", encoding="utf-8")
-        done_path.write_text("", encoding="utf-8")
+        done_path.write_text(header, encoding="utf-8")
         return {}, set()
-    done = {line.strip() for line in done_path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    lines = done_path.read_text(encoding="utf-8").splitlines()
+    previous_settings = lines[0][2:] if lines and lines[0].startswith("# ") else None
+    if previous_settings != settings:
+        raise ValueError(
+            f"{output} was started with different settings ({previous_settings}; now {settings}): "
+            "use the same settings to resume, another output, or resume=False (--no-resume) to start afresh"
+        )
+    done = {line.strip() for line in lines[1:] if line.strip()}
     previous = read_trec_run(output)
     kept = {qid: ranking for qid, ranking in previous.items() if qid in done}
     if len(kept) != len(previous) or len(kept) != len(done):
@@ -35,7 +44,7 @@ def _resume_state(output: Path, resume: bool, tag: str) -> tuple[Run, set[str]]:
         with open(output, "w", encoding="utf-8") as out:
             for qid, ranking in kept.items():
                 out.write(format_run_lines(qid, ranking, tag))
-        done_path.write_text("".join(f"{qid}\n" for qid in kept), encoding="utf-8")
+        done_path.write_text(header + "".join(f"{qid}\n" for qid in kept), encoding="utf-8")
     logger.info("%s: resuming, %d queries already done", output, len(kept))
     return kept, set(kept)
 
@@ -64,13 +73,18 @@ def rerank(
         depth: candidates per query to re-rank (first-stage order); None for all.
         query_ids: queries to re-rank (default: every query of ``candidates``).
         tag: run name for the last TREC column.
-        resume: continue a previous, interrupted call with the same output; False starts afresh.
+        resume: continue a previous, interrupted call with the same output and settings (model, max length,
+            depth; other settings raise a ValueError); False starts afresh.
 
     Returns:
         The re-ranked run (resumed queries included).
     """
     output = Path(output)
-    run, done = _resume_state(output, resume, tag)
+    settings = (
+        f"model={getattr(scorer, 'model_path', type(scorer).__name__)} "
+        f"max_length={getattr(scorer, 'max_length', None)} depth={depth}"
+    )
+    run, done = _resume_state(output, resume, tag, settings)
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
     no_text = [q for q in ids if q not in collection.queries]
     empty = [q for q in ids if q in collection.queries and not collection.queries[q].strip()]

@@ -14,6 +14,7 @@ class CountingScorer:
 
     def __init__(self, scorer):
         self.scorer, self.calls = scorer, []
+        self.model_path, self.max_length = scorer.model_path, scorer.max_length
 
     def score(self, queries, documents, progress=None):
         self.calls.append(len(queries))
@@ -37,7 +38,8 @@ def test_rerank_writes_a_trec_run_of_the_top_depth(dl20, scorer, tmp_path):
     top4 = sorted(dl20.runs["candidates"][ids[0]].items(), key=lambda i: -i[1])[:4]
     assert set(run[ids[0]]) == {d for d, _ in top4}
     assert read_trec_run(tmp_path / "r.run") == run
-    assert (tmp_path / "r.run.done").read_text().split() == ids
+    done = (tmp_path / "r.run.done").read_text().splitlines()
+    assert done[0].startswith("# model=") and done[0].endswith("max_length=64 depth=4") and done[1:] == ids
 
 
 def test_resume_skips_finished_queries_and_redoes_interrupted_ones(dl20, scorer, tmp_path):
@@ -55,6 +57,8 @@ def test_resume_skips_finished_queries_and_redoes_interrupted_ones(dl20, scorer,
         assert resumed[qid] == pytest.approx(ranking, abs=1e-5)
     assert read_trec_run(output).keys() == set(ids)
     assert "x" not in read_trec_run(output)[ids[2]]
+    with pytest.raises(ValueError, match=r"started with different settings .*depth=3; now .*depth=5"):
+        rerank(dl20, dl20.runs["candidates"], scorer, output, depth=5, query_ids=ids)
     fresh = CountingScorer(scorer)
     rerank(dl20, dl20.runs["candidates"], fresh, output, depth=3, query_ids=ids, resume=False)
     assert fresh.calls == [3, 3, 3, 3]
