@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import sys
@@ -199,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         "source": source,
         "language": _language(data_files[0]),
         "repo_id": f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
-        "command": "python -m dataset_scripts.build " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])),
+        "command": _public_command(argv if argv is not None else sys.argv[1:]),
     }
     executor = make_executors(args, layout, units, redirect_files, tasks, options, build_info)
     try:
@@ -228,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
             )
             status = 1
     return status
+
+
+def _public_command(argv: list[str]) -> str:
+    """The command line for the card, with local paths reduced to their last component (cards are published)."""
+    shown = [Path(a).name if os.sep in a and Path(a).exists() else a for a in argv]
+    return "python -m dataset_scripts.build " + " ".join(shlex.quote(a) for a in shown)
 
 
 def _language(data_file: Path) -> str:
