@@ -33,7 +33,8 @@ class PairScorer:
 
     Args:
         model: a checkpoint folder or Hub id.
-        max_length: pair length in tokens; default: the checkpoint's CrossEncoder ``max_length``, else
+        max_length: pair length in tokens; default: the checkpoint's sentence-transformers ``max_seq_length``,
+            else the tokenizer's ``model_max_length`` (where sentence-transformers 6 saves a CrossEncoder's), else
             ``min(512, max_position_embeddings)``.
         batch_size: pairs per forward pass.
         device: torch device (default: cuda when available, else cpu).
@@ -56,7 +57,9 @@ class PairScorer:
         if labels not in (1, 2):
             raise ValueError(f"{self.model_path}: a re-ranker needs 1 (or 2) labels, this checkpoint has {labels}")
         positions = getattr(self.model.config, "max_position_embeddings", 512)
-        self.max_length = int(max_length or _saved_max_length(self.model_path) or min(512, positions))
+        # sentence-transformers 6 saves a CrossEncoder's max length as the tokenizer's model_max_length
+        tokenizer_length = self.tokenizer.model_max_length if self.tokenizer.model_max_length <= positions else None
+        self.max_length = int(max_length or _saved_max_length(self.model_path) or tokenizer_length or min(512, positions))
         self.batch_size = batch_size
 
     def _encode(self, queries: Sequence[str], documents: Sequence[str]):

@@ -55,3 +55,14 @@ def test_two_label_classifiers_score_the_logit_difference_and_others_are_refused
     assert scorer.score(QUERIES[:1], DOCUMENTS[:1])[0] == pytest.approx((logits[1] - logits[0]).item(), abs=1e-5)
     with pytest.raises(ValueError, match="needs 1 \\(or 2\\) labels, this checkpoint has 3"):
         PairScorer(str(tmp_path / "3"), device="cpu")
+
+
+def test_a_crossencoder_folder_scores_like_crossencoder(tiny_bert_ranker, tmp_path):
+    from sentence_transformers import CrossEncoder
+
+    cross_encoder = CrossEncoder(str(tiny_bert_ranker), max_length=48, device="cpu")
+    cross_encoder.save_pretrained(str(tmp_path / "ce"))
+    scorer = PairScorer(str(tmp_path / "ce"), device="cpu")
+    assert scorer.max_length == 48
+    expected = cross_encoder.predict(list(zip(QUERIES, DOCUMENTS, strict=True)), activation_fn=torch.nn.Identity())
+    assert scorer.score(QUERIES, DOCUMENTS) == pytest.approx([float(v) for v in expected], abs=1e-5)
