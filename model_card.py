@@ -1,0 +1,148 @@
+"""Render ``model_card.md`` into a checkpoint's ``README.md`` with huggingface_hub's ``ModelCard``.
+
+The card states only what was measured for the checkpoint: its evaluation results come from the metrics JSON
+that ``python -m eval rerank`` wrote for it, and go into ``model-index`` as ``EvalResult`` entries (nDCG, MRR),
+which the Trainer's own card would drop.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
+
+TEMPLATE = Path(__file__).resolve().parent / "model_card.md"
+KIT_URL = "https://github.com/oneal2000/Wikiformer"
+CARD_MEASURES = {"nDCG@10": "ndcg_at_10", "RR@10": "mrr_at_10", "RR(rel=2)@10": "mrr_at_10", "nDCG@100": "ndcg_at_100"}
+"""Measures (as ``eval`` names them) that go into model-index, with their Hub metric types."""
+
+DEFAULT_LIMITATIONS = (
+    "A cross-encoder re-ranks a first stage's candidates; it does not retrieve from a corpus by itself. "
+    "Texts longer than the maximum length are truncated. Pre-training on Wikipedia structure teaches topical "
+    "relevance in encyclopedic English; other domains and languages need fine-tuning."
+)
+
+
+@dataclass
+class Evaluation:
+    """Measured results of one checkpoint on one collection.
+
+    Args:
+        dataset_name: the collection's name (shown in the card and model-index).
+        dataset_type: a stable id for the collection (model-index ``dataset.type``).
+        systems: ``{system name: {measure: mean}}``, the checkpoint's own row under ``model_system``.
+        model_system: which system is this checkpoint.
+        relevance_level: smallest relevant grade for binary measures, if set.
+        note: how the candidates and queries were chosen.
+    """
+
+    dataset_name: str
+    dataset_type: str
+    systems: dict[str, dict[str, float]]
+    model_system: str
+    relevance_level: int | None = None
+    note: str = ""
+
+    @classmethod
+    def from_metrics_json(cls, path: str | Path, model_system: str, dataset_name: str, **kwargs) -> Evaluation:
+        """Read the ``metrics.json`` of ``python -m eval rerank`` (``{system: {"means": {...}, ...}}``)."""
+        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+        if model_system not in payload:
+            raise ValueError(f"{path} has no results for {model_system!r} (systems: {', '.join(payload)})")
+        systems = {name: result["means"] for name, result in payload.items()}
+        level = payload[model_system].get("relevance_level")
+        return cls(dataset_name, kwargs.pop("dataset_type", dataset_name), systems, model_system, level, **kwargs)
+
+    def table(self) -> str:
+        """A Markdown table of every system's means, the best value of each measure in bold."""
+        measures = list(next(iter(self.systems.values())))
+        best = {m: max(values.get(m, float("-inf")) for values in self.systems.values()) for m in measures}
+        lines = ["| system | " + " | ".join(measures) + " |", "|---" * (len(measures) + 1) + "|"]
+        for name, values in self.systems.items():
+            label = f"**{name}** (this model)" if name == self.model_system else name
+            cells = [f"**{values[m]:.4f}**" if values[m] == best[m] else f"{values[m]:.4f}" for m in measures]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def eval_results(self) -> list[EvalResult]:
+        """The checkpoint's results as model-index entries."""
+        own = self.systems[self.model_system]
+        return [
+            EvalResult(
+                task_type="text-ranking",
+                dataset_type=self.dataset_type,
+                dataset_name=self.dataset_name,
+                metric_type=CARD_MEASURES[measure],
+                metric_name=measure,
+                metric_value=round(float(value), 4),
+            )
+            for measure, value in own.items()
+            if measure in CARD_MEASURES
+        ]
+
+
+@dataclass
+class CardInputs:
+    """What the card says about a checkpoint.
+
+    Args:
+        repo_id: the Hub id the checkpoint is (or will be) published under.
+        base_model: the checkpoint training started from (a Hub id where one exists).
+        training_datasets: ``[(Hub id or path, description)]`` of the task datasets.
+        recipe: the training settings actually used, as ``{name: value}``.
+        max_length: the pair length the checkpoint is configured for.
+        evaluation: measured results, or None.
+        license: the weights' license id.
+    """
+
+    repo_id: str
+    base_model: str
+    training_datasets: list[tuple[str, str]] = field(default_factory=list)
+    recipe: dict[str, object] = field(default_factory=dict)
+    max_length: int = 512
+    evaluation: Evaluation | None = None
+    license: str = "apache-2.0"
+    limitations: str = DEFAULT_LIMITATIONS
+
+
+def render_model_card(inputs: CardInputs) -> ModelCard:
+    """The model card for a checkpoint, from ``model_card.md``."""
+    evaluation = inputs.evaluation
+    hub_datasets = [name for name, _ in inputs.training_datasets if "/" in name and not Path(name).exists()]
+    card_data = ModelCardData(
+        language="en",
+        license=inputs.license,
+        library_name="transformers",
+        pipeline_tag="text-ranking",
+        tags=["wikiformer", "cross-encoder", "reranker", "information-retrieval", "sentence-transformers"],
+        base_model=inputs.base_model if "/" in inputs.base_model else None,
+        datasets=hub_datasets or None,
+        model_name=inputs.repo_id.split("/")[-1],
+        eval_results=evaluation.eval_results() if evaluation else None,
+    )
+    return ModelCard.from_template(
+        card_data,
+        template_path=str(TEMPLATE),
+        model_name=inputs.repo_id.split("/")[-1],
+        repo_id=inputs.repo_id,
+        kit_url=KIT_URL,
+        base_model_name=inputs.base_model,
+        max_length=inputs.max_length,
+        training_datasets=inputs.training_datasets,
+        recipe=list(inputs.recipe.items()),
+        results_table=evaluation.table() if evaluation else "",
+        eval_dataset_name=evaluation.dataset_name if evaluation else "",
+        relevance_level=evaluation.relevance_level if evaluation else None,
+        eval_note=evaluation.note if evaluation else "",
+        limitations=inputs.limitations,
+        license=inputs.license,
+    )
+
+
+def write_model_card(model_dir: str | Path, inputs: CardInputs) -> Path:
+    """Render the card into ``model_dir/README.md`` and return its path."""
+    path = Path(model_dir) / "README.md"
+    render_model_card(inputs).save(path)
+    return path

@@ -1,0 +1,250 @@
+"""The main job: from a Wikipedia dump to a published Wikiformer model and its four task datasets.
+
+    python release.py [--output-dir output/release] [--push-to-hub NAMESPACE]
+
+On a fresh machine with no argument it runs the CPU demo on the vendored real data: the enwiki dump sample →
+the SRR, RWI, ATI and LTM datasets with cards → pre-training with ``configs/demo-cpu.yaml`` (the embedded
+all-MiniLM-L6-v2) → zero-shot re-ranking of the vendored TREC DL 2020 sample against BM25 → a Hub-ready model
+folder with a model card that carries the measured results. Each stage is the project's own command line, shown
+as it runs, so any stage can also be run alone:
+
+1. ``datasets``: ``python -m dataset_scripts.build`` → ``OUT/datasets/wikiformer-<task>/``
+2. ``train``: ``python train.py CONFIG`` → ``OUT/train/``
+3. ``export``: the trained model as a Hub-ready folder → ``OUT/release/wikiformer/``
+4. ``eval``: ``python -m eval rerank`` (this model, and MiniLM with an untrained head) and ``python -m eval
+   compare`` against the collection's BM25 run → ``OUT/eval/``
+5. ``card``: ``model_card.md`` rendered with the measured results → ``OUT/release/wikiformer/README.md``; with
+   ``--push-to-hub NS``, ``NS/wikiformer`` and ``NS/wikiformer-<task>`` are created or updated.
+
+A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
+one again (and the stages after it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent
+STAGES = ("datasets", "train", "export", "eval", "card")
+TASKS = ("srr", "rwi", "ati", "ltm")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--input", nargs="+", default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
+                        help="dump files, folders or a built corpus (default: the vendored enwiki sample)")
+    parser.add_argument("--output-dir", default="output/release")
+    parser.add_argument("--config", default=str(ROOT / "configs/demo-cpu.yaml"), help="training config for train.py")
+    parser.add_argument("--eval-collection", default=str(ROOT / "data/samples/eval/dl20-mini"),
+                        help="a collection with candidates and qrels (see python -m eval --help)")
+    parser.add_argument("--eval-candidates", default="bm25", help="the collection's run to re-rank")
+    parser.add_argument("--eval-max-queries", type=int, default=None)
+    parser.add_argument("--eval-depth", type=int, default=20, help="candidates re-ranked per query")
+    parser.add_argument("--eval-max-length", type=int, default=256)
+    parser.add_argument("--max-steps", type=int, default=None, help="override the config's max_steps")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--num-proc", type=int, default=1)
+    parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
+    parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None)
+    parser.add_argument("--private", action="store_true")
+    parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated subset of " + ",".join(STAGES))
+    parser.add_argument("--redo", choices=STAGES, default=None, help="run this stage again, and those after it")
+    return parser.parse_args(argv)
+
+
+class Stages:
+    """Runs stage commands, recording each finished one so that a rerun with the same command reuses it."""
+
+    def __init__(self, output_dir: Path, redo: str | None):
+        self.record_dir = output_dir / "stages"
+        self.record_dir.mkdir(parents=True, exist_ok=True)
+        self.redo_from = STAGES.index(redo) if redo else len(STAGES)
+
+    def done(self, stage: str, signature: object) -> bool:
+        record = self.record_dir / f"{stage}.json"
+        if STAGES.index(stage) >= self.redo_from or not record.exists():
+            return False
+        return json.loads(record.read_text(encoding="utf-8")) == signature
+
+    def finish(self, stage: str, signature: object) -> None:
+        (self.record_dir / f"{stage}.json").write_text(json.dumps(signature, indent=1), encoding="utf-8")
+
+    def run(self, stage: str, commands: list[list[str]]) -> None:
+        """Run the stage's commands (each a subprocess in the project root) unless already done."""
+        signature = [command[1:] for command in commands]  # not the interpreter path
+        if self.done(stage, signature):
+            print(f"[{stage}] finished earlier with the same command: reused")
+            return
+        for command in commands:
+            print(f"[{stage}] $ {shlex.join(['python', *command[1:]])}", flush=True)
+            completed = subprocess.run(command, cwd=ROOT)
+            if completed.returncode != 0:
+                raise SystemExit(f"[{stage}] failed (exit {completed.returncode}); fix it and rerun: finished stages are reused")
+        self.finish(stage, signature)
+
+
+def task_dirs(out: Path) -> list[Path]:
+    """The task dataset folders the build wrote, in the paper's order."""
+    return [out / "datasets" / f"wikiformer-{task}" for task in TASKS if (out / "datasets" / f"wikiformer-{task}").is_dir()]
+
+
+def export_model(train_dir: Path, model_dir: Path) -> None:
+    """Save the trained model as a Hub-ready folder (weights, config with auto_map, code, tokenizer, CrossEncoder files)."""
+    from transformers import AutoTokenizer
+
+    from modeling_wikiformer import WikiformerForRanking, save_for_hub
+
+    model = WikiformerForRanking.from_pretrained(train_dir)
+    tokenizer = AutoTokenizer.from_pretrained(train_dir)
+    save_for_hub(model, tokenizer, model_dir)
+
+
+def fresh_head_baseline(config: dict, model_dir: Path, seed: int) -> None:
+    """The starting checkpoint with an untrained (seeded random) head: what the evaluation compares against."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from modeling_wikiformer import WikiformerForRanking, save_for_hub
+    from train import resolve_model_path
+
+    path = resolve_model_path(config.get("model_name_or_path", "embedded:minilm"))
+    torch.manual_seed(seed)
+    model = WikiformerForRanking.from_bert(path)
+    save_for_hub(model, AutoTokenizer.from_pretrained(path), model_dir)
+
+
+def training_recipe(config: dict, overrides: dict, train_dir: Path) -> dict:
+    """The settings the checkpoint was trained with, and what training reports it did."""
+    keys = ("model_name_or_path", "learning_rate", "lr_drop_step", "lr_drop_factor", "warmup_steps", "max_steps",
+            "per_device_train_batch_size", "gradient_accumulation_steps", "group_size", "query_max_lengths",
+            "doc_max_lengths", "task_weights", "bf16", "seed", "metric_for_best_model")
+    recipe = {key: value for key, value in {**config, **overrides}.items() if key in keys}
+    state_path = train_dir / "trainer_state.json"
+    if state_path.exists():
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+        recipe["optimizer steps run"] = state.get("global_step")
+        if state.get("best_metric") is not None:
+            recipe["best zero-shot eval metric during training"] = round(state["best_metric"], 4)
+    return recipe
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected stages."""
+    args = parse_args(argv)
+    out = Path(args.output_dir).resolve()
+    selected = [s.strip() for s in args.stages.split(",") if s.strip()]
+    unknown = sorted(set(selected) - set(STAGES))
+    if unknown:
+        raise SystemExit(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
+    namespace = args.namespace or args.push_to_hub or "your-namespace"
+    stages = Stages(out, args.redo)
+    python = sys.executable
+    config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
+    model_dir, train_dir, eval_dir = out / "release" / "wikiformer", out / "train", out / "eval"
+
+    if "datasets" in selected:
+        stages.run("datasets", [[python, "-m", "dataset_scripts.build", "--input", *args.input, "--output-dir",
+                                 str(out / "datasets"), "--tasks", ",".join(TASKS), "--seed", str(args.seed),
+                                 "--num-proc", str(args.num_proc)]])
+    overrides = {"seed": args.seed, **({"max_steps": args.max_steps} if args.max_steps else {})}
+    if "train" in selected:
+        datasets = task_dirs(out)
+        if len(datasets) != len(config.get("train_datasets", TASKS)):
+            raise SystemExit(f"the config trains on {len(config.get('train_datasets', []))} tasks but "
+                             f"{out / 'datasets'} holds {len(datasets)}: run the datasets stage first")
+        command = [python, "train.py", args.config, "--train_datasets", *map(str, datasets), "--output_dir",
+                   str(train_dir), "--eval_dir", args.eval_collection]
+        command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
+        stages.run("train", [command])
+    if "export" in selected:
+        if not stages.done("export", [str(train_dir)]):
+            print(f"[export] {train_dir} -> {model_dir}")
+            export_model(train_dir, model_dir)
+            fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
+            stages.finish("export", [str(train_dir)])
+    if "eval" in selected:
+        # The same top-k of the collection's BM25 run for every system, so the comparison is like for like.
+        common = ["--collection", args.eval_collection, "--candidates", args.eval_candidates, "--k",
+                  str(args.eval_depth), "--max-length", str(args.eval_max_length)]
+        common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
+        runs = []
+        commands = []
+        for tag, model in (("wikiformer", model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):
+            commands.append([python, "-m", "eval", "rerank", "--model", str(model), "--tag", tag, "--no-resume",
+                             "--output-dir", str(eval_dir / tag), *common])
+            runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
+        first_stage = f"bm25={eval_dir / 'wikiformer' / (args.eval_candidates + '.run')}"
+        commands.append([python, "-m", "eval", "compare", first_stage, *runs, "--collection", args.eval_collection,
+                         "--reference", "wikiformer", "--output-dir", str(eval_dir / "compare"), "--seed", str(args.seed)])
+        stages.run("eval", commands)
+    if "card" in selected:
+        path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
+        print(f"[card] wrote {path}")
+        if args.push_to_hub:
+            push(out, model_dir, args.push_to_hub, args.private)
+    print(f"\nmodel: {model_dir}\ndatasets: {', '.join(str(p) for p in task_dirs(out))}")
+    table = eval_dir / "compare" / "table.md"
+    if table.exists():
+        print(f"evaluation ({args.eval_collection}):\n{table.read_text(encoding='utf-8')}")
+    return 0
+
+
+def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, config: dict, overrides: dict, args) -> Path:
+    """Render the model card from what this run measured."""
+    from model_card import CardInputs, Evaluation, write_model_card
+
+    evaluation = None
+    metrics = eval_dir / "wikiformer" / "metrics.json"
+    if metrics.exists():
+        collection = json.loads((Path(args.eval_collection) / "collection.json").read_text()) if (Path(args.eval_collection) / "collection.json").exists() else {}
+        name = collection.get("name", Path(args.eval_collection).name)
+        evaluation = Evaluation.from_metrics_json(metrics, "wikiformer", name, note=(
+            f"Candidates: the collection's `{args.eval_candidates}` run, top {args.eval_depth} re-ranked per query"
+            + (f", first {args.eval_max_queries} queries" if args.eval_max_queries else "")
+            + f"; pairs truncated to {args.eval_max_length} tokens. `minilm-fresh-head` is the starting checkpoint with "
+            "an untrained head. Produced by `python release.py` (see `OUT/eval/compare` for significance tests)."))
+        baseline = eval_dir / "minilm-fresh-head" / "metrics.json"
+        if baseline.exists():
+            evaluation.systems["minilm-fresh-head"] = json.loads(baseline.read_text())["minilm-fresh-head"]["means"]
+    datasets = [(f"{namespace}/{path.name}", (path / "README.md").exists() and f"built from {', '.join(Path(p).name for p in args.input)}")
+                for path in task_dirs(out)]
+    from train import EMBEDDED_MINILM
+
+    base = config.get("model_name_or_path", EMBEDDED_MINILM)
+    inputs = CardInputs(
+        repo_id=f"{namespace}/wikiformer",
+        base_model="sentence-transformers/all-MiniLM-L6-v2" if base == EMBEDDED_MINILM else base,
+        training_datasets=[(name, description or "") for name, description in datasets],
+        recipe=training_recipe(config, overrides, out / "train"),
+        max_length=args.eval_max_length,
+        evaluation=evaluation,
+    )
+    return write_model_card(model_dir, inputs)
+
+
+def push(out: Path, model_dir: Path, namespace: str, private: bool) -> None:
+    """Create or update ``NS/wikiformer`` and ``NS/wikiformer-<task>`` with the real Hub client."""
+    from huggingface_hub import HfApi
+
+    from dataset_scripts.hub.publish import push_dataset_folder
+
+    api = HfApi()
+    repo_id = f"{namespace}/wikiformer"
+    api.create_repo(repo_id, private=private, exist_ok=True)
+    api.upload_folder(folder_path=str(model_dir), repo_id=repo_id, commit_message="Wikiformer release")
+    print(f"[push] {model_dir} -> {repo_id}")
+    for folder in task_dirs(out):
+        push_dataset_folder(folder, f"{namespace}/{folder.name}", private=private)
+        print(f"[push] {folder} -> {namespace}/{folder.name}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""The main job end to end at reduced size, published to the local test Hub, then used as a downstream user would."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from model_card import CardInputs, Evaluation, render_model_card
+from tests.conftest import PROJECT_ROOT
+from tests.hub_server import run_python
+
+pytestmark = pytest.mark.slow
+
+
+def test_release_end_to_end_through_the_hub(hub, tmp_path):
+    out = tmp_path / "release"
+    command = [
+        sys.executable, "release.py", "--output-dir", str(out), "--max-steps", "3", "--eval-max-queries", "2",
+        "--eval-depth", "5", "--eval-max-length", "128", "--push-to-hub", "ns",
+    ]  # fmt: skip
+    result = subprocess.run(command, cwd=PROJECT_ROOT, env=hub.env(tmp_path / "home_publisher"),
+                            capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "[push]" in result.stdout and "| wikiformer |" in result.stdout
+    stages = sorted(p.stem for p in (out / "stages").glob("*.json"))
+    assert stages == ["datasets", "eval", "export", "train"]
+
+    # A rerun reuses every finished stage.
+    again = subprocess.run(command[:-2], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout.count("with the same command: reused") == 3
+
+    user = """
+import json
+import torch
+from datasets import load_dataset
+from huggingface_hub import ModelCard
+from sentence_transformers import CrossEncoder
+from transformers import AutoModel, AutoTokenizer
+
+model = AutoModel.from_pretrained("ns/wikiformer", trust_remote_code=True)
+tokenizer = AutoTokenizer.from_pretrained("ns/wikiformer")
+query, docs = "what is albedo", ["Albedo is the fraction of sunlight a surface reflects.", "Paris is in France."]
+ours = model.score([query, query], docs, tokenizer)
+cross = CrossEncoder("ns/wikiformer").predict([(query, d) for d in docs], activation_fn=torch.nn.Identity())
+srr = load_dataset("ns/wikiformer-srr", split="train")
+card = ModelCard.load("ns/wikiformer")
+results = card.data.eval_results
+print(json.dumps({
+    "class": type(model).__name__, "ours": [float(s) for s in ours], "cross": [float(s) for s in cross],
+    "srr_rows": len(srr), "srr_columns": srr.column_names,
+    "metrics": {r.metric_name: r.metric_value for r in results}, "dataset": results[0].dataset_name,
+}))
+"""
+    loaded = json.loads(run_python(user, hub.env(tmp_path / "home_user")).strip().splitlines()[-1])
+    assert loaded["class"] == "WikiformerForRanking"
+    assert loaded["ours"] == pytest.approx(loaded["cross"], abs=1e-4)
+    assert loaded["srr_rows"] > 50 and {"query", "positive", "negatives"} <= set(loaded["srr_columns"])
+    assert loaded["dataset"] == "dl20-mini"
+    measured = json.loads((out / "eval" / "wikiformer" / "metrics.json").read_text())["wikiformer"]["means"]
+    assert loaded["metrics"]["nDCG@10"] == pytest.approx(measured["nDCG@10"], abs=1e-4)
+
+
+def test_card_states_only_measured_results(tmp_path):
+    evaluation = Evaluation("dl20-mini", "dl20-mini", {"bm25": {"nDCG@10": 0.5}, "ours": {"nDCG@10": 0.4}}, "ours")
+    card = render_model_card(CardInputs(repo_id="ns/wikiformer", base_model="bert-base-uncased", evaluation=evaluation))
+    header = yaml.safe_load(str(card).split("---")[1])
+    metrics = header["model-index"][0]["results"][0]["metrics"]
+    assert metrics == [{"type": "ndcg_at_10", "value": 0.4, "name": "nDCG@10"}]
+    assert "| **bm25** |" not in str(card) and "| **ours** (this model) | 0.4000 |" in str(card)
+    without = render_model_card(CardInputs(repo_id="ns/wikiformer", base_model="bert-base-uncased"))
+    assert "model-index" not in str(without) and "No evaluation was run for this checkpoint." in str(without)
