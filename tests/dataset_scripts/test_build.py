@@ -21,6 +21,8 @@ from dataset_scripts.corpus.titles import normalize_title
 from dataset_scripts.tasks.registry import ALL_TASKS, FIXED_SIDE
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
 
+pytestmark = pytest.mark.slow  # end to end: dump -> corpus -> datasets, several builds
+
 UNIT = ["--articles-per-unit", "30"]  # 106 articles -> 4 units, so that two processes share the work
 
 
@@ -237,6 +239,18 @@ def test_the_built_folder_loads_with_load_dataset_in_a_fresh_process(built, tmp_
         check=True,
     )
     assert json.loads(result.stdout.splitlines()[-1]) == rows(built, "srr")
+
+
+def test_options_reach_the_rows_and_the_card(built, tmp_path):
+    out = tmp_path / "original"
+    args = ["--input", str(built / "corpus"), "--output-dir", str(out), "--tasks", "srr,rwi"]
+    assert main([*args, "--srr-variant", "original", "--positives", "all", "--max-negatives", "4"]) == 0
+    srr, rwi = rows(out, "srr"), rows(out, "rwi")
+    assert len({r["article_id"] for r in srr}) == len(srr)  # the original code: one row per article
+    assert all(3 <= len(r["negatives"]) <= 4 for r in srr)
+    assert len(rwi) > len(rows(built, "rwi"))  # one row per section with text instead of one per article
+    card = (out / "wikiformer-srr" / "README.md").read_text()
+    assert "- `srr_variant`: original" in card and "- `positives`: all" in card
 
 
 def test_bad_task_name_is_a_clear_error(tmp_path, capsys):

@@ -10,12 +10,14 @@ import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from tests import hub_server
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
 from tests.hub_server import run_python
 
 hub = hub_server.hub  # the local Hub fixture
+pytestmark = pytest.mark.slow
 
 NAMESPACE = "hub-test-user"
 
