@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 import pytest
 
@@ -14,8 +15,11 @@ def cranfield():
     return load_collection(str(CRANFIELD_MINI))
 
 
+NO_STEMMING = BM25Options(stemmer=None)
+
+
 def test_a_documents_own_title_finds_it(cranfield):
-    retriever = BM25Retriever(cranfield.documents)
+    retriever = BM25Retriever(cranfield.documents, NO_STEMMING)
     query = {"t": "experimental investigation of the aerodynamics of a wing in a slipstream"}
     run = retriever.retrieve(query, k=5)
     ranking = sorted(run["t"].items(), key=lambda item: -item[1])
@@ -23,7 +27,8 @@ def test_a_documents_own_title_finds_it(cranfield):
     assert ranking[0][1] > ranking[1][1] > 0
 
 
-def test_stemming_matches_inflections(cranfield):
+def test_stemming_matches_inflections():
+    pytest.importorskip("Stemmer", reason="BM25 stemming needs PyStemmer")
     documents = {"a": "the wings were tested", "b": "engine noise measurement"}
     stemmed = BM25Retriever(documents).retrieve({"q": "wing testing"}, k=2)
     assert max(stemmed["q"], key=stemmed["q"].get) == "a" and stemmed["q"]["a"] > 0
@@ -36,12 +41,18 @@ def test_paper_parameters_and_stopword_file(tmp_path):
     stopwords = tmp_path / "stop.txt"
     stopwords.write_text("engine\nthe\n")
     documents = {"a": "engine noise", "b": "engine wing"}
-    run = BM25Retriever(documents, BM25Options(stopwords=str(stopwords))).retrieve({"q": "engine"}, k=2)
+    run = BM25Retriever(documents, BM25Options(stemmer=None, stopwords=str(stopwords))).retrieve({"q": "engine"}, k=2)
     assert run == {}  # "engine" is a stopword now: the query has no indexed term
 
 
+def test_missing_pystemmer_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "Stemmer", None)  # as on a machine without PyStemmer
+    with pytest.raises(ImportError, match="BM25 stemming needs PyStemmer: pip install PyStemmer"):
+        BM25Retriever({"a": "text"}, BM25Options(stemmer="english"))
+
+
 def test_empty_queries_are_skipped_with_a_count(cranfield, caplog):
-    retriever = BM25Retriever(cranfield.documents)
+    retriever = BM25Retriever(cranfield.documents, NO_STEMMING)
     with caplog.at_level(logging.WARNING):
         run = retriever.retrieve({"a": "", "b": "the of", "c": "wing", "d": "zzzqqq"}, k=1000)
     assert list(run) == ["c"] and len(run["c"]) == 50  # k capped at the number of documents
@@ -53,7 +64,7 @@ def test_first_stage_defaults_to_judged_queries_and_cuts_given_runs(caplog):
     given = first_stage_run(collection, "candidates", k=5)
     assert len(given) == 10 and all(len(r) == 5 for r in given.values())
     assert given["23849"] == dict(sorted(collection.runs["candidates"]["23849"].items(), key=lambda i: -i[1])[:5])
-    bm25 = first_stage_run(collection, "bm25", k=3, query_ids=["23849", "156498"])
+    bm25 = first_stage_run(collection, "bm25", k=3, query_ids=["23849", "156498"], bm25_options=NO_STEMMING)
     assert list(bm25) == ["23849", "156498"] and all(len(r) == 3 for r in bm25.values())
     with caplog.at_level(logging.WARNING):
         partial = first_stage_run(collection, "given", k=3, query_ids=["23849", "nope"])

@@ -16,6 +16,7 @@ from tests.conftest import shared_data
     [("eval/cranfield", 1400, 225, 0.3650), ("eval/npl", 11429, 93, 0.4280)],
 )
 def test_bm25_effectiveness(folder, documents, queries, expected_ndcg10):
+    pytest.importorskip("Stemmer", reason="BM25 stemming needs PyStemmer")
     collection = load_collection(str(shared_data(folder)))
     assert (len(collection.documents), len(collection.queries), len(collection.qrels)) == (documents, queries, queries)
     run = first_stage_run(collection, "bm25", k=100)
