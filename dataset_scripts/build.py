@@ -25,6 +25,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from .executors import make_executor
 from .tasks.corpus_units import CorpusLayoutError, Unit, corpus_files, plan_units
 from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
 from .tasks.pipeline import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
@@ -53,7 +54,15 @@ def prepare_corpus(inputs: list[Path], layout: BuildLayout, args: argparse.Names
     from .corpus.build import build_corpus  # the dump readers load only when a dump is given
 
     corpus_dir = layout.root / "corpus"
-    build_corpus(inputs, corpus_dir, fmt=args.format, num_proc=args.num_proc, limit=args.limit)
+    build_corpus(
+        inputs,
+        corpus_dir,
+        fmt=args.format,
+        num_proc=args.num_proc,
+        limit=args.limit,
+        executor=args.executor,
+        slurm_partition=args.slurm_partition,
+    )
     return corpus_dir, ", ".join(p.name for p in inputs)
 
 
@@ -88,30 +97,25 @@ def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, task
     if "ltm" in tasks:
         stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
+    if args.executor == "local":
+        import multiprocess
+
+        # workers fork from one server that has imported the steps once, instead of each importing them
+        multiprocess.set_forkserver_preload(["dataset_scripts.tasks.pipeline"])
     executor = None
     for name, pipeline, tasks_count in stages:
-        common = {"tasks": tasks_count, "logging_dir": str(layout.logs(name, tasks_count)), "depends": executor}
-        common["skip_completed"] = name != "cards"  # the cards are cheap and follow the latest command line
-        if args.executor == "local":
-            import multiprocess
-            from datatrove.executor import LocalPipelineExecutor
-
-            # workers fork from one server that has imported the steps once, instead of each importing them
-            multiprocess.set_forkserver_preload(["dataset_scripts.tasks.pipeline"])
-
-            executor = LocalPipelineExecutor(pipeline, workers=min(args.num_proc, tasks_count), **common)
-        elif args.executor == "slurm":
-            from datatrove.executor import SlurmPipelineExecutor
-
-            if not args.slurm_partition:
-                raise SystemExit("--executor slurm needs --slurm-partition")
-            executor = SlurmPipelineExecutor(
-                pipeline, time=args.slurm_time, partition=args.slurm_partition, job_name=f"wikiformer-{name}", **common
-            )
-        else:
-            from datatrove.executor import RayPipelineExecutor
-
-            executor = RayPipelineExecutor(pipeline, **common)
+        executor = make_executor(
+            args.executor,
+            pipeline,
+            tasks=tasks_count,
+            workers=args.num_proc,
+            logging_dir=str(layout.logs(name, tasks_count)),
+            job_name=f"wikiformer-{name}",
+            depends=executor,
+            skip_completed=name != "cards",  # the cards are cheap and follow the latest command line
+            slurm_partition=args.slurm_partition,
+            slurm_time=args.slurm_time,
+        )
     return executor
 
 
@@ -187,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     layout.work.mkdir(parents=True, exist_ok=True)
     try:
         corpus_dir, source = prepare_corpus(args.input, layout, args)
+        if args.executor == "slurm" and not is_corpus_dir(corpus_dir):
+            print(f"corpus jobs submitted to Slurm; rerun the same command when they are done ({corpus_dir})")
+            return 0
         data_files, redirect_files = corpus_files(corpus_dir)
         units = plan_units(data_files, args.articles_per_unit)
         corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
