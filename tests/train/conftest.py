@@ -81,3 +81,14 @@ def run_train(args: list[str], tmp_path: Path, launcher: list[str] | None = None
                             timeout=timeout)
     assert result.returncode == 0, f"{' '.join(command)}\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
     return result
+
+
+@pytest.fixture(scope="session")
+def built_tasks(tmp_path_factory) -> Path:
+    """The four task datasets built by ``dataset_scripts.build`` from the vendored enwiki sample (one process)."""
+    from dataset_scripts.build import main
+    from tests.conftest import ENWIKI_SAMPLE
+
+    out = tmp_path_factory.mktemp("tasks") / "out"
+    assert main(["--input", str(ENWIKI_SAMPLE), "--output-dir", str(out), "--num-proc", "1"]) == 0
+    return out

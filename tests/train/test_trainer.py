@@ -67,9 +67,10 @@ def test_pairwise_hinge_margin_one():
     assert torch.allclose(pairwise_hinge(scores, mask), torch.tensor([(0.0 + 0.8) / 2]))
 
 
-def test_loss_falls_on_real_groups(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
-    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, group_size=3, max_steps=40,
-                           learning_rate=2e-3)
+def test_loss_falls_on_real_srr_groups(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
+    # 32 groups seen about five times each: a random 32-wide BERT cannot generalise in 40 steps, but must fit them
+    trainer = make_trainer(tiny_encoder_dir, built_tasks / "wikiformer-srr", minilm_tokenizer, tmp_path, group_size=3,
+                           max_rows=32, max_steps=40, learning_rate=3e-3)
     trainer.train()
     losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]
     assert len(losses) == 40
@@ -77,12 +78,12 @@ def test_loss_falls_on_real_groups(tiny_encoder_dir, srr_groups_path, minilm_tok
     assert any("loss_srr" in log and "accuracy_srr" in log for log in trainer.state.log_history)
 
 
-def test_tiny_set_is_overfit(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
-    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, group_size=3, max_rows=4,
-                           max_steps=60, learning_rate=3e-3)
+def test_tiny_set_is_overfit(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
+    trainer = make_trainer(tiny_encoder_dir, built_tasks / "wikiformer-srr", minilm_tokenizer, tmp_path, group_size=3,
+                           max_rows=4, max_steps=50, learning_rate=3e-3)
     trainer.train()
     last = [log for log in trainer.state.log_history if "loss" in log][-5:]
-    assert all(log["loss"] < 0.05 for log in last), last
+    assert all(log["loss"] < 0.1 for log in last), last
     assert all(log["group_accuracy"] == 1.0 for log in last)
 
 
@@ -112,3 +113,28 @@ def test_paper_learning_rate_schedule(tiny_encoder_dir, srr_groups_path, minilm_
     assert rates[0] < rates[1] < 1e-5  # two warm-up steps (10% of 20)
     assert rates[2:10] == pytest.approx([1e-5] * 8)
     assert rates[10:] == pytest.approx([5e-6] * 10)
+
+
+def test_four_tasks_mix_and_log_per_task(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
+    from train import DataArguments, load_tasks
+
+    tasks = load_tasks(DataArguments(
+        train_datasets=[str(built_tasks / f"wikiformer-{name}") for name in ("srr", "rwi", "ati", "ltm")],
+        query_max_lengths=[16, 16, 16, 32], doc_max_lengths=[48, 48, 48, 32]))
+    assert [task.name for task in tasks] == ["srr", "rwi", "ati", "ltm"]
+    assert tasks[1].candidates_are_queries and not tasks[0].candidates_are_queries
+    args = WikiformerTrainingArguments(output_dir=str(tmp_path), use_cpu=True, report_to="none", max_steps=3,
+                                       per_device_train_batch_size=8, logging_steps=3, save_strategy="no",
+                                       disable_tqdm=True)
+    model = load_model(ModelArguments(model_name_or_path=str(tiny_encoder_dir)), with_mlm=False)
+    trainer = WikiformerTrainer(model=model, args=args, train_dataset=GroupDataset(tasks, 4, args.seed),
+                                data_collator=GroupCollator(minilm_tokenizer, tasks, 4),
+                                processing_class=minilm_tokenizer, task_names=[task.name for task in tasks])
+    batch = first_batch(trainer)
+    assert set(batch["task_ids"].tolist()) == {0, 1, 2, 3}  # 8 slots drawn uniformly from 4 tasks (seed 42)
+    # a fresh head scores every candidate alike: loss = T / B * sum_g ln(candidates in g)
+    expected = 4 * torch.log(batch["group_mask"].sum(dim=1).double()).mean().item()
+    assert abs(trainer.compute_loss(trainer.model, batch).item() - expected) < 1e-4
+    trainer.train()
+    log = next(log for log in trainer.state.log_history if "loss" in log)
+    assert {f"loss_{name}" for name in ("srr", "rwi", "ati", "ltm")} <= set(log)
