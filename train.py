@@ -34,6 +34,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -118,6 +119,8 @@ class WikiformerTrainingArguments(TrainingArguments):
         lr_drop_step: from this optimizer step on the learning rate is multiplied by ``lr_drop_factor`` (0 = never).
         lr_drop_factor: see ``lr_drop_step`` (paper: 1e-5 then 5e-6 after 50k steps, i.e. 0.5).
         save_start_step: no evaluation or checkpoint before this step (paper: every 5k steps after 50k).
+        pair_chunks: score each batch's pairs in this many length-sorted forward passes, each without the padding
+            beyond its longest pair (1 = one padded forward); single process only.
     """
 
     loss: str = "softmax_ce"
@@ -127,10 +130,14 @@ class WikiformerTrainingArguments(TrainingArguments):
     lr_drop_step: int = 0
     lr_drop_factor: float = 0.5
     save_start_step: int = 0
+    pair_chunks: int = 1
     remove_unused_columns: bool = False
 
     def __post_init__(self):
         super().__post_init__()
+        if self.pair_chunks > 1 and self.world_size > 1:
+            # DDP allows one forward per backward; several would mark each gradient ready twice
+            raise ValueError("--pair_chunks > 1 works in a single process only (not with DDP)")
         if self.loss not in ("softmax_ce", "hinge"):
             raise ValueError(f"--loss must be softmax_ce or hinge, got {self.loss!r}")
         self.remove_unused_columns = False  # the collator's group layout is not the model's signature
@@ -593,7 +600,11 @@ class WikiformerTrainer(Trainer):
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         """``T / B * sum_g loss_g`` over the batch's B groups (T tasks), plus ``mlm_weight`` times the MLM loss."""
         group_mask, task_ids = inputs.pop("group_mask"), inputs.pop("task_ids")
-        outputs = model(**inputs)
+        if self.args.pair_chunks > 1 and inputs["input_ids"].shape[0] >= 2 * self.args.pair_chunks:
+            logits, mlm_loss = self.chunked_forward(model, inputs)
+            outputs = SimpleNamespace(logits=logits, mlm_loss=mlm_loss)
+        else:
+            outputs = model(**inputs)
         scores = group_scores(outputs.logits, group_mask)
         if self.args.loss == "hinge":
             per_group = pairwise_hinge(scores, group_mask, self.args.hinge_margin)
@@ -611,6 +622,25 @@ class WikiformerTrainer(Trainer):
                 self._task_sums[1].index_add_(0, ids, correct)
                 self._task_sums[2].index_add_(0, ids, torch.ones_like(correct))
         return (loss, outputs) if return_outputs else loss
+
+    def chunked_forward(self, model, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Score the pairs in ``pair_chunks`` forward passes of similar lengths, each cut to its longest pair.
+
+        Pairs are right-padded to the batch's longest pair; sorting them by length and trimming each chunk skips most
+        padding (about 40% of the tokens at the paper's 512 with Wikipedia sections). Returns the logits in the
+        original pair order and the MLM loss averaged over all predicted tokens (None without MLM).
+        """
+        lengths = inputs["attention_mask"].sum(dim=1)
+        logits = torch.empty(lengths.shape[0], 1, device=lengths.device)
+        mlm_sum, mlm_count = 0.0, 0
+        for index in lengths.argsort().chunk(self.args.pair_chunks):
+            width = int(lengths[index].max())
+            outputs = model(**{key: value[index, :width] for key, value in inputs.items()})
+            logits = logits.to(outputs.logits.dtype).index_copy(0, index, outputs.logits)
+            if getattr(outputs, "mlm_loss", None) is not None:
+                count = int((inputs["mlm_labels"][index] != -100).sum())
+                mlm_sum, mlm_count = mlm_sum + outputs.mlm_loss * count, mlm_count + count
+        return logits, (mlm_sum / mlm_count if mlm_count else None)
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         """Add the per-task losses and accuracies (summed over DDP ranks) to the training logs."""

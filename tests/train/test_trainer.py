@@ -138,3 +138,24 @@ def test_four_tasks_mix_and_log_per_task(tiny_encoder_dir, built_tasks, minilm_t
     trainer.train()
     log = next(log for log in trainer.state.log_history if "loss" in log)
     assert {f"loss_{name}" for name in ("srr", "rwi", "ati", "ltm")} <= set(log)
+
+
+@pytest.mark.parametrize("mlm_weight", [0.0, 1.0])
+def test_pair_chunks_give_the_same_loss_and_gradients(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path,
+                                                      mlm_weight):
+    trainer = make_trainer(tiny_encoder_dir, built_tasks / "wikiformer-srr", minilm_tokenizer, tmp_path, group_size=4,
+                           mlm_weight=mlm_weight)
+    torch.nn.init.normal_(trainer.model.classifier.weight, std=0.5)  # a head that separates the pairs
+    batch = first_batch(trainer)
+    lengths = batch["attention_mask"].sum(dim=1)
+    assert lengths.min() < lengths.max()  # there is padding to skip
+    results = []
+    for chunks in (1, 3):
+        trainer.args.pair_chunks = chunks
+        trainer.model.zero_grad()
+        loss = trainer.compute_loss(trainer.model, dict(batch))
+        loss.backward()
+        results.append((loss.item(), trainer.model.bert.embeddings.word_embeddings.weight.grad.clone()))
+    (loss_one, grad_one), (loss_chunked, grad_chunked) = results
+    assert loss_chunked == pytest.approx(loss_one, abs=1e-5)
+    assert torch.allclose(grad_chunked, grad_one, atol=1e-6)
