@@ -53,7 +53,9 @@ def test_srr_rows_follow_the_paper(doc, options, seed):
         assert fitting, row
         parent = doc.sections[fitting[0]].parent
         assert row["query"] == join_titles(row["path"]) and row["path"][0] == doc.title
-        assert count_words(row["positive"]) >= options.min_words
+        # eligibility counts the full text, before truncation to max_words
+        assert any(count_words(doc.sections[c].text) >= options.min_words for c in fitting)
+        assert count_words(row["positive"]) >= min(options.min_words, options.max_words)
         assert 1 <= len(row["negatives"]) <= options.max_negatives
         assert len(set(row["negatives"])) == len(row["negatives"])
         assert row["positive"] not in row["negatives"] and all(row["negatives"])
