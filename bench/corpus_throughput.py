@@ -7,7 +7,8 @@ measures, each in its own process (wall time and peak RSS):
 
 1. ``python -m wikiextractor.WikiExtractor --json --processes 1`` (plain text only);
 2. ``python -m dataset_scripts.corpus --num-proc 1`` (structure, links and See also as well);
-3. the same with the dump split into 4 part files, ``--num-proc 1`` and ``--num-proc 2``;
+3. the same with the dump split into 4 part files, ``--num-proc 1`` and ``--num-proc 2``, and the same steps
+   run by a plain process pool of 2 workers (what datatrove's executor costs);
 4. peak memory of our build on the original dump and on the repeated one (it must not grow with the input).
 
 Prints a Markdown table. Figures depend on the machine: compare the ratios, measured side by side.
@@ -46,6 +47,26 @@ def repeated_dump(source: Path, repeat: int, directory: Path, parts: int = 1) ->
             out.write(header + "".join(copies[part::parts]) + "</mediawiki>\n")
         paths.append(path)
     return paths
+
+
+def plain_pool_build(paths: list[str], output_dir: str, workers: int) -> None:
+    """The same reader, extractor and writer steps run by a plain process pool instead of datatrove's executor."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dataset_scripts.corpus.sources import plan_shards
+
+    shards, _ = plan_shards(paths)
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(_run_shard, [(shards, rank, output_dir) for rank in range(len(shards))]))
+
+
+def _run_shard(job: tuple) -> None:
+    from dataset_scripts.corpus.pipeline import ArticleExtractor, CorpusWriter, ShardReader
+
+    shards, rank, output_dir = job
+    data = ShardReader(shards)(None, rank, len(shards))
+    for _ in CorpusWriter(output_dir)(ArticleExtractor()(data, rank, len(shards)), rank, len(shards)):
+        pass
 
 
 def measure(command: list[str]) -> tuple[float, float]:
@@ -91,6 +112,10 @@ def main() -> None:
             "ours --num-proc 1": ours + [str(big), "--output-dir", str(work / "o1")],
             "ours, 4 part files, --num-proc 1": ours + [*map(str, parts), "--output-dir", str(work / "p1")],
             "ours, 4 part files, --num-proc 2": ours + [*map(str, parts), "--output-dir", str(work / "p2"), "--num-proc", "2"],
+            "plain process pool, 4 part files, 2 workers": [
+                sys.executable, "-c", "import sys; sys.path[:0] = ['bench', '.']; from corpus_throughput import "
+                f"plain_pool_build; plain_pool_build({list(map(str, parts))!r}, {str(work / 'pool')!r}, 2)",
+            ],
             "ours on the original dump (memory)": ours + [str(args.dump), "--output-dir", str(work / "small")],
         }  # fmt: skip
         results = {name: measure(command) for name, command in runs.items()}
@@ -103,7 +128,9 @@ def main() -> None:
         print(f"input: {args.dump.name} x{args.repeat} = {articles} articles, {megabytes:.1f} MB of wikitext\n")
         print("| run | seconds | articles/s | MB wikitext/s | peak RSS MB |\n|---|---|---|---|---|")
         print("\n".join(rows))
-        print(f"\nours / wikiextractor speed: {wx / one:.2f}x; --num-proc 2 / --num-proc 1: {p1 / p2:.2f}x")
+        pool = results["plain process pool, 4 part files, 2 workers"][0]
+        print(f"\nours / wikiextractor speed: {wx / one:.2f}x; --num-proc 2 / --num-proc 1: {p1 / p2:.2f}x; "
+              f"datatrove / plain pool with 2 workers: {pool / p2:.2f}x")
         small_rss, big_rss = results["ours on the original dump (memory)"][1], results["ours --num-proc 1"][1]
         print(f"peak RSS on x1 vs x{args.repeat} input: {small_rss:.0f} MB vs {big_rss:.0f} MB")
     finally:
