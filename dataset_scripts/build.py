@@ -97,11 +97,6 @@ def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, task
     if "ltm" in tasks:
         stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
-    if args.executor == "local":
-        import multiprocess
-
-        # workers fork from one server that has imported the steps once, instead of each importing them
-        multiprocess.set_forkserver_preload(["dataset_scripts.tasks.pipeline"])
     executor = None
     for name, pipeline, tasks_count in stages:
         executor = make_executor(
@@ -115,6 +110,8 @@ def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, task
             skip_completed=name != "cards",  # the cards are cheap and follow the latest command line
             slurm_partition=args.slurm_partition,
             slurm_time=args.slurm_time,
+            # workers fork from one server that has imported the steps once, instead of each importing them
+            preload=("dataset_scripts.tasks.pipeline",),
         )
     return executor
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..executors import make_executor
 from .formats.base import ReaderOptions
 from .pipeline import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
-from .sources import STREAMS_PER_SHARD, plan_shards
+from .sources import FORMAT_MODULES, STREAMS_PER_SHARD, plan_shards
 
 CARD_TEMPLATE = """---
 configs:
@@ -74,6 +74,7 @@ def build_corpus(
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
         slurm_partition=slurm_partition,
+        preload=("dataset_scripts.corpus.pipeline", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
     )
     run.run()
     stats = merged_stats(output_dir)
