@@ -569,14 +569,18 @@ class WikiformerTrainer(Trainer):
         task_names: the task names, indexed like the collator's ``task_ids``.
         args: :class:`WikiformerTrainingArguments`.
         eval_max_length: pair length at evaluation.
+        card_context: for the model card: ``base_model``, ``training_datasets`` (``[(source, description)]``) and
+            ``recipe`` (``{setting: value}``).
         kwargs: passed on to :class:`~transformers.Trainer`.
     """
 
     loss_is_scaled_for_ga = False  # the loss is a per-batch mean: the Trainer divides it by the accumulation steps
 
-    def __init__(self, *args, task_names: list[str], eval_max_length: int = 512, **kwargs):
+    def __init__(self, *args, task_names: list[str], eval_max_length: int = 512, card_context: dict | None = None,
+                 **kwargs):
         super().__init__(*args, **kwargs)
         self.task_names, self.eval_max_length = list(task_names), eval_max_length
+        self.card_context = card_context or {}
         self._task_sums = torch.zeros(3, len(self.task_names), dtype=torch.float64)  # loss, correct, groups
 
     def _get_train_sampler(self, train_dataset=None):
@@ -676,12 +680,35 @@ class WikiformerTrainer(Trainer):
         return metrics
 
     def create_model_card(self, *args, **kwargs) -> None:
-        """Model card hook for ``push_to_hub``.
+        """Write ``README.md`` in ``output_dir`` from the kit's ``model_card.md`` (called by ``push_to_hub``).
 
-        The project's ``model_card.md`` template replaces this once it exists; until then the Trainer's own card is
-        written (it drops nDCG/MRR from model-index, see NOTES.md).
+        The card carries the training recipe and the zero-shot evaluation of the kept checkpoint (the best one with
+        ``load_best_model_at_end``, else the last) in model-index. Outside the kit (no ``model_card`` module) the
+        Trainer's own card is written, which drops nDCG/MRR from model-index.
         """
-        super().create_model_card(*args, **kwargs)
+        try:
+            from model_card import CardInputs, Evaluation, write_model_card
+        except ImportError:
+            return super().create_model_card(*args, **kwargs)
+        if not self.is_world_process_zero():
+            return None
+        context = dict(self.card_context)
+        evaluations = [log for log in self.state.log_history if "eval_ndcg@10" in log]
+        kept = [log for log in evaluations if log["step"] == self.state.best_global_step] or evaluations[-1:]
+        evaluation = None
+        if kept and isinstance(self.eval_dataset, RerankEvalSet):
+            level = self.eval_dataset.relevance_level
+            measures = {"nDCG@10": kept[0]["eval_ndcg@10"],
+                        "RR@10" if level <= 1 else f"RR(rel={level})@10": kept[0]["eval_mrr@10"]}
+            evaluation = Evaluation(self.eval_dataset.name, self.eval_dataset.name, {"this model": measures},
+                                    "this model", level if level > 1 else None,
+                                    note=f"zero-shot re-ranking during training, at step {kept[0]['step']}")
+        write_model_card(self.args.output_dir, CardInputs(
+            repo_id=self.args.hub_model_id or Path(self.args.output_dir).name,
+            base_model=context.get("base_model", ""), training_datasets=context.get("training_datasets", []),
+            recipe=context.get("recipe", {}), max_length=self.model.config.max_position_embeddings,
+            evaluation=evaluation))
+        return None
 
 
 class DelayedCheckpointCallback(TrainerCallback):
@@ -715,6 +742,31 @@ def load_model(model_args: ModelArguments, with_mlm: bool):
     return model
 
 
+def card_context(model_args: ModelArguments, data_args: DataArguments, training_args: WikiformerTrainingArguments,
+                 tasks: list[Task]) -> dict:
+    """What the model card says about the run: start checkpoint, task datasets, and the settings that matter."""
+    base = model_args.model_name_or_path
+    recipe = {
+        "tasks (weight, query/document tokens)": ", ".join(
+            f"{t.name} ({t.weight:g}, {t.query_max_length}/{t.doc_max_length})" for t in tasks),
+        "loss": training_args.loss + (f" + {training_args.mlm_weight:g} x MLM" if training_args.mlm_weight else ""),
+        "group size": data_args.group_size,
+        "groups per device and step": training_args.per_device_train_batch_size,
+        "learning rate": training_args.learning_rate,
+        "warm-up": training_args.warmup_steps,
+        "max steps": training_args.max_steps,
+        "seed": training_args.seed,
+    }
+    if training_args.lr_drop_step:
+        recipe["learning rate x factor from step"] = f"{training_args.lr_drop_factor:g} from {training_args.lr_drop_step}"
+    return {
+        "base_model": "sentence-transformers/all-MiniLM-L6-v2" if base in (None, "", EMBEDDED_MINILM) else base,
+        "training_datasets": [(source, f"{task.name}: {len(task.fixed)} groups")
+                              for source, task in zip(data_args.train_datasets, tasks, strict=True)],
+        "recipe": recipe,
+    }
+
+
 def main(argv: list[str] | None = None) -> WikiformerTrainer:
     """Parse the arguments, train, save the final model (and push it when ``--push_to_hub``)."""
     model_args, data_args, training_args = parse_arguments(argv)
@@ -735,6 +787,7 @@ def main(argv: list[str] | None = None) -> WikiformerTrainer:
         model=model, args=training_args, train_dataset=GroupDataset(tasks, data_args.group_size, training_args.seed),
         eval_dataset=eval_set, data_collator=collator, processing_class=tokenizer,
         task_names=[task.name for task in tasks], eval_max_length=data_args.eval_max_length,
+        card_context=card_context(model_args, data_args, training_args, tasks),
     )
     if training_args.save_start_step:
         trainer.add_callback(DelayedCheckpointCallback(training_args.save_start_step))
