@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import bz2
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -68,11 +69,12 @@ def _run_shard(job: tuple) -> None:
         pass
 
 
-def measure(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak memory (MB: the largest sum of RSS over the process and its children, sampled every
-    50 ms) of a command run in its own process."""
+def measure(command: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, the process and all its children) and peak memory (MB: the
+    largest sum of RSS over the process and its children, sampled every 50 ms) of a command in its own process."""
     import psutil
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     watched, peak = psutil.Process(process.pid), 0
@@ -84,9 +86,11 @@ def measure(command: list[str]) -> tuple[float, float]:
             pass
         time.sleep(0.05)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode != 0:
         raise SystemExit(f"failed: {' '.join(command)}")
-    return elapsed, peak / 2**20
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, peak / 2**20
 
 
 def wikitext_megabytes(paths: list[Path]) -> float:
@@ -128,19 +132,22 @@ def main() -> None:
             "ours on the original dump (memory)": ours + [str(args.dump), "--output-dir", str(work / "small")],
         }  # fmt: skip
         results = {name: measure(command) for name, command in runs.items()}
-        for name, (seconds, rss) in results.items():
+        for name, (seconds, cpu, rss) in results.items():
             scale = 1 / args.repeat if "original" in name else 1
             rate = f"{articles * scale / seconds:.1f} | {megabytes * scale / seconds:.2f}"
-            rows.append(f"| {name} | {seconds:.1f} | {rate} | {rss:.0f} |")
+            rows.append(f"| {name} | {seconds:.1f} | {rate} | {cpu:.1f} | {articles * scale / cpu:.1f} | {rss:.0f} |")
         wx, one = results["wikiextractor --json --processes 1"][0], results["ours --num-proc 1"][0]
+        wx_cpu, one_cpu = results["wikiextractor --json --processes 1"][1], results["ours --num-proc 1"][1]
         p1, p2 = results["ours, 4 part files, --num-proc 1"][0], results["ours, 4 part files, --num-proc 2"][0]
         print(f"input: {args.dump.name} x{args.repeat} = {articles} articles, {megabytes:.1f} MB of wikitext\n")
-        print("| run | seconds | articles/s | MB wikitext/s | peak RSS MB |\n|---|---|---|---|---|")
+        print("| run | seconds | articles/s | MB wikitext/s | CPU s | articles per CPU s | peak RSS MB |")
+        print("|---|---|---|---|---|---|---|")
         print("\n".join(rows))
         pool = results["plain process pool, 4 part files, 2 workers"][0]
         print(f"\nours / wikiextractor speed: {wx / one:.2f}x; --num-proc 2 / --num-proc 1: {p1 / p2:.2f}x; "
-              f"datatrove / plain pool with 2 workers: {pool / p2:.2f}x")
-        small_rss, big_rss = results["ours on the original dump (memory)"][1], results["ours --num-proc 1"][1]
+              f"datatrove / plain pool with 2 workers: {pool / p2:.2f}x; "
+              f"ours / wikiextractor per CPU second: {wx_cpu / one_cpu:.2f}x")
+        small_rss, big_rss = results["ours on the original dump (memory)"][2], results["ours --num-proc 1"][2]
         print(f"peak RSS on x1 vs x{args.repeat} input: {small_rss:.0f} MB vs {big_rss:.0f} MB")
     finally:
         shutil.rmtree(work, ignore_errors=True)

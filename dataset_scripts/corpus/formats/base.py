@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -77,16 +79,41 @@ class RawPage:
     file: str = ""
 
 
-def open_binary(path: str | Path) -> BinaryIO:
-    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included), ``.gz`` and ``.xz``."""
+def open_binary(path: str | Path, on_bytes: Callable[[int], object] | None = None) -> BinaryIO:
+    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included), ``.gz`` and ``.xz``.
+
+    Args:
+        path: the file.
+        on_bytes: called with the number of bytes read from the file itself (compressed), for progress bars.
+    """
+    raw = open(path, "rb") if on_bytes is None else _CountingReader(open(path, "rb"), on_bytes)
     path = str(path)
     if path.endswith(".bz2"):
-        return bz2.open(path, "rb")
+        return bz2.open(raw, "rb")
     if path.endswith(".gz"):
-        return gzip.open(path, "rb")
+        return gzip.open(raw, "rb")
     if path.endswith(".xz"):
-        return lzma.open(path, "rb")
-    return open(path, "rb")
+        return lzma.open(raw, "rb")
+    return raw
+
+
+class _CountingReader(io.RawIOBase):
+    """A file whose reads are reported to a callback."""
+
+    def __init__(self, file: BinaryIO, on_bytes: Callable[[int], object]):
+        self.file, self.on_bytes = file, on_bytes
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self.file.readinto(buffer)
+        self.on_bytes(count or 0)
+        return count
+
+    def close(self) -> None:
+        self.file.close()
+        super().close()
 
 
 def read_head(path: str | Path, size: int = 4096) -> bytes:

@@ -140,7 +140,7 @@ def read_raw(
     """
     file = str(path)
     if byte_range is None:
-        stream = _Utf8Stream(open_binary(path), on_bytes)
+        stream = _Utf8Stream(open_binary(path, on_bytes))
         info = None
     else:
         info = read_siteinfo(path)
