@@ -49,11 +49,14 @@ def normalize_title(title: str) -> str:
     """A link target as the page title it resolves to: entities and %-escapes decoded, underscores and runs of
     white space as one space, the fragment (``#Section``) dropped, the first letter upper-cased (MediaWiki's
     ``first-letter`` case rule)."""
-    title = html.unescape(title)
+    if "&" in title:
+        title = html.unescape(title)
     if "%" in title:
         title = unquote(title)
     title = title.split("#", 1)[0]
-    title = _SPACES.sub(" ", title).strip().lstrip(":").strip()
+    if "_" in title or "  " in title or not title.isprintable():
+        title = _SPACES.sub(" ", title)
+    title = title.strip().lstrip(":").strip()
     return title[:1].upper() + title[1:]
 
 

@@ -232,7 +232,10 @@ class _TokenWalker:
             buffer.write(_unstyle(raw_target.strip().lstrip(":")))
         if record_links and kind == "article":
             target = normalize_title(raw_target)
-            anchor = _SPACES.sub(" ", buffer.since(start)).strip()
+            anchor = buffer.since(start)
+            if "  " in anchor or "\n" in anchor or not anchor.isprintable():
+                anchor = " ".join(anchor.split())
+            anchor = anchor.strip()
             if target and anchor:
                 buffer.links.append((start, target, anchor))
 
