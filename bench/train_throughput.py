@@ -37,14 +37,14 @@ from transformers import TrainerCallback
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from train import (  # noqa: E402
+from train import load_model  # noqa: E402
+from training import (  # noqa: E402
     GroupCollator,
     GroupDataset,
     ModelArguments,
     Task,
     WikiformerTrainer,
     WikiformerTrainingArguments,
-    load_model,
     load_task,
     resolve_model_path,
 )

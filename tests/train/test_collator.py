@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from train import GroupCollator, Task
+from training.collator import GroupCollator
+from training.data import Task
 
 
 def make_tasks() -> list[Task]:

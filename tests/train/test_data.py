@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from train import DataArguments, GroupDataset, TaskMixtureSampler, load_task, load_tasks
+from training.arguments import DataArguments
+from training.data import GroupDataset, TaskMixtureSampler, load_task, load_tasks
 
 
 def write_jsonl(path, rows):

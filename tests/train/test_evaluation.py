@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from tests.train.conftest import DL20_MINI
-from train import DataArguments, load_rerank_eval, rerank_metrics
+from training.arguments import DataArguments
+from training.evaluation import load_rerank_eval, rerank_metrics
 
 
 @pytest.fixture(scope="module")

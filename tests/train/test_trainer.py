@@ -7,18 +7,12 @@ import math
 import pytest
 import torch
 
-from train import (
-    GroupCollator,
-    GroupDataset,
-    ModelArguments,
-    WikiformerTrainer,
-    WikiformerTrainingArguments,
-    group_scores,
-    load_model,
-    load_task,
-    pairwise_hinge,
-    softmax_cross_entropy,
-)
+from train import load_model
+from training.arguments import ModelArguments, WikiformerTrainingArguments
+from training.collator import GroupCollator
+from training.data import GroupDataset, load_task
+from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from training.trainer import WikiformerTrainer
 
 
 def make_trainer(model_dir, data_path, tokenizer, output_dir, group_size=3, max_rows=None, **overrides):
@@ -116,7 +110,8 @@ def test_paper_learning_rate_schedule(tiny_encoder_dir, srr_groups_path, minilm_
 
 
 def test_four_tasks_mix_and_log_per_task(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
-    from train import DataArguments, load_tasks
+    from training.arguments import DataArguments
+    from training.data import load_tasks
 
     tasks = load_tasks(DataArguments(
         train_datasets=[str(built_tasks / f"wikiformer-{name}") for name in ("srr", "rwi", "ati", "ltm")],

@@ -1,0 +1,215 @@
+"""Task datasets and how batches draw from them: load and validate tasks, the task mixture sampler, groups.
+
+- :func:`load_task` reads one task dataset (a local folder/file or a Hub id; rows ``query|document, positive,
+  negatives``) and drops unusable rows with a counted reason.
+- :class:`TaskMixtureSampler` decides, per epoch, which (task, row) fills each batch slot: every slot draws its
+  task independently with the task sampling weights, and each task's rows are read in a seeded permutation
+  (cycled when a task is drawn more often than it has rows). An epoch has as many slots as all tasks have rows.
+- :class:`GroupDataset` turns (epoch, task, row) into a group: the positive first, then up to
+  ``group_size - 1`` negatives sampled deterministically in (seed, epoch, task, row).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from torch.utils.data import Dataset, Sampler
+from tqdm.auto import tqdm
+
+from training.arguments import DataArguments
+
+logger = logging.getLogger("wikiformer.train")
+
+
+@dataclass
+class Task:
+    """One task dataset, validated, with its pairing rule and lengths.
+
+    Args:
+        name: the task's name in the logs.
+        fixed: the fixed-side texts (query, or document for RWI), one per row.
+        positives: the positive candidate per row.
+        negatives: the negative candidates per row (empty ones and copies of the positive removed).
+        candidates_are_queries: True when the candidates are queries and the fixed side is the document (RWI).
+        query_max_length: tokens kept of the query side.
+        doc_max_length: tokens kept of the document side.
+        weight: sampling weight.
+    """
+
+    name: str
+    fixed: list[str]
+    positives: list[str]
+    negatives: list[list[str]]
+    candidates_are_queries: bool
+    query_max_length: int
+    doc_max_length: int
+    weight: float = 1.0
+
+
+def _load_rows(source: str, config: str | None, split: str):
+    from datasets import load_dataset
+
+    path = Path(source)
+    kinds = {".parquet": "parquet", ".jsonl": "json", ".json": "json", ".csv": "csv"}
+    if path.is_file():
+        if path.suffix.lower() not in kinds:
+            raise ValueError(f"{source}: unsupported file type (use {', '.join(kinds)} or a dataset folder)")
+        return load_dataset(kinds[path.suffix.lower()], data_files=str(path), split="train")
+    return load_dataset(source, None if config in (None, "", "default") else config, split=split)
+
+
+def load_task(source: str, name: str, query_max_length: int, doc_max_length: int, weight: float = 1.0,
+              config: str | None = None, split: str = "train", max_rows: int | None = None) -> Task:
+    """Read a task dataset and keep its usable groups; skipped rows are counted by reason and logged.
+
+    The fixed side is ``query`` or, for RWI-style data, ``document`` (the candidates are then queries). Negatives
+    come from ``negatives`` (a list) or ``negative`` (one text, as in MS MARCO triples).
+
+    Args:
+        source: local folder (Parquet + card), data file, or Hub id.
+        name: the task name for the logs.
+        query_max_length: tokens kept of the query side.
+        doc_max_length: tokens kept of the document side.
+        weight: the sampling weight.
+        config: dataset config name, if any.
+        split: the split to read from a folder or Hub repo.
+        max_rows: keep at most the first ``max_rows`` rows (before validation).
+
+    Raises:
+        ValueError: the dataset lacks the group columns (the message names it and lists its columns).
+    """
+    rows = _load_rows(source, config, split)
+    columns = set(rows.column_names)
+    fixed_column = "query" if "query" in columns else "document" if "document" in columns else None
+    negatives_column = "negatives" if "negatives" in columns else "negative" if "negative" in columns else None
+    if fixed_column is None or "positive" not in columns or negatives_column is None:
+        raise ValueError(f"{source}: a task dataset needs query|document, positive and negatives|negative columns; "
+                         f"found {sorted(columns)}")
+    if max_rows is not None:
+        rows = rows.select(range(min(max_rows, len(rows))))
+    fixed, positives, negatives, skipped = [], [], [], Counter()
+    view = rows.select_columns([fixed_column, "positive", negatives_column])
+    for batch in tqdm(view.iter(batch_size=10_000), total=math.ceil(len(view) / 10_000), desc=f"checking {name}"):
+        for anchor, positive, negs in zip(batch[fixed_column], batch["positive"], batch[negatives_column], strict=True):
+            negs = [negs] if isinstance(negs, str) else negs
+            if not isinstance(anchor, str) or not anchor.strip():
+                skipped[f"empty {fixed_column}"] += 1
+            elif not isinstance(positive, str) or not positive.strip():
+                skipped["empty positive"] += 1
+            else:
+                usable = list(dict.fromkeys(n for n in negs or [] if isinstance(n, str) and n.strip() and n != positive))
+                if not usable:
+                    skipped["no usable negative"] += 1
+                    continue
+                fixed.append(anchor)
+                positives.append(positive)
+                negatives.append(usable)
+    if skipped:
+        logger.warning(f"{source}: skipped {sum(skipped.values())} of {len(rows)} rows: {dict(skipped)}")
+    if not fixed:
+        raise ValueError(f"{source}: no usable group (skipped: {dict(skipped)})")
+    return Task(name, fixed, positives, negatives, fixed_column == "document", query_max_length, doc_max_length, weight)
+
+
+def _per_task(values: list, count: int, what: str) -> list:
+    if len(values) == 1:
+        return values * count
+    if len(values) != count:
+        raise ValueError(f"--{what} needs one value or one per dataset ({count}); got {values}")
+    return values
+
+
+def load_tasks(data_args: DataArguments) -> list[Task]:
+    """Load every task dataset named by ``--train_datasets`` with its name, weight, config and lengths."""
+    sources = data_args.train_datasets
+    if not sources:
+        raise ValueError("no --train_datasets given")
+    count = len(sources)
+    names = data_args.task_names or [Path(s.rstrip("/")).stem.removeprefix("wikiformer-") for s in sources]
+    weights = data_args.task_weights or [1.0]
+    configs = data_args.dataset_configs or ["default"]
+    return [
+        load_task(source, name, query_len, doc_len, weight, config, data_args.dataset_split, data_args.max_train_samples)
+        for source, name, query_len, doc_len, weight, config in zip(
+            sources,
+            _per_task(names, count, "task_names"),
+            _per_task(data_args.query_max_lengths, count, "query_max_lengths"),
+            _per_task(data_args.doc_max_lengths, count, "doc_max_lengths"),
+            _per_task(weights, count, "task_weights"),
+            _per_task(configs, count, "dataset_configs"),
+            strict=True,
+        )
+    ]
+
+
+class TaskMixtureSampler(Sampler):
+    """Yields ``(epoch, task, row)`` keys: each slot's task drawn with the task weights, rows in seeded order.
+
+    Deterministic in (seed, epoch), so every DDP rank sees the same order and shards it the same way.
+
+    Args:
+        task_sizes: number of rows per task.
+        weights: sampling weight per task.
+        seed: the run's seed.
+    """
+
+    def __init__(self, task_sizes: list[int], weights: list[float], seed: int):
+        self.task_sizes, self.seed, self.epoch = task_sizes, seed, 0
+        total = float(sum(weights))
+        if total <= 0 or any(w < 0 for w in weights):
+            raise ValueError(f"task weights must be >= 0 with a positive sum, got {weights}")
+        self.probabilities = np.asarray(weights, dtype=np.float64) / total
+
+    def set_epoch(self, epoch: int) -> None:
+        """Called by the Trainer at the start of each epoch."""
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return sum(self.task_sizes)
+
+    def __iter__(self):
+        rng = np.random.default_rng([self.seed, self.epoch])
+        tasks = rng.choice(len(self.task_sizes), size=len(self), p=self.probabilities)
+        orders = [rng.permutation(size) for size in self.task_sizes]
+        cursors = [0] * len(self.task_sizes)
+        for task in tasks.tolist():
+            order = orders[task]
+            yield self.epoch, task, int(order[cursors[task] % len(order)])
+            cursors[task] += 1
+
+
+class GroupDataset(Dataset):
+    """Map-style dataset of groups keyed by ``(epoch, task, row)`` (see :class:`TaskMixtureSampler`).
+
+    Args:
+        tasks: the loaded tasks.
+        group_size: candidates per group (positive + up to ``group_size - 1`` negatives).
+        seed: the run's seed; with the key it fixes which negatives a group gets.
+    """
+
+    def __init__(self, tasks: list[Task], group_size: int, seed: int):
+        if group_size < 2:
+            raise ValueError(f"group_size must be >= 2, got {group_size}")
+        self.tasks, self.group_size, self.seed = tasks, group_size, seed
+
+    def __len__(self) -> int:
+        return sum(len(task.fixed) for task in self.tasks)
+
+    def sampler(self) -> TaskMixtureSampler:
+        """The sampler that produces this dataset's keys."""
+        return TaskMixtureSampler([len(t.fixed) for t in self.tasks], [t.weight for t in self.tasks], self.seed)
+
+    def __getitem__(self, key: tuple[int, int, int]) -> dict[str, Any]:
+        epoch, task_index, row = key
+        task = self.tasks[task_index]
+        negatives = task.negatives[row]
+        if len(negatives) > self.group_size - 1:
+            rng = np.random.default_rng([self.seed, epoch, task_index, row])
+            negatives = [negatives[i] for i in rng.choice(len(negatives), self.group_size - 1, replace=False)]
+        return {"task": task_index, "fixed": task.fixed[row], "candidates": [task.positives[row], *negatives]}
