@@ -10,10 +10,10 @@ as it runs, so any stage can also be run alone:
 
 1. ``datasets``: ``python -m dataset_scripts.build`` → ``OUT/datasets/wikiformer-<task>/``
 2. ``train``: ``python train.py CONFIG`` → ``OUT/train/``
-3. ``export``: the trained model as a Hub-ready folder → ``OUT/release/wikiformer/``
+3. ``export``: the trained model as a Hub-ready folder → ``OUT/wikiformer/``
 4. ``eval``: ``python -m eval rerank`` (this model, and MiniLM with an untrained head) and ``python -m eval
    compare`` against the collection's BM25 run → ``OUT/eval/``
-5. ``card``: ``model_card.md`` rendered with the measured results → ``OUT/release/wikiformer/README.md``; with
+5. ``card``: ``model_card.md`` rendered with the measured results → ``OUT/wikiformer/README.md``; with
    ``--push-to-hub NS``, ``NS/wikiformer`` and ``NS/wikiformer-<task>`` are created or updated.
 
 A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     stages = Stages(out, args.redo)
     python = sys.executable
     config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
-    model_dir, train_dir, eval_dir = out / "release" / "wikiformer", out / "train", out / "eval"
+    model_dir, train_dir, eval_dir = out / "wikiformer", out / "train", out / "eval"
 
     if "datasets" in selected:
         stages.run("datasets", [[python, "-m", "dataset_scripts.build", "--input", *args.input, "--output-dir",

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from queue import Empty, Queue
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -27,6 +23,7 @@ from tqdm.auto import tqdm
 from .article import ARTICLE_FEATURES, Article
 from .extract import parse_page
 from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
+from .reading import prefetch, read_raw_in_process
 from .sources import Shard, get_format
 
 ROWS_PER_BATCH = 64  # an article row with its links is ~0.3 MB in Python: keep the buffer small
@@ -60,15 +57,14 @@ class ShardReader(PipelineStep):
             for number, record in enumerate(self.extra_skipped):
                 yield Document(text="", id=f"unknown/{number}", metadata={"record": record})
         with tqdm(total=shard.size, unit="B", unit_scale=True, desc=f"{Path(shard.path).name}[{rank}]") as bar:
-            if hasattr(module, "read_raw") and module.NAME == "mediawiki-xml":
-                byte_range = (shard.start, shard.end) if shard.multistream else None
-                records = module.read_raw(shard.path, self.options, byte_range=byte_range, on_bytes=bar.update)
+            if module.NAME == "mediawiki-xml":
+                records = read_raw_in_process(shard, self.options, bar.update)
             elif hasattr(module, "read_raw"):
-                records = module.read_raw(shard.path, self.options)
+                records = prefetch(module.read_raw(shard.path, self.options))
             else:
-                records = module.read(Path(shard.path), self.options)
+                records = prefetch(module.read(Path(shard.path), self.options))
             pages = 0
-            for number, record in enumerate(prefetch(records)):
+            for number, record in enumerate(records):
                 is_page = isinstance(record, (RawPage, Article))
                 if is_page and self.limit is not None and pages >= self.limit:
                     break
@@ -77,48 +73,6 @@ class ShardReader(PipelineStep):
                 yield Document(text="", id=f"{rank}/{number}", metadata={"record": record})
             if not bar.n:
                 bar.update(shard.size)
-
-
-def prefetch(records: Iterator, size: int = 256) -> Iterator:
-    """Iterate ``records`` in a background thread, ``size`` records ahead.
-
-    Reading a dump is mostly bz2 decompression and XML parsing, C code that releases the GIL, so it overlaps
-    with the extraction that follows in this thread. An error of the reader is raised here, in order.
-    """
-    done = object()
-    queue: Queue = Queue(maxsize=size)
-    stop = threading.Event()
-
-    def fill() -> None:
-        try:
-            for record in records:
-                if stop.is_set():
-                    return
-                queue.put(record)
-        except BaseException as error:  # handed over to the consumer, which raises it
-            queue.put(_Failure(error))
-        finally:
-            queue.put(done)
-
-    thread = threading.Thread(target=fill, name="shard-reader", daemon=True)
-    thread.start()
-    try:
-        while (item := queue.get()) is not done:
-            if isinstance(item, _Failure):
-                raise item.error
-            yield item
-    finally:
-        stop.set()
-        while thread.is_alive():  # let the reader notice the stop and end
-            try:
-                queue.get_nowait()
-            except Empty:
-                thread.join(0.05)
-
-
-@dataclass
-class _Failure:
-    error: BaseException
 
 
 class ArticleExtractor(PipelineStep):

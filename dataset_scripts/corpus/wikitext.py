@@ -122,6 +122,8 @@ class _Buffer:
     def finish(self, section: int) -> tuple[str, list[Link]]:
         """The section's clean text and its links with the sentence each stands in."""
         raw = "".join(self.parts)
+        if not self.links:
+            return _clean(raw), []
         bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(raw)]
         links, sentences = [], {}
         for offset, target, anchor in self.links:
@@ -153,9 +155,18 @@ class _TokenWalker:
 
     def until(self, buffer: _Buffer, stop: tuple[type, ...], record_links: bool = True) -> None:
         """Write tokens until one of type ``stop`` at this nesting level (left unconsumed) or the end."""
-        tokens = self.tokens
-        while self.pos < len(tokens) and type(tokens[self.pos]) not in stop:
-            self.one(buffer, record_links)
+        tokens, count = self.tokens, len(self.tokens)
+        while self.pos < count:
+            token = tokens[self.pos]
+            kind = type(token)
+            if kind in stop:
+                return
+            if kind is T.Text and "''" not in token.text and "__" not in token.text:
+                buffer.parts.append(token.text)  # the common case, inlined: most tokens are plain text
+                buffer.length += len(token.text)
+                self.pos += 1
+            else:
+                self.one(buffer, record_links)
 
     def one(self, buffer: _Buffer, record_links: bool = True) -> None:
         """Write one token or one whole nested structure."""
@@ -280,8 +291,9 @@ def _clean(text: str) -> str:
         text = _LEFTOVER.sub("", text)
     if "(" in text:
         text = _EMPTY_PARENS.sub("", text)
-    text = _PARAGRAPH.sub("\x00", text).replace("\n", " ")
-    return "\n".join(p for p in (p.strip() for p in _SPACES.sub(" ", text).split("\x00")) if p)
+    if "\n" not in text:  # one paragraph, as most sentences are: str.split folds any white space, in C
+        return " ".join(text.split())
+    return "\n".join(p for p in (" ".join(p.split()) for p in _PARAGRAPH.split(text)) if p)
 
 
 def parse_wikitext(
@@ -336,11 +348,11 @@ def parse_wikitext(
         else:
             headings.append((pending[0], pending[1], text))
 
-    while not walker.at_end():
+    while True:
+        walker.until(buffer, (T.HeadingStart,))
+        if walker.at_end():
+            break
         token = walker.tokens[walker.pos]
-        if type(token) is not T.HeadingStart:
-            walker.one(buffer)
-            continue
         close_section()
         walker.pos += 1
         heading = _Buffer()

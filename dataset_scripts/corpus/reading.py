@@ -1,0 +1,112 @@
+"""Read a shard ahead of its extraction: in a thread, or in a process of its own.
+
+Reading a dump is bz2 decompression and XML parsing; extraction is wikitext parsing. Run one after the other,
+each task uses one core for both. A reader process (forked, so nothing is imported again) lets a task read the
+next pages while it parses the current ones, as wikiextractor does with its reader and extractor processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from queue import Empty, Queue
+
+from .formats.base import ReaderOptions
+from .sources import Shard, get_format
+
+BATCH = 16  # records per message to the reader process's consumer
+
+
+@dataclass
+class _Failure:
+    error: BaseException
+
+
+def prefetch(records: Iterator, size: int = 256) -> Iterator:
+    """Iterate ``records`` in a background thread, ``size`` records ahead; a reader error is raised here, in order."""
+    done = object()
+    queue: Queue = Queue(maxsize=size)
+    stop = threading.Event()
+
+    def fill() -> None:
+        try:
+            for record in records:
+                if stop.is_set():
+                    return
+                queue.put(record)
+        except BaseException as error:  # handed over to the consumer, which raises it
+            queue.put(_Failure(error))
+        finally:
+            queue.put(done)
+
+    thread = threading.Thread(target=fill, name="shard-reader", daemon=True)
+    thread.start()
+    try:
+        while (item := queue.get()) is not done:
+            if isinstance(item, _Failure):
+                raise item.error
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # let the reader notice the stop and end
+            try:
+                queue.get_nowait()
+            except Empty:
+                thread.join(0.05)
+
+
+def read_raw_in_process(shard: Shard, options: ReaderOptions, on_bytes: Callable[[int], object]) -> Iterator:
+    """The raw records of a shard (``read_raw`` of its format), read by a forked child process.
+
+    Falls back to a reader thread where ``fork`` is not available. Stopping early (``--limit``) ends the child.
+    """
+    if "fork" not in multiprocessing.get_all_start_methods():
+        byte_range = (shard.start, shard.end) if shard.multistream else None
+        yield from prefetch(get_format(shard.fmt).read_raw(shard.path, options, byte_range=byte_range, on_bytes=on_bytes))
+        return
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue(maxsize=32)
+    child = context.Process(target=_read_shard, args=(shard, options, queue), name="shard-reader", daemon=True)
+    child.start()
+    try:
+        while True:
+            try:
+                kind, payload, read_bytes = queue.get(timeout=10)
+            except Empty:
+                if not child.is_alive():
+                    raise RuntimeError(f"{shard.path}: the reader process ended unexpectedly (exit {child.exitcode})") from None
+                continue
+            on_bytes(read_bytes)
+            if kind == "error":
+                raise payload
+            if kind == "done":
+                return
+            yield from payload
+    finally:
+        if child.is_alive():
+            child.terminate()
+        child.join()
+
+
+def _read_shard(shard: Shard, options: ReaderOptions, queue) -> None:
+    """The reader process: send the shard's records in batches, with the bytes read since the last batch."""
+    pending = 0
+
+    def count(n: int) -> None:
+        nonlocal pending
+        pending += n
+
+    batch: list = []
+    try:
+        byte_range = (shard.start, shard.end) if shard.multistream else None
+        for record in get_format(shard.fmt).read_raw(shard.path, options, byte_range=byte_range, on_bytes=count):
+            batch.append(record)
+            if len(batch) >= BATCH:
+                queue.put(("records", batch, pending))
+                batch, pending = [], 0
+        queue.put(("records", batch, pending))
+        queue.put(("done", None, 0))
+    except BaseException as error:  # the consumer raises it, naming the shard
+        queue.put(("error", RuntimeError(f"{shard.path}: {type(error).__name__}: {error}"), 0))
