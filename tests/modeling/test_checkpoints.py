@@ -17,16 +17,7 @@ from transformers import (
 )
 
 from modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
-from tests.modeling.conftest import DOCUMENTS, QUERY, tiny_config
-
-TINY_BERT = dict(
-    vocab_size=30522,
-    hidden_size=32,
-    num_hidden_layers=2,
-    num_attention_heads=2,
-    intermediate_size=64,
-    max_position_embeddings=128,
-)
+from tests.modeling.conftest import DOCUMENTS, QUERY, TINY_BERT, tiny_config
 
 
 def scores(model, tokenizer):
