@@ -7,6 +7,7 @@ import sys
 
 from .build import build_corpus
 from .formats.base import CorpusFormatError, ReaderOptions
+from .reading import READ_AHEAD_CHOICES
 from .sources import format_modules
 
 
@@ -30,6 +31,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="an extra heading name that marks the See also section (repeatable), e.g. 'Verīs taipoš'",
     )
     parser.add_argument("--max-article-bytes", type=int, default=0, help="skip larger articles (0: no limit)")
+    parser.add_argument(
+        "--read-ahead",
+        default="auto",
+        choices=READ_AHEAD_CHOICES,
+        help="read each dump in a process of its own while its pages are parsed: auto (when a core is free for "
+        "it, i.e. fewer workers than cores), process, or off",
+    )
     parser.add_argument("--executor", default="local", choices=("local", "slurm", "ray"))
     parser.add_argument("--slurm-partition", default=None)
     return parser.parse_args(argv)
@@ -53,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             options=options,
             executor=args.executor,
             slurm_partition=args.slurm_partition,
+            read_ahead=args.read_ahead,
         )
     except CorpusFormatError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..executors import make_executor
 from .formats.base import ReaderOptions
 from .pipeline import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
+from .reading import resolve_read_ahead
 from .sources import FORMAT_MODULES, STREAMS_PER_SHARD, plan_shards
 
 CARD_TEMPLATE = """---
@@ -50,13 +51,15 @@ def build_corpus(
     executor: str = "local",
     slurm_partition: str | None = None,
     streams_per_shard: int = STREAMS_PER_SHARD,
+    read_ahead: str = "auto",
 ) -> Counter:
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_FEATURES`),
     ``redirects/*.parquet``, ``skipped/*.parquet`` and a ``README.md`` card that ``datasets.load_dataset``
     reads. A rerun into the same folder resumes: finished shards are not read again. ``streams_per_shard`` sets
-    how many bz2 streams of an indexed multistream dump make one task.
+    how many bz2 streams of an indexed multistream dump make one task. ``read_ahead`` (``auto``, ``process``,
+    ``off``) says whether each task reads ahead in a process of its own; ``auto`` does when a core is free for it.
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -64,7 +67,9 @@ def build_corpus(
     if not shards:
         raise SystemExit(f"no readable input among {', '.join(map(str, inputs))}")
     # Files in input folders that no reader knows are recorded as skipped by the first task.
-    pipeline = [ShardReader(shards, options, limit, extra_skipped=unknown), ArticleExtractor(options)]
+    read_ahead = resolve_read_ahead(read_ahead, min(num_proc, len(shards)), executor)
+    reader = ShardReader(shards, options, limit, extra_skipped=unknown, read_ahead=read_ahead)
+    pipeline = [reader, ArticleExtractor(options)]
     pipeline.append(CorpusWriter(output_dir))
     run = make_executor(
         executor,

@@ -32,7 +32,11 @@ SKIPPED_SCHEMA = pa.schema([(name, pa.string()) for name in ("reason", "file", "
 
 
 class ShardReader(PipelineStep):
-    """Reads the shard of its task and yields one Document per record (``metadata["record"]``)."""
+    """Reads the shard of its task and yields one Document per record (``metadata["record"]``).
+
+    ``read_ahead="process"`` reads a dump in a forked reader process and other files in a thread, ahead of the
+    extraction; ``"off"`` reads in line (see :mod:`.reading`).
+    """
 
     name = "shard reader"
     type = "📖 - READER"
@@ -43,8 +47,10 @@ class ShardReader(PipelineStep):
         options: ReaderOptions = ReaderOptions(),
         limit: int | None = None,
         extra_skipped: list[Skipped] = (),
+        read_ahead: str = "process",
     ):
         super().__init__()
+        self.read_ahead = read_ahead
         self.shards = shards
         self.options = options
         self.limit = limit
@@ -57,12 +63,18 @@ class ShardReader(PipelineStep):
             for number, record in enumerate(self.extra_skipped):
                 yield Document(text="", id=f"unknown/{number}", metadata={"record": record})
         with tqdm(total=shard.size, unit="B", unit_scale=True, desc=f"{Path(shard.path).name}[{rank}]") as bar:
-            if module.NAME == "mediawiki-xml":
+            ahead = self.read_ahead == "process"
+            if module.NAME == "mediawiki-xml" and ahead:
                 records = read_raw_in_process(shard, self.options, bar.update)
+            elif module.NAME == "mediawiki-xml":
+                byte_range = (shard.start, shard.end) if shard.multistream else None
+                records = module.read_raw(shard.path, self.options, byte_range=byte_range, on_bytes=bar.update)
             elif hasattr(module, "read_raw"):
-                records = prefetch(module.read_raw(shard.path, self.options))
+                records = module.read_raw(shard.path, self.options)
             else:
-                records = prefetch(module.read(Path(shard.path), self.options))
+                records = module.read(Path(shard.path), self.options)
+            if ahead and module.NAME != "mediawiki-xml":
+                records = prefetch(records)
             pages = 0
             for number, record in enumerate(records):
                 is_page = isinstance(record, (RawPage, Article))

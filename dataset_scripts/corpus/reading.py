@@ -1,13 +1,16 @@
 """Read a shard ahead of its extraction: in a thread, or in a process of its own.
 
-Reading a dump is bz2 decompression and XML parsing; extraction is wikitext parsing. Run one after the other,
-each task uses one core for both. A reader process (forked, so nothing is imported again) lets a task read the
-next pages while it parses the current ones, as wikiextractor does with its reader and extractor processes.
+Reading a dump is bz2 decompression and XML parsing (about a fifth of the work); extraction is wikitext parsing.
+Run one after the other, each task uses one core for both. A reader process (forked, so nothing is imported
+again) lets a task read the next pages while it parses the current ones, as wikiextractor does with its reader
+and extractor processes. That only pays when a core is free for it: with as many tasks as cores, the reader
+processes compete with the extractors, so ``auto`` reads in line then.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,6 +20,27 @@ from .formats.base import ReaderOptions
 from .sources import Shard, get_format
 
 BATCH = 16  # records per message to the reader process's consumer
+READ_AHEAD_CHOICES = ("auto", "process", "off")
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask, which Slurm and containers narrow)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def resolve_read_ahead(read_ahead: str, workers: int, executor: str = "local") -> str:
+    """``process`` or ``off``: what ``auto`` means for ``workers`` tasks at once on this machine.
+
+    A reader process per task when the local machine has a core to spare for it (fewer workers than cores);
+    on cluster executors each task gets its own CPU, so reading stays in line unless asked for.
+    """
+    if read_ahead not in READ_AHEAD_CHOICES:
+        raise ValueError(f"read_ahead must be one of {', '.join(READ_AHEAD_CHOICES)}, not {read_ahead!r}")
+    if read_ahead != "auto":
+        return read_ahead
+    return "process" if executor == "local" and workers < usable_cores() else "off"
 
 
 @dataclass
