@@ -1,15 +1,19 @@
 """Corpus build throughput against wikiextractor, on the same real dump, in one run.
 
-    python bench/corpus_throughput.py [--dump data/samples/wikipedia/enwiki-sample.xml.bz2] [--repeat 4]
+    python bench/corpus_throughput.py [--dump data/samples/wikipedia/enwiki-sample.xml.bz2] [--repeat 4] [--rounds 3]
 
 Builds a larger real dump by repeating the pages of ``--dump`` ``--repeat`` times (page ids made unique), then
-measures, each in its own process (wall time and peak RSS):
+measures, each in its own process (wall time, CPU time and peak RSS), ``--rounds`` times in turn (the median is
+reported: a shared machine's speed drifts from minute to minute):
 
 1. ``python -m wikiextractor.WikiExtractor --json --processes 1`` (plain text only);
 2. ``python -m dataset_scripts.corpus --num-proc 1`` (structure, links and See also as well);
-3. the same with the dump split into 4 part files, ``--num-proc 1`` and ``--num-proc 2``, and the same steps
-   run by a plain process pool of 2 workers (what datatrove's executor costs);
-4. peak memory of our build on the original dump and on the repeated one (it must not grow with the input).
+3. the same with the dump split into 4 part files: ``--num-proc 1`` and ``--num-proc 2`` as they run by default
+   (``--read-ahead auto``: a reader process per task only when a core is free for it), the same with one core per
+   task (``--read-ahead off``), and the same steps run by a plain process pool of 2 workers (what datatrove's
+   executor costs);
+4. the machine's own ceiling for 2 processes: a pure-Python loop run twice in one process, then once in each of 2;
+5. peak memory of our build on the original dump and on the repeated one (it must not grow with the input).
 
 Prints a Markdown table. Figures depend on the machine: compare the ratios, measured side by side.
 """
@@ -18,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import bz2
+import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +44,9 @@ def repeated_dump(source: Path, repeat: int, directory: Path, parts: int = 1) ->
     copies = []
     for copy in range(repeat):
         for page in pages:
-            page = re.sub(r"<id>(\d+)</id>", lambda m, c=copy: f"<id>{int(m.group(1)) + c * 10_000_000}</id>", page, count=1)
+            page = re.sub(
+                r"<id>(\d+)</id>", lambda m, c=copy: f"<id>{int(m.group(1)) + c * 10_000_000}</id>", page, count=1
+            )
             copies.append(page.replace("<title>", f"<title>{copy} ", 1) if copy else page)
     paths = []
     for part in range(parts):
@@ -62,35 +70,72 @@ def plain_pool_build(paths: list[str], output_dir: str, workers: int) -> None:
 
 def _run_shard(job: tuple) -> None:
     from dataset_scripts.corpus.pipeline import ArticleExtractor, CorpusWriter, ShardReader
+    from dataset_scripts.corpus.reading import resolve_read_ahead
 
     shards, rank, output_dir = job
-    data = ShardReader(shards)(None, rank, len(shards))
+    reader = ShardReader(shards, read_ahead=resolve_read_ahead("auto", min(2, len(shards))))
+    data = reader(None, rank, len(shards))
     for _ in CorpusWriter(output_dir)(ArticleExtractor()(data, rank, len(shards)), rank, len(shards)):
         pass
 
 
+def busy_loop(steps: int = 20_000_000) -> int:
+    """Pure-Python work with no I/O and no shared state: what 2 processes can gain on this machine at best."""
+    total = 0
+    for step in range(steps):
+        total += step * step % 7
+    return total
+
+
+def machine_ceiling() -> float:
+    """How much faster 2 processes run two equal pure-Python loops than 1 process runs both."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(busy_loop, [1000, 1000]))  # workers started before the clock
+        start = time.perf_counter()
+        list(pool.map(busy_loop, [20_000_000, 20_000_000]))
+        parallel = time.perf_counter() - start
+    start = time.perf_counter()
+    busy_loop()
+    busy_loop()
+    return (time.perf_counter() - start) / parallel
+
+
 def measure(command: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system, the process and all its children) and peak memory (MB: the
-    largest sum of RSS over the process and its children, sampled every 50 ms) of a command in its own process."""
+    """Wall seconds, CPU seconds (user + system over the process and all its descendants, forked-server workers
+    included) and peak memory (MB: the largest sum of RSS over the process tree, sampled every 50 ms) of a
+    command in its own process."""
     import psutil
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    watched, peak = psutil.Process(process.pid), 0
+    watched, peak, cpu_by_pid = psutil.Process(process.pid), 0, {}
     while process.poll() is None:
         try:
             tree = [watched, *watched.children(recursive=True)]
-            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
         except psutil.Error:
-            pass
+            tree = []
+        rss = 0
+        for member in tree:
+            try:
+                with member.oneshot():
+                    rss += member.memory_info().rss
+                    times = member.cpu_times()
+                    cpu_by_pid[member.pid] = times.user + times.system
+            except psutil.Error:
+                pass
+        peak = max(peak, rss)
         time.sleep(0.05)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode != 0:
         raise SystemExit(f"failed: {' '.join(command)}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, cpu, peak / 2**20
+    # rusage misses descendants nobody waited for (datatrove's fork-server workers); sampling misses a process's
+    # last 50 ms: take the larger.
+    waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, max(waited, sum(cpu_by_pid.values())), peak / 2**20
 
 
 def wikitext_megabytes(paths: list[Path]) -> float:
@@ -106,48 +151,82 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dump", type=Path, default=ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")
     parser.add_argument("--repeat", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3, help="measure every run this many times, in turn")
     args = parser.parse_args()
     articles_per_copy = 106 if args.dump.name == "enwiki-sample.xml.bz2" else None
     work = Path(tempfile.mkdtemp(prefix="corpus-bench-"))
     try:
         (big,) = repeated_dump(args.dump, args.repeat, work)
         (work / "parts").mkdir()
-        parts = repeated_dump(args.dump, args.repeat, work / "parts", 4)
+        parts = [*map(str, repeated_dump(args.dump, args.repeat, work / "parts", 4))]
         articles = (articles_per_copy or 0) * args.repeat
         megabytes = wikitext_megabytes([big])
         ours = [sys.executable, "-m", "dataset_scripts.corpus"]
-        rows = []
+        pool_code = (
+            "import sys; sys.path[:0] = ['bench', '.']; from corpus_throughput import plain_pool_build; "
+            f"plain_pool_build({parts!r}, {str(work / 'pool')!r}, 2)"
+        )
         runs = {
             "wikiextractor --json --processes 1": [
                 sys.executable, "-m", "wikiextractor.WikiExtractor", "--json", "--processes", "1", "-q",
                 "-o", str(work / "wx"), str(big),
             ],
             "ours --num-proc 1": ours + [str(big), "--output-dir", str(work / "o1")],
-            "ours, 4 part files, --num-proc 1": ours + [*map(str, parts), "--output-dir", str(work / "p1")],
-            "ours, 4 part files, --num-proc 2": ours + [*map(str, parts), "--output-dir", str(work / "p2"), "--num-proc", "2"],
-            "plain process pool, 4 part files, 2 workers": [
-                sys.executable, "-c", "import sys; sys.path[:0] = ['bench', '.']; from corpus_throughput import "
-                f"plain_pool_build; plain_pool_build({list(map(str, parts))!r}, {str(work / 'pool')!r}, 2)",
-            ],
-            "ours on the original dump (memory)": ours + [str(args.dump), "--output-dir", str(work / "small")],
+            "ours, 4 part files, --num-proc 1": ours + [*parts, "--output-dir", str(work / "p1")],
+            "ours, 4 part files, --num-proc 2": ours + [*parts, "--output-dir", str(work / "p2"), "--num-proc", "2"],
+            "ours, 4 part files, --num-proc 1 --read-ahead off":
+                ours + [*parts, "--output-dir", str(work / "q1"), "--read-ahead", "off"],
+            "ours, 4 part files, --num-proc 2 --read-ahead off":
+                ours + [*parts, "--output-dir", str(work / "q2"), "--num-proc", "2", "--read-ahead", "off"],
+            "plain process pool, 4 part files, 2 workers": [sys.executable, "-c", pool_code],
         }  # fmt: skip
-        results = {name: measure(command) for name, command in runs.items()}
+        samples: dict[str, list] = {name: [] for name in runs}
+        ceilings = []
+        for _ in range(args.rounds):
+            ceilings.append(machine_ceiling())
+            for name, command in runs.items():
+                samples[name].append(measure(command))
+                shutil.rmtree(command[command.index("--output-dir") + 1] if "--output-dir" in command else work / "pool",
+                              ignore_errors=True)  # fmt: skip
+                shutil.rmtree(work / "wx", ignore_errors=True)
+        results = {
+            name: tuple(statistics.median(v[i] for v in values) for i in range(3)) for name, values in samples.items()
+        }
+
+        def ratio(slow: str, fast: str, column: int = 0) -> str:
+            """Median over rounds of slow / fast, each round's pair measured minutes apart at most, with the range."""
+            each = sorted(a[column] / b[column] for a, b in zip(samples[slow], samples[fast], strict=True))
+            spread = f" ({each[0]:.2f}-{each[-1]:.2f})" if len(each) > 1 else ""
+            return f"{statistics.median(each):.2f}x{spread}"
+
+        results["ours on the original dump (memory)"] = measure(
+            ours + [str(args.dump), "--output-dir", str(work / "small")]
+        )
+        rows = []
         for name, (seconds, cpu, rss) in results.items():
             scale = 1 / args.repeat if "original" in name else 1
             rate = f"{articles * scale / seconds:.1f} | {megabytes * scale / seconds:.2f}"
             rows.append(f"| {name} | {seconds:.1f} | {rate} | {cpu:.1f} | {articles * scale / cpu:.1f} | {rss:.0f} |")
-        wx, one = results["wikiextractor --json --processes 1"][0], results["ours --num-proc 1"][0]
-        wx_cpu, one_cpu = results["wikiextractor --json --processes 1"][1], results["ours --num-proc 1"][1]
-        p1, p2 = results["ours, 4 part files, --num-proc 1"][0], results["ours, 4 part files, --num-proc 2"][0]
-        print(f"input: {args.dump.name} x{args.repeat} = {articles} articles, {megabytes:.1f} MB of wikitext\n")
+        wx, one = "wikiextractor --json --processes 1", "ours --num-proc 1"
+        p1, p2 = "ours, 4 part files, --num-proc 1", "ours, 4 part files, --num-proc 2"
+        q1, q2 = p1 + " --read-ahead off", p2 + " --read-ahead off"
+        pool = "plain process pool, 4 part files, 2 workers"
+        print(
+            f"input: {args.dump.name} x{args.repeat} = {articles} articles, {megabytes:.1f} MB of wikitext; "
+            f"{os.cpu_count()} cores; medians of {args.rounds} rounds (ratios: median and range of the rounds)\n"
+        )
         print("| run | seconds | articles/s | MB wikitext/s | CPU s | articles per CPU s | peak RSS MB |")
         print("|---|---|---|---|---|---|---|")
         print("\n".join(rows))
-        pool = results["plain process pool, 4 part files, 2 workers"][0]
-        print(f"\nours / wikiextractor speed: {wx / one:.2f}x; --num-proc 2 / --num-proc 1: {p1 / p2:.2f}x; "
-              f"datatrove / plain pool with 2 workers: {pool / p2:.2f}x; "
-              f"ours / wikiextractor per CPU second: {wx_cpu / one_cpu:.2f}x")
-        small_rss, big_rss = results["ours on the original dump (memory)"][2], results["ours --num-proc 1"][2]
+        ceiling = sorted(ceilings)
+        print(f"\nours / wikiextractor speed: {ratio(wx, one)}; per CPU second: {ratio(wx, one, column=1)}")
+        print(
+            f"--num-proc 2 / --num-proc 1, by default: {ratio(p1, p2)}; with one core per task (--read-ahead off): "
+            f"{ratio(q1, q2)}; this machine's ceiling for 2 processes (pure-Python loop): "
+            f"{statistics.median(ceiling):.2f}x ({ceiling[0]:.2f}-{ceiling[-1]:.2f})"
+        )
+        print(f"datatrove / plain pool with 2 workers: {ratio(pool, p2)}")
+        small_rss, big_rss = results["ours on the original dump (memory)"][2], results[one][2]
         print(f"peak RSS on x1 vs x{args.repeat} input: {small_rss:.0f} MB vs {big_rss:.0f} MB")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,7 +1,8 @@
 """The Article record: one document as its Wiki Structure Tree (WST), with links and See also targets.
 
 Every reader in :mod:`dataset_scripts.corpus` yields :class:`Article` objects, and every task sampler in
-:mod:`dataset_scripts.tasks` reads them. The on-disk form (the Parquet "corpus") is :data:`ARTICLE_FEATURES`;
+:mod:`dataset_scripts.tasks` reads them. The on-disk form (the Parquet "corpus") is :data:`ARTICLE_SCHEMA`
+(``ARTICLE_FEATURES``: the same as Hugging Face ``Features``);
 :meth:`Article.to_dict` and :meth:`Article.from_dict` convert between the two.
 
 The tree is stored flat: ``sections`` in document order, each with the index of its parent (``-1`` for the
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import datasets
+import pyarrow as pa
 
 ROOT = -1
 """Parent index of a top-level section: the root node (title + abstract)."""
@@ -99,33 +100,34 @@ class Article:
         return cls(**row)
 
 
-ARTICLE_FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "title": datasets.Value("string"),
-        "abstract": datasets.Value("string"),
-        "sections": datasets.List(
-            {
-                "title": datasets.Value("string"),
-                "level": datasets.Value("int32"),
-                "text": datasets.Value("string"),
-                "path": datasets.List(datasets.Value("string")),
-                "parent": datasets.Value("int32"),
-            }
-        ),
-        "links": datasets.List(
-            {
-                "target": datasets.Value("string"),
-                "anchor": datasets.Value("string"),
-                "sentence": datasets.Value("string"),
-                "section": datasets.Value("int32"),
-            }
-        ),
-        "see_also": datasets.List(datasets.Value("string")),
-        "url": datasets.Value("string"),
-        "source": datasets.Value("string"),
-        "language": datasets.Value("string"),
-        "is_disambiguation": datasets.Value("bool"),
-    }
+_SECTION = pa.struct(
+    [("title", pa.string()), ("level", pa.int32()), ("text", pa.string()), ("path", pa.list_(pa.string())),
+     ("parent", pa.int32())]
+)  # fmt: skip
+_LINK = pa.struct([("target", pa.string()), ("anchor", pa.string()), ("sentence", pa.string()), ("section", pa.int32())])
+
+ARTICLE_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("title", pa.string()),
+        ("abstract", pa.string()),
+        ("sections", pa.list_(_SECTION)),
+        ("links", pa.list_(_LINK)),
+        ("see_also", pa.list_(pa.string())),
+        ("url", pa.string()),
+        ("source", pa.string()),
+        ("language", pa.string()),
+        ("is_disambiguation", pa.bool_()),
+    ]
 )
-"""Hugging Face ``Features`` of the Parquet corpus written by ``python -m dataset_scripts.corpus``."""
+"""Arrow schema of the Parquet corpus written by ``python -m dataset_scripts.corpus`` (one row per Article)."""
+
+
+def __getattr__(name: str) -> Any:
+    # The Hugging Face Features of the same schema, built on first use: importing `datasets` costs about a
+    # second, paid by every build worker that only writes Parquet.
+    if name == "ARTICLE_FEATURES":
+        import datasets
+
+        return datasets.Features.from_arrow_schema(ARTICLE_SCHEMA)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

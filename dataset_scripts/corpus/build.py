@@ -55,7 +55,7 @@ def build_corpus(
 ) -> Counter:
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
-    Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_FEATURES`),
+    Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
     ``redirects/*.parquet``, ``skipped/*.parquet`` and a ``README.md`` card that ``datasets.load_dataset``
     reads. A rerun into the same folder resumes: finished shards are not read again. ``streams_per_shard`` sets
     how many bz2 streams of an indexed multistream dump make one task. ``read_ahead`` (``auto``, ``process``,

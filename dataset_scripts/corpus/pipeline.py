@@ -20,7 +20,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
-from .article import ARTICLE_FEATURES, Article
+from .article import ARTICLE_SCHEMA, Article
 from .extract import parse_page
 from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
 from .reading import prefetch, read_raw_in_process
@@ -120,7 +120,7 @@ class CorpusWriter(PipelineStep):
         out = Path(self.output_dir)
         stats: Counter = Counter()
         writers = {
-            "data": _PartWriter(out / "data" / f"{rank:05d}.parquet", ARTICLE_FEATURES.arrow_schema),
+            "data": _PartWriter(out / "data" / f"{rank:05d}.parquet", ARTICLE_SCHEMA),
             "redirects": _PartWriter(out / "redirects" / f"{rank:05d}.parquet", REDIRECT_SCHEMA),
             "skipped": _PartWriter(out / "skipped" / f"{rank:05d}.parquet", SKIPPED_SCHEMA),
         }

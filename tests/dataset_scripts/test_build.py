@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dataset_scripts.build import main
-from dataset_scripts.corpus.article import ARTICLE_FEATURES, Article
+from dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
 from dataset_scripts.corpus.titles import normalize_title
 from dataset_scripts.tasks.registry import ALL_TASKS, FIXED_SIDE
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
@@ -207,7 +207,7 @@ def test_other_parameters_in_the_same_folder_are_refused(built, tmp_path, capsys
 
 def _write_corpus(folder: Path, articles: list[Article]) -> Path:
     (folder / "data").mkdir(parents=True)
-    table = pa.Table.from_pylist([a.to_dict() for a in articles], schema=ARTICLE_FEATURES.arrow_schema)
+    table = pa.Table.from_pylist([a.to_dict() for a in articles], schema=ARTICLE_SCHEMA)
     pq.write_table(table, folder / "data" / "part-0.parquet")
     return folder
 
