@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bm25s
+import numpy as np
 
 from ..collections.collection import Run
 
@@ -115,7 +116,24 @@ class BM25Retriever:
         run: Run = {}
         if not kept:
             return run
-        results, scores = self.index.retrieve([toks for _, toks in kept], k=k, show_progress=False, n_threads=1)
-        for row, (qid, _) in enumerate(kept):
-            run[qid] = {self.doc_ids[int(i)]: float(s) for i, s in zip(results[row], scores[row], strict=True)}
+        # One more than asked: a tie across the cut shows as equal scores at positions k - 1 and k.
+        deeper = min(k + 1, len(self.doc_ids))
+        results, scores = self.index.retrieve([toks for _, toks in kept], k=deeper, show_progress=False, n_threads=1)
+        for row, (qid, toks) in enumerate(kept):
+            if deeper > k and scores[row][k] == scores[row][k - 1]:
+                indices = self._top_k_as_trec_eval_ranks(toks, k)
+                run[qid] = {self.doc_ids[i]: float(s) for i, s in indices}
+            else:
+                pairs = zip(results[row][:k], scores[row][:k], strict=True)
+                run[qid] = {self.doc_ids[int(i)]: float(s) for i, s in pairs}
         return run
+
+    def _top_k_as_trec_eval_ranks(self, query_tokens: list[str], k: int) -> list[tuple[int, float]]:
+        """The k best documents when scores tie across the cut: ties go to the larger document id (string order),
+        as trec_eval ranks them, so that the top k is the head of trec_eval's full ranking whatever k is."""
+        all_scores = self.index.get_scores(query_tokens)
+        cut = float(np.partition(all_scores, len(all_scores) - k)[len(all_scores) - k])
+        above = np.flatnonzero(all_scores > cut)
+        tied = sorted(np.flatnonzero(all_scores == cut), key=lambda i: self.doc_ids[i], reverse=True)
+        chosen = [int(i) for i in above] + [int(i) for i in tied[: k - len(above)]]
+        return [(i, float(all_scores[i])) for i in chosen]

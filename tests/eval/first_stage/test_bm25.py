@@ -71,3 +71,16 @@ def test_first_stage_defaults_to_judged_queries_and_cuts_given_runs(caplog):
     assert list(partial) == ["23849"] and "1 of 2 queries have no candidates" in caplog.text
     with pytest.raises(ValueError, match=r"no run 'splade'"):
         first_stage_run(collection, "splade")
+
+
+def test_ties_across_the_cut_go_as_trec_eval_ranks_them():
+    # Five documents score the same for the query; trec_eval orders ties by document id, larger first.
+    documents = {d: "lift wing" for d in ("d1", "d3", "d5", "d2", "d4")} | {"x": "lift lift", "y": "noise wing"}
+    retriever = BM25Retriever(documents, NO_STEMMING)
+    full = retriever.retrieve({"q": "lift"}, k=6)["q"]
+    assert full["x"] > full["d1"] == full["d2"] == full["d3"] == full["d4"] == full["d5"] > 0
+    for k in range(1, 7):
+        top = retriever.retrieve({"q": "lift"}, k=k)["q"]
+        expected = ["x", "d5", "d4", "d3", "d2", "d1"][:k]
+        assert sorted(top) == sorted(expected), k
+        assert all(top[d] == full[d] for d in top)
