@@ -23,6 +23,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
 
 from .article import ROOT, Article, Link
 from .see_also import heading_key, see_also_names, see_also_targets
+from .sentences import BLANK_LINE, sentence_spans
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
 from .tree import build_sections
 
@@ -36,7 +37,6 @@ _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", r
 _SPACES = re.compile(r"[ \t\u00a0]{2,}|[\t\u00a0]")  # runs only: rewriting every single space is slow
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)")
-_SENTENCE_END = re.compile(r"\n[ \t]*\n\s*|(?<=[.!?])[\"')\]]*[ \t]+(?=[\"'(\[]?[A-Z0-9])")
 _DISAMBIGUATION = re.compile(
     r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie)\s*[|}]|__DISAMBIG__",
     re.I,
@@ -129,13 +129,15 @@ class _Buffer:
         raw = "".join(self.parts)
         if not self.links:
             return _clean(raw), []
-        bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(raw)]
+        spans = sentence_spans(raw, BLANK_LINE)
+        starts = [start for start, _ in spans]
         links, sentences = [], {}
         for offset, target, anchor in self.links:
-            i = bisect.bisect_right(bounds, offset) - 1
-            if i not in sentences:
-                sentences[i] = _clean(raw[bounds[i] : bounds[i + 1] if i + 1 < len(bounds) else len(raw)])
-            links.append(Link(target=target, anchor=anchor, sentence=sentences[i], section=section))
+            first = bisect.bisect_right(starts, offset) - 1
+            last = bisect.bisect_right(starts, offset + max(len(anchor) - 1, 0)) - 1  # an anchor with a stop in it
+            if (first, last) not in sentences:
+                sentences[first, last] = _clean(raw[spans[first][0] : spans[last][1]])
+            links.append(Link(target=target, anchor=anchor, sentence=sentences[first, last], section=section))
         return _clean(raw), links
 
 

@@ -16,18 +16,13 @@ from urllib.parse import unquote, urlsplit
 
 from ..article import ROOT, Article, Link
 from ..see_also import heading_key, see_also_names
+from ..sentences import sentence_spans
 from ..titles import normalize_title
 from ..tree import build_sections
 from .base import CorpusFormatError, ReaderOptions, Skipped, open_binary
 
 COMPRESSION_SUFFIXES = (".bz2", ".gz", ".xz")
 
-# A sentence ends at . ! ? (or …) and optional closing quotes/brackets, followed by whitespace and then a
-# character that can start a sentence; "J. Smith" and "e.g. this" are kept together by the checks below.
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+(?=[\"'“‘«(\[]?[A-Z0-9À-ÖØ-ÞΑ-ΩА-Я])")
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof st jr sr vs etc no fig figs eq eqs sec al approx ca cf e.g i.e u.s u.k inc ltd co".split()
-)
 _WIKI_PATH = re.compile(r"(?:^|/)wiki/(?P<title>[^?#]+)")
 
 
@@ -50,26 +45,6 @@ def link_target(href: str) -> str:
     if not parts.scheme and not parts.netloc and parts.path.startswith("./"):
         return normalize_title(parts.path[2:])
     return unquote(href)
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text`` (paragraphs are split at newlines first)."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for paragraph in text.split("\n"):
-        end = start + len(paragraph)
-        sentence_start = start
-        for match in _SENTENCE_END.finditer(paragraph):
-            cut = start + match.start()  # the terminator
-            words = text[sentence_start:cut].rsplit(None, 1)
-            last_word = words[-1].casefold() if words and not text[cut - 1].isspace() else ""
-            if last_word and ((len(last_word) == 1 and last_word.isalpha()) or last_word in _ABBREVIATIONS):
-                continue  # an initial or an abbreviation, not the end of a sentence
-            spans.append((sentence_start, start + match.end()))
-            sentence_start = start + match.end()
-        spans.append((sentence_start, end))
-        start = end + 1
-    return spans
 
 
 @dataclass

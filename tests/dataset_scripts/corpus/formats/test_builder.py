@@ -8,27 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, plain_suffix, sentence_spans
+from dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, plain_suffix
 from dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
-
-
-def sentences(text: str) -> list[str]:
-    return [text[start:end].strip() for start, end in sentence_spans(text)]
-
-
-def test_sentence_spans_keep_abbreviations_and_initials_together():
-    text = (
-        "Dr. Smith met J. R. Doe in the U.S. on Monday. It rained, e.g. heavily! Did it? Yes.\nNew paragraph 2. Three."
-    )
-    assert sentences(text) == [
-        "Dr. Smith met J. R. Doe in the U.S. on Monday.",
-        "It rained, e.g. heavily!",
-        "Did it?",
-        "Yes.",
-        "New paragraph 2.",
-        "Three.",
-    ]
-    assert sentences("") == [""]
 
 
 @pytest.mark.parametrize(

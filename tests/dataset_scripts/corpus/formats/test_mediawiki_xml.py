@@ -98,6 +98,14 @@ def test_redirects_are_a_title_map(enwiki):
     assert redirects["AccessibleComputing"] == "Computer accessibility"
 
 
+def test_every_link_sentence_holds_its_anchor_and_keeps_initials_together(enwiki):
+    links = [(article.title, link) for article in enwiki[1].values() for link in article.links]
+    assert len(links) > 20_000
+    assert [(title, link.anchor) for title, link in links if link.anchor not in link.sentence] == []
+    bell = next(link for title, link in links if title == "Abraham Lincoln" and link.anchor == "John Bell")
+    assert bell.sentence.startswith("On November 6, 1860, Lincoln was elected") and "Stephen A. Douglas, John C." in bell.sentence
+
+
 def test_no_leftover_markup_in_the_vendored_sample(enwiki):
     for article in enwiki[1].values():
         assert_no_leftover_markup(article)

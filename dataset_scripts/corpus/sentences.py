@@ -1,0 +1,65 @@
+"""Sentence boundaries in plain text: where a link's sentence starts and ends, for every reader."""
+
+from __future__ import annotations
+
+import re
+
+# A sentence ends at . ! ? (or …) and optional closing quotes/brackets, followed by whitespace and then a
+# capital or a digit (checked on the captured character: `re` has no class for capitals in every script);
+# "J. Smith" and "e.g. this" are kept together by the abbreviation check. In scripts without spaces or
+# capitals (Chinese, Japanese) 。！？ end a sentence as they stand.
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+(?=[\"'“‘«(\[]?(\w))|[。！？][」』”’)）]*\s*")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof st mt ft jr sr vs etc no fig figs eq eqs sec al approx ca cf e.g i.e inc ltd co gen col "
+    "lt sgt capt gov rev hon".split()
+)
+_INITIALS = re.compile(r"[^\W\d_](?:\.[^\W\d_])*")  # "J", "U.S", "B.L": the last dot is the match's
+_LONGEST_ABBREVIATION = 8  # longer words are neither abbreviations nor initials we know
+
+LINE_BREAK = re.compile(r"\n")
+"""Paragraphs are lines (text already laid out one block per line)."""
+BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
+"""Paragraphs are separated by blank lines; a single newline is a space (wikitext as rendered)."""
+
+
+def sentence_spans(text: str, paragraph_break: re.Pattern = LINE_BREAK) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the sentences of ``text``, in order.
+
+    Args:
+        text: plain text.
+        paragraph_break: what separates paragraphs (a sentence never crosses one): `LINE_BREAK` or `BLANK_LINE`.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for brk in paragraph_break.finditer(text):
+        _split_paragraph(text, start, brk.start(), spans)
+        start = brk.end()
+    _split_paragraph(text, start, len(text), spans)
+    return spans
+
+
+def _split_paragraph(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    sentence_start, split = start, False
+    for match in _SENTENCE_END.finditer(text, start, end):
+        opener = match.group(1)
+        if opener is not None and not (opener.isupper() or opener.isdigit()):
+            continue  # "... etc. and so on": the next sentence would start with a capital or a digit
+        if opener is not None and _ends_with_abbreviation(text, sentence_start, match.start()):
+            continue  # an initial or an abbreviation, not the end of a sentence
+        spans.append((sentence_start, match.end()))
+        sentence_start, split = match.end(), True
+    if sentence_start < end or not split:  # an empty paragraph is still one (empty) sentence
+        spans.append((sentence_start, end))
+
+
+def _ends_with_abbreviation(text: str, sentence_start: int, cut: int) -> bool:
+    """Whether the word before ``cut`` is an initial ("J") or a known abbreviation ("e.g")."""
+    window_start = max(sentence_start, cut - _LONGEST_ABBREVIATION - 1)
+    tail = text[window_start:cut]
+    if not tail or tail[-1].isspace():
+        return False
+    word = tail.rsplit(None, 1)[-1]
+    if len(word) == len(tail) and window_start > sentence_start:
+        return False  # the word goes on before the window: longer than any abbreviation
+    word = word.casefold()
+    return word in _ABBREVIATIONS or _INITIALS.fullmatch(word) is not None
