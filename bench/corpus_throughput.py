@@ -174,18 +174,23 @@ def main() -> None:
             "ours --num-proc 1": ours + [str(big), "--output-dir", str(work / "o1")],
             "ours, 4 part files, --num-proc 1": ours + [*parts, "--output-dir", str(work / "p1")],
             "ours, 4 part files, --num-proc 2": ours + [*parts, "--output-dir", str(work / "p2"), "--num-proc", "2"],
+            "plain process pool, 4 part files, 2 workers": [sys.executable, "-c", pool_code],
             "ours, 4 part files, --num-proc 1 --read-ahead off":
                 ours + [*parts, "--output-dir", str(work / "q1"), "--read-ahead", "off"],
             "ours, 4 part files, --num-proc 2 --read-ahead off":
                 ours + [*parts, "--output-dir", str(work / "q2"), "--num-proc", "2", "--read-ahead", "off"],
-            "plain process pool, 4 part files, 2 workers": [sys.executable, "-c", pool_code],
         }  # fmt: skip
+        p1, p2 = "ours, 4 part files, --num-proc 1", "ours, 4 part files, --num-proc 2"
+        q1, q2 = p1 + " --read-ahead off", p2 + " --read-ahead off"
         samples: dict[str, list] = {name: [] for name in runs}
-        ceilings = []
+        ceilings = []  # per round: the mean of the ceiling measured just before q1 and just after q2
         for _ in range(args.rounds):
-            ceilings.append(machine_ceiling())
             for name, command in runs.items():
+                if name == q1:
+                    before_q1 = machine_ceiling()
                 samples[name].append(measure(command))
+                if name == q2:
+                    ceilings.append((before_q1 + machine_ceiling()) / 2)
                 shutil.rmtree(command[command.index("--output-dir") + 1] if "--output-dir" in command else work / "pool",
                               ignore_errors=True)  # fmt: skip
                 shutil.rmtree(work / "wx", ignore_errors=True)
@@ -208,8 +213,6 @@ def main() -> None:
             rate = f"{articles * scale / seconds:.1f} | {megabytes * scale / seconds:.2f}"
             rows.append(f"| {name} | {seconds:.1f} | {rate} | {cpu:.1f} | {articles * scale / cpu:.1f} | {rss:.0f} |")
         wx, one = "wikiextractor --json --processes 1", "ours --num-proc 1"
-        p1, p2 = "ours, 4 part files, --num-proc 1", "ours, 4 part files, --num-proc 2"
-        q1, q2 = p1 + " --read-ahead off", p2 + " --read-ahead off"
         pool = "plain process pool, 4 part files, 2 workers"
         print(
             f"input: {args.dump.name} x{args.repeat} = {articles} articles, {megabytes:.1f} MB of wikitext; "
@@ -218,13 +221,20 @@ def main() -> None:
         print("| run | seconds | articles/s | MB wikitext/s | CPU s | articles per CPU s | peak RSS MB |")
         print("|---|---|---|---|---|---|---|")
         print("\n".join(rows))
-        ceiling = sorted(ceilings)
         print(f"\nours / wikiextractor speed: {ratio(wx, one)}; per CPU second: {ratio(wx, one, column=1)}")
         print(
             f"--num-proc 2 / --num-proc 1, by default: {ratio(p1, p2)}; with one core per task (--read-ahead off): "
-            f"{ratio(q1, q2)}; this machine's ceiling for 2 processes (pure-Python loop): "
-            f"{statistics.median(ceiling):.2f}x ({ceiling[0]:.2f}-{ceiling[-1]:.2f})"
+            f"{ratio(q1, q2)}; CPU seconds of 2 tasks / 1 task (--read-ahead off): {ratio(q2, q1, column=1)}"
         )
+        scaling = [a[0] / b[0] for a, b in zip(samples[q1], samples[q2], strict=True)]
+        print(
+            "\n| round | machine ceiling for 2 processes (pure-Python loop, just before and after) "
+            "| --read-ahead off: --num-proc 2 / 1 | share of the ceiling |\n|---|---|---|---|"
+        )
+        for number, (ceiling, speedup) in enumerate(zip(ceilings, scaling, strict=True), 1):
+            print(f"| {number} | {ceiling:.2f}x | {speedup:.2f}x | {speedup / ceiling:.0%} |")
+        share = statistics.median(s / c for s, c in zip(scaling, ceilings, strict=True))
+        print(f"median share of the machine's ceiling: {share:.0%}\n")
         print(f"datatrove / plain pool with 2 workers: {ratio(pool, p2)}")
         small_rss, big_rss = results["ours on the original dump (memory)"][2], results[one][2]
         print(f"peak RSS on x1 vs x{args.repeat} input: {small_rss:.0f} MB vs {big_rss:.0f} MB")
