@@ -4,7 +4,7 @@
 
 Builds a larger real dump by repeating the pages of ``--dump`` ``--repeat`` times (page ids made unique), then
 measures, each in its own process (wall time, CPU time and peak RSS), ``--rounds`` times in turn (the median is
-reported: a shared machine's speed drifts from minute to minute):
+reported: a shared machine's speed drifts from minute to minute; the runs go in a new order each round):
 
 1. ``python -m wikiextractor.WikiExtractor --json --processes 1`` (plain text only);
 2. ``python -m dataset_scripts.corpus --num-proc 1`` (structure, links and See also as well);
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import bz2
 import os
+import random
 import re
 import resource
 import shutil
@@ -194,14 +195,15 @@ def main() -> None:
         p1, p2 = "ours, 4 part files, --num-proc 1", "ours, 4 part files, --num-proc 2"
         q1, q2 = p1 + " --read-ahead off", p2 + " --read-ahead off"
         samples: dict[str, list] = {name: [] for name in runs}
-        ceilings = []  # per round: the mean of the ceiling measured just before q1 and just after q2
+        ceilings = []
+        order = random.Random(0)
         for _ in range(args.rounds):
-            for name, command in runs.items():
-                if name == q1:
-                    before_q1 = machine_ceiling()
+            # A new order each round: on a shared VM a run is slower or faster by what ran just before it.
+            names = order.sample(list(runs), len(runs))
+            ceilings.append(machine_ceiling())
+            for name in names:
+                command = runs[name]
                 samples[name].append(measure(command))
-                if name == q2:
-                    ceilings.append((before_q1 + machine_ceiling()) / 2)
                 shutil.rmtree(command[command.index("--output-dir") + 1] if "--output-dir" in command else work / "pool",
                               ignore_errors=True)  # fmt: skip
                 for leftover in ("wx", "t1", "t2"):
@@ -246,7 +248,7 @@ def main() -> None:
         scaling = [a[0] / b[0] for a, b in zip(samples[q1], samples[q2], strict=True)]
         workload = [a[0] / b[0] for a, b in zip(samples[q1], samples[twins], strict=True)]
         print(
-            "\n| round | pure-Python loop, 2 processes / 1 (before and after) | 2 independent builds / 1 "
+            "\n| round | pure-Python loop, 2 processes / 1 | 2 independent builds / 1 "
             "| --num-proc 2 / 1 (--read-ahead off) |\n|---|---|---|---|"
         )
         for number, (ceiling, alone, speedup) in enumerate(zip(ceilings, workload, scaling, strict=True), 1):
