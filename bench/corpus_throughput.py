@@ -165,69 +165,64 @@ def main() -> None:
         articles = (articles_per_copy or 0) * args.repeat
         megabytes = wikitext_megabytes([big])
         ours = [sys.executable, "-m", "dataset_scripts.corpus"]
+        out = work / "out"  # every run writes below it; emptied after each run
+        wx, one = "wikiextractor --json --processes 1", "ours --num-proc 1"
+        p1, p2 = "ours, 4 part files, --num-proc 1", "ours, 4 part files, --num-proc 2"
+        q1, q2 = p1 + " --read-ahead off", p2 + " --read-ahead off"
+        pool = "plain process pool, 4 part files, 2 workers"
+        twins = "2 independent builds at once, 2 part files each, --read-ahead off"
         pool_code = (
             "import sys; sys.path[:0] = ['bench', '.']; from corpus_throughput import plain_pool_build; "
-            f"plain_pool_build({parts!r}, {str(work / 'pool')!r}, 2)"
+            f"plain_pool_build({parts!r}, {str(out / 'pool')!r}, 2)"
         )
         # The same work as --num-proc 2, as two unrelated processes: what this machine gives this workload.
         twin = [*ours, "--read-ahead", "off", "--output-dir"]
         twins_code = (
             "import subprocess; "
-            f"jobs = [subprocess.Popen({twin + [str(work / 't1'), *parts[:2]]!r}), "
-            f"subprocess.Popen({twin + [str(work / 't2'), *parts[2:]]!r})]; "
+            f"jobs = [subprocess.Popen({twin + [str(out / 't1'), *parts[:2]]!r}), "
+            f"subprocess.Popen({twin + [str(out / 't2'), *parts[2:]]!r})]; "
             "assert all(job.wait() == 0 for job in jobs)"
         )
         runs = {
-            "wikiextractor --json --processes 1": [
-                sys.executable, "-m", "wikiextractor.WikiExtractor", "--json", "--processes", "1", "-q",
-                "-o", str(work / "wx"), str(big),
-            ],
-            "ours --num-proc 1": ours + [str(big), "--output-dir", str(work / "o1")],
-            "ours, 4 part files, --num-proc 1": ours + [*parts, "--output-dir", str(work / "p1")],
-            "ours, 4 part files, --num-proc 2": ours + [*parts, "--output-dir", str(work / "p2"), "--num-proc", "2"],
-            "plain process pool, 4 part files, 2 workers": [sys.executable, "-c", pool_code],
-            "ours, 4 part files, --num-proc 1 --read-ahead off":
-                ours + [*parts, "--output-dir", str(work / "q1"), "--read-ahead", "off"],
-            "ours, 4 part files, --num-proc 2 --read-ahead off":
-                ours + [*parts, "--output-dir", str(work / "q2"), "--num-proc", "2", "--read-ahead", "off"],
-                    "2 independent builds at once, 2 part files each, --read-ahead off": [sys.executable, "-c", twins_code],
-}  # fmt: skip
-        p1, p2 = "ours, 4 part files, --num-proc 1", "ours, 4 part files, --num-proc 2"
-        q1, q2 = p1 + " --read-ahead off", p2 + " --read-ahead off"
+            wx: [sys.executable, "-m", "wikiextractor.WikiExtractor", "--json", "--processes", "1", "-q",
+                 "-o", str(out / "wx"), str(big)],
+            one: ours + [str(big), "--output-dir", str(out / "o1")],
+            p1: ours + [*parts, "--output-dir", str(out / "p1")],
+            p2: ours + [*parts, "--output-dir", str(out / "p2"), "--num-proc", "2"],
+            pool: [sys.executable, "-c", pool_code],
+            q1: ours + [*parts, "--output-dir", str(out / "q1"), "--read-ahead", "off"],
+            q2: ours + [*parts, "--output-dir", str(out / "q2"), "--num-proc", "2", "--read-ahead", "off"],
+            twins: [sys.executable, "-c", twins_code],
+        }  # fmt: skip
         samples: dict[str, list] = {name: [] for name in runs}
         ceilings = []
         order = random.Random(0)
         for _ in range(args.rounds):
             # A new order each round: on a shared VM a run is slower or faster by what ran just before it.
-            names = order.sample(list(runs), len(runs))
             ceilings.append(machine_ceiling())
-            for name in names:
-                command = runs[name]
-                samples[name].append(measure(command))
-                shutil.rmtree(command[command.index("--output-dir") + 1] if "--output-dir" in command else work / "pool",
-                              ignore_errors=True)  # fmt: skip
-                for leftover in ("wx", "t1", "t2"):
-                    shutil.rmtree(work / leftover, ignore_errors=True)
+            for name in order.sample(list(runs), len(runs)):
+                samples[name].append(measure(runs[name]))
+                shutil.rmtree(out, ignore_errors=True)
         results = {
             name: tuple(statistics.median(v[i] for v in values) for i in range(3)) for name, values in samples.items()
         }
 
+        def per_round(slow: str, fast: str, column: int = 0) -> list[float]:
+            """slow / fast in each round (each pair measured in the same round)."""
+            return [a[column] / b[column] for a, b in zip(samples[slow], samples[fast], strict=True)]
+
         def ratio(slow: str, fast: str, column: int = 0) -> str:
-            """Median over rounds of slow / fast, each round's pair measured minutes apart at most, with the range."""
-            each = sorted(a[column] / b[column] for a, b in zip(samples[slow], samples[fast], strict=True))
+            """The median over rounds of slow / fast, with the range."""
+            each = sorted(per_round(slow, fast, column))
             spread = f" ({each[0]:.2f}-{each[-1]:.2f})" if len(each) > 1 else ""
             return f"{statistics.median(each):.2f}x{spread}"
 
-        results["ours on the original dump (memory)"] = measure(
-            ours + [str(args.dump), "--output-dir", str(work / "small")]
-        )
+        results["ours on the original dump (memory)"] = measure(ours + [str(args.dump), "--output-dir", str(out)])
         rows = []
         for name, (seconds, cpu, rss) in results.items():
             scale = 1 / args.repeat if "original" in name else 1
             rate = f"{articles * scale / seconds:.1f} | {megabytes * scale / seconds:.2f}"
             rows.append(f"| {name} | {seconds:.1f} | {rate} | {cpu:.1f} | {articles * scale / cpu:.1f} | {rss:.0f} |")
-        wx, one = "wikiextractor --json --processes 1", "ours --num-proc 1"
-        pool = "plain process pool, 4 part files, 2 workers"
         print(
             f"input: {args.dump.name} x{args.repeat} = {articles} articles, {megabytes:.1f} MB of wikitext; "
             f"{os.cpu_count()} cores; medians of {args.rounds} rounds (ratios: median and range of the rounds)\n"
@@ -240,18 +235,17 @@ def main() -> None:
             f"--num-proc 2 / --num-proc 1, by default: {ratio(p1, p2)}; with one core per task (--read-ahead off): "
             f"{ratio(q1, q2)}; CPU seconds of 2 tasks / 1 task (--read-ahead off): {ratio(q2, q1, column=1)}"
         )
-        twins = "2 independent builds at once, 2 part files each, --read-ahead off"
         print(
             f"the same work as 2 independent processes / 1 process: {ratio(q1, twins)} (this machine's ceiling for "
             f"this workload); --num-proc 2 against it: {ratio(twins, q2)}"
         )
-        scaling = [a[0] / b[0] for a, b in zip(samples[q1], samples[q2], strict=True)]
-        workload = [a[0] / b[0] for a, b in zip(samples[q1], samples[twins], strict=True)]
         print(
             "\n| round | pure-Python loop, 2 processes / 1 | 2 independent builds / 1 "
             "| --num-proc 2 / 1 (--read-ahead off) |\n|---|---|---|---|"
         )
-        for number, (ceiling, alone, speedup) in enumerate(zip(ceilings, workload, scaling, strict=True), 1):
+        for number, (ceiling, alone, speedup) in enumerate(
+            zip(ceilings, per_round(q1, twins), per_round(q1, q2), strict=True), 1
+        ):
             print(f"| {number} | {ceiling:.2f}x | {alone:.2f}x | {speedup:.2f}x |")
         print()
         print(f"datatrove / plain pool with 2 workers: {ratio(pool, p2)}")

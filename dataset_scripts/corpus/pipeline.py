@@ -64,17 +64,20 @@ class ShardReader(PipelineStep):
                 yield Document(text="", id=f"unknown/{number}", metadata={"record": record})
         with tqdm(total=shard.size, unit="B", unit_scale=True, desc=f"{Path(shard.path).name}[{rank}]") as bar:
             ahead = self.read_ahead == "process"
-            if module.NAME == "mediawiki-xml" and ahead:
-                records = read_raw_in_process(shard, self.options, bar.update)
-            elif module.NAME == "mediawiki-xml":
-                byte_range = (shard.start, shard.end) if shard.multistream else None
-                records = module.read_raw(shard.path, self.options, byte_range=byte_range, on_bytes=bar.update)
-            elif hasattr(module, "read_raw"):
-                records = module.read_raw(shard.path, self.options)
+            if module.NAME == "mediawiki-xml":
+                if ahead:
+                    records = read_raw_in_process(shard, self.options, bar.update)
+                else:
+                    records = module.read_raw(
+                        shard.path, self.options, byte_range=shard.byte_range, on_bytes=bar.update
+                    )
             else:
-                records = module.read(Path(shard.path), self.options)
-            if ahead and module.NAME != "mediawiki-xml":
-                records = prefetch(records)
+                if hasattr(module, "read_raw"):
+                    records = module.read_raw(shard.path, self.options)
+                else:
+                    records = module.read(Path(shard.path), self.options)
+                if ahead:
+                    records = prefetch(records)
             pages = 0
             for number, record in enumerate(records):
                 is_page = isinstance(record, (RawPage, Article))

@@ -87,8 +87,8 @@ def read_raw_in_process(shard: Shard, options: ReaderOptions, on_bytes: Callable
     Falls back to a reader thread where ``fork`` is not available. Stopping early (``--limit``) ends the child.
     """
     if "fork" not in multiprocessing.get_all_start_methods():
-        byte_range = (shard.start, shard.end) if shard.multistream else None
-        yield from prefetch(get_format(shard.fmt).read_raw(shard.path, options, byte_range=byte_range, on_bytes=on_bytes))
+        records = get_format(shard.fmt).read_raw(shard.path, options, byte_range=shard.byte_range, on_bytes=on_bytes)
+        yield from prefetch(records)
         return
     context = multiprocessing.get_context("fork")
     queue = context.Queue(maxsize=32)
@@ -100,7 +100,9 @@ def read_raw_in_process(shard: Shard, options: ReaderOptions, on_bytes: Callable
                 kind, payload, read_bytes = queue.get(timeout=10)
             except Empty:
                 if not child.is_alive():
-                    raise RuntimeError(f"{shard.path}: the reader process ended unexpectedly (exit {child.exitcode})") from None
+                    raise RuntimeError(
+                        f"{shard.path}: the reader process ended unexpectedly (exit {child.exitcode})"
+                    ) from None
                 continue
             on_bytes(read_bytes)
             if kind == "error":
@@ -124,8 +126,7 @@ def _read_shard(shard: Shard, options: ReaderOptions, queue) -> None:
 
     batch: list = []
     try:
-        byte_range = (shard.start, shard.end) if shard.multistream else None
-        for record in get_format(shard.fmt).read_raw(shard.path, options, byte_range=byte_range, on_bytes=count):
+        for record in get_format(shard.fmt).read_raw(shard.path, options, byte_range=shard.byte_range, on_bytes=count):
             batch.append(record)
             if len(batch) >= BATCH:
                 queue.put(("records", batch, pending))

@@ -77,6 +77,11 @@ class Shard:
         total = Path(self.path).stat().st_size
         return (total if self.end < 0 else self.end) - self.start
 
+    @property
+    def byte_range(self) -> tuple[int, int] | None:
+        """``(start, end)`` for a range of a multistream dump, None for a whole file (what ``read_raw`` takes)."""
+        return (self.start, self.end) if self.multistream else None
+
 
 def multistream_index(path: str | Path) -> Path | None:
     """The index file of a multistream dump (``...-multistream-index.txt.bz2`` beside it), if present."""

@@ -34,8 +34,6 @@ _NESTED = re.compile(r"\{\{|\}\}|\n[ \t]*\{\||\n[ \t]*\|\}")
 _RAW_HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
-_SPACES = re.compile(r"[ \t\u00a0]{2,}|[\t\u00a0]")  # runs only: rewriting every single space is slow
-_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)")
 _DISAMBIGUATION = re.compile(
     r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie)\s*[|}]|__DISAMBIG__",
@@ -251,9 +249,8 @@ class _TokenWalker:
         if record_links and kind == "article":
             target = normalize_title(raw_target)
             anchor = buffer.since(start)
-            if "  " in anchor or "\n" in anchor or not anchor.isprintable():
-                anchor = " ".join(anchor.split())
-            anchor = anchor.strip()
+            folds = "  " in anchor or "\n" in anchor or not anchor.isprintable()
+            anchor = " ".join(anchor.split()) if folds else anchor.strip()
             if target and anchor:
                 buffer.links.append((start, target, anchor))
 
@@ -300,7 +297,7 @@ def _clean(text: str) -> str:
         text = _EMPTY_PARENS.sub("", text)
     if "\n" not in text:  # one paragraph, as most sentences are: str.split folds any white space, in C
         return " ".join(text.split())
-    return "\n".join(p for p in (" ".join(p.split()) for p in _PARAGRAPH.split(text)) if p)
+    return "\n".join(p for p in (" ".join(p.split()) for p in BLANK_LINE.split(text)) if p)
 
 
 def parse_wikitext(
