@@ -39,12 +39,19 @@ TASKS = ("srr", "rwi", "ati", "ltm")
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", nargs="+", default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
-                        help="dump files, folders or a built corpus (default: the vendored enwiki sample)")
+    parser.add_argument(
+        "--input",
+        nargs="+",
+        default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
+        help="dump files, folders or a built corpus (default: the vendored enwiki sample)",
+    )
     parser.add_argument("--output-dir", default="output/release")
     parser.add_argument("--config", default=str(ROOT / "configs/demo-cpu.yaml"), help="training config for train.py")
-    parser.add_argument("--eval-collection", default=str(ROOT / "data/samples/eval/dl20-mini"),
-                        help="a collection with candidates and qrels (see python -m eval --help)")
+    parser.add_argument(
+        "--eval-collection",
+        default=str(ROOT / "data/samples/eval/dl20-mini"),
+        help="a collection with candidates and qrels (see python -m eval --help)",
+    )
     parser.add_argument("--eval-candidates", default="bm25", help="the collection's run to re-rank")
     parser.add_argument("--eval-max-queries", type=int, default=None)
     parser.add_argument("--eval-depth", type=int, default=20, help="candidates re-ranked per query")
@@ -87,13 +94,17 @@ class Stages:
             print(f"[{stage}] $ {shlex.join(['python', *command[1:]])}", flush=True)
             completed = subprocess.run(command, cwd=ROOT)
             if completed.returncode != 0:
-                raise SystemExit(f"[{stage}] failed (exit {completed.returncode}); fix it and rerun: finished stages are reused")
+                raise SystemExit(
+                    f"[{stage}] failed (exit {completed.returncode}); fix it and rerun: finished stages are reused"
+                )
         self.finish(stage, signature)
 
 
 def task_dirs(out: Path) -> list[Path]:
     """The task dataset folders the build wrote, in the paper's order."""
-    return [out / "datasets" / f"wikiformer-{task}" for task in TASKS if (out / "datasets" / f"wikiformer-{task}").is_dir()]
+    return [
+        out / "datasets" / f"wikiformer-{task}" for task in TASKS if (out / "datasets" / f"wikiformer-{task}").is_dir()
+    ]
 
 
 def export_model(train_dir: Path, model_dir: Path) -> None:
@@ -123,9 +134,23 @@ def fresh_head_baseline(config: dict, model_dir: Path, seed: int) -> None:
 
 def training_recipe(config: dict, overrides: dict, train_dir: Path) -> dict:
     """The settings the checkpoint was trained with, and what training reports it did."""
-    keys = ("model_name_or_path", "learning_rate", "lr_drop_step", "lr_drop_factor", "warmup_steps", "max_steps",
-            "per_device_train_batch_size", "gradient_accumulation_steps", "group_size", "query_max_lengths",
-            "doc_max_lengths", "task_weights", "bf16", "seed", "metric_for_best_model")
+    keys = (
+        "model_name_or_path",
+        "learning_rate",
+        "lr_drop_step",
+        "lr_drop_factor",
+        "warmup_steps",
+        "max_steps",
+        "per_device_train_batch_size",
+        "gradient_accumulation_steps",
+        "group_size",
+        "query_max_lengths",
+        "doc_max_lengths",
+        "task_weights",
+        "bf16",
+        "seed",
+        "metric_for_best_model",
+    )
     recipe = {key: value for key, value in {**config, **overrides}.items() if key in keys}
     state_path = train_dir / "trainer_state.json"
     if state_path.exists():
@@ -151,17 +176,45 @@ def main(argv: list[str] | None = None) -> int:
     model_dir, train_dir, eval_dir = out / "wikiformer", out / "train", out / "eval"
 
     if "datasets" in selected:
-        stages.run("datasets", [[python, "-m", "dataset_scripts.build", "--input", *args.input, "--output-dir",
-                                 str(out / "datasets"), "--tasks", ",".join(TASKS), "--seed", str(args.seed),
-                                 "--num-proc", str(args.num_proc)]])
+        stages.run(
+            "datasets",
+            [
+                [
+                    python,
+                    "-m",
+                    "dataset_scripts.build",
+                    "--input",
+                    *args.input,
+                    "--output-dir",
+                    str(out / "datasets"),
+                    "--tasks",
+                    ",".join(TASKS),
+                    "--seed",
+                    str(args.seed),
+                    "--num-proc",
+                    str(args.num_proc),
+                ]
+            ],
+        )
     overrides = {"seed": args.seed, **({"max_steps": args.max_steps} if args.max_steps else {})}
     if "train" in selected:
         datasets = task_dirs(out)
         if len(datasets) != len(config.get("train_datasets", TASKS)):
-            raise SystemExit(f"the config trains on {len(config.get('train_datasets', []))} tasks but "
-                             f"{out / 'datasets'} holds {len(datasets)}: run the datasets stage first")
-        command = [python, "train.py", args.config, "--train_datasets", *map(str, datasets), "--output_dir",
-                   str(train_dir), "--eval_dir", args.eval_collection]
+            raise SystemExit(
+                f"the config trains on {len(config.get('train_datasets', []))} tasks but "
+                f"{out / 'datasets'} holds {len(datasets)}: run the datasets stage first"
+            )
+        command = [
+            python,
+            "train.py",
+            args.config,
+            "--train_datasets",
+            *map(str, datasets),
+            "--output_dir",
+            str(train_dir),
+            "--eval_dir",
+            args.eval_collection,
+        ]
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command])
     if "export" in selected:
@@ -172,18 +225,56 @@ def main(argv: list[str] | None = None) -> int:
             stages.finish("export", [str(train_dir)])
     if "eval" in selected:
         # The same top-k of the collection's BM25 run for every system, so the comparison is like for like.
-        common = ["--collection", args.eval_collection, "--candidates", args.eval_candidates, "--k",
-                  str(args.eval_depth), "--max-length", str(args.eval_max_length)]
+        common = [
+            "--collection",
+            args.eval_collection,
+            "--candidates",
+            args.eval_candidates,
+            "--k",
+            str(args.eval_depth),
+            "--max-length",
+            str(args.eval_max_length),
+        ]
         common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
         runs = []
         commands = []
         for tag, model in (("wikiformer", model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):
-            commands.append([python, "-m", "eval", "rerank", "--model", str(model), "--tag", tag, "--no-resume",
-                             "--output-dir", str(eval_dir / tag), *common])
+            commands.append(
+                [
+                    python,
+                    "-m",
+                    "eval",
+                    "rerank",
+                    "--model",
+                    str(model),
+                    "--tag",
+                    tag,
+                    "--no-resume",
+                    "--output-dir",
+                    str(eval_dir / tag),
+                    *common,
+                ]
+            )
             runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
         first_stage = f"bm25={eval_dir / 'wikiformer' / (args.eval_candidates + '.run')}"
-        commands.append([python, "-m", "eval", "compare", first_stage, *runs, "--collection", args.eval_collection,
-                         "--reference", "wikiformer", "--output-dir", str(eval_dir / "compare"), "--seed", str(args.seed)])
+        commands.append(
+            [
+                python,
+                "-m",
+                "eval",
+                "compare",
+                first_stage,
+                *runs,
+                "--collection",
+                args.eval_collection,
+                "--reference",
+                "wikiformer",
+                "--output-dir",
+                str(eval_dir / "compare"),
+                "--seed",
+                str(args.seed),
+            ]
+        )
         stages.run("eval", commands)
     if "card" in selected:
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
@@ -204,18 +295,33 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
     evaluation = None
     metrics = eval_dir / "wikiformer" / "metrics.json"
     if metrics.exists():
-        collection = json.loads((Path(args.eval_collection) / "collection.json").read_text()) if (Path(args.eval_collection) / "collection.json").exists() else {}
+        collection = (
+            json.loads((Path(args.eval_collection) / "collection.json").read_text())
+            if (Path(args.eval_collection) / "collection.json").exists()
+            else {}
+        )
         name = collection.get("name", Path(args.eval_collection).name)
-        evaluation = Evaluation.from_metrics_json(metrics, "wikiformer", name, note=(
-            f"Candidates: the collection's `{args.eval_candidates}` run, top {args.eval_depth} re-ranked per query"
-            + (f", first {args.eval_max_queries} queries" if args.eval_max_queries else "")
-            + f"; pairs truncated to {args.eval_max_length} tokens. `minilm-fresh-head` is the starting checkpoint with "
-            "an untrained head. Produced by `python release.py` (see `OUT/eval/compare` for significance tests)."))
+        evaluation = Evaluation.from_metrics_json(
+            metrics,
+            "wikiformer",
+            name,
+            note=(
+                f"Candidates: the collection's `{args.eval_candidates}` run, top {args.eval_depth} re-ranked per query"
+                + (f", first {args.eval_max_queries} queries" if args.eval_max_queries else "")
+                + f"; pairs truncated to {args.eval_max_length} tokens. `minilm-fresh-head` is the starting checkpoint with "
+                "an untrained head. Produced by `python release.py` (see `OUT/eval/compare` for significance tests)."
+            ),
+        )
         baseline = eval_dir / "minilm-fresh-head" / "metrics.json"
         if baseline.exists():
             evaluation.systems["minilm-fresh-head"] = json.loads(baseline.read_text())["minilm-fresh-head"]["means"]
-    datasets = [(f"{namespace}/{path.name}", (path / "README.md").exists() and f"built from {', '.join(Path(p).name for p in args.input)}")
-                for path in task_dirs(out)]
+    datasets = [
+        (
+            f"{namespace}/{path.name}",
+            (path / "README.md").exists() and f"built from {', '.join(Path(p).name for p in args.input)}",
+        )
+        for path in task_dirs(out)
+    ]
     from train import EMBEDDED_MINILM
 
     base = config.get("model_name_or_path", EMBEDDED_MINILM)

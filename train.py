@@ -56,13 +56,15 @@ def load_model(model_args: ModelArguments, with_mlm: bool):
     return model
 
 
-def card_context(model_args: ModelArguments, data_args: DataArguments, training_args: WikiformerTrainingArguments,
-                 tasks: list[Task]) -> dict:
+def card_context(
+    model_args: ModelArguments, data_args: DataArguments, training_args: WikiformerTrainingArguments, tasks: list[Task]
+) -> dict:
     """What the model card says about the run: start checkpoint, task datasets, and the settings that matter."""
     base = model_args.model_name_or_path
     recipe = {
         "tasks (weight, query/document tokens)": ", ".join(
-            f"{t.name} ({t.weight:g}, {t.query_max_length}/{t.doc_max_length})" for t in tasks),
+            f"{t.name} ({t.weight:g}, {t.query_max_length}/{t.doc_max_length})" for t in tasks
+        ),
         "loss": training_args.loss + (f" + {training_args.mlm_weight:g} x MLM" if training_args.mlm_weight else ""),
         "group size": data_args.group_size,
         "groups per device and step": training_args.per_device_train_batch_size,
@@ -72,11 +74,15 @@ def card_context(model_args: ModelArguments, data_args: DataArguments, training_
         "seed": training_args.seed,
     }
     if training_args.lr_drop_step:
-        recipe["learning rate x factor from step"] = f"{training_args.lr_drop_factor:g} from {training_args.lr_drop_step}"
+        recipe["learning rate x factor from step"] = (
+            f"{training_args.lr_drop_factor:g} from {training_args.lr_drop_step}"
+        )
     return {
         "base_model": "sentence-transformers/all-MiniLM-L6-v2" if base in (None, "", EMBEDDED_MINILM) else base,
-        "training_datasets": [(source, f"{task.name}: {len(task.fixed)} groups")
-                              for source, task in zip(data_args.train_datasets, tasks, strict=True)],
+        "training_datasets": [
+            (source, f"{task.name}: {len(task.fixed)} groups")
+            for source, task in zip(data_args.train_datasets, tasks, strict=True)
+        ],
         "recipe": recipe,
     }
 
@@ -84,23 +90,35 @@ def card_context(model_args: ModelArguments, data_args: DataArguments, training_
 def main(argv: list[str] | None = None) -> WikiformerTrainer:
     """Parse the arguments, train, save the final model (and push it when ``--push_to_hub``)."""
     model_args, data_args, training_args = parse_arguments(argv)
-    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        level=logging.INFO if training_args.should_log else logging.WARNING)
+    logging.basicConfig(
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        level=logging.INFO if training_args.should_log else logging.WARNING,
+    )
     transformers.utils.logging.set_verbosity(training_args.get_process_log_level())
     set_seed(training_args.seed)
-    tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(model_args.tokenizer_name or model_args.model_name_or_path))
+    tokenizer = AutoTokenizer.from_pretrained(
+        resolve_model_path(model_args.tokenizer_name or model_args.model_name_or_path)
+    )
     model = load_model(model_args, with_mlm=training_args.mlm_weight > 0)
     tasks = load_tasks(data_args)
     collator = GroupCollator(
-        tokenizer, tasks, data_args.group_size, max_length=model.config.max_position_embeddings,
+        tokenizer,
+        tasks,
+        data_args.group_size,
+        max_length=model.config.max_position_embeddings,
         pad_to_multiple_of=data_args.pad_to_multiple_of,
         mlm_probability=training_args.mlm_probability if training_args.mlm_weight > 0 else 0.0,
     )
     eval_set = load_rerank_eval(data_args)
     trainer = WikiformerTrainer(
-        model=model, args=training_args, train_dataset=GroupDataset(tasks, data_args.group_size, training_args.seed),
-        eval_dataset=eval_set, data_collator=collator, processing_class=tokenizer,
-        task_names=[task.name for task in tasks], eval_max_length=data_args.eval_max_length,
+        model=model,
+        args=training_args,
+        train_dataset=GroupDataset(tasks, data_args.group_size, training_args.seed),
+        eval_dataset=eval_set,
+        data_collator=collator,
+        processing_class=tokenizer,
+        task_names=[task.name for task in tasks],
+        eval_max_length=data_args.eval_max_length,
         card_context=card_context(model_args, data_args, training_args, tasks),
     )
     if training_args.save_start_step:

@@ -68,15 +68,21 @@ def candidates_for(name: str, collection: Collection, query_ids: list[str], dept
     if collection.runs:
         run = collection.default_run()
     else:
-        run = BM25Retriever(collection.documents, BM25Options()).retrieve(collection.queries, k=depth, query_ids=query_ids)
+        run = BM25Retriever(collection.documents, BM25Options()).retrieve(
+            collection.queries, k=depth, query_ids=query_ids
+        )
     return {qid: dict(ranked(run[qid])[:depth]) for qid in query_ids if qid in run}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"), help="folder with the collections")
+    parser.add_argument(
+        "--data", default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"), help="folder with the collections"
+    )
     parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
-    parser.add_argument("--model", action="append", default=[], metavar="NAME=PATH", help="a checkpoint to add (repeatable)")
+    parser.add_argument(
+        "--model", action="append", default=[], metavar="NAME=PATH", help="a checkpoint to add (repeatable)"
+    )
     parser.add_argument("--no-fresh-head", action="store_true", help="skip the MiniLM + fresh head baseline")
     parser.add_argument("--max-queries", type=int, help="first N judged queries per collection (default: all)")
     parser.add_argument("--depth", type=int, default=100, help="BM25 candidates re-ranked per query")
@@ -108,10 +114,14 @@ def main(argv: list[str] | None = None) -> int:
         for label, checkpoint in models.items():
             scorer = PairScorer(checkpoint, max_length=args.max_length, batch_size=args.batch_size)
             tag = label.replace(" ", "_").replace("+", "_")
-            runs[label] = rerank(collection, candidates, scorer, out / name / f"{tag}.run", query_ids=query_ids, tag=tag)
+            runs[label] = rerank(
+                collection, candidates, scorer, out / name / f"{tag}.run", query_ids=query_ids, tag=tag
+            )
         qrels = {qid: collection.qrels[qid] for qid in query_ids}  # the limited query set is intended, not a gap
         evaluations = {label: evaluate_run(run, qrels, MEASURES, relevance_level) for label, run in runs.items()}
-        comparison = compare(name, evaluations, MEASURES, reference="BM25", permutations=args.permutations, seed=args.seed)
+        comparison = compare(
+            name, evaluations, MEASURES, reference="BM25", permutations=args.permutations, seed=args.seed
+        )
         comparison.save_json(out / name / "comparison.json")
         (out / name / "table.tex").write_text(latex_table(comparison), encoding="utf-8")
         print(markdown_table(comparison))

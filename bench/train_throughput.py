@@ -54,9 +54,22 @@ def build_srr(output_dir: Path) -> Path:
     """Build the task datasets from the vendored enwiki sample (once) and return the SRR folder."""
     srr = output_dir / "wikiformer-srr"
     if not srr.exists():
-        subprocess.run([sys.executable, "-m", "dataset_scripts.build", "--input",
-                        str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2"), "--output-dir", str(output_dir),
-                        "--tasks", "srr"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "dataset_scripts.build",
+                "--input",
+                str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2"),
+                "--output-dir",
+                str(output_dir),
+                "--tasks",
+                "srr",
+            ],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     return srr
 
 
@@ -64,9 +77,15 @@ def full_groups(source: Path, group_size: int) -> Task:
     """The SRR groups that have at least ``group_size - 1`` negatives, cut to exactly that many (same work on both)."""
     task = load_task(str(source), "srr", 30, 480)
     keep = [i for i, negatives in enumerate(task.negatives) if len(negatives) >= group_size - 1]
-    return Task("srr", [task.fixed[i] for i in keep], [task.positives[i] for i in keep],
-                [task.negatives[i][: group_size - 1] for i in keep], False, task.query_max_length,
-                task.doc_max_length)
+    return Task(
+        "srr",
+        [task.fixed[i] for i in keep],
+        [task.positives[i] for i in keep],
+        [task.negatives[i][: group_size - 1] for i in keep],
+        False,
+        task.query_max_length,
+        task.doc_max_length,
+    )
 
 
 class StepTimer(TrainerCallback):
@@ -84,9 +103,20 @@ class StepTimer(TrainerCallback):
 
 
 def common_args(output_dir: str, args) -> dict:
-    return dict(output_dir=output_dir, max_steps=args.steps, per_device_train_batch_size=args.batch,
-                learning_rate=2e-5, warmup_steps=0, save_strategy="no", report_to="none", logging_steps=10_000,
-                disable_tqdm=True, seed=1, use_cpu=args.device == "cpu", dataloader_num_workers=args.workers)
+    return dict(
+        output_dir=output_dir,
+        max_steps=args.steps,
+        per_device_train_batch_size=args.batch,
+        learning_rate=2e-5,
+        warmup_steps=0,
+        save_strategy="no",
+        report_to="none",
+        logging_steps=10_000,
+        disable_tqdm=True,
+        seed=1,
+        use_cpu=args.device == "cpu",
+        dataloader_num_workers=args.workers,
+    )
 
 
 def timed_train(trainer) -> float:
@@ -104,9 +134,13 @@ def run_ours(task: Task, args, tokenizer, pair_chunks: int = 1) -> float:
         training_args = WikiformerTrainingArguments(**common_args(output_dir, args), pair_chunks=pair_chunks)
         model = load_model(ModelArguments(), with_mlm=False)
         trainer = WikiformerTrainer(
-            model=model, args=training_args, train_dataset=GroupDataset([task], args.group_size, 1),
+            model=model,
+            args=training_args,
+            train_dataset=GroupDataset([task], args.group_size, 1),
             data_collator=GroupCollator(tokenizer, [task], args.group_size, max_length=args.max_length),
-            processing_class=tokenizer, task_names=["srr"])
+            processing_class=tokenizer,
+            task_names=["srr"],
+        )
         return timed_train(trainer)
 
 
@@ -116,13 +150,20 @@ def run_sentence_transformers(task: Task, args) -> float:
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
     from sentence_transformers.cross_encoder.losses import ListNetLoss
 
-    rows = {"query": task.fixed, "docs": [[p, *n] for p, n in zip(task.positives, task.negatives, strict=True)],
-            "labels": [[1e4] + [0.0] * len(n) for n in task.negatives]}
+    rows = {
+        "query": task.fixed,
+        "docs": [[p, *n] for p, n in zip(task.positives, task.negatives, strict=True)],
+        "labels": [[1e4] + [0.0] * len(n) for n in task.negatives],
+    }
     with tempfile.TemporaryDirectory() as output_dir:
         model = CrossEncoder(resolve_model_path(None), num_labels=1, max_length=args.max_length, device=args.device)
         loss = ListNetLoss(model, mini_batch_size=args.batch * args.group_size)
-        trainer = CrossEncoderTrainer(model=model, args=CrossEncoderTrainingArguments(**common_args(output_dir, args)),
-                                      train_dataset=Dataset.from_dict(rows), loss=loss)
+        trainer = CrossEncoderTrainer(
+            model=model,
+            args=CrossEncoderTrainingArguments(**common_args(output_dir, args)),
+            train_dataset=Dataset.from_dict(rows),
+            loss=loss,
+        )
         return timed_train(trainer)
 
 
@@ -159,17 +200,29 @@ def main() -> None:
         if args.pair_chunks > 1:
             times[chunked].append(run_ours(task, args, tokenizer, args.pair_chunks))
     rates = {name: pairs / statistics.median(values) for name, values in times.items()}
-    print(f"\n{len(task.fixed)} SRR groups, group size {args.group_size}, {args.batch} groups/step, pair length "
-          f"{args.max_length}, {args.steps} steps, {args.repeats} runs each, device {args.device}, "
-          f"torch threads {torch.get_num_threads()}")
+    print(
+        f"\n{len(task.fixed)} SRR groups, group size {args.group_size}, {args.batch} groups/step, pair length "
+        f"{args.max_length}, {args.steps} steps, {args.repeats} runs each, device {args.device}, "
+        f"torch threads {torch.get_num_threads()}"
+    )
     print("| trainer | pairs/s (median) | vs sentence-transformers | steady-state seconds per run |\n|---|---|---|---|")
     peer = rates["sentence-transformers"]
     for name, values in times.items():
         print(f"| {name} | {rates[name]:.1f} | {rates[name] / peer:.2f}x | {', '.join(f'{v:.1f}' for v in values)} |")
     ratio = {name: rate / peer for name, rate in rates.items()}
     if args.json:
-        args.json.write_text(json.dumps({"args": vars(args) | {"data": str(data), "json": None}, "seconds": times,
-                                         "pairs_per_second": rates, "vs_peer": ratio}, indent=2, default=str))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "args": vars(args) | {"data": str(data), "json": None},
+                    "seconds": times,
+                    "pairs_per_second": rates,
+                    "vs_peer": ratio,
+                },
+                indent=2,
+                default=str,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -26,7 +26,11 @@ logger = logging.getLogger("eval")
 
 
 def _add_collection(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--collection", required=True, help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml)")
+    parser.add_argument(
+        "--collection",
+        required=True,
+        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml)",
+    )
     parser.add_argument("--relevance-level", type=int, help="smallest relevant grade for binary measures (TREC DL: 2)")
     parser.add_argument("--max-queries", type=int, help="use only the first N judged queries (quick runs on CPU)")
 
@@ -71,7 +75,9 @@ def cmd_first_stage(args: argparse.Namespace) -> int:
     write_trec_run(run, args.output, tag=args.method)
     print(f"wrote {args.output}: {len(run)} queries")
     if collection.qrels:
-        _print_means(args.method, evaluate_run(run, collection.qrels, args.measures, collection.relevance_level).means())
+        _print_means(
+            args.method, evaluate_run(run, collection.qrels, args.measures, collection.relevance_level).means()
+        )
     return 0
 
 
@@ -84,7 +90,9 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
         elif args.candidates in collection.runs:
             name, run = args.candidates, collection.runs[args.candidates]
         else:
-            raise SystemExit(f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} {sorted(collection.runs)}")
+            raise SystemExit(
+                f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} {sorted(collection.runs)}"
+            )
         wanted = set(query_ids)
         return name, {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
     method = args.first_stage or ("given" if collection.runs else "bm25")
@@ -105,7 +113,13 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
     scorer = PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
     run = rerank(
-        collection, candidates, scorer, out / f"{tag}.run", depth=args.depth, query_ids=query_ids, tag=tag,
+        collection,
+        candidates,
+        scorer,
+        out / f"{tag}.run",
+        depth=args.depth,
+        query_ids=query_ids,
+        tag=tag,
         resume=not args.no_resume,
     )
     if not collection.qrels:
@@ -221,7 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--alpha", type=float, default=0.05)
     cmp.add_argument("--permutations", type=int, default=10_000)
     cmp.add_argument("--seed", type=int, default=42)
-    cmp.add_argument("--complete", action="store_true", help="score judged queries missing from a run as 0 (trec_eval -c)")
+    cmp.add_argument(
+        "--complete", action="store_true", help="score judged queries missing from a run as 0 (trec_eval -c)"
+    )
     cmp.add_argument("--output-dir", help="write comparison.json, table.md, table.tex, chart.png, metrics.json")
     cmp.set_defaults(func=cmd_compare)
 
@@ -236,7 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError) as error:  # bad input (CollectionFormatError is a ValueError)

@@ -140,7 +140,13 @@ class HubStorage:
         size = self.blob_path(sha256).stat().st_size
         if lfs:
             pointer = _lfs_pointer(sha256, size)
-            return {"sha256": sha256, "size": size, "lfs": True, "oid": _git_blob_sha(pointer), "pointerSize": len(pointer)}
+            return {
+                "sha256": sha256,
+                "size": size,
+                "lfs": True,
+                "oid": _git_blob_sha(pointer),
+                "pointerSize": len(pointer),
+            }
         return {"sha256": sha256, "size": size, "lfs": False, "oid": _git_blob_sha(self.blob_path(sha256).read_bytes())}
 
     # -- repos
@@ -164,10 +170,19 @@ class HubStorage:
         with self.lock:
             if self._repo_file(repo_type, repo_id).exists():
                 raise HubError(409, f"You already created this {repo_type} repo")
-            repo = {"type": repo_type, "id": repo_id, "private": private, "createdAt": _now(), "_id": secrets.token_hex(12),
-                    "refs": {"heads": {}, "tags": {}, "pr": {}}, "commits": {}}
+            repo = {
+                "type": repo_type,
+                "id": repo_id,
+                "private": private,
+                "createdAt": _now(),
+                "_id": secrets.token_hex(12),
+                "refs": {"heads": {}, "tags": {}, "pr": {}},
+                "commits": {},
+            }
             attributes = self.put_bytes(DEFAULT_GITATTRIBUTES.encode())
-            self.add_commit(repo, "main", {".gitattributes": self.file_entry(attributes, lfs=False)}, "initial commit", "")
+            self.add_commit(
+                repo, "main", {".gitattributes": self.file_entry(attributes, lfs=False)}, "initial commit", ""
+            )
             return repo
 
     def delete(self, repo_type: str, repo_id: str) -> None:
@@ -179,9 +194,18 @@ class HubStorage:
         """Record a commit of the full file map `files` on ref `ref` (a branch, or `refs/pr/N`) and save the repo."""
         parents = [parent] if parent else []
         date = _now()
-        sha = hashlib.sha1(json.dumps([parents, files, title, message, date, secrets.token_hex(8)]).encode()).hexdigest()
-        repo["commits"][sha] = {"id": sha, "parents": parents, "title": title, "message": message, "date": date,
-                                "author": self.username, "files": files}
+        sha = hashlib.sha1(
+            json.dumps([parents, files, title, message, date, secrets.token_hex(8)]).encode()
+        ).hexdigest()
+        repo["commits"][sha] = {
+            "id": sha,
+            "parents": parents,
+            "title": title,
+            "message": message,
+            "date": date,
+            "author": self.username,
+            "files": files,
+        }
         self._set_ref(repo, ref, sha)
         self.save(repo)
         return sha
@@ -213,7 +237,9 @@ class HubStorage:
     def lfs_patterns(self, files: dict) -> list[tuple[str, bool]]:
         """(pattern, is_lfs) for each line of the revision's .gitattributes."""
         lines = (self.read_text(files.get(".gitattributes")) or "").splitlines()
-        return [(ln.split()[0], "filter=lfs" in ln.split()[1:]) for ln in lines if ln.strip() and not ln.startswith("#")]
+        return [
+            (ln.split()[0], "filter=lfs" in ln.split()[1:]) for ln in lines if ln.strip() and not ln.startswith("#")
+        ]
 
 
 def _history(repo: dict, sha: str) -> Iterator[dict]:
@@ -274,8 +300,13 @@ class HubApp:
             return self._lfs_object(method, seg[1:], query, body)
         if seg[0] == "api" and len(seg) >= 4 and seg[1] in REPO_TYPES:
             return self._repo_api(method, REPO_TYPES[seg[1]], f"{seg[2]}/{seg[3]}", seg[4:], query, body, token)
-        repo_type, rest = ("dataset", seg[1:]) if seg[0] == "datasets" else ("space", seg[1:]) if seg[0] == "spaces" \
+        repo_type, rest = (
+            ("dataset", seg[1:])
+            if seg[0] == "datasets"
+            else ("space", seg[1:])
+            if seg[0] == "spaces"
             else ("model", seg)
+        )
         if len(rest) >= 6 and rest[1].endswith(".git") and rest[2:] == ["info", "lfs", "objects", "batch"]:
             self._require_token(token)
             return self._lfs_batch(repo_type, f"{rest[0]}/{rest[1].removesuffix('.git')}", json.loads(body.read()))
@@ -295,9 +326,16 @@ class HubApp:
 
     def _whoami(self, token: str) -> dict:
         self._require_token(token)
-        return {"type": "user", "id": hashlib.sha1(self.storage.username.encode()).hexdigest()[:24],
-                "name": self.storage.username, "fullname": self.storage.username, "email": None, "orgs": [],
-                "isPro": False, "auth": {"type": "access_token", "accessToken": {"displayName": "test", "role": "write"}}}
+        return {
+            "type": "user",
+            "id": hashlib.sha1(self.storage.username.encode()).hexdigest()[:24],
+            "name": self.storage.username,
+            "fullname": self.storage.username,
+            "email": None,
+            "orgs": [],
+            "isPro": False,
+            "auth": {"type": "access_token", "accessToken": {"displayName": "test", "role": "write"}},
+        }
 
     def _repo_url(self, repo_type: str, repo_id: str) -> str:
         return f"{self.endpoint}/{URL_PREFIXES[repo_type]}{repo_id}"
@@ -312,7 +350,9 @@ class HubApp:
         if repo_type not in URL_PREFIXES:
             raise HubError(400, f"Invalid repo type {repo_type}")
         try:
-            self.storage.create(repo_type, repo_id, payload.get("visibility") == "private" or bool(payload.get("private")))
+            self.storage.create(
+                repo_type, repo_id, payload.get("visibility") == "private" or bool(payload.get("private"))
+            )
         except HubError as err:
             # the Hub's 409 carries the url: create_repo(exist_ok=True) reads it
             raise HubError(409, err.message, url=self._repo_url(repo_type, repo_id)) from err
@@ -333,7 +373,9 @@ class HubApp:
     def _repo_api(self, method: str, repo_type: str, repo_id: str, rest: list[str], query: dict, body, token: str):
         action = rest[0] if rest else "info"
         if action.startswith("xet-"):
-            raise HubError(501, "The local test Hub does not serve Xet storage: set HF_HUB_DISABLE_XET=1 (see hub.env())")
+            raise HubError(
+                501, "The local test Hub does not serve Xet storage: set HF_HUB_DISABLE_XET=1 (see hub.env())"
+            )
         write = method in ("POST", "DELETE", "PUT") and action != "paths-info"
         if write:
             self._require_token(token)
@@ -355,8 +397,18 @@ class HubApp:
             return self._json(self._refs(repo, query.get("include_prs") == "1"))
         if action == "commits" and method == "GET":
             commits = _history(repo, self.storage.resolve(repo, revision))
-            return self._json([{"id": c["id"], "title": c["title"], "message": c["message"], "date": c["date"],
-                                "authors": [{"user": c["author"]}]} for c in commits])
+            return self._json(
+                [
+                    {
+                        "id": c["id"],
+                        "title": c["title"],
+                        "message": c["message"],
+                        "date": c["date"],
+                        "authors": [{"user": c["author"]}],
+                    }
+                    for c in commits
+                ]
+            )
         if action in ("branch", "tag") and method in ("POST", "DELETE"):
             return self._ref_change(repo, action, method, revision, json.loads(body.read() or b"{}"))
         raise HubError(404, f"Not served by the test Hub: {method} /api/{repo_type}s/{repo_id}/{'/'.join(rest)}")
@@ -373,17 +425,33 @@ class HubApp:
             if query.get("blobs", "").lower() == "true":
                 sibling.update(size=entry["size"], blobId=entry["oid"])
                 if entry["lfs"]:
-                    sibling["lfs"] = {"size": entry["size"], "sha256": entry["sha256"], "pointerSize": entry["pointerSize"]}
+                    sibling["lfs"] = {
+                        "size": entry["size"],
+                        "sha256": entry["sha256"],
+                        "pointerSize": entry["pointerSize"],
+                    }
             siblings.append(sibling)
         try:
             card = read_card_metadata(self.storage.read_text(files.get("README.md")) or "")
         except yaml.YAMLError:
             card = None
         owner, _ = repo["id"].split("/")
-        info = {"_id": repo["_id"], "id": repo["id"], "author": owner, "sha": sha, "private": repo["private"],
-                "createdAt": repo["createdAt"], "lastModified": repo["commits"][sha]["date"], "disabled": False,
-                "gated": False, "downloads": 0, "likes": 0, "tags": list((card or {}).get("tags") or []),
-                "siblings": siblings, "usedStorage": sum(e["size"] for e in files.values())}
+        info = {
+            "_id": repo["_id"],
+            "id": repo["id"],
+            "author": owner,
+            "sha": sha,
+            "private": repo["private"],
+            "createdAt": repo["createdAt"],
+            "lastModified": repo["commits"][sha]["date"],
+            "disabled": False,
+            "gated": False,
+            "downloads": 0,
+            "likes": 0,
+            "tags": list((card or {}).get("tags") or []),
+            "siblings": siblings,
+            "usedStorage": sum(e["size"] for e in files.values()),
+        }
         if isinstance(card, dict):
             info["cardData"] = card
         if repo["type"] == "model":
@@ -420,10 +488,15 @@ class HubApp:
         prefix = path + "/" if path else ""
         recursive = query.get("recursive", "false").lower() in ("true", "1")
         expand = query.get("expand", "false").lower() in ("true", "1")
-        names = [p for p in sorted({*files, *folders}) if p.startswith(prefix) and (recursive or "/" not in p[len(prefix):])]
+        names = [
+            p for p in sorted({*files, *folders}) if p.startswith(prefix) and (recursive or "/" not in p[len(prefix) :])
+        ]
         start = int(query.get("cursor", 0))
         page_size = self.tree_page_size_expanded if expand else self.tree_page_size
-        page = [self._entry_json(repo, sha, p, files.get(p), folders.get(p), expand) for p in names[start:start + page_size]]
+        page = [
+            self._entry_json(repo, sha, p, files.get(p), folders.get(p), expand)
+            for p in names[start : start + page_size]
+        ]
         headers = {}
         if start + page_size < len(names):
             next_query = urlencode({"recursive": str(recursive), "expand": str(expand), "cursor": start + page_size})
@@ -435,8 +508,9 @@ class HubApp:
         sha, files = self._files(repo, revision)
         folders = _folders(files)
         found = [p.strip("/") for p in paths if p.strip("/") in files or p.strip("/") in folders]
-        return self._json([self._entry_json(repo, sha, p, files.get(p), folders.get(p), expand.lower() == "true")
-                           for p in found])
+        return self._json(
+            [self._entry_json(repo, sha, p, files.get(p), folders.get(p), expand.lower() == "true") for p in found]
+        )
 
     def _upload_mode(self, path: str, size: int, sample: bytes, patterns) -> str:
         by_attributes = False
@@ -484,16 +558,26 @@ class HubApp:
             ref = revision
             if create_pr:
                 ref = f"refs/pr/{len(repo['refs']['pr']) + 1}"
-            sha = self.storage.add_commit(repo, ref, files, header.get("summary") or "Upload",
-                                          header.get("description") or "", parent=head)
+            sha = self.storage.add_commit(
+                repo, ref, files, header.get("summary") or "Upload", header.get("description") or "", parent=head
+            )
         url = self._repo_url(repo["type"], repo["id"])
-        return self._json({"success": True, "commitOid": sha, "commitUrl": f"{url}/commit/{sha}", "hookOutput": "",
-                           "pullRequestUrl": f"{url}/discussions/{ref.split('/')[-1]}" if create_pr else None})
+        return self._json(
+            {
+                "success": True,
+                "commitOid": sha,
+                "commitUrl": f"{url}/commit/{sha}",
+                "hookOutput": "",
+                "pullRequestUrl": f"{url}/discussions/{ref.split('/')[-1]}" if create_pr else None,
+            }
+        )
 
     def _apply(self, files: dict, key: str, value: dict) -> None:
         path = value["path"].strip("/")
         if key == "file":
-            content = base64.b64decode(value["content"]) if value.get("encoding") == "base64" else value["content"].encode()
+            content = (
+                base64.b64decode(value["content"]) if value.get("encoding") == "base64" else value["content"].encode()
+            )
             files[path] = self.storage.file_entry(self.storage.put_bytes(content), lfs=False)
         elif key == "lfsFile":
             blob = self.storage.blob_path(value["oid"])
@@ -514,11 +598,15 @@ class HubApp:
 
     def _refs(self, repo: dict, include_prs: bool) -> dict:
         refs = repo["refs"]
-        answer = {"branches": [{"name": n, "ref": f"refs/heads/{n}", "targetCommit": s} for n, s in refs["heads"].items()],
-                  "tags": [{"name": n, "ref": f"refs/tags/{n}", "targetCommit": s} for n, s in refs["tags"].items()],
-                  "converts": []}
+        answer = {
+            "branches": [{"name": n, "ref": f"refs/heads/{n}", "targetCommit": s} for n, s in refs["heads"].items()],
+            "tags": [{"name": n, "ref": f"refs/tags/{n}", "targetCommit": s} for n, s in refs["tags"].items()],
+            "converts": [],
+        }
         if include_prs:
-            answer["pullRequests"] = [{"name": n, "ref": f"refs/pr/{n}", "targetCommit": s} for n, s in refs["pr"].items()]
+            answer["pullRequests"] = [
+                {"name": n, "ref": f"refs/pr/{n}", "targetCommit": s} for n, s in refs["pr"].items()
+            ]
         return answer
 
     def _ref_change(self, repo: dict, kind: str, method: str, name: str, payload: dict):
@@ -554,11 +642,17 @@ class HubApp:
             blob = self.storage.blob_path(oid)
             if not (blob.exists() and blob.stat().st_size == size):
                 query = urlencode({"size": size, "sig": self._signature(oid, size)})
-                answer["actions"] = {"upload": {"href": f"{self.endpoint}/__lfs__/upload/{oid}?{query}"},
-                                     "verify": {"href": f"{self.endpoint}/__lfs__/verify"}}
+                answer["actions"] = {
+                    "upload": {"href": f"{self.endpoint}/__lfs__/upload/{oid}?{query}"},
+                    "verify": {"href": f"{self.endpoint}/__lfs__/verify"},
+                }
             objects.append(answer)
-        return 200, {"Content-Type": "application/vnd.git-lfs+json"}, json.dumps(
-            {"transfer": "basic", "objects": objects, "hash_algo": "sha256"}).encode(), None
+        return (
+            200,
+            {"Content-Type": "application/vnd.git-lfs+json"},
+            json.dumps({"transfer": "basic", "objects": objects, "hash_algo": "sha256"}).encode(),
+            None,
+        )
 
     def _lfs_object(self, method: str, rest: list[str], query: dict, body):
         if method == "PUT" and rest[:1] == ["upload"] and len(rest) == 2:
@@ -583,8 +677,13 @@ class HubApp:
         if entry is None:
             raise HubError(404, f"Entry not found: {path}", "EntryNotFound", {"X-Repo-Commit": sha})
         etag = entry["sha256"] if entry["lfs"] else entry["oid"]
-        answer = {"X-Repo-Commit": sha, "ETag": f'"{etag}"', "Accept-Ranges": "bytes",
-                  "Content-Type": "application/octet-stream", "Content-Disposition": f'inline; filename="{path.split("/")[-1]}"'}
+        answer = {
+            "X-Repo-Commit": sha,
+            "ETag": f'"{etag}"',
+            "Accept-Ranges": "bytes",
+            "Content-Type": "application/octet-stream",
+            "Content-Disposition": f'inline; filename="{path.split("/")[-1]}"',
+        }
         if entry["lfs"]:
             answer.update({"X-Linked-Etag": f'"{etag}"', "X-Linked-Size": str(entry["size"])})
         size, span = entry["size"], None
@@ -661,8 +760,12 @@ class _Handler(BaseHTTPRequestHandler):
         except HubError as err:
             if err.status == 413:
                 self.close_connection = True  # the rest of the body was not read
-            status, headers, payload, span = err.status, {"Content-Type": "application/json", **err.headers}, \
-                json.dumps({"error": err.message, **err.fields}).encode(), None
+            status, headers, payload, span = (
+                err.status,
+                {"Content-Type": "application/json", **err.headers},
+                json.dumps({"error": err.message, **err.fields}).encode(),
+                None,
+            )
             headers["X-Error-Message"] = err.message.splitlines()[0][:200]
             if err.code:
                 headers["X-Error-Code"] = err.code
@@ -671,8 +774,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         except Exception as err:  # a bug in the test Hub: answer 500 and keep serving, like a real server
             self.server.errors.append(f"{method} {self.path}: {err!r}")
-            status, headers, payload, span = 500, {"Content-Type": "application/json"}, \
-                json.dumps({"error": f"test Hub internal error: {err!r}"}).encode(), None
+            status, headers, payload, span = (
+                500,
+                {"Content-Type": "application/json"},
+                json.dumps({"error": f"test Hub internal error: {err!r}"}).encode(),
+                None,
+            )
         self.server.request_log.append((method, urlsplit(self.path).path, status))
         self._send(method, status, headers, payload, span)
 
@@ -757,8 +864,9 @@ class LocalHub:
         self.endpoint = self.app.endpoint
         self.port = self._server.server_address[1]
         self.request_log, self.errors = self._server.request_log, self._server.errors
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name=f"local-hub-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name=f"local-hub-{self.port}", daemon=True
+        )
         self._thread.start()
         self.running = True
 
@@ -781,18 +889,41 @@ class LocalHub:
             base: Variables to start from (default: os.environ minus every cache/token/offline override).
         """
         env = dict(os.environ if base is None else base)
-        for key in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_ASSETS_CACHE", "HUGGINGFACE_ASSETS_CACHE",
-                    "HF_DATASETS_CACHE", "HF_MODULES_CACHE", "HF_XET_CACHE", "TRANSFORMERS_CACHE", "HF_TOKEN_PATH",
-                    "HUGGING_FACE_HUB_TOKEN", "TRANSFORMERS_OFFLINE", "HF_HUB_ENABLE_HF_TRANSFER", "XDG_CACHE_HOME"):
+        for key in (
+            "HF_HUB_CACHE",
+            "HUGGINGFACE_HUB_CACHE",
+            "HF_ASSETS_CACHE",
+            "HUGGINGFACE_ASSETS_CACHE",
+            "HF_DATASETS_CACHE",
+            "HF_MODULES_CACHE",
+            "HF_XET_CACHE",
+            "TRANSFORMERS_CACHE",
+            "HF_TOKEN_PATH",
+            "HUGGING_FACE_HUB_TOKEN",
+            "TRANSFORMERS_OFFLINE",
+            "HF_HUB_ENABLE_HF_TRANSFER",
+            "XDG_CACHE_HOME",
+        ):
             env.pop(key, None)
         flag = "1" if offline else "0"
-        env.update({
-            "HF_ENDPOINT": self.endpoint, "HF_TOKEN": self.token, "HF_HUB_DISABLE_XET": "1", "HF_HOME": str(hf_home),
-            "HF_HUB_OFFLINE": flag, "HF_DATASETS_OFFLINE": flag, "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-            "HF_HUB_DISABLE_UPDATE_CHECK": "1", "DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false",
-            "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
-        })
+        env.update(
+            {
+                "HF_ENDPOINT": self.endpoint,
+                "HF_TOKEN": self.token,
+                "HF_HUB_DISABLE_XET": "1",
+                "HF_HOME": str(hf_home),
+                "HF_HUB_OFFLINE": flag,
+                "HF_DATASETS_OFFLINE": flag,
+                "HF_HUB_DISABLE_TELEMETRY": "1",
+                "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+                "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+                "DISABLE_TELEMETRY": "1",
+                "TOKENIZERS_PARALLELISM": "false",
+                "NO_PROXY": "127.0.0.1,localhost",
+                "no_proxy": "127.0.0.1,localhost",
+            }
+        )
         return env
 
 
@@ -821,8 +952,9 @@ def run_python(code: str, env: dict[str, str], timeout: float = 300, cwd: str | 
         cwd: Working directory (default: a temporary folder, so nothing local shadows a Hub repo id).
     """
     with tempfile.TemporaryDirectory() as scratch:
-        result = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd or scratch, capture_output=True,
-                                text=True, timeout=timeout)
+        result = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=cwd or scratch, capture_output=True, text=True, timeout=timeout
+        )
     if result.returncode != 0:
         raise AssertionError(f"client subprocess failed ({result.returncode}):\n{result.stderr[-6000:]}")
     return result.stdout

@@ -16,6 +16,7 @@ from tests.hub_server import run_python, running_hub
 
 hub = hub_server.hub  # the fixture (tests/conftest.py may also register tests.hub_server in pytest_plugins)
 
+
 def _request(hub, method: str, path: str, body: bytes = b"", headers: dict | None = None):
     """One raw HTTP request to the Hub (for server-side rules no client call exposes directly)."""
     connection = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=10)
@@ -37,19 +38,25 @@ def test_upload_folder_then_snapshot_download_gives_identical_files(hub, tmp_pat
     (source / "config.json").write_text('{"hidden_size": 32}')
     (source / "nested" / "notes.txt").write_text("not LFS\n")
     (source / "model.safetensors").write_bytes(bytes(range(256)) * 40)
-    run_python(f"""
+    run_python(
+        f"""
 from huggingface_hub import HfApi
 api = HfApi()
 api.create_repo("ns/folder-model")
 api.create_repo("ns/folder-model", exist_ok=True)
 api.upload_folder(repo_id="ns/folder-model", folder_path={str(source)!r}, commit_message="add model")
-""", hub.env(tmp_path / "home_pusher"))
+""",
+        hub.env(tmp_path / "home_pusher"),
+    )
     hub.app.tree_page_size = 2  # the client must follow the tree listing's `Link: rel="next"` pages
-    out = run_python("""
+    out = run_python(
+        """
 from huggingface_hub import snapshot_download, HfApi
 print(snapshot_download("ns/folder-model"))
 print(HfApi().list_repo_commits("ns/folder-model")[0].title)
-""", hub.env(tmp_path / "home_user"))
+""",
+        hub.env(tmp_path / "home_user"),
+    )
     snapshot, last_title = out.splitlines()[-2:]
     downloaded = _files(Path(snapshot))
     assert downloaded.pop(".gitattributes").count(b"filter=lfs") > 10  # the initial commit of a new repo
@@ -61,23 +68,31 @@ print(HfApi().list_repo_commits("ns/folder-model")[0].title)
 
 
 def test_dataset_push_to_hub_then_load_dataset_in_a_fresh_process(hub, tmp_path):
-    run_python("""
+    run_python(
+        """
 from datasets import Dataset
 old = {"query": ["q0", "q1", "q2"], "positive": ["p0", "p1", "p2"], "negatives": [["m"], ["m"], ["m"]]}
 Dataset.from_dict(old).push_to_hub("ns/wikiformer-srr", num_shards=2)
 rows = {"query": ["a b", "c"], "positive": ["x", "y"], "negatives": [["n1", "n2"], ["n3"]]}
 Dataset.from_dict(rows).push_to_hub("ns/wikiformer-srr")  # replaces the 2 shards by 1 (deletions + parentCommit)
-""", hub.env(tmp_path / "home_pusher"))
-    out = run_python("""
+""",
+        hub.env(tmp_path / "home_pusher"),
+    )
+    out = run_python(
+        """
 import json
 from datasets import load_dataset
 from huggingface_hub import HfApi
 ds = load_dataset("ns/wikiformer-srr")
 print(json.dumps({"rows": ds["train"].to_list(), "files": HfApi().list_repo_files("ns/wikiformer-srr", repo_type="dataset")}))
-""", hub.env(tmp_path / "home_user"))
+""",
+        hub.env(tmp_path / "home_user"),
+    )
     result = json.loads(out.splitlines()[-1])
-    assert result["rows"] == [{"query": "a b", "positive": "x", "negatives": ["n1", "n2"]},
-                              {"query": "c", "positive": "y", "negatives": ["n3"]}]
+    assert result["rows"] == [
+        {"query": "a b", "positive": "x", "negatives": ["n1", "n2"]},
+        {"query": "c", "positive": "y", "negatives": ["n3"]},
+    ]
     assert sorted(result["files"]) == [".gitattributes", "README.md", "data/train-00000-of-00001.parquet"]
     assert hub.errors == []
 
@@ -94,14 +109,19 @@ def test_dataset_folder_with_configs_yaml_loads_each_config(hub, tmp_path):
     (folder / "README.md").write_text(
         "---\nlicense: cc-by-sa-4.0\nconfigs:\n- config_name: srr\n  data_files:\n  - split: train\n"
         "    path: data/srr/*.parquet\n- config_name: ati\n  data_files:\n  - split: train\n"
-        "    path: data/ati/*.parquet\n---\n# Wikiformer tasks\n")
-    run_python(f"""
+        "    path: data/ati/*.parquet\n---\n# Wikiformer tasks\n"
+    )
+    run_python(
+        f"""
 from huggingface_hub import HfApi
 api = HfApi()
 api.create_repo("ns/wikiformer-tasks", repo_type="dataset")
 api.upload_folder(repo_id="ns/wikiformer-tasks", repo_type="dataset", folder_path={str(folder)!r})
-""", hub.env(tmp_path / "home_pusher"))
-    out = run_python("""
+""",
+        hub.env(tmp_path / "home_pusher"),
+    )
+    out = run_python(
+        """
 import json
 from datasets import load_dataset
 srr, ati = (list(load_dataset("ns/wikiformer-tasks", name)["train"]["query"]) for name in ("srr", "ati"))
@@ -111,7 +131,9 @@ try:
 except ValueError as err:
     unknown = type(err).__name__
 print(json.dumps([srr, ati, unknown]))
-""", hub.env(tmp_path / "home_user"))
+""",
+        hub.env(tmp_path / "home_user"),
+    )
     srr, ati, unknown = json.loads(out.splitlines()[-1])
     assert srr == ["srr q0", "srr q1", "srr q2"] and ati == ["ati q0", "ati q1"] and unknown == "ValueError"
     assert sum(1 for method, _, _ in hub.request_log if method == "PUT") == 2  # parquet files go through LFS
@@ -128,7 +150,8 @@ with torch.no_grad():
     print(json.dumps(model(**tokens).logits[0].tolist()))
 """
     with running_hub(tmp_path / "storage") as local_hub:
-        pushed = run_python(f"""
+        pushed = run_python(
+            f"""
 import json, torch
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 torch.manual_seed(0)
@@ -138,13 +161,19 @@ config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_
 model = BertForSequenceClassification(config).eval()
 model.push_to_hub("ns/tiny")
 tokenizer.push_to_hub("ns/tiny")
-""" + logits_code, local_hub.env(tmp_path / "home_pusher"))
-        load_code = """
+"""
+            + logits_code,
+            local_hub.env(tmp_path / "home_pusher"),
+        )
+        load_code = (
+            """
 import json
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 tokenizer = AutoTokenizer.from_pretrained("ns/tiny")
 model = AutoModelForSequenceClassification.from_pretrained("ns/tiny").eval()
-""" + logits_code
+"""
+            + logits_code
+        )
         online = run_python(load_code, local_hub.env(tmp_path / "home_user"))
         offline_env = local_hub.env(tmp_path / "home_user", offline=True)
         assert local_hub.errors == []
@@ -155,7 +184,8 @@ model = AutoModelForSequenceClassification.from_pretrained("ns/tiny").eval()
 
 
 def test_missing_repo_file_and_revision_raise_the_client_errors(hub, tmp_path):
-    out = run_python("""
+    out = run_python(
+        """
 from huggingface_hub import HfApi, hf_hub_download
 from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 api = HfApi()
@@ -173,34 +203,50 @@ for name, call in calls.items():
         print(name, "no error")
     except (RevisionNotFoundError, EntryNotFoundError, RepositoryNotFoundError) as err:
         print(name, type(err).__name__)
-""", hub.env(tmp_path / "home"))
+""",
+        hub.env(tmp_path / "home"),
+    )
     assert dict(line.split() for line in out.splitlines()) == {
-        "repo_info": "RepositoryNotFoundError", "download_missing_repo": "RepositoryNotFoundError",
-        "download_missing_file": "RemoteEntryNotFoundError", "missing_revision": "RevisionNotFoundError",
-        "missing_dataset": "RepositoryNotFoundError"}
+        "repo_info": "RepositoryNotFoundError",
+        "download_missing_repo": "RepositoryNotFoundError",
+        "download_missing_file": "RemoteEntryNotFoundError",
+        "missing_revision": "RevisionNotFoundError",
+        "missing_dataset": "RepositoryNotFoundError",
+    }
 
 
 def test_server_rules_for_upload_modes_parent_commit_ranges_and_yaml(hub):
     created = _request(hub, "POST", "/api/repos/create", json.dumps({"name": "rules", "organization": "ns"}).encode())
     assert created[0] == 200
-    preupload = {"files": [
-        {"path": "weights.bin", "size": 10, "sample": "AAAA"},
-        {"path": "data/x.parquet", "size": 10, "sample": "UEFSMQ=="},
-        {"path": "notes.txt", "size": 5, "sample": "aGVsbG8="},
-        {"path": "blob.dat", "size": 3, "sample": "AAEC"},  # binary content: LFS even without a pattern
-        {"path": "big.txt", "size": 11 << 20, "sample": "aGVsbG8="},  # above 10 MiB: LFS
-    ]}
+    preupload = {
+        "files": [
+            {"path": "weights.bin", "size": 10, "sample": "AAAA"},
+            {"path": "data/x.parquet", "size": 10, "sample": "UEFSMQ=="},
+            {"path": "notes.txt", "size": 5, "sample": "aGVsbG8="},
+            {"path": "blob.dat", "size": 3, "sample": "AAEC"},  # binary content: LFS even without a pattern
+            {"path": "big.txt", "size": 11 << 20, "sample": "aGVsbG8="},  # above 10 MiB: LFS
+        ]
+    }
     status, _, body = _request(hub, "POST", "/api/models/ns/rules/preupload/main", json.dumps(preupload).encode())
     modes = {item["path"]: item["uploadMode"] for item in json.loads(body)["files"]}
-    assert status == 200 and modes == {"weights.bin": "lfs", "data/x.parquet": "lfs", "notes.txt": "regular",
-                                       "blob.dat": "lfs", "big.txt": "lfs"}
+    assert status == 200 and modes == {
+        "weights.bin": "lfs",
+        "data/x.parquet": "lfs",
+        "notes.txt": "regular",
+        "blob.dat": "lfs",
+        "big.txt": "lfs",
+    }
 
     stale = json.dumps({"key": "header", "value": {"summary": "x", "parentCommit": "0" * 40}}).encode()
     status, headers, _ = _request(hub, "POST", "/api/models/ns/rules/commit/main", stale)
     assert status == 412  # datasets retries its push on this
-    commit = b"\n".join(json.dumps(line).encode() for line in [
-        {"key": "header", "value": {"summary": "add"}},
-        {"key": "file", "value": {"path": "notes.txt", "content": "MDEyMzQ1Njc4OQ==", "encoding": "base64"}}])
+    commit = b"\n".join(
+        json.dumps(line).encode()
+        for line in [
+            {"key": "header", "value": {"summary": "add"}},
+            {"key": "file", "value": {"path": "notes.txt", "content": "MDEyMzQ1Njc4OQ==", "encoding": "base64"}},
+        ]
+    )
     assert _request(hub, "POST", "/api/models/ns/rules/commit/main", commit)[0] == 200
 
     status, headers, body = _request(hub, "GET", "/ns/rules/resolve/main/notes.txt", headers={"Range": "bytes=2-4"})

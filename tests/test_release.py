@@ -22,8 +22,14 @@ def test_release_end_to_end_through_the_hub(hub, tmp_path):
         sys.executable, "release.py", "--output-dir", str(out), "--max-steps", "3", "--eval-max-queries", "2",
         "--eval-depth", "5", "--eval-max-length", "128", "--push-to-hub", "ns",
     ]  # fmt: skip
-    result = subprocess.run(command, cwd=PROJECT_ROOT, env=hub.env(tmp_path / "home_publisher"),
-                            capture_output=True, text=True, timeout=1800)
+    result = subprocess.run(
+        command,
+        cwd=PROJECT_ROOT,
+        env=hub.env(tmp_path / "home_publisher"),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "[push]" in result.stdout and "| wikiformer |" in result.stdout
     stages = sorted(p.stem for p in (out / "stages").glob("*.json"))

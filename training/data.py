@@ -64,8 +64,16 @@ def _load_rows(source: str, config: str | None, split: str):
     return load_dataset(source, None if config in (None, "", "default") else config, split=split)
 
 
-def load_task(source: str, name: str, query_max_length: int, doc_max_length: int, weight: float = 1.0,
-              config: str | None = None, split: str = "train", max_rows: int | None = None) -> Task:
+def load_task(
+    source: str,
+    name: str,
+    query_max_length: int,
+    doc_max_length: int,
+    weight: float = 1.0,
+    config: str | None = None,
+    split: str = "train",
+    max_rows: int | None = None,
+) -> Task:
     """Read a task dataset and keep its usable groups; skipped rows are counted by reason and logged.
 
     The fixed side is ``query`` or, for RWI-style data, ``document`` (the candidates are then queries). Negatives
@@ -89,8 +97,10 @@ def load_task(source: str, name: str, query_max_length: int, doc_max_length: int
     fixed_column = "query" if "query" in columns else "document" if "document" in columns else None
     negatives_column = "negatives" if "negatives" in columns else "negative" if "negative" in columns else None
     if fixed_column is None or "positive" not in columns or negatives_column is None:
-        raise ValueError(f"{source}: a task dataset needs query|document, positive and negatives|negative columns; "
-                         f"found {sorted(columns)}")
+        raise ValueError(
+            f"{source}: a task dataset needs query|document, positive and negatives|negative columns; "
+            f"found {sorted(columns)}"
+        )
     if max_rows is not None:
         rows = rows.select(range(min(max_rows, len(rows))))
     fixed, positives, negatives, skipped = [], [], [], Counter()
@@ -103,7 +113,9 @@ def load_task(source: str, name: str, query_max_length: int, doc_max_length: int
             elif not isinstance(positive, str) or not positive.strip():
                 skipped["empty positive"] += 1
             else:
-                usable = list(dict.fromkeys(n for n in negs or [] if isinstance(n, str) and n.strip() and n != positive))
+                usable = list(
+                    dict.fromkeys(n for n in negs or [] if isinstance(n, str) and n.strip() and n != positive)
+                )
                 if not usable:
                     skipped["no usable negative"] += 1
                     continue
@@ -135,7 +147,9 @@ def load_tasks(data_args: DataArguments) -> list[Task]:
     weights = data_args.task_weights or [1.0]
     configs = data_args.dataset_configs or ["default"]
     return [
-        load_task(source, name, query_len, doc_len, weight, config, data_args.dataset_split, data_args.max_train_samples)
+        load_task(
+            source, name, query_len, doc_len, weight, config, data_args.dataset_split, data_args.max_train_samples
+        )
         for source, name, query_len, doc_len, weight, config in zip(
             sources,
             _per_task(names, count, "task_names"),

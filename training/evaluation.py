@@ -64,8 +64,9 @@ def load_rerank_eval(data_args: DataArguments) -> RerankEvalSet | None:
 
 
 @torch.no_grad()
-def rerank_metrics(model, tokenizer, eval_set: RerankEvalSet, batch_size: int = 32,
-                   max_length: int = 512) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+def rerank_metrics(
+    model, tokenizer, eval_set: RerankEvalSet, batch_size: int = 32, max_length: int = 512
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Re-rank every query's candidates with ``model`` and score the run with ir_measures.
 
     Args:
@@ -87,8 +88,14 @@ def rerank_metrics(model, tokenizer, eval_set: RerankEvalSet, batch_size: int = 
     run: dict[str, dict[str, float]] = {}
     for start in range(0, len(pairs), batch_size):
         chunk = pairs[start : start + batch_size]
-        encoded = tokenizer([p[1] for p in chunk], [p[3] for p in chunk], truncation="only_second",
-                            max_length=max_length, padding=True, return_tensors="pt").to(device)
+        encoded = tokenizer(
+            [p[1] for p in chunk],
+            [p[3] for p in chunk],
+            truncation="only_second",
+            max_length=max_length,
+            padding=True,
+            return_tensors="pt",
+        ).to(device)
         logits = model(**encoded).logits.view(-1).float().cpu().tolist()
         for (qid, _, docid, _), score in zip(chunk, logits, strict=True):
             run.setdefault(qid, {})[docid] = score

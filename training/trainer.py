@@ -38,8 +38,9 @@ class WikiformerTrainer(Trainer):
 
     loss_is_scaled_for_ga = False  # the loss is a per-batch mean: the Trainer divides it by the accumulation steps
 
-    def __init__(self, *args, task_names: list[str], eval_max_length: int = 512, card_context: dict | None = None,
-                 **kwargs):
+    def __init__(
+        self, *args, task_names: list[str], eval_max_length: int = 512, card_context: dict | None = None, **kwargs
+    ):
         super().__init__(*args, **kwargs)
         self.task_names, self.eval_max_length = list(task_names), eval_max_length
         self.card_context = card_context or {}
@@ -134,8 +135,9 @@ class WikiformerTrainer(Trainer):
             return super().evaluate(eval_dataset, ignore_keys, metric_key_prefix)
         model = self.accelerator.unwrap_model(self.model)
         with self.autocast_smart_context_manager():
-            values, _ = rerank_metrics(model, self.processing_class, eval_set, self.args.per_device_eval_batch_size,
-                                       self.eval_max_length)
+            values, _ = rerank_metrics(
+                model, self.processing_class, eval_set, self.args.per_device_eval_batch_size, self.eval_max_length
+            )
         metrics = {f"{metric_key_prefix}_{key}": value for key, value in values.items()}
         self.log(metrics)
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
@@ -160,16 +162,29 @@ class WikiformerTrainer(Trainer):
         evaluation = None
         if kept and isinstance(self.eval_dataset, RerankEvalSet):
             level = self.eval_dataset.relevance_level
-            measures = {"nDCG@10": kept[0]["eval_ndcg@10"],
-                        "RR@10" if level <= 1 else f"RR(rel={level})@10": kept[0]["eval_mrr@10"]}
-            evaluation = Evaluation(self.eval_dataset.name, self.eval_dataset.name, {"this model": measures},
-                                    "this model", level if level > 1 else None,
-                                    note=f"zero-shot re-ranking during training, at step {kept[0]['step']}")
-        write_model_card(self.args.output_dir, CardInputs(
-            repo_id=self.args.hub_model_id or Path(self.args.output_dir).name,
-            base_model=context.get("base_model", ""), training_datasets=context.get("training_datasets", []),
-            recipe=context.get("recipe", {}), max_length=self.model.config.max_position_embeddings,
-            evaluation=evaluation))
+            measures = {
+                "nDCG@10": kept[0]["eval_ndcg@10"],
+                "RR@10" if level <= 1 else f"RR(rel={level})@10": kept[0]["eval_mrr@10"],
+            }
+            evaluation = Evaluation(
+                self.eval_dataset.name,
+                self.eval_dataset.name,
+                {"this model": measures},
+                "this model",
+                level if level > 1 else None,
+                note=f"zero-shot re-ranking during training, at step {kept[0]['step']}",
+            )
+        write_model_card(
+            self.args.output_dir,
+            CardInputs(
+                repo_id=self.args.hub_model_id or Path(self.args.output_dir).name,
+                base_model=context.get("base_model", ""),
+                training_datasets=context.get("training_datasets", []),
+                recipe=context.get("recipe", {}),
+                max_length=self.model.config.max_position_embeddings,
+                evaluation=evaluation,
+            ),
+        )
         return None
 
 

@@ -20,7 +20,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files or folders (read recursively)")
     parser.add_argument("--output-dir", required=True, help="where the corpus dataset is written")
-    parser.add_argument("--format", default="auto", help="auto (sniff each file) or one of: " + ", ".join(format_modules()))
+    parser.add_argument(
+        "--format", default="auto", help="auto (sniff each file) or one of: " + ", ".join(format_modules())
+    )
     parser.add_argument("--num-proc", type=int, default=1, help="worker processes (one task per file or dump range)")
     parser.add_argument("--limit", type=int, default=None, help="read at most N articles from each shard")
     parser.add_argument("--language", default="en", help="language code when the input does not say (default en)")

@@ -104,7 +104,9 @@ _SECTION = pa.struct(
     [("title", pa.string()), ("level", pa.int32()), ("text", pa.string()), ("path", pa.list_(pa.string())),
      ("parent", pa.int32())]
 )  # fmt: skip
-_LINK = pa.struct([("target", pa.string()), ("anchor", pa.string()), ("sentence", pa.string()), ("section", pa.int32())])
+_LINK = pa.struct(
+    [("target", pa.string()), ("anchor", pa.string()), ("sentence", pa.string()), ("section", pa.int32())]
+)
 
 ARTICLE_SCHEMA = pa.schema(
     [

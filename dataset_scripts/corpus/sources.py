@@ -139,7 +139,9 @@ def plan_shards(
         module = fixed or detect_format(path)
         if module is None:
             if named:
-                raise CorpusFormatError(f"{path}: format not recognised; pass --format (one of {', '.join(format_modules())})")
+                raise CorpusFormatError(
+                    f"{path}: format not recognised; pass --format (one of {', '.join(format_modules())})"
+                )
             skipped.append(Skipped("unknown-format", str(path), "", "no reader recognised this file"))
             continue
         index = multistream_index(path) if module.NAME == "mediawiki-xml" else None

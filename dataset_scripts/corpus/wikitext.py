@@ -286,7 +286,7 @@ class _TokenWalker:
 
 def _unstyle(text: str) -> str:
     """Remove bold/italic quote runs; of four quotes, one is a literal apostrophe (as MediaWiki renders it)."""
-    return text.replace("\'" * 5, "").replace("\'" * 3, "").replace("\'" * 2, "")
+    return text.replace("'" * 5, "").replace("'" * 3, "").replace("'" * 2, "")
 
 
 def _clean(text: str) -> str:

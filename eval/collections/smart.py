@@ -114,7 +114,9 @@ def read_smart_qrels(path: str | Path) -> Qrels:
             qrels.setdefault(_strip_zeros(query), {})[_strip_zeros(doc)] = 1
     else:
         number, fields = next((n, f) for n, f in rows if len(f) not in (3, 4) or len(f) != len(rows[0][1]))
-        raise CollectionFormatError(path, f"unexpected qrels line {' '.join(fields)!r} (mixed or unknown layout)", number)
+        raise CollectionFormatError(
+            path, f"unexpected qrels line {' '.join(fields)!r} (mixed or unknown layout)", number
+        )
     return qrels
 
 

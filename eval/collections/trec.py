@@ -42,7 +42,9 @@ def read_trec_qrels(path: str | Path) -> Qrels:
             if not fields:
                 continue
             if len(fields) != 4:
-                raise CollectionFormatError(path, f"expected 4 fields 'qid iter docid grade', got {line.strip()!r}", number)
+                raise CollectionFormatError(
+                    path, f"expected 4 fields 'qid iter docid grade', got {line.strip()!r}", number
+                )
             qid, _, docid, grade = fields
             try:
                 value = int(float(grade))
@@ -118,7 +120,9 @@ def read_trec_run(path: str | Path) -> Run:
             if not fields:
                 continue
             if len(fields) != 6:
-                raise CollectionFormatError(path, f"expected 6 fields 'qid Q0 docid rank score tag', got {line.strip()!r}", number)
+                raise CollectionFormatError(
+                    path, f"expected 6 fields 'qid Q0 docid rank score tag', got {line.strip()!r}", number
+                )
             qid, _, docid, _, score, _ = fields
             try:
                 value = float(score)
@@ -132,7 +136,9 @@ def read_trec_run(path: str | Path) -> Run:
     if duplicates:
         logger.warning(
             "%s: %d duplicate (query, document) rows dropped, the first of each kept (e.g. line %d)",
-            path, len(duplicates), duplicates[0],
+            path,
+            len(duplicates),
+            duplicates[0],
         )
     return run
 
@@ -145,7 +151,8 @@ def ranked(ranking: dict[str, float]) -> list[tuple[str, float]]:
 def format_run_lines(qid: str, ranking: dict[str, float], tag: str) -> str:
     """The TREC run lines of one query, ranked as trec_eval ranks them."""
     return "".join(
-        f"{qid} Q0 {docid} {rank} {float(score)!r} {tag}\n" for rank, (docid, score) in enumerate(ranked(ranking), start=1)
+        f"{qid} Q0 {docid} {rank} {float(score)!r} {tag}\n"
+        for rank, (docid, score) in enumerate(ranked(ranking), start=1)
     )
 
 

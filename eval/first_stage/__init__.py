@@ -56,5 +56,7 @@ def first_stage_run(
     wanted = set(ids)
     missing = wanted - run.keys()
     if missing:
-        logger.warning("%s: %d of %d queries have no candidates in run %r", collection.name, len(missing), len(ids), method)
+        logger.warning(
+            "%s: %d of %d queries have no candidates in run %r", collection.name, len(missing), len(ids), method
+        )
     return {qid: dict(ranked(ranking)[:k]) for qid, ranking in run.items() if qid in wanted}

@@ -110,7 +110,9 @@ class BM25Retriever:
         if skipped:
             logger.warning(
                 "BM25: %d of %d queries are empty or match no indexed term and get no candidates (e.g. %s)",
-                len(skipped), len(ids), skipped[:3],
+                len(skipped),
+                len(ids),
+                skipped[:3],
             )
         kept = [(qid, toks) for qid, toks in kept if toks]
         run: Run = {}

@@ -36,8 +36,11 @@ class DenseRetriever:
         self.batch_size = batch_size
         self.doc_ids = list(documents)
         self.embeddings = self.model.encode(
-            [documents[d] for d in self.doc_ids], batch_size=batch_size, convert_to_tensor=True,
-            normalize_embeddings=True, show_progress_bar=True,
+            [documents[d] for d in self.doc_ids],
+            batch_size=batch_size,
+            convert_to_tensor=True,
+            normalize_embeddings=True,
+            show_progress_bar=True,
         )
 
     def retrieve(self, queries: dict[str, str], k: int = 100, query_ids: Sequence[str] | None = None) -> Run:
@@ -47,7 +50,9 @@ class DenseRetriever:
         ids = list(query_ids if query_ids is not None else queries)
         empty = [q for q in ids if not queries[q].strip()]
         if empty:
-            logger.warning("dense: %d of %d queries are empty and get no candidates (e.g. %s)", len(empty), len(ids), empty[:3])
+            logger.warning(
+                "dense: %d of %d queries are empty and get no candidates (e.g. %s)", len(empty), len(ids), empty[:3]
+            )
         ids = [q for q in ids if queries[q].strip()]
         if not ids:
             return {}

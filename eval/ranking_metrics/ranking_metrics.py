@@ -85,7 +85,9 @@ class RankingMetrics(evaluate.Metric):
         names = list(measures or ["RR@10", "nDCG@10", "nDCG@100", "P@10", "AP", "R@100"])
         # an empty prediction means the query was not retrieved for (left out of the means, as trec_eval does)
         run = {
-            p["query_id"]: dict(zip(p["doc_ids"], map(float, p["scores"]), strict=True)) for p in predictions if p["doc_ids"]
+            p["query_id"]: dict(zip(p["doc_ids"], map(float, p["scores"]), strict=True))
+            for p in predictions
+            if p["doc_ids"]
         }
         qrels = {r["query_id"]: dict(zip(r["doc_ids"], map(int, r["relevance"]), strict=True)) for r in references}
         if not run.keys() & qrels.keys():

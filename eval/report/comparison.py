@@ -118,7 +118,12 @@ def compare(
         system_means = evaluation.means()
         means[name] = {m: system_means[m] for m in measures}
     comparison = Comparison(
-        collection, list(measures), means, reference=reference, test=test, alpha=alpha,
+        collection,
+        list(measures),
+        means,
+        reference=reference,
+        test=test,
+        alpha=alpha,
         num_queries=len(next(iter(query_sets.values()), ())),
     )
     if reference is None:
@@ -128,8 +133,13 @@ def compare(
         comparison.worse[name], comparison.p_values[name] = {}, {}
         for measure in measures:
             worse, pvalue = significantly_worse(
-                evaluations[name].per_query[measure], evaluations[reference].per_query[measure],
-                test=test, alpha=alpha, permutations=permutations, seed=seed, comparisons=len(others),
+                evaluations[name].per_query[measure],
+                evaluations[reference].per_query[measure],
+                test=test,
+                alpha=alpha,
+                permutations=permutations,
+                seed=seed,
+                comparisons=len(others),
             )
             comparison.worse[name][measure] = worse
             comparison.p_values[name][measure] = pvalue

@@ -38,7 +38,16 @@ def markdown_table(comparison: Comparison, digits: int = 4) -> str:
     return "\n".join(lines) + f"\n\n{_caption(comparison)}\n"
 
 
-_LATEX_SPECIALS = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}"}
+_LATEX_SPECIALS = {
+    "\\": "\\textbackslash{}",
+    "&": "\\&",
+    "%": "\\%",
+    "$": "\\$",
+    "#": "\\#",
+    "_": "\\_",
+    "{": "\\{",
+    "}": "\\}",
+}
 
 
 def _latex_escape(text: str) -> str:
@@ -53,21 +62,24 @@ def latex_table(comparison: Comparison, digits: int = 4) -> str:
         " & ".join([_latex_escape(system), *_cells(comparison, system, digits, ("\\textbf{", "}"), "$^*$")]) + " \\\\"
         for system in comparison.means
     ]
-    return "\n".join(
-        [
-            "\\begin{table}[t]",
-            "\\centering",
-            f"\\begin{{tabular}}{{{columns}}}",
-            "\\toprule",
-            header + " \\\\",
-            "\\midrule",
-            *rows,
-            "\\bottomrule",
-            "\\end{tabular}",
-            f"\\caption{{{_latex_escape(_caption(comparison))}}}",
-            "\\end{table}",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                "\\begin{table}[t]",
+                "\\centering",
+                f"\\begin{{tabular}}{{{columns}}}",
+                "\\toprule",
+                header + " \\\\",
+                "\\midrule",
+                *rows,
+                "\\bottomrule",
+                "\\end{tabular}",
+                f"\\caption{{{_latex_escape(_caption(comparison))}}}",
+                "\\end{table}",
+            ]
+        )
+        + "\n"
+    )
 
 
 def combined_markdown_table(comparisons: Sequence[Comparison], measures: Sequence[str], digits: int = 4) -> str:

@@ -89,9 +89,15 @@ def rerank(
     no_text = [q for q in ids if q not in collection.queries]
     empty = [q for q in ids if q in collection.queries and not collection.queries[q].strip()]
     no_candidates = [q for q in ids if not candidates.get(q)]
-    for problem, skipped in (("have no query text", no_text), ("are empty", empty), ("have no candidates", no_candidates)):
+    for problem, skipped in (
+        ("have no query text", no_text),
+        ("are empty", empty),
+        ("have no candidates", no_candidates),
+    ):
         if skipped:
-            logger.warning("%d of %d queries %s and are skipped (e.g. %s)", len(skipped), len(ids), problem, skipped[:3])
+            logger.warning(
+                "%d of %d queries %s and are skipped (e.g. %s)", len(skipped), len(ids), problem, skipped[:3]
+            )
     skip = set(no_text) | set(empty) | set(no_candidates)
     work = [(qid, [docid for docid, _ in ranked(candidates[qid])[:depth]]) for qid in ids if qid not in skip]
     missing_docs = 0
@@ -105,7 +111,9 @@ def rerank(
             known = [d for d in docids if d in collection.documents]
             unknown = [d for d in docids if d not in collection.documents]
             missing_docs += len(unknown)
-            scores = scorer.score([collection.queries[qid]] * len(known), [collection.documents[d] for d in known], bar.update)
+            scores = scorer.score(
+                [collection.queries[qid]] * len(known), [collection.documents[d] for d in known], bar.update
+            )
             ranking = dict(zip(known, scores, strict=True))
             floor = min(scores, default=0.0)
             for position, docid in enumerate(unknown, start=1):

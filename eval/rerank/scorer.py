@@ -59,7 +59,9 @@ class PairScorer:
         positions = getattr(self.model.config, "max_position_embeddings", 512)
         # sentence-transformers 6 saves a CrossEncoder's max length as the tokenizer's model_max_length
         tokenizer_length = self.tokenizer.model_max_length if self.tokenizer.model_max_length <= positions else None
-        self.max_length = int(max_length or _saved_max_length(self.model_path) or tokenizer_length or min(512, positions))
+        self.max_length = int(
+            max_length or _saved_max_length(self.model_path) or tokenizer_length or min(512, positions)
+        )
         self.batch_size = batch_size
 
     def _encode(self, queries: Sequence[str], documents: Sequence[str]):

@@ -40,8 +40,13 @@ def tiny_bert_ranker(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny_bert_ranker")
     tokenizer = AutoTokenizer.from_pretrained(minilm_path())
     config = BertConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=512, num_labels=1,
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        num_labels=1,
     )
     torch.manual_seed(0)
     BertForSequenceClassification(config).save_pretrained(folder)
@@ -62,8 +67,12 @@ def tiny_wikiformer(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny_wikiformer")
     tokenizer = AutoTokenizer.from_pretrained(minilm_path())
     config = WikiformerConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=512,
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
     )
     torch.manual_seed(0)
     save_for_hub(WikiformerForRanking(config), tokenizer, folder, max_length=128)

@@ -10,9 +10,30 @@ from tests.eval.conftest import DL20_MINI, run_fresh
 def test_rerank_compare_and_table(tiny_wikiformer, tmp_path):
     out = tmp_path / "out"
     rerank = run_fresh(
-        ["-m", "eval", "rerank", "--model", str(tiny_wikiformer), "--collection", str(DL20_MINI),
-         "--candidates", "bm25", "--k", "5", "--max-queries", "3", "--batch-size", "8", "--tag", "tiny",
-         "--output-dir", str(out), "--measures", "nDCG@10", "RR@10"],
+        [
+            "-m",
+            "eval",
+            "rerank",
+            "--model",
+            str(tiny_wikiformer),
+            "--collection",
+            str(DL20_MINI),
+            "--candidates",
+            "bm25",
+            "--k",
+            "5",
+            "--max-queries",
+            "3",
+            "--batch-size",
+            "8",
+            "--tag",
+            "tiny",
+            "--output-dir",
+            str(out),
+            "--measures",
+            "nDCG@10",
+            "RR@10",
+        ],
         tmp_path,
     )
     assert rerank.returncode == 0, rerank.stderr[-3000:]
@@ -24,8 +45,24 @@ def test_rerank_compare_and_table(tiny_wikiformer, tmp_path):
     assert len(lines) == 15 and lines[0].split()[-1] == "tiny"
 
     compare = run_fresh(
-        ["-m", "eval", "compare", str(out / "tiny.run"), f"bm25={out / 'bm25.run'}", "--collection", str(DL20_MINI),
-         "--reference", "bm25", "--measures", "nDCG@10", "RR@10", "--permutations", "500", "--output-dir", str(tmp_path / "cmp")],
+        [
+            "-m",
+            "eval",
+            "compare",
+            str(out / "tiny.run"),
+            f"bm25={out / 'bm25.run'}",
+            "--collection",
+            str(DL20_MINI),
+            "--reference",
+            "bm25",
+            "--measures",
+            "nDCG@10",
+            "RR@10",
+            "--permutations",
+            "500",
+            "--output-dir",
+            str(tmp_path / "cmp"),
+        ],
         tmp_path,
     )
     assert compare.returncode == 0, compare.stderr[-3000:]
@@ -50,8 +87,23 @@ def test_compare_reports_mismatched_runs_clearly(tmp_path):
 def test_first_stage_bm25(tmp_path):
     output = tmp_path / "bm25.run"
     result = run_fresh(
-        ["-m", "eval", "first-stage", "--collection", str(DL20_MINI), "--method", "bm25", "--k", "10",
-         "--paper-bm25", "--no-stemming", "--output", str(output), "--measures", "nDCG@10"],
+        [
+            "-m",
+            "eval",
+            "first-stage",
+            "--collection",
+            str(DL20_MINI),
+            "--method",
+            "bm25",
+            "--k",
+            "10",
+            "--paper-bm25",
+            "--no-stemming",
+            "--output",
+            str(output),
+            "--measures",
+            "nDCG@10",
+        ],
         tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]

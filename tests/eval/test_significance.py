@@ -30,7 +30,9 @@ def test_exact_randomization_test_matches_enumeration():
 def test_randomization_test_is_seeded_and_two_sided():
     a, b = _values(0, shift=0.01, noise=0.05)
     assert fisher_randomization_test(a, b, 2000, seed=7) == fisher_randomization_test(a, b, 2000, seed=7)
-    assert fisher_randomization_test(a, b, 2000, seed=7) == pytest.approx(fisher_randomization_test(b, a, 2000, seed=7), abs=0.03)
+    assert fisher_randomization_test(a, b, 2000, seed=7) == pytest.approx(
+        fisher_randomization_test(b, a, 2000, seed=7), abs=0.03
+    )
     worse, better = _values(1, shift=0.1, noise=0.02)
     assert fisher_randomization_test(worse, better, 2000) < 0.01
     assert fisher_randomization_test(a, a) == 1.0

@@ -13,8 +13,10 @@ from safetensors.torch import load_file
 from tests.conftest import PROJECT_ROOT
 from tests.train.conftest import DL20_MINI, clean_env, run_train, train_command
 
-PAIRS = [("what is anarchism", "Anarchism is a political philosophy and movement."),
-         ("what is anarchism", "Albedo is the fraction of sunlight that is diffusely reflected by a body.")]
+PAIRS = [
+    ("what is anarchism", "Anarchism is a political philosophy and movement."),
+    ("what is anarchism", "Albedo is the fraction of sunlight that is diffusely reflected by a body."),
+]
 
 LOAD_EVERY_WAY = """
 import json, sys, torch
@@ -42,12 +44,36 @@ def trained_run(tiny_encoder_dir, srr_groups_path, tmp_path_factory):
         pytest.skip("data/samples/eval/dl20-mini not vendored")
     tmp_path = tmp_path_factory.mktemp("trained")
     output_dir = tmp_path / "run"
-    run_train(train_command(
-        tiny_encoder_dir, srr_groups_path, output_dir, "--max_steps", "6", "--eval_dir", str(DL20_MINI),
-        "--eval_max_queries", "3", "--eval_depth", "5", "--eval_max_length", "64", "--eval_strategy", "steps",
-        "--eval_steps", "2", "--save_steps", "2", "--save_start_step", "4", "--metric_for_best_model", "ndcg@10",
-        "--load_best_model_at_end", "true",
-    ), tmp_path)
+    run_train(
+        train_command(
+            tiny_encoder_dir,
+            srr_groups_path,
+            output_dir,
+            "--max_steps",
+            "6",
+            "--eval_dir",
+            str(DL20_MINI),
+            "--eval_max_queries",
+            "3",
+            "--eval_depth",
+            "5",
+            "--eval_max_length",
+            "64",
+            "--eval_strategy",
+            "steps",
+            "--eval_steps",
+            "2",
+            "--save_steps",
+            "2",
+            "--save_start_step",
+            "4",
+            "--metric_for_best_model",
+            "ndcg@10",
+            "--load_best_model_at_end",
+            "true",
+        ),
+        tmp_path,
+    )
     return output_dir, tmp_path
 
 
@@ -70,9 +96,14 @@ def test_checkpoint_loads_with_and_without_remote_code(trained_run):
     output_dir, tmp_path = trained_run
     for name in ("modeling_wikiformer.py", "modules.json", "sentence_bert_config.json", "tokenizer.json"):
         assert (output_dir / name).is_file(), name
-    result = subprocess.run([sys.executable, "-c", LOAD_EVERY_WAY, str(output_dir), json.dumps(PAIRS)],
-                            cwd=tmp_path, env=clean_env(tmp_path) | {"PYTHONPATH": ""}, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_EVERY_WAY, str(output_dir), json.dumps(PAIRS)],
+        cwd=tmp_path,
+        env=clean_env(tmp_path) | {"PYTHONPATH": ""},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-4000:]
     scores = json.loads(result.stdout.strip().splitlines()[-1])
     assert scores["remote"][0] == "WikiformerForRanking"

@@ -12,8 +12,10 @@ from training.arguments import EMBEDDED_MINILM, parse_arguments, resolve_model_p
 
 def test_yaml_values_and_overrides(tmp_path):
     config = tmp_path / "run.yaml"
-    config.write_text("train_datasets: [a, b]\nlearning_rate: 1e-5\nmax_steps: 7\nuse_cpu: true\n"
-                      f"output_dir: {tmp_path / 'out'}\nquery_max_lengths: [30, 255]\n")
+    config.write_text(
+        "train_datasets: [a, b]\nlearning_rate: 1e-5\nmax_steps: 7\nuse_cpu: true\n"
+        f"output_dir: {tmp_path / 'out'}\nquery_max_lengths: [30, 255]\n"
+    )
     model, data, training = parse_arguments([str(config), "--max_steps", "9"])
     assert data.train_datasets == ["a", "b"] and data.query_max_lengths == [30, 255]
     assert training.learning_rate == pytest.approx(1e-5)  # YAML reads 1e-5 as a string; it is still a float
@@ -32,7 +34,9 @@ def test_json_config_and_unknown_keys(tmp_path):
 
 def test_paper_config_is_the_papers_recipe():
     # use_cpu: bf16 on a machine without a GPU is refused otherwise
-    _, data, training = parse_arguments([str(PROJECT_ROOT / "configs" / "wikiformer-bert-base.yaml"), "--use_cpu", "true"])
+    _, data, training = parse_arguments(
+        [str(PROJECT_ROOT / "configs" / "wikiformer-bert-base.yaml"), "--use_cpu", "true"]
+    )
     assert training.learning_rate == pytest.approx(1e-5)
     assert (training.lr_drop_step, training.lr_drop_factor) == (50000, 0.5)
     assert training.warmup_steps == pytest.approx(0.1)

@@ -15,10 +15,16 @@ def make_tasks() -> list[Task]:
 
 
 GROUPS = [
-    {"task": 0, "fixed": "The history of Paris France", "candidates": ["Paris is the capital of France and a city",
-                                                                      "London is large"]},
-    {"task": 1, "fixed": "A document about cats and dogs living together", "candidates": ["cats dogs", "birds",
-                                                                                         "fish tanks"]},
+    {
+        "task": 0,
+        "fixed": "The history of Paris France",
+        "candidates": ["Paris is the capital of France and a city", "London is large"],
+    },
+    {
+        "task": 1,
+        "fixed": "A document about cats and dogs living together",
+        "candidates": ["cats dogs", "birds", "fish tanks"],
+    },
 ]
 
 

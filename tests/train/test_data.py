@@ -25,12 +25,15 @@ def test_real_groups_load_unchanged(srr_groups_path):
 
 
 def test_bad_rows_are_skipped_and_counted(tmp_path, caplog):
-    path = write_jsonl(tmp_path / "groups.jsonl", [
-        {"query": "q1", "positive": "p1", "negatives": ["n1", "", "p1", "n1", "n2"]},
-        {"query": " ", "positive": "p2", "negatives": ["n"]},
-        {"query": "q3", "positive": "", "negatives": ["n"]},
-        {"query": "q4", "positive": "p4", "negatives": ["p4", ""]},
-    ])
+    path = write_jsonl(
+        tmp_path / "groups.jsonl",
+        [
+            {"query": "q1", "positive": "p1", "negatives": ["n1", "", "p1", "n1", "n2"]},
+            {"query": " ", "positive": "p2", "negatives": ["n"]},
+            {"query": "q3", "positive": "", "negatives": ["n"]},
+            {"query": "q4", "positive": "p4", "negatives": ["p4", ""]},
+        ],
+    )
     with caplog.at_level("WARNING"):
         task = load_task(str(path), "t", 30, 480)
     assert task.fixed == ["q1"] and task.negatives == [["n1", "n2"]]  # empty, duplicate and positive copies gone
@@ -39,11 +42,29 @@ def test_bad_rows_are_skipped_and_counted(tmp_path, caplog):
 
 
 def test_rwi_and_triples_schemas(tmp_path):
-    rwi = load_task(str(write_jsonl(tmp_path / "rwi.jsonl", [
-        {"document": "text of a section", "positive": "Title Section", "negatives": ["Title Other"]}])), "rwi", 30, 480)
+    rwi = load_task(
+        str(
+            write_jsonl(
+                tmp_path / "rwi.jsonl",
+                [{"document": "text of a section", "positive": "Title Section", "negatives": ["Title Other"]}],
+            )
+        ),
+        "rwi",
+        30,
+        480,
+    )
     assert rwi.candidates_are_queries and rwi.fixed == ["text of a section"]
-    triples = load_task(str(write_jsonl(tmp_path / "triples.jsonl", [
-        {"query": "what is a wiki", "positive": "A wiki is ...", "negative": "Paris is ..."}])), "marco", 30, 480)
+    triples = load_task(
+        str(
+            write_jsonl(
+                tmp_path / "triples.jsonl",
+                [{"query": "what is a wiki", "positive": "A wiki is ...", "negative": "Paris is ..."}],
+            )
+        ),
+        "marco",
+        30,
+        480,
+    )
     assert triples.negatives == [["Paris is ..."]]
 
 
@@ -54,10 +75,16 @@ def test_missing_columns_name_the_file(tmp_path):
 
 
 def test_max_train_samples_and_per_task_lengths(srr_groups_path, tmp_path):
-    other = write_jsonl(tmp_path / "wikiformer-ltm.jsonl", [
-        {"query": f"article {i}", "positive": f"related {i}", "negatives": ["x", "y"]} for i in range(5)])
-    args = DataArguments(train_datasets=[str(srr_groups_path), str(other)], query_max_lengths=[30, 255],
-                         doc_max_lengths=[480, 255], max_train_samples=3)
+    other = write_jsonl(
+        tmp_path / "wikiformer-ltm.jsonl",
+        [{"query": f"article {i}", "positive": f"related {i}", "negatives": ["x", "y"]} for i in range(5)],
+    )
+    args = DataArguments(
+        train_datasets=[str(srr_groups_path), str(other)],
+        query_max_lengths=[30, 255],
+        doc_max_lengths=[480, 255],
+        max_train_samples=3,
+    )
     srr, ltm = load_tasks(args)
     assert (srr.name, ltm.name) == ("srr_groups", "ltm")
     assert len(srr.fixed) == len(ltm.fixed) == 3
@@ -77,7 +104,9 @@ def test_negatives_deterministic_per_seed_epoch_row(srr_groups_path):
     epochs = {tuple(dataset[(epoch, 0, row)]["candidates"]) for epoch in range(10)}
     assert len(epochs) > 1  # resampled per epoch
     small = next(i for i, negatives in enumerate(task.negatives) if len(negatives) < 7)
-    assert GroupDataset([task], 8, 1)[(3, 0, small)]["candidates"][1:] == task.negatives[small]  # all kept, masked later
+    assert (
+        GroupDataset([task], 8, 1)[(3, 0, small)]["candidates"][1:] == task.negatives[small]
+    )  # all kept, masked later
 
 
 def test_sampler_follows_weights_and_is_deterministic():

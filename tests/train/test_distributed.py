@@ -28,8 +28,11 @@ def test_two_process_ddp_matches_one_process(tiny_encoder_dir, srr_groups_path, 
     ddp = tmp_path / "ddp"
     args = train_command(tiny_encoder_dir, srr_groups_path, ddp, *common)
     args[args.index("--per_device_train_batch_size") + 1] = "2"
-    result = run_train(args, tmp_path, launcher=[sys.executable, "-m", "torch.distributed.run", "--nproc_per_node",
-                                                 "2", "--master_port", "29533"])
+    result = run_train(
+        args,
+        tmp_path,
+        launcher=[sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29533"],
+    )
     log = result.stdout + result.stderr
     assert "Instantaneous batch size per device = 2" in log and "distributed & accumulation) = 4" in log
     assert logged_losses(ddp) == pytest.approx(logged_losses(single), abs=1e-5)

@@ -35,8 +35,11 @@ def test_metrics_are_trec_eval_numbers_of_the_run(eval_set, minilm_tokenizer):
     assert eval_set.relevance_level == 2 and len(eval_set.queries) == 3  # from collection.json
     assert all(len(docs) == 10 for _, _, docs in eval_set.queries)
     metrics, run = rerank_metrics(ScoreByLength(), minilm_tokenizer, eval_set, batch_size=7, max_length=64)
-    lengths = {docid: len(minilm_tokenizer(query, text, truncation="only_second", max_length=64)["input_ids"])
-               for _, query, docs in eval_set.queries for docid, text in docs}
+    lengths = {
+        docid: len(minilm_tokenizer(query, text, truncation="only_second", max_length=64)["input_ids"])
+        for _, query, docs in eval_set.queries
+        for docid, text in docs
+    }
     assert all(run[qid][docid] == lengths[docid] for qid in run for docid in run[qid])
     qrels = list(ir_measures.read_trec_qrels(str(eval_set and (DL20_MINI / "qrels.txt"))))
     expected = ir_measures.calc_aggregate([nDCG @ 10, RR(rel=2) @ 10], qrels, run)

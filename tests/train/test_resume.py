@@ -36,10 +36,14 @@ def test_sigkill_then_resume_matches_uninterrupted(minilm_tokenizer, srr_groups_
     run_train(train_command(model_dir, srr_groups_path, reference, *extra), tmp_path)
 
     interrupted = tmp_path / "interrupted"
-    command = [sys.executable, str(PROJECT_ROOT / "train.py"), *train_command(model_dir, srr_groups_path, interrupted,
-                                                                               *extra)]
-    process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=clean_env(tmp_path), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    command = [
+        sys.executable,
+        str(PROJECT_ROOT / "train.py"),
+        *train_command(model_dir, srr_groups_path, interrupted, *extra),
+    ]
+    process = subprocess.Popen(
+        command, cwd=PROJECT_ROOT, env=clean_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     first_checkpoint = interrupted / f"checkpoint-{SAVE_EVERY}" / "trainer_state.json"
     deadline = time.monotonic() + 300
     while not complete(first_checkpoint) and process.poll() is None and time.monotonic() < deadline:
@@ -51,8 +55,9 @@ def test_sigkill_then_resume_matches_uninterrupted(minilm_tokenizer, srr_groups_
     killed_at = max(int(path.name.split("-")[1]) for path in interrupted.glob("checkpoint-*"))
     assert killed_at < STEPS
 
-    run_train(train_command(model_dir, srr_groups_path, interrupted, *extra, "--resume_from_checkpoint", "last"),
-              tmp_path)
+    run_train(
+        train_command(model_dir, srr_groups_path, interrupted, *extra, "--resume_from_checkpoint", "last"), tmp_path
+    )
     expected, resumed = load_file(reference / "model.safetensors"), load_file(interrupted / "model.safetensors")
     assert expected.keys() == resumed.keys()
     for name, tensor in expected.items():

@@ -17,15 +17,32 @@ from training.trainer import WikiformerTrainer
 
 def make_trainer(model_dir, data_path, tokenizer, output_dir, group_size=3, max_rows=None, **overrides):
     task = load_task(str(data_path), "srr", 16, 64, max_rows=max_rows)
-    values = dict(output_dir=str(output_dir), use_cpu=True, report_to="none", per_device_train_batch_size=4,
-                  learning_rate=1e-3, logging_steps=1, seed=3, save_strategy="no", disable_tqdm=True, max_steps=1)
+    values = dict(
+        output_dir=str(output_dir),
+        use_cpu=True,
+        report_to="none",
+        per_device_train_batch_size=4,
+        learning_rate=1e-3,
+        logging_steps=1,
+        seed=3,
+        save_strategy="no",
+        disable_tqdm=True,
+        max_steps=1,
+    )
     values.update(overrides)
     args = WikiformerTrainingArguments(**values)
     model = load_model(ModelArguments(model_name_or_path=str(model_dir)), with_mlm=args.mlm_weight > 0)
-    collator = GroupCollator(tokenizer, [task], group_size,
-                             mlm_probability=args.mlm_probability if args.mlm_weight else 0.0)
-    return WikiformerTrainer(model=model, args=args, train_dataset=GroupDataset([task], group_size, args.seed),
-                             data_collator=collator, processing_class=tokenizer, task_names=[task.name])
+    collator = GroupCollator(
+        tokenizer, [task], group_size, mlm_probability=args.mlm_probability if args.mlm_weight else 0.0
+    )
+    return WikiformerTrainer(
+        model=model,
+        args=args,
+        train_dataset=GroupDataset([task], group_size, args.seed),
+        data_collator=collator,
+        processing_class=tokenizer,
+        task_names=[task.name],
+    )
 
 
 def first_batch(trainer):
@@ -63,8 +80,16 @@ def test_pairwise_hinge_margin_one():
 
 def test_loss_falls_on_real_srr_groups(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
     # 32 groups seen about five times each: a random 32-wide BERT cannot generalise in 40 steps, but must fit them
-    trainer = make_trainer(tiny_encoder_dir, built_tasks / "wikiformer-srr", minilm_tokenizer, tmp_path, group_size=3,
-                           max_rows=32, max_steps=40, learning_rate=3e-3)
+    trainer = make_trainer(
+        tiny_encoder_dir,
+        built_tasks / "wikiformer-srr",
+        minilm_tokenizer,
+        tmp_path,
+        group_size=3,
+        max_rows=32,
+        max_steps=40,
+        learning_rate=3e-3,
+    )
     trainer.train()
     losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]
     assert len(losses) == 40
@@ -73,8 +98,16 @@ def test_loss_falls_on_real_srr_groups(tiny_encoder_dir, built_tasks, minilm_tok
 
 
 def test_tiny_set_is_overfit(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
-    trainer = make_trainer(tiny_encoder_dir, built_tasks / "wikiformer-srr", minilm_tokenizer, tmp_path, group_size=3,
-                           max_rows=4, max_steps=50, learning_rate=3e-3)
+    trainer = make_trainer(
+        tiny_encoder_dir,
+        built_tasks / "wikiformer-srr",
+        minilm_tokenizer,
+        tmp_path,
+        group_size=3,
+        max_rows=4,
+        max_steps=50,
+        learning_rate=3e-3,
+    )
     trainer.train()
     last = [log for log in trainer.state.log_history if "loss" in log][-5:]
     assert all(log["loss"] < 0.1 for log in last), last
@@ -83,8 +116,9 @@ def test_tiny_set_is_overfit(tiny_encoder_dir, built_tasks, minilm_tokenizer, tm
 
 @pytest.mark.parametrize("loss", ["hinge", "softmax_ce"])
 def test_hinge_and_mlm_options_train(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss):
-    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss=loss, mlm_weight=1.0,
-                           max_steps=2)
+    trainer = make_trainer(
+        tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss=loss, mlm_weight=1.0, max_steps=2
+    )
     assert type(trainer.model).__name__ == "WikiformerForPreTraining"
     batch = first_batch(trainer)
     assert (batch["mlm_labels"] != -100).any()
@@ -96,8 +130,17 @@ def test_hinge_and_mlm_options_train(tiny_encoder_dir, srr_groups_path, minilm_t
 
 
 def test_paper_learning_rate_schedule(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
-    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, max_steps=20,
-                           learning_rate=1e-5, warmup_steps=0.1, lr_drop_step=10, lr_drop_factor=0.5)
+    trainer = make_trainer(
+        tiny_encoder_dir,
+        srr_groups_path,
+        minilm_tokenizer,
+        tmp_path,
+        max_steps=20,
+        learning_rate=1e-5,
+        warmup_steps=0.1,
+        lr_drop_step=10,
+        lr_drop_factor=0.5,
+    )
     trainer.create_optimizer_and_scheduler(num_training_steps=20)
     rates = []
     for _ in range(20):
@@ -113,18 +156,34 @@ def test_four_tasks_mix_and_log_per_task(tiny_encoder_dir, built_tasks, minilm_t
     from training.arguments import DataArguments
     from training.data import load_tasks
 
-    tasks = load_tasks(DataArguments(
-        train_datasets=[str(built_tasks / f"wikiformer-{name}") for name in ("srr", "rwi", "ati", "ltm")],
-        query_max_lengths=[16, 16, 16, 32], doc_max_lengths=[48, 48, 48, 32]))
+    tasks = load_tasks(
+        DataArguments(
+            train_datasets=[str(built_tasks / f"wikiformer-{name}") for name in ("srr", "rwi", "ati", "ltm")],
+            query_max_lengths=[16, 16, 16, 32],
+            doc_max_lengths=[48, 48, 48, 32],
+        )
+    )
     assert [task.name for task in tasks] == ["srr", "rwi", "ati", "ltm"]
     assert tasks[1].candidates_are_queries and not tasks[0].candidates_are_queries
-    args = WikiformerTrainingArguments(output_dir=str(tmp_path), use_cpu=True, report_to="none", max_steps=3,
-                                       per_device_train_batch_size=8, logging_steps=3, save_strategy="no",
-                                       disable_tqdm=True)
+    args = WikiformerTrainingArguments(
+        output_dir=str(tmp_path),
+        use_cpu=True,
+        report_to="none",
+        max_steps=3,
+        per_device_train_batch_size=8,
+        logging_steps=3,
+        save_strategy="no",
+        disable_tqdm=True,
+    )
     model = load_model(ModelArguments(model_name_or_path=str(tiny_encoder_dir)), with_mlm=False)
-    trainer = WikiformerTrainer(model=model, args=args, train_dataset=GroupDataset(tasks, 4, args.seed),
-                                data_collator=GroupCollator(minilm_tokenizer, tasks, 4),
-                                processing_class=minilm_tokenizer, task_names=[task.name for task in tasks])
+    trainer = WikiformerTrainer(
+        model=model,
+        args=args,
+        train_dataset=GroupDataset(tasks, 4, args.seed),
+        data_collator=GroupCollator(minilm_tokenizer, tasks, 4),
+        processing_class=minilm_tokenizer,
+        task_names=[task.name for task in tasks],
+    )
     batch = first_batch(trainer)
     assert set(batch["task_ids"].tolist()) == {0, 1, 2, 3}  # 8 slots drawn uniformly from 4 tasks (seed 42)
     # a fresh head scores every candidate alike: loss = T / B * sum_g ln(candidates in g)
@@ -136,10 +195,17 @@ def test_four_tasks_mix_and_log_per_task(tiny_encoder_dir, built_tasks, minilm_t
 
 
 @pytest.mark.parametrize("mlm_weight", [0.0, 1.0])
-def test_pair_chunks_give_the_same_loss_and_gradients(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path,
-                                                      mlm_weight):
-    trainer = make_trainer(tiny_encoder_dir, built_tasks / "wikiformer-srr", minilm_tokenizer, tmp_path, group_size=4,
-                           mlm_weight=mlm_weight)
+def test_pair_chunks_give_the_same_loss_and_gradients(
+    tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path, mlm_weight
+):
+    trainer = make_trainer(
+        tiny_encoder_dir,
+        built_tasks / "wikiformer-srr",
+        minilm_tokenizer,
+        tmp_path,
+        group_size=4,
+        mlm_weight=mlm_weight,
+    )
     torch.nn.init.normal_(trainer.model.classifier.weight, std=0.5)  # a head that separates the pairs
     batch = first_batch(trainer)
     lengths = batch["attention_mask"].sum(dim=1)

@@ -28,8 +28,9 @@ def test_option_trains(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_
 
 @pytest.mark.slow
 def test_torch_compile_trains(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
-    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, max_steps=2,
-                           torch_compile=True)
+    trainer = make_trainer(
+        tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, max_steps=2, torch_compile=True
+    )
     result = trainer.train()
     assert math.isfinite(result.training_loss)
     assert type(trainer.model_wrapped).__name__ == "OptimizedModule"

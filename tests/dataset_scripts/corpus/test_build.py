@@ -68,7 +68,12 @@ def test_cli_builds_a_dataset_that_load_dataset_reads(enwiki_sample, tmp_path):
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
     loaded = subprocess.run([sys.executable, "-c", load], capture_output=True, text=True, env=env, timeout=300)
     assert loaded.returncode == 0, loaded.stderr[-2000:]
-    assert json.loads(loaded.stdout.strip().splitlines()[-1]) == [106, 99, "Anarchism", ["Anarchism", "Etymology and terminology"]]
+    assert json.loads(loaded.stdout.strip().splitlines()[-1]) == [
+        106,
+        99,
+        "Anarchism",
+        ["Anarchism", "Etymology and terminology"],
+    ]
     card = (out / "README.md").read_text()
     assert "config_name: articles" in card and "| articles | 106 |" in card
 

@@ -63,9 +63,7 @@ def test_tree_levels_paths_and_level_jump():
 
 def test_text_is_plain():
     article = parse_wikitext("Thing", PAGE)
-    assert article.abstract == (
-        "Thing is a concept in philosophy. It is studied by Aristotle's followers & others."
-    )
+    assert article.abstract == ("Thing is a concept in philosophy. It is studied by Aristotle's followers & others.")
     assert article.sections[0].text == "Early history of things."
     assert article.sections[3].text == "Science uses random pages and ."
     assert article.sections[-1].text == ""  # empty sections are kept, never dropped
@@ -109,7 +107,9 @@ def test_redirects_and_disambiguation():
     assert redirect_target("#REDIRECT [[Computer accessibility]] {{R from move}}") == "Computer accessibility"
     assert redirect_target("#redirect:[[foo_bar#x]]") == "Foo bar"
     assert redirect_target("'''Foo''' is") is None
-    assert parse_wikitext("Mercury", "'''Mercury''' may refer to:\n* [[Mercury (planet)]]\n{{disambiguation}}").is_disambiguation
+    assert parse_wikitext(
+        "Mercury", "'''Mercury''' may refer to:\n* [[Mercury (planet)]]\n{{disambiguation}}"
+    ).is_disambiguation
     assert not parse_wikitext("Thing", PAGE).is_disambiguation
 
 

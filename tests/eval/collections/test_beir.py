@@ -101,5 +101,9 @@ def test_hf_dataset_folder_in_fresh_process(tmp_path, dl20_parts, layout):
         result = run_fresh(["-c", SCRIPT, spec], tmp_path)
         assert result.returncode == 0, result.stderr[-3000:]
         assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-            "docs": 300, "queries": 10, "judgments": 2157, "grade": 2, "name": "dl20"
+            "docs": 300,
+            "queries": 10,
+            "judgments": 2157,
+            "grade": 2,
+            "name": "dl20",
         }

@@ -35,10 +35,16 @@ def test_repeated_judgment_keeps_last_and_is_counted(tmp_path, caplog):
 
 
 def test_topics_tab_separated_and_sgml(tmp_path):
-    assert read_trec_topics(write(tmp_path, "t.tsv", "7\twho is  aziz hashim\n8\tx\n")) == {"7": "who is aziz hashim", "8": "x"}
+    assert read_trec_topics(write(tmp_path, "t.tsv", "7\twho is  aziz hashim\n8\tx\n")) == {
+        "7": "who is aziz hashim",
+        "8": "x",
+    }
     sgml = "<top>\n<num> Number: 301\n<title> International Organized Crime\n<desc> Description:\nIdentify\n</top>\n"
     sgml += "<top>\n<num>2</num><title>\nWAVEGUIDE DESIGN\n</title>\n</top>\n"
-    assert read_trec_topics(write(tmp_path, "t.sgml", sgml)) == {"301": "International Organized Crime", "2": "WAVEGUIDE DESIGN"}
+    assert read_trec_topics(write(tmp_path, "t.sgml", sgml)) == {
+        "301": "International Organized Crime",
+        "2": "WAVEGUIDE DESIGN",
+    }
 
 
 def test_topics_errors(tmp_path):

@@ -94,7 +94,18 @@ def test_vendored_dl20_sample_against_formulas():
     # query 156498 (qrels.txt, bm25.run): top-10 grades 0 2 0 0 3 0 0 0 1 0; best grades 3 2 2 2 2 2 2 1 1 1
     log2 = math.log2
     dcg = 2 / log2(3) + 3 / log2(6) + 1 / log2(10)
-    idcg = 3 + 2 / log2(3) + 2 / 2 + 2 / log2(5) + 2 / log2(6) + 2 / log2(7) + 2 / 3 + 1 / log2(9) + 1 / log2(10) + 1 / log2(11)
+    idcg = (
+        3
+        + 2 / log2(3)
+        + 2 / 2
+        + 2 / log2(5)
+        + 2 / log2(6)
+        + 2 / log2(7)
+        + 2 / 3
+        + 1 / log2(9)
+        + 1 / log2(10)
+        + 1 / log2(11)
+    )
     assert evaluation.per_query["nDCG@10"]["156498"] == pytest.approx(dcg / idcg)
     assert evaluation.per_query["RR@10"]["156498"] == pytest.approx(1 / 2)
     assert evaluation.per_query["P@10"]["156498"] == pytest.approx(2 / 10)

@@ -11,7 +11,9 @@ QUERIES = [f"q{i}" for i in range(12)]
 
 
 def _evaluation(values):
-    return Evaluation({"nDCG@10": dict(zip(QUERIES, values, strict=True)), "RR@10": dict(zip(QUERIES, values, strict=True))}, 2)
+    return Evaluation(
+        {"nDCG@10": dict(zip(QUERIES, values, strict=True)), "RR@10": dict(zip(QUERIES, values, strict=True))}, 2
+    )
 
 
 @pytest.fixture

@@ -76,6 +76,10 @@ def test_bad_queries_and_missing_documents_are_counted(scorer, tmp_path, caplog)
     assert list(run) == ["q1"]
     ranking = sorted(run["q1"], key=run["q1"].get, reverse=True)
     assert set(ranking[:2]) == {"d1", "d2"} and ranking[2:] == ["gone", "lost"]
-    for message in ("1 of 4 queries have no query text", "1 of 4 queries are empty", "1 of 4 queries have no candidates",
-                    "2 candidate documents are not in the corpus"):
+    for message in (
+        "1 of 4 queries have no query text",
+        "1 of 4 queries are empty",
+        "1 of 4 queries have no candidates",
+        "2 candidate documents are not in the corpus",
+    ):
         assert message in caplog.text

@@ -103,7 +103,10 @@ def test_every_link_sentence_holds_its_anchor_and_keeps_initials_together(enwiki
     assert len(links) > 20_000
     assert [(title, link.anchor) for title, link in links if link.anchor not in link.sentence] == []
     bell = next(link for title, link in links if title == "Abraham Lincoln" and link.anchor == "John Bell")
-    assert bell.sentence.startswith("On November 6, 1860, Lincoln was elected") and "Stephen A. Douglas, John C." in bell.sentence
+    assert (
+        bell.sentence.startswith("On November 6, 1860, Lincoln was elected")
+        and "Stephen A. Douglas, John C." in bell.sentence
+    )
 
 
 def test_no_leftover_markup_in_the_vendored_sample(enwiki):
