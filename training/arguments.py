@@ -109,11 +109,12 @@ class WikiformerTrainingArguments(TrainingArguments):
     logging_nan_inf_filter: bool = False
 
     def __post_init__(self):
-        if self.accelerator_config is None:
-            # batches come from pinned memory (dataloader_pin_memory, on by default): copy them to the GPU
-            # without blocking the host
-            self.accelerator_config = {"non_blocking": True}
+        choose_non_blocking = self.accelerator_config is None
         super().__post_init__()
+        if choose_non_blocking:
+            # batches come from pinned memory (dataloader_pin_memory, on by default where there is a GPU): copy
+            # them to the GPU without blocking the host
+            self.accelerator_config.non_blocking = bool(self.dataloader_pin_memory) and not self.use_cpu
         if self.pair_chunks < 0:
             raise ValueError(f"--pair_chunks must be >= 0 (0 = choose), got {self.pair_chunks}")
         if self.pair_chunks > 1 and self.world_size > 1:

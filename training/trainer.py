@@ -9,6 +9,7 @@ the loss is identical under gradient accumulation and DDP for the same global ba
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -205,6 +206,9 @@ class WikiformerTrainer(Trainer):
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         """Add the per-task losses and accuracies (summed over DDP ranks) to the training logs."""
         if "loss" in logs:
+            if not math.isfinite(logs["loss"]) and isinstance(getattr(self, "_tr_loss", None), torch.Tensor):
+                # the Trainer resets its loss sum by subtracting it from itself, which leaves a NaN in place
+                self._tr_loss.zero_()
             sums = self._task_sums.clone()
             if self.skipped_steps:
                 logs["skipped_steps"] = self.skipped_steps
