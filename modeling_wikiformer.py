@@ -425,7 +425,9 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
         ids = encoded["input_ids"]
         types = encoded.get("token_type_ids") or [[0] * len(row) for row in ids]
         order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
-        scores = torch.empty(len(ids), dtype=torch.float32)
+        # scores stay on the device until the end: one host-device sync per call, not one per batch
+        scores = torch.empty(len(ids), dtype=torch.float32, device=self.device)
+        pin = self.device.type == "cuda"
         pad_id = tokenizer.pad_token_id or 0
         was_training = self.training
         self.eval()
@@ -433,23 +435,23 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
             for start in range(0, len(order), batch_size):
                 batch = order[start : start + batch_size]
                 width = len(ids[batch[0]])
-                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-                token_type_ids = torch.zeros((len(batch), width), dtype=torch.long)
-                attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
+                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long, pin_memory=pin)
+                token_type_ids = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
+                attention_mask = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
                 for row, index in enumerate(batch):
                     length = len(ids[index])
                     input_ids[row, :length] = torch.tensor(ids[index])
                     token_type_ids[row, :length] = torch.tensor(types[index])
                     attention_mask[row, :length] = 1
                 logits = self(
-                    input_ids=input_ids.to(self.device),
-                    token_type_ids=token_type_ids.to(self.device),
-                    attention_mask=attention_mask.to(self.device),
+                    input_ids=input_ids.to(self.device, non_blocking=True),
+                    token_type_ids=token_type_ids.to(self.device, non_blocking=True),
+                    attention_mask=attention_mask.to(self.device, non_blocking=True),
                 ).logits
-                scores[batch] = logits.view(-1).float().cpu()
+                scores[torch.tensor(batch, device=self.device)] = logits.view(-1).float()
         finally:
             self.train(was_training)
-        return scores
+        return scores.cpu()
 
     def rerank(
         self,

@@ -45,7 +45,7 @@ class PairScorer:
         scores = scorer.score(["what is a statutory deed"] * 2, ["A deed is ...", "Statutes ..."])
     """
 
-    def __init__(self, model: str, max_length: int | None = None, batch_size: int = 16, device: str | None = None):
+    def __init__(self, model: str, max_length: int | None = None, batch_size: int = 32, device: str | None = None):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.model_path = str(model)
@@ -65,7 +65,13 @@ class PairScorer:
         self.batch_size = batch_size
 
     def _encode(self, queries: Sequence[str], documents: Sequence[str]):
-        return self.tokenizer(list(queries), list(documents), truncation="longest_first", max_length=self.max_length)
+        return self.tokenizer(
+            list(queries),
+            list(documents),
+            truncation="longest_first",
+            max_length=self.max_length,
+            return_attention_mask=False,
+        )
 
     @torch.inference_mode()
     def score(
@@ -89,16 +95,35 @@ class PairScorer:
         if not queries:
             return []
         encoded = self._encode(queries, documents)
-        order = sorted(range(len(queries)), key=lambda i: len(encoded["input_ids"][i]))
-        scores = [0.0] * len(queries)
+        ids = encoded["input_ids"]
+        types = encoded.get("token_type_ids")
+        order = sorted(range(len(queries)), key=lambda i: len(ids[i]))
+        # batches are built on the host (pinned on a GPU, copied without blocking) and the scores stay on the
+        # device until the end: no host-device sync per batch
+        pin = self.device.type == "cuda"
+        pad_id = self.tokenizer.pad_token_id or 0
+        scores = torch.empty(len(queries), dtype=torch.float32, device=self.device)
         for start in range(0, len(order), self.batch_size):
             batch_indices = order[start : start + self.batch_size]
-            features = [{key: values[i] for key, values in encoded.items()} for i in batch_indices]
-            batch = self.tokenizer.pad(features, return_tensors="pt").to(self.device)
+            width = len(ids[batch_indices[-1]])
+            input_ids = torch.full((len(batch_indices), width), pad_id, dtype=torch.long, pin_memory=pin)
+            attention_mask = torch.zeros((len(batch_indices), width), dtype=torch.long, pin_memory=pin)
+            token_type_ids = torch.zeros((len(batch_indices), width), dtype=torch.long, pin_memory=pin)
+            for row, index in enumerate(batch_indices):
+                length = len(ids[index])
+                # the tokenizer's padding side (left for last-token classifiers)
+                span = slice(width - length, width) if self.tokenizer.padding_side == "left" else slice(0, length)
+                input_ids[row, span] = torch.tensor(ids[index])
+                attention_mask[row, span] = 1
+                if types is not None:
+                    token_type_ids[row, span] = torch.tensor(types[index])
+            batch = {"input_ids": input_ids, "attention_mask": attention_mask}
+            if types is not None:
+                batch["token_type_ids"] = token_type_ids
+            batch = {key: value.to(self.device, non_blocking=True) for key, value in batch.items()}
             logits = self.model(**batch).logits.float()
             values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
-            for index, value in zip(batch_indices, values.tolist(), strict=True):
-                scores[index] = value
+            scores[torch.tensor(batch_indices, device=self.device)] = values
             if progress is not None:
                 progress(len(batch_indices))
-        return scores
+        return scores.cpu().tolist()
