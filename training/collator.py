@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from training.data import Task
+from .data import Task
 
 
 @dataclass

@@ -23,7 +23,8 @@ from torch.utils.data import Dataset, Sampler
 from tqdm.auto import tqdm
 
 from dataset_scripts.tasks.registry import TASKS
-from training.arguments import DataArguments
+
+from .arguments import DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 

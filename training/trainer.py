@@ -15,9 +15,9 @@ from types import SimpleNamespace
 import torch
 from transformers import Trainer, TrainerCallback
 
-from training.data import GroupDataset
-from training.evaluation import RerankEvalSet, rerank_metrics
-from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from .data import GroupDataset
+from .evaluation import RerankEvalSet, rerank_metrics
+from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
 
 
 class WikiformerTrainer(Trainer):

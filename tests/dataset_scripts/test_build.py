@@ -262,7 +262,7 @@ def test_slurm_executors_are_chained(built, tmp_path):
     from dataset_scripts.build import make_executors, parse_args
     from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
     from dataset_scripts.tasks.options import TaskOptions
-    from dataset_scripts.tasks.pipeline import BuildLayout
+    from dataset_scripts.tasks.steps import BuildLayout
 
     args = parse_args(["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"])
     args.slurm_partition = "cpu"

@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import load_file
 
 from tests.conftest import PROJECT_ROOT
-from tests.train.conftest import DL20_MINI, clean_env, run_train, train_command
+from tests.training.conftest import DL20_MINI, clean_env, run_train, train_command
 
 PAIRS = [
     ("what is anarchism", "Anarchism is a political philosophy and movement."),

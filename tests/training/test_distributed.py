@@ -10,7 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from tests.train.conftest import run_train, train_command
+from tests.training.conftest import run_train, train_command
 
 
 def logged_losses(output_dir):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.train.conftest import DL20_MINI
+from tests.training.conftest import DL20_MINI
 from training.arguments import DataArguments
 from training.evaluation import load_rerank_eval, rerank_metrics
 

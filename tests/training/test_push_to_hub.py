@@ -9,7 +9,7 @@ import pytest
 from tests import hub_server
 from tests.conftest import PROJECT_ROOT
 from tests.hub_server import run_python
-from tests.train.conftest import DL20_MINI, train_command
+from tests.training.conftest import DL20_MINI, train_command
 
 hub = hub_server.hub  # the fixture: a local Hub-API-compatible server (HF_ENDPOINT)
 

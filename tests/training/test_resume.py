@@ -14,7 +14,7 @@ import torch
 from safetensors.torch import load_file
 
 from tests.conftest import PROJECT_ROOT
-from tests.train.conftest import clean_env, run_train, save_tiny_encoder, train_command
+from tests.training.conftest import clean_env, run_train, save_tiny_encoder, train_command
 
 STEPS, SAVE_EVERY = 30, 5
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tests.train.test_trainer import make_trainer
+from tests.training.test_trainer import make_trainer
 
 
 @pytest.mark.parametrize(

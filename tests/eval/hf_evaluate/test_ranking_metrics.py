@@ -18,7 +18,7 @@ run = collection.runs["bm25"]
 predictions = [{"query_id": q, "doc_ids": list(r), "scores": list(r.values())} for q, r in run.items()]
 predictions = predictions[:6] + [{"query_id": p["query_id"], "doc_ids": [], "scores": []} for p in predictions[6:]]
 references = [{"query_id": q, "doc_ids": list(j), "relevance": list(j.values())} for q, j in collection.qrels.items()]
-metric = evaluate.load("eval/ranking_metrics")
+metric = evaluate.load("eval/hf_evaluate/ranking_metrics")
 result = metric.compute(predictions=predictions, references=references, measures=["RR@10", "nDCG@10", "AP", "P@5"],
                         relevance_level=2, per_query=True)
 print(json.dumps(result))
