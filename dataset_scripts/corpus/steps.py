@@ -23,8 +23,8 @@ from tqdm.auto import tqdm
 from .article import ARTICLE_SCHEMA, Article
 from .extract import parse_page
 from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
-from .reading import prefetch, read_raw_in_process
-from .sources import Shard, get_format
+from .reading import read_shard
+from .sources import Shard
 
 ROWS_PER_BATCH = 64  # an article row with its links is ~0.3 MB in Python: keep the buffer small
 REDIRECT_SCHEMA = pa.schema([("source", pa.string()), ("target", pa.string())])
@@ -35,7 +35,7 @@ class ShardReader(PipelineStep):
     """Reads the shard of its task and yields one Document per record (``metadata["record"]``).
 
     ``read_ahead="process"`` reads a dump in a forked reader process and other files in a thread, ahead of the
-    extraction; ``"off"`` reads in line (see :mod:`.reading`).
+    extraction; ``"off"`` reads in line (see :func:`.reading.read_shard`).
     """
 
     name = "shard reader"
@@ -58,26 +58,11 @@ class ShardReader(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         shard = self.shards[rank]
-        module = get_format(shard.fmt)
         if rank == 0:
             for number, record in enumerate(self.extra_skipped):
                 yield Document(text="", id=f"unknown/{number}", metadata={"record": record})
         with tqdm(total=shard.size, unit="B", unit_scale=True, desc=f"{Path(shard.path).name}[{rank}]") as bar:
-            ahead = self.read_ahead == "process"
-            if module.NAME == "mediawiki-xml":
-                if ahead:
-                    records = read_raw_in_process(shard, self.options, bar.update)
-                else:
-                    records = module.read_raw(
-                        shard.path, self.options, byte_range=shard.byte_range, on_bytes=bar.update
-                    )
-            else:
-                if hasattr(module, "read_raw"):
-                    records = module.read_raw(shard.path, self.options)
-                else:
-                    records = module.read(Path(shard.path), self.options)
-                if ahead:
-                    records = prefetch(records)
+            records = read_shard(shard, self.options, self.read_ahead, bar.update)
             pages = 0
             for number, record in enumerate(records):
                 is_page = isinstance(record, (RawPage, Article))
