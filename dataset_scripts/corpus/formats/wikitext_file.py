@@ -34,14 +34,8 @@ def read_raw(
     byte_range: tuple[int, int] | None = None,
     on_bytes=None,
 ) -> Iterator[RawPage | Redirect | Skipped]:
-    """The file as one :class:`RawPage`, a :class:`Redirect`, or a :class:`Skipped` naming the file.
-
-    Args:
-        path: the file.
-        options: reader options.
-        byte_range: must be ``None``: a page file is read whole.
-        on_bytes: called with the number of (compressed) bytes read, for progress bars.
-    """
+    """The file as one :class:`RawPage`, a :class:`Redirect`, or a :class:`Skipped` naming the file (the raw hook
+    of :mod:`.base`; a page file is read whole, so ``byte_range`` must be ``None``)."""
     if byte_range is not None:
         raise ValueError(f"{path}: a wikitext file is read whole, not by byte range {byte_range}")
     file, title = str(path), title_from_path(path)
