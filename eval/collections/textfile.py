@@ -74,11 +74,18 @@ def numbered_lines(path: str | Path, errors: str = "strict") -> Iterator[tuple[i
         CollectionFormatError: as `read_text`.
     """
     number = 0
+    encoding = encoding_of(read_head(path, 4))
     try:
-        with open_text(path, errors) as stream:
-            for number, line in enumerate(stream, start=1):
-                yield number, line
+        if encoding != "utf-16":  # UTF-8 is decoded line by line, so an error names its own line
+            with open_binary(path) as stream:
+                for number, raw in enumerate(stream, start=1):
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8", errors)
+                    yield number, line.replace("\r\n", "\n")
+        else:
+            with open_text(path, errors) as stream:
+                for number, line in enumerate(stream, start=1):
+                    yield number, line
     except UnicodeDecodeError as error:
-        raise CollectionFormatError(path, f"not text in the expected encoding ({error.reason})", number + 1) from None
+        raise CollectionFormatError(path, f"not text in the expected encoding ({error.reason})", number) from None
     except (EOFError, OSError, lzma.LZMAError) as error:
         raise CollectionFormatError(path, f"cannot be read to the end ({error})", number + 1) from None
