@@ -44,9 +44,7 @@ def read_trec_qrels(path: str | Path) -> Qrels:
         if not fields:
             continue
         if len(fields) != 4:
-            raise CollectionFormatError(
-                path, f"expected 4 fields 'qid iter docid grade', got {line.strip()!r}", number
-            )
+            raise CollectionFormatError(path, f"expected 4 fields 'qid iter docid grade', got {line.strip()!r}", number)
         qid, _, docid, grade = fields
         try:
             value = int(float(grade))
