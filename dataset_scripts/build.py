@@ -123,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     summary = json.loads((layout.work / "summary.json").read_text("utf-8"))
     written = [t for t in tasks if summary[t]["rows"] > 0]
     for task in tasks:
-        state = (
-            f"{summary[task]['rows']} rows -> {layout.task_dir(task)}" if task in written else "NO GROUP, not written"
-        )
+        state = f"{summary[task]['rows']} rows -> {layout.task_dir(task)}"
+        if task not in written:
+            state = f"0 rows: {summary[task].get('empty_reason', 'no group')} -> {layout.task_dir(task)} (empty)"
         print(f"{task}: {state}")
     status = 0 if written else 1
     if args.push_to_hub and written:

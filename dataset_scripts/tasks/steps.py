@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +86,26 @@ def write_rows(rows: Sequence[dict[str, Any]], features: datasets.Features, path
     """Write rows as a Parquet shard atomically (temporary file, then rename), byte-reproducibly."""
     table = pa.Table.from_pylist(list(rows), schema=features.arrow_schema)
     _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+EMPTY_SHARD = "train-empty.parquet"
+"""The shard of a task without rows: no row group, the task's full schema."""
+
+
+def write_empty_shard(path: Path, features: datasets.Features) -> None:
+    """An empty Parquet shard with the task's schema and no row group (``datasets`` would read a 0-row row group
+    with batch size 0 and fail); ``load_dataset(..., streaming=True)`` reads it as 0 rows with every column."""
+    _atomic(path, lambda tmp: pq.ParquetWriter(tmp, features.arrow_schema).close())
+
+
+def empty_task_reason(task: str, stats: TaskStats, statistics: dict[str, Any]) -> str:
+    """Why a task has no rows, from the build statistics (one sentence without a final period)."""
+    if not statistics["articles"]:
+        return "the corpus has no articles"
+    if task == "ltm" and not statistics["see_also"]["links"]:
+        return f"none of the {statistics['articles']:,} articles has a See also link"
+    reasons = ", ".join(f"{k}: {v:,}" for k, v in sorted(stats.skipped.items(), key=lambda item: -item[1]))
+    return f"none of the {statistics['articles']:,} articles gave a group ({reasons or 'no candidate'})"
 
 
 def write_json(data: Any, path: Path) -> None:
@@ -238,7 +257,8 @@ def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence
 
 
 class FinalizeStep(PipelineStep):
-    """Stage 3: merge statistics, write each task's dataset card, drop the folder of a task without rows.
+    """Stage 3: merge statistics and write each task's dataset card; a task without rows gets an empty dataset
+    with its full schema and a card saying why it is empty.
 
     Args:
         root: the build's output folder.
@@ -267,12 +287,17 @@ class FinalizeStep(PipelineStep):
             for task in self.tasks:
                 stats: TaskStats = statistics["tasks"][task]
                 summary[task] = stats.to_dict()
+                placeholder = self.layout.task_dir(task) / "data" / EMPTY_SHARD
+                info = self.build_info
                 if stats.rows == 0:
-                    shutil.rmtree(self.layout.task_dir(task), ignore_errors=True)
-                    reasons = ", ".join(f"{k}: {v}" for k, v in sorted(stats.skipped.items())) or "no input"
-                    logger.warning(f"task {task} produced no group ({reasons}); no dataset written for it")
-                    continue
-                write_card(self.layout.task_dir(task), task, stats, statistics, self.build_info)
+                    reason = empty_task_reason(task, stats, statistics)
+                    summary[task]["empty_reason"] = reason
+                    info = {**info, "empty_reason": reason}
+                    logger.warning(f"task {task} produced no group ({reason}); an empty dataset is written for it")
+                    write_empty_shard(placeholder, FEATURES[task])
+                else:
+                    placeholder.unlink(missing_ok=True)  # an earlier empty build of the same folder
+                write_card(self.layout.task_dir(task), task, stats, statistics, info)
             write_json(summary, self.layout.work / "summary.json")
         if data:
             yield from data
