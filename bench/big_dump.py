@@ -161,13 +161,16 @@ def write_dump(
     streams = list(_streams(sample, copies))
     per_part = math.ceil(len(streams) / parts)
     output_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    written, next_first = [], 1
     with ProcessPoolExecutor(max(1, workers)) as pool:
         for part in range(parts):
             chunk = streams[part * per_part : (part + 1) * per_part]
             if not chunk:
                 break
-            name, index_name = _part_names(prefix, part + 1 if parts > 1 else None, chunk[0][0][1], chunk[-1][-1][1])
+            # Wikimedia names a part by the page id range it covers: the next part starts one id after this one
+            first_id = next_first
+            name, index_name = _part_names(prefix, part + 1 if parts > 1 else None, first_id, chunk[-1][-1][1])
+            next_first = chunk[-1][-1][1] + 1
             texts = [sample.header] + ["".join(xml for xml, _, _ in s) for s in chunk] + [sample.footer]
             index_lines = []
             with open(output_dir / name, "wb") as dump:
