@@ -116,7 +116,7 @@ def check_parts(files: Sequence[Path]) -> None:
             dumps.setdefault(match["dump"], []).append((int(match["first"]), int(match["last"]), path))
     for dump, parts in dumps.items():
         parts.sort()
-        for (_, last, before), (first, _, after) in zip(parts, parts[1:]):
+        for (_, last, before), (first, _, after) in zip(parts, parts[1:], strict=False):
             if first != last + 1:
                 raise MissingPartError(
                     f"{dump}: the part with pages {last + 1}-{first - 1} is missing (between {before.name} and "
