@@ -80,7 +80,7 @@ def slurm_environment() -> str:
         lines.append(f"source {Path(sys.prefix) / 'bin' / 'activate'}")
     lines.append(f"cd {PROJECT_ROOT}")
     lines.append(f"export PYTHONPATH={PROJECT_ROOT}${{PYTHONPATH:+:$PYTHONPATH}}")
-    return "\n".join(lines)
+    return " && ".join(lines)  # one line: datatrove indents it into its script template
 
 
 def start_ray() -> None:

@@ -20,6 +20,9 @@ BZ2_STREAM_MAGIC = re.compile(rb"BZh[1-9]1AY&SY")
 PART_NAME = re.compile(r"^(?P<dump>.+?)(?P<part>\d+)\.xml-p(?P<first>\d+)p(?P<last>\d+)\.bz2$")
 """Wikimedia's part file names: ``enwiki-20240601-pages-articles-multistream3.xml-p151574p311329.bz2``."""
 
+PART_INDEX_NAME = re.compile(r"-index\d+\.txt-p\d+p\d+\.bz2$")
+"""A part file's multistream index (read with its part, never as an input of its own)."""
+
 _TITLE = re.compile(rb"<title>(.*?)</title>", re.S)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from .dump_checks import check_index, check_parts, part_index
+from .dump_checks import PART_INDEX_NAME, check_index, check_parts, part_index
 from .formats.base import CorpusFormatError, Skipped, read_head
 
 FORMAT_MODULES = (
@@ -112,7 +112,11 @@ def _expand(inputs: list[str | Path]) -> list[tuple[Path, bool]]:
         path = Path(item)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-            files.extend((p, False) for p in found if not p.name.endswith(FOLDER_FILES_NOT_READ))
+            files.extend(
+                (p, False)
+                for p in found
+                if not p.name.endswith(FOLDER_FILES_NOT_READ) and not PART_INDEX_NAME.search(p.name)
+            )
         elif path.is_file():
             files.append((path, True))
         else:
