@@ -9,6 +9,7 @@ interrupted build resumes at the first unit without a marker and never duplicate
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Sequence
@@ -113,11 +114,37 @@ def write_json(data: Any, path: Path) -> None:
     _atomic(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"))
 
 
+class DiskFullError(OSError):
+    """The disk (or a quota, or a file size limit) ran out while a unit was written; finished units are kept and
+    a rerun of the same command resumes at this one."""
+
+
+_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
 def _atomic(path: Path, write) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    write(tmp)
+    try:
+        write(tmp)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        if error.errno in _OUT_OF_SPACE or "No space left" in str(error) or "File too large" in str(error):
+            raise DiskFullError(
+                error.errno or errno.ENOSPC,
+                f"disk full while writing {path} ({error.strerror or error}); the units finished before it are "
+                "kept: free some space and rerun the same command to resume",
+            ) from error
+        raise
     os.replace(tmp, path)
+
+
+def clear_partial(paths: Sequence[Path]) -> None:
+    """Remove what a killed earlier run left half-written for these files (``.<name>.tmp-<pid>``)."""
+    for path in paths:
+        if path.parent.is_dir():
+            for stale in path.parent.glob(f".{path.name}.tmp-*"):
+                stale.unlink(missing_ok=True)
 
 
 class ArticleTasksStep(PipelineStep):
@@ -150,6 +177,9 @@ class ArticleTasksStep(PipelineStep):
             yield from data
 
     def _unit(self, unit: Unit, bar: tqdm) -> None:
+        units, number = len(self.units), unit.number
+        shards = [self.layout.shard(t, number, units) for t in self.tasks if t in ARTICLE_SAMPLERS]
+        clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
         articles = read_unit(unit)
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
         outputs = {task: TaskOutput() for task in samplers}
@@ -221,6 +251,7 @@ class LtmStep(PipelineStep):
             yield from data
 
     def _unit(self, unit: Unit, index: ArticleIndex, edges: pa.Table, resolved: list[int | None]) -> None:
+        clear_partial([self.layout.shard("ltm", unit.number, len(self.units))])
         offset = int(index.offsets[unit.number])
         by_source: dict[int, list[int | None]] = {}
         for source, target in zip(edges.column("source").to_pylist(), resolved, strict=True):
