@@ -6,8 +6,10 @@ The per-query formulas are `modeling_wikiformer.fuse_scores` (the model's own ``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from modeling_wikiformer import FUSION_METHODS, check_fusion, fuse_scores
 
@@ -130,3 +132,17 @@ def tune_fusion(
             if best is None or key > best:
                 best, choice = key, (method, alpha)
     return FusionChoice(choice[0], float(choice[1]), measure, grid[choice[0]][choice[1]], grid)
+
+
+def store_fusion(model_dir: str | Path, method: str, alpha: float, dev_collection: str) -> Path:
+    """Write the chosen fusion into a checkpoint's ``config.json`` (``fusion_method``, ``fusion_alpha``,
+    ``fusion_dev_collection``): the kit's loaders then fuse by default; a plain ``BertForSequenceClassification``
+    ignores the keys and gives raw scores."""
+    check_fusion(method, alpha)
+    path = Path(model_dir) / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{model_dir}: no config.json to store the fusion in (a local checkpoint folder)")
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config.update(fusion_method=method, fusion_alpha=float(alpha), fusion_dev_collection=dev_collection)
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
