@@ -20,9 +20,10 @@ import logging
 import sys
 from pathlib import Path
 
-from .collections import Collection, Run, load_collection, read_trec_run, write_trec_run
+from .collections import Collection, Run, read_trec_run, write_trec_run
 from .collections.trec import ranked
 from .metrics import DEFAULT_MEASURES, evaluate_run
+from .splits import load_collection_part as load_collection
 
 logger = logging.getLogger("eval")
 
@@ -31,7 +32,8 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         required=True,
-        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml)",
+        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml); "
+        "#dev or #test after it keeps one part of the queries (eval/splits.py)",
     )
     parser.add_argument("--relevance-level", type=int, help="smallest relevant grade for binary measures (TREC DL: 2)")
     parser.add_argument("--max-queries", type=int, help="use only the first N judged queries (quick runs on CPU)")
