@@ -152,7 +152,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     )
     systems = {name: candidates, tag: run}
     if fusion:
-        fused_tag = f"{tag}+{name}-{fusion[0]}-{fusion[1]:g}"
+        fused_tag = f"{tag}+{name}"
         systems[fused_tag] = fuse_run(run, candidates, *fusion)
         write_trec_run(systems[fused_tag], out / f"{fused_tag}.run", tag=fused_tag)
         print(f"fusion: {fusion[0]}, alpha {fusion[1]:g} (the re-ranker's weight) -> {out / f'{fused_tag}.run'}")
@@ -163,6 +163,8 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     for label, system in systems.items():
         evaluation = evaluate_run(system, collection.qrels, args.measures, collection.relevance_level)
         results[label] = evaluation.to_dict()
+        if fusion and label == f"{tag}+{name}":
+            results[label]["fusion"] = {"method": fusion[0], "alpha": fusion[1], "first_stage": name}
         _print_means(label, evaluation.means())
     (out / "metrics.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out / f'{tag}.run'}, {out / 'metrics.json'}")
