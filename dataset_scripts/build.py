@@ -63,6 +63,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--srr-variant", choices=SRR_VARIANTS, default=defaults.srr_variant)
     parser.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words)
     parser.add_argument("--ltm-negatives", type=int, default=defaults.ltm_negatives)
+    parser.add_argument(
+        "--keep-sections",
+        action="store_true",
+        help="keep end-matter sections (References, External links, See also, ...) as task nodes",
+    )
     args = parser.parse_args(argv)
     if args.num_proc < 1:
         parser.error("--num-proc must be >= 1")
@@ -85,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             srr_variant=args.srr_variant,
             ltm_max_words=args.ltm_max_words,
             ltm_negatives=args.ltm_negatives,
+            keep_end_matter=args.keep_sections,
         )
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -65,13 +65,23 @@ class DataArguments:
     pad_to_multiple_of: int | None = None
     eval_dir: str | None = field(
         default=None,
-        metadata={"help": "zero-shot eval folder with candidates.json (rank_llm), qrels.txt, collection.json"},
+        metadata={
+            "help": "the DEV collection that chooses the checkpoint: any collection python -m eval reads (a folder "
+            "in any format, FORMAT:PATH, or PATH#dev for the dev part of its queries); never a test collection"
+        },
     )
-    eval_candidates: str | None = field(default=None, metadata={"help": "rank_llm JSON: [{query, hits:[...]}]"})
-    eval_qrels: str | None = field(default=None, metadata={"help": "TREC qrels"})
-    eval_relevance_level: int | None = field(default=None, metadata={"help": "grade counted relevant by MRR"})
-    eval_max_queries: int | None = None
-    eval_depth: int = field(default=100, metadata={"help": "candidates re-ranked per query"})
+    test_dirs: list[str] = field(
+        default_factory=list,
+        metadata={"help": "TEST collections, evaluated once after training and never used to choose a checkpoint"},
+    )
+    eval_relevance_level: int | None = field(default=None, metadata={"help": "overrides the collection's level"})
+    eval_fusion: str = field(
+        default="zscore",
+        metadata={"help": "also report fused_ndcg@10/fused_mrr@10 with the first stage: zscore, minmax, rrf or none"},
+    )
+    eval_fusion_alpha: float = field(default=0.7, metadata={"help": "the model's weight in that fusion, in [0, 1]"})
+    eval_max_queries: int | None = field(default=None, metadata={"help": "the first N judged queries (default: all)"})
+    eval_depth: int = field(default=100, metadata={"help": "first-stage candidates re-ranked per query"})
     eval_max_length: int = field(default=512, metadata={"help": "pair length at evaluation"})
 
 
