@@ -26,7 +26,9 @@ def tiny_bert(tmp_path_factory):
 def test_last_layer_attention_matches_eager_attentions(tiny_bert):
     model = BertModel.from_pretrained(tiny_bert, attn_implementation="eager").eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
-    batch = tokenizer(["Albedo is the fraction of sunlight reflected.", "Short one."], padding=True, return_tensors="pt")
+    batch = tokenizer(
+        ["Albedo is the fraction of sunlight reflected.", "Short one."], padding=True, return_tensors="pt"
+    )
     with torch.no_grad():
         out = model(**batch, output_attentions=True, output_hidden_states=True)
         ours = last_layer_attention(model, out.hidden_states[-2], batch["attention_mask"])
