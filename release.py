@@ -31,9 +31,10 @@ from pathlib import Path
 
 import yaml
 
+from dataset_scripts.tasks.registry import ALL_TASKS as TASKS
+
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "train", "export", "eval", "card")
-TASKS = ("srr", "rwi", "ati", "ltm")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -50,10 +50,15 @@ class DataArguments:
     task_names: list[str] = field(default_factory=list, metadata={"help": "names in the logs; default: folder name"})
     task_weights: list[float] = field(default_factory=list, metadata={"help": "sampling weight per task; default 1"})
     query_max_lengths: list[int] = field(
-        default_factory=lambda: [30], metadata={"help": "tokens kept of the query side, per task (one value = all)"}
+        default_factory=list,
+        metadata={
+            "help": "tokens kept of the query side, per task (one value = all); default: the task spec's "
+            "(30, LTM 255; 30 for a task the kit does not know)"
+        },
     )
     doc_max_lengths: list[int] = field(
-        default_factory=lambda: [480], metadata={"help": "tokens kept of the document side, per task"}
+        default_factory=list,
+        metadata={"help": "tokens kept of the document side, per task; default: the task spec's (480, LTM 255)"},
     )
     group_size: int = field(default=8, metadata={"help": "candidates per group: the positive + up to N-1 negatives"})
     max_train_samples: int | None = field(default=None, metadata={"help": "keep the first N groups of each task"})

@@ -24,12 +24,12 @@ from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.logging import logger
 from tqdm.auto import tqdm
 
-from ..hub.dataset_card import write_card
 from . import ltm
+from .card import write_card
 from .common import TaskOutput, task_rng
 from .corpus_units import Unit, read_unit
 from .options import TaskOptions
-from .registry import ARTICLE_SAMPLERS, FEATURES, FIXED_SIDE
+from .registry import get_task
 from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
 from .stats import TaskStats
 
@@ -102,7 +102,8 @@ def _atomic(path: Path, write) -> None:
 
 
 class ArticleTasksStep(PipelineStep):
-    """Stage 1: SRR/RWI/ATI rows, LTM index shard and See also links, for this rank's units.
+    """Stage 1: the rows of every per-article task (SRR/RWI/ATI: a spec with a sampler), LTM index shard and See
+    also links, for this rank's units.
 
     Args:
         root: the build's output folder.
@@ -131,20 +132,22 @@ class ArticleTasksStep(PipelineStep):
 
     def _unit(self, unit: Unit, bar: tqdm) -> None:
         articles = read_unit(unit)
-        outputs = {task: TaskOutput() for task in self.tasks if task in ARTICLE_SAMPLERS}
+        samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
+        outputs = {task: TaskOutput() for task in samplers}
         for article in articles:
             for task, output in outputs.items():
-                sampled = ARTICLE_SAMPLERS[task](article, task_rng(self.options.seed, task, article.id), self.options)
+                sampled = samplers[task](article, task_rng(self.options.seed, task, article.id), self.options)
                 output.groups.extend(sampled.groups)
                 output.skipped.update(sampled.skipped)
             bar.update()
         marker: dict[str, Any] = {"articles": len(articles), "tasks": {}}
         for task, output in outputs.items():
             stats = TaskStats()
-            stats.add(output, FIXED_SIDE[task])
+            spec = get_task(task)
+            stats.add(output, spec.fixed_side)
             marker["tasks"][task] = stats.to_dict()
             if output.groups:
-                write_rows(output.groups, FEATURES[task], self.layout.shard(task, unit.number, len(self.units)))
+                write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
             self.stat_update(f"{task}_rows", value=len(output.groups))
         if "ltm" in self.tasks:
             self.layout.index_file(unit.number).parent.mkdir(parents=True, exist_ok=True)
@@ -211,9 +214,9 @@ class LtmStep(PipelineStep):
         output = ltm.materialise(planned, index)
         output.skipped.update(skipped.skipped)
         stats = TaskStats()
-        stats.add(output, FIXED_SIDE["ltm"])
+        stats.add(output, ltm.SPEC.fixed_side)
         if output.groups:
-            write_rows(output.groups, FEATURES["ltm"], self.layout.shard("ltm", unit.number, len(self.units)))
+            write_rows(output.groups, ltm.SPEC.features, self.layout.shard("ltm", unit.number, len(self.units)))
         self.stat_update("ltm_rows", value=len(output.groups))
         write_json({"tasks": {"ltm": stats.to_dict()}}, self.layout.marker("ltm-units", unit.number))
 

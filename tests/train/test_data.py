@@ -123,3 +123,13 @@ def test_sampler_follows_weights_and_is_deterministic():
     assert list(sampler) != keys
     with pytest.raises(ValueError):
         TaskMixtureSampler([1], [0.0], 0)
+
+
+def test_lengths_default_to_the_task_spec(srr_groups_path, tmp_path):
+    other = write_jsonl(
+        tmp_path / "wikiformer-ltm.jsonl",
+        [{"query": f"article {i}", "positive": f"related {i}", "negatives": ["x", "y"]} for i in range(2)],
+    )
+    unknown, ltm = load_tasks(DataArguments(train_datasets=[str(srr_groups_path), str(other)]))
+    assert (ltm.query_max_length, ltm.doc_max_length) == (255, 255)  # dataset_scripts/tasks/ltm.py's SPEC
+    assert (unknown.query_max_length, unknown.doc_max_length) == (30, 480)

@@ -1,4 +1,5 @@
-"""The dataset card (README.md) of a task dataset, written with ``huggingface_hub.DatasetCard``."""
+"""The dataset card (README.md) of a task dataset, written with ``huggingface_hub.DatasetCard`` from the task's
+spec (:mod:`.spec`) and its build statistics."""
 
 from __future__ import annotations
 
@@ -7,61 +8,8 @@ from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from ..tasks.registry import FEATURES, FIXED_SIDE, SKIP_REASONS
-from ..tasks.stats import TaskStats
-
-TASK_NAMES = {
-    "srr": "Simulated Re-ranking (SRR)",
-    "rwi": "Representative Words Identification (RWI)",
-    "ati": "Abstract Texts Identification (ATI)",
-    "ltm": "Long Texts Matching (LTM)",
-}
-
-PAIRING = {
-    "srr": (
-        "For a node F of an article's Wiki Structure Tree (the root, i.e. the article, included) with at least two "
-        "children that have text, a child d_i gives the row: `query` = the titles on the path from the article title "
-        "down to d_i (joined by spaces; `path` keeps them as a list), `positive` = d_i's own text, `negatives` = the "
-        "texts of d_i's siblings. The query is the fixed side; each candidate is scored as `[CLS] query [SEP] "
-        "candidate [SEP]`."
-    ),
-    "rwi": (
-        "A section d_i of depth n (its title path has the article title + n subtitles) gives the row: `document` = "
-        "d_i's own text, `positive` = its title path (joined by spaces; `path` keeps the list), `negatives` = the "
-        "article title + the subtitles of n other sections drawn at random (same length as the positive, never "
-        "equal to it). The document is the fixed side and the candidates are queries: each is scored as "
-        "`[CLS] candidate [SEP] document [SEP]`."
-    ),
-    "ati": (
-        "`query` = the article title, `positive` = its abstract (the lead text before the first heading), "
-        "`negatives` = the texts of the article's sections. The query is the fixed side."
-    ),
-    "ltm": (
-        "For each edge (v_i, v_j) of the See Also Graph (v_j is listed in v_i's See also section; redirects "
-        "followed): `query` = v_i's text, `positive` = v_j's text, `negatives` = texts of random articles that are "
-        "neither v_i nor linked from v_i's See also section (`negative_titles` names them). The query (a long "
-        "text) is the fixed side."
-    ),
-}
-
-CHOICES = {
-    "srr": (
-        "With `positives=sample` (the paper) each node F gives one row, d_i drawn with a seeded RNG; with "
-        "`positives=all` each child gives a row. A child has text when its own text has at least `min_words` words. "
-        "`srr_variant=original` reproduces the original research code instead (first long section at the two "
-        "deepest levels vs all other long sections of the article)."
-    ),
-    "rwi": (
-        "Sections without text (fewer than `min_words` words) are not candidates. With `positives=sample` (the "
-        "paper) each article gives one row; with `positives=all` each section with text does. Negative queries are "
-        "independent draws, deduplicated."
-    ),
-    "ati": "Sections with fewer than `min_words` words are not negatives; neither is a text equal to the abstract.",
-    "ltm": (
-        "Links to pages missing from the corpus, self links and repeated links are dropped and counted below; an "
-        "article shorter than `min_words` words or a disambiguation page is never a query, positive or negative."
-    ),
-}
+from .registry import get_task
+from .stats import TaskStats
 
 CITATION = """@inproceedings{su2024wikiformer,
   title     = {Wikiformer: Pre-training with Structured Information of Wikipedia for Ad-hoc Retrieval},
@@ -84,12 +32,13 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
     """The card of one task dataset.
 
     Args:
-        task: ``srr``, ``rwi``, ``ati`` or ``ltm``.
+        task: a registered task name (:data:`.registry.ALL_TASKS`).
         stats: the task's statistics.
         statistics: build-wide statistics (``articles``, ``see_also``).
         build_info: ``options`` (the TaskOptions dict), ``source`` (dump or corpus name), ``language``, ``repo_id``
             (how users load it), ``command`` (the build command).
     """
+    spec = get_task(task)
     language = build_info.get("language") or "en"
     data = DatasetCardData(
         license="cc-by-sa-4.0",
@@ -98,7 +47,7 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
         task_ids=["document-retrieval"],
         size_categories=[size_category(stats.rows)],
         source_datasets=["original"],
-        pretty_name=f"Wikiformer {TASK_NAMES[task]} pre-training groups",
+        pretty_name=f"Wikiformer {spec.title} pre-training groups",
         tags=["wikiformer", "wikipedia", "information-retrieval", "pretraining", task],
         configs=[{"config_name": "default", "data_files": [{"split": "train", "path": "data/*.parquet"}]}],
     )
@@ -117,22 +66,23 @@ def write_card(
 
 def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[str, Any]) -> str:
     repo_id = (info.get("repo_id") or "<namespace>/wikiformer-{task}").format(task=task)
-    fixed = FIXED_SIDE[task]
-    columns = ", ".join(f"`{c}`" for c in FEATURES[task])
+    spec = get_task(task)
+    fixed = spec.fixed_side
+    columns = ", ".join(f"`{c}`" for c in spec.columns)
     options = info.get("options", {})
     lines = [
-        f"# Wikiformer {TASK_NAMES[task]}",
+        f"# Wikiformer {spec.title}",
         "",
-        f"Pseudo query-document groups for the {TASK_NAMES[task]} pre-training task of Wikiformer (Su et al., "
+        f"Pseudo query-document groups for the {spec.title} pre-training task of Wikiformer (Su et al., "
         "AAAI 2024), built from Wikipedia with the Wikiformer kit. One row is one training group: the fixed side "
         f"(`{fixed}`), one `positive` and a list of `negatives`; the trainer applies a softmax cross-entropy over "
         "the group.",
         "",
         "## How rows are formed",
         "",
-        PAIRING[task],
+        spec.pairing,
         "",
-        CHOICES[task],
+        spec.choices,
         "",
         f"Columns: {columns}. No text is empty, no negative equals the positive, negatives are distinct.",
         "",
@@ -162,11 +112,10 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         lines.append(
             f"| words per `{name}` text | {summary.count} | {summary.mean:.1f} | {summary.min} | {summary.max} |"
         )
-    if task == "ltm":
-        see_also = statistics["see_also"]
-        lines += ["", f"See Also Graph: {see_also['links']} links from {see_also['articles']} articles."]
+    if spec.card_notes:
+        lines += ["", *spec.card_notes(statistics)]
     lines += ["", "Left out, by reason:", "", "| reason | meaning | count |", "|---|---|---|"]
-    reasons = SKIP_REASONS[task]
+    reasons = spec.skip_reasons
     lines += [f"| `{k}` | {reasons.get(k, '')} | {v} |" for k, v in sorted(stats.skipped.items())] or ["| none | | 0 |"]
     lines += [
         "",
