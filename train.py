@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> WikiformerTrainer:
         max_length=model.config.max_position_embeddings,
         pad_to_multiple_of=data_args.pad_to_multiple_of,
         mlm_probability=training_args.mlm_probability if training_args.mlm_weight > 0 else 0.0,
+        whole_word_mask=training_args.mlm_whole_word,
+        max_predictions=training_args.mlm_max_predictions,
     )
     eval_set = load_rerank_eval(data_args)
     test_sets = load_test_sets(data_args)  # loaded now, so that a bad test collection fails before training

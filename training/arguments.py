@@ -94,6 +94,8 @@ class WikiformerTrainingArguments(TrainingArguments):
         hinge_margin: margin of the pairwise hinge loss.
         mlm_weight: weight of the joint MLM loss (0 = off); > 0 trains a :class:`WikiformerForPreTraining`.
         mlm_probability: share of document tokens masked (80% [MASK], 10% random, 10% kept).
+        mlm_whole_word: mask whole words (PROP/HARP, BERT's whole-word masking) instead of single tokens.
+        mlm_max_predictions: with ``mlm_whole_word``, at most this many masked tokens per pair (PROP: 60; 0 = no cap).
         lr_drop_step: from this optimizer step on the learning rate is multiplied by ``lr_drop_factor`` (0 = never).
         lr_drop_factor: see ``lr_drop_step`` (paper: 1e-5 then 5e-6 after 50k steps, i.e. 0.5).
         save_start_step: no evaluation or checkpoint before this step (paper: every 5k steps after 50k).
@@ -113,6 +115,8 @@ class WikiformerTrainingArguments(TrainingArguments):
     hinge_margin: float = 1.0
     mlm_weight: float = 0.0
     mlm_probability: float = 0.15
+    mlm_whole_word: bool = False
+    mlm_max_predictions: int = 0
     lr_drop_step: int = 0
     lr_drop_factor: float = 0.5
     save_start_step: int = 0
