@@ -140,7 +140,9 @@ class CorpusStatsStep(PipelineStep):
                 "article_id": [a.id for a in articles],
                 "display_title": [a.title for a in articles],
                 "text": passages,
-                "eligible": [bool(words(p)) and not a.is_disambiguation for a, p in zip(articles, passages)],
+                "eligible": [
+                    bool(words(p)) and not a.is_disambiguation for a, p in zip(articles, passages, strict=True)
+                ],
             },
             schema=INDEX_SCHEMA,
         )
@@ -198,7 +200,9 @@ class CorpusModelStep(PipelineStep):
         anchors = pa.concat_tables([pq.read_table(self.files.anchors(u.number)) for u in self.units])
         rows = index.resolve(anchors.column("target").to_pylist())
         by_key: dict[str, tuple[set[int], list[int]]] = {}
-        for key, row, rank in zip(anchors.column("key").to_pylist(), rows, anchors.column("rank").to_pylist()):
+        for key, row, rank in zip(
+            anchors.column("key").to_pylist(), rows, anchors.column("rank").to_pylist(), strict=True
+        ):
             if row is not None and index.eligible[row]:
                 destinations, ranks = by_key.setdefault(key, (set(), []))
                 destinations.add(row)

@@ -178,7 +178,7 @@ class ArticleTasksStep(PipelineStep):
 
     def _unit(self, unit: Unit, bar: tqdm) -> None:
         units, number = len(self.units), unit.number
-        shards = [self.layout.shard(t, number, units) for t in self.tasks if t in ARTICLE_SAMPLERS]
+        shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
         clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
         articles = read_unit(unit)
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
@@ -325,7 +325,7 @@ class FinalizeStep(PipelineStep):
                     summary[task]["empty_reason"] = reason
                     info = {**info, "empty_reason": reason}
                     logger.warning(f"task {task} produced no group ({reason}); an empty dataset is written for it")
-                    write_empty_shard(placeholder, FEATURES[task])
+                    write_empty_shard(placeholder, get_task(task).features)
                 else:
                     placeholder.unlink(missing_ok=True)  # an earlier empty build of the same folder
                 write_card(self.layout.task_dir(task), task, stats, statistics, info)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dataset_scripts.build import main
-from dataset_scripts.tasks.pipeline import DiskFullError, _atomic
+from dataset_scripts.tasks.steps import DiskFullError, _atomic
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
 
 UNIT = ["--articles-per-unit", "5"]
