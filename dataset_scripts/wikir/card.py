@@ -9,27 +9,7 @@ from typing import Any
 from .assemble import SPLITS, Collection
 from .output import MEASURES
 
-FRONT_MATTER = """---
-configs:
-- config_name: default
-  data_files:
-{qrels}
-- config_name: qrels
-  data_files:
-{qrels}
-- config_name: corpus
-  data_files:
-  - split: corpus
-    path: corpus/*.parquet
-- config_name: queries
-  data_files:
-  - split: queries
-    path: queries/*.parquet
-- config_name: triples
-  data_files:
-  - split: train
-    path: triples/train.parquet
-language:
+METADATA = """language:
 - {language}
 license: cc-by-sa-4.0
 task_categories:
@@ -39,8 +19,25 @@ task_ids:
 tags:
 - wikir
 - wikipedia
----
 """
+PATHS = {"corpus": "corpus/*.parquet", "queries": "queries/*.parquet", "qrels": "qrels/{split}.parquet",
+         "triples": "triples/train.parquet"}  # fmt: skip
+
+
+def front_matter(parts: dict[str, list[str]], language: str) -> str:
+    """The YAML header: one config per part with rows (``default`` = the qrels, as MTEB lays them out)."""
+    lines = ["---", "configs:"]
+    for config, source in (("default", "qrels"), ("qrels", "qrels"), ("corpus", "corpus"), ("queries", "queries"),
+                           ("triples", "triples")):  # fmt: skip
+        if not parts.get(source):
+            continue
+        lines += [f"- config_name: {config}", "  data_files:"]
+        for split in parts[source]:
+            lines += [f"  - split: {split}", f"    path: {PATHS[source].format(split=split)}"]
+    if len(lines) == 2:
+        lines.pop()
+    return "\n".join(lines) + "\n" + METADATA.format(language=language or "en") + "---\n"
+
 
 CITATION = """```bibtex
 @inproceedings{frej2020wikir,
@@ -78,8 +75,7 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
     """The card text. ``info``: ``options`` (dict), ``language``, ``source``, ``command``, ``name``, ``note``,
     ``bm25`` (stemmer and stopwords used), ``triples`` (rows, queries without a negative)."""
     options = info["options"]
-    qrels = "\n".join(f"  - split: {s}\n    path: qrels/{s}.parquet" for s in SPLITS)
-    parts = [FRONT_MATTER.format(qrels=qrels, language=info["language"] or "en"), f"# {info['name']}\n"]
+    parts = [front_matter(info["parts"], info["language"]), f"# {info['name']}\n"]
     parts.append(
         "An ad-hoc retrieval test collection built from Wikipedia with the WIKIR method (Frej et al., LREC 2020) "
         f"by `python -m dataset_scripts.wikir` of the Wikiformer kit, from: {info['source']}.\n\n"
@@ -100,8 +96,8 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
         parts.append(f"**Note.** {info['note']}\n")
     if not collection.queries:
         parts.append(
-            "**This collection is empty: no article qualified as a query** (see the statistics below). The "
-            "configs load as empty datasets.\n"
+            "**This collection has no query: no article qualified** (see the statistics below). Only the parts "
+            "with rows are configs (`datasets` cannot load an empty split).\n"
         )
     parts.append(
         "## Use\n\n```python\nfrom datasets import load_dataset\n\n"

@@ -71,14 +71,13 @@ def _atomic_parquet(table: pa.Table, path: Path) -> None:
 
 
 def _write_sharded(rows: list[dict[str, Any]], schema: pa.Schema, folder: Path, stem: str) -> None:
-    shards = max(1, -(-len(rows) // ROWS_PER_SHARD))
     for old in folder.glob("*.parquet"):
         old.unlink()
+    shards = -(-len(rows) // ROWS_PER_SHARD)
     for shard in range(shards):
         chunk = rows[shard * ROWS_PER_SHARD : (shard + 1) * ROWS_PER_SHARD]
-        _atomic_parquet(
-            pa.Table.from_pylist(chunk, schema=schema), folder / f"{stem}-{shard:05d}-of-{shards:05d}.parquet"
-        )
+        name = f"{stem}-{shard:05d}-of-{shards:05d}.parquet"
+        _atomic_parquet(pa.Table.from_pylist(chunk, schema=schema), folder / name)
 
 
 def training_rows(collection: Collection, run: dict[str, dict[str, float]], negatives: int) -> tuple[list, int]:
@@ -102,8 +101,12 @@ def training_rows(collection: Collection, run: dict[str, dict[str, float]], nega
     return rows, without
 
 
-def write_dataset(root: Path, collection: Collection, triples: list[dict[str, Any]]) -> None:
-    """The Hugging Face dataset: ``corpus/``, ``queries/``, ``qrels/<split>.parquet``, ``triples/train.parquet``."""
+def write_dataset(root: Path, collection: Collection, triples: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The Hugging Face dataset: ``corpus/``, ``queries/``, ``qrels/<split>.parquet``, ``triples/train.parquet``.
+
+    ``datasets`` cannot load a split without rows, so an empty part is not written (and a stale one from an
+    earlier build is removed). Returns the parts written: config -> splits.
+    """
     corpus = [
         {"_id": d, "title": "", "text": text, "article": collection.titles[d]}
         for d, text in collection.documents.items()
@@ -115,10 +118,21 @@ def write_dataset(root: Path, collection: Collection, triples: list[dict[str, An
         for q, text in collection.queries.items()
     ]
     _write_sharded(queries, QUERIES_SCHEMA, root / "queries", "queries")
+    parts = {"corpus": ["corpus"] * bool(corpus), "queries": ["queries"] * bool(queries), "qrels": [], "triples": []}
     for split, ids in collection.splits.items():
         qrels = [{"query-id": q, "corpus-id": d, "score": g} for q in ids for d, g in collection.qrels[q].items()]
-        _atomic_parquet(pa.Table.from_pylist(qrels, schema=QRELS_SCHEMA), root / "qrels" / f"{split}.parquet")
-    _atomic_parquet(pa.Table.from_pylist(triples, schema=TRIPLES_SCHEMA), root / "triples" / "train.parquet")
+        _write_part(qrels, QRELS_SCHEMA, root / "qrels" / f"{split}.parquet")
+        parts["qrels"] += [split] * bool(qrels)
+    _write_part(triples, TRIPLES_SCHEMA, root / "triples" / "train.parquet")
+    parts["triples"] += ["train"] * bool(triples)
+    return parts
+
+
+def _write_part(rows: list[dict[str, Any]], schema: pa.Schema, path: Path) -> None:
+    if rows:
+        _atomic_parquet(pa.Table.from_pylist(rows, schema=schema), path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def write_trec_folders(
