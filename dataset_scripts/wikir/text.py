@@ -97,7 +97,7 @@ class LinkLocator:
         if start < 0 and sentence:
             start = text.find(sentence)
         if start >= 0:
-            found = text.find(anchor, start, start + len(sentence)) if anchor else start
+            found = _find_word(text, anchor, start, start + len(sentence)) if anchor else start
             offset = found if found >= 0 else start
             self._cursor[index] = start
         else:
@@ -110,3 +110,16 @@ class LinkLocator:
     def word_position(self, part: int, offset: int) -> int:
         """The number of words of the body before character ``offset`` of ``part``."""
         return self.body.first_words[part] + len(self.body.parts[part][:offset].split())
+
+
+def _find_word(text: str, anchor: str, start: int, end: int) -> int:
+    """The first occurrence of ``anchor`` in ``text[start:end]`` that is not inside a longer word ("Angola" in
+    "the Angolan army, in Angola" is the second one), else the first occurrence at all (-1: none)."""
+    first = found = text.find(anchor, start, end)
+    while found >= 0:
+        before = text[found - 1] if found > 0 else " "
+        after = text[found + len(anchor)] if found + len(anchor) < len(text) else " "
+        if not (before.isalnum() or after.isalnum()):
+            return found
+        found = text.find(anchor, found + 1, end)
+    return first
