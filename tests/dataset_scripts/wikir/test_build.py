@@ -12,9 +12,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from dataset_scripts.corpus.article import Article
 from dataset_scripts.wikir.__main__ import main
 from dataset_scripts.wikir.build import WikirParametersError, build_wikir
 from dataset_scripts.wikir.options import WikirOptions
+from dataset_scripts.wikir.text import Body, LinkLocator
 from eval.collections import load_collection
 from tests.conftest import PROJECT_ROOT, shared_data
 
@@ -23,12 +25,12 @@ pytestmark = pytest.mark.slow  # each build runs the datatrove stages (a few sec
 # Judged documents of the query "Angola" (page 701) and where each links to [[Angola]] (word of its body):
 # 704 Demographics of Angola: "This article is about the demographic features of the population of [[Angola]]"
 #     (word 11, first sentence); 708 Transport in Angola: "Transport in [[Angola]] comprises:" (word 2, first
-#     sentence); 709 Angolan Armed Forces: "... are the military in [[Angola]] that succeeded ..." (word 13, first
+#     sentence); 709 Angolan Armed Forces: "... are the military in [[Angola]] that succeeded ..." (word 12, first
 #     sentence); 710 Foreign relations of Angola: "From 1975 to 1989, [[Angola]] was aligned with the Eastern bloc"
 #     (word 29, second sentence); 705 Politics of Angola: "[[Angola]] changed from a one-party Marxist-Leninist
 #     system" (word 59, second sentence). No other article of the sample links to Angola in its first 200 words.
 ANGOLA = "701"
-ANGOLA_LINKERS = {"704": 11, "705": 59, "708": 2, "709": 13, "710": 29}
+ANGOLA_LINKERS = {"704": 11, "705": 59, "708": 2, "709": 12, "710": 29}
 ANGOLA_FIRST_SENTENCE = "Angola officially the Republic of Angola Kikongo Kimbundu and Umbundu"
 
 
@@ -64,6 +66,16 @@ def test_defaults_give_angola_judged_by_its_five_linking_articles(default_build)
     corpus = {r["_id"]: r for r in pq.read_table(default_build / "corpus").to_pylist()}
     assert corpus[ANGOLA]["text"].startswith(ANGOLA_FIRST_SENTENCE) and corpus[ANGOLA]["title"] == ""
     assert all(len(r["text"].split()) <= 200 for r in corpus.values())
+
+
+def test_where_the_links_to_angola_stand(enwiki_corpus):
+    articles = {r["id"]: Article.from_dict(r) for r in pq.read_table(enwiki_corpus / "data").to_pylist()}
+    found = {}
+    for article_id in ANGOLA_LINKERS:
+        locator = LinkLocator(Body.of(articles[article_id]))
+        link = next(link for link in articles[article_id].links if link.target == "Angola")
+        found[article_id] = locator.word_position(*locator.locate(link.section, link.sentence, link.anchor))
+    assert found == ANGOLA_LINKERS
 
 
 def test_link_window_first_sentence_and_query_options(enwiki_corpus, tmp_path):
