@@ -188,3 +188,15 @@ def test_latgalian_dump_builds_from_the_xml(tmp_path, capsys):
     assert topics["426"] == "Reiga Latvejis golvysmīsts pi Daugovys ītakys Reigys leicī"
     assert "language:\n- ltg" in (out / "README.md").read_text()
     assert os.path.isdir(out / ".build" / "corpus")
+
+
+def test_the_shipped_mini_collection_is_what_the_builder_writes(enwiki_corpus, tmp_path):
+    shipped = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
+    out = tmp_path / "mini"
+    options = WikirOptions(min_links=1, validation_size=5, test_size=5, bm25_k=20)
+    build_wikir(enwiki_corpus, out, options, num_proc=2, articles_per_unit=30, info={"name": "WIKIR (en) mini"})
+    files = sorted(p.relative_to(shipped) for p in shipped.rglob("*") if p.is_file() and p.name != "README.md")
+    assert len(files) == 23
+    for relative in files:
+        assert (out / relative).read_bytes() == (shipped / relative).read_bytes(), relative
+    assert "minimum of linking documents relaxed from 5 to 1" in (shipped / "README.md").read_text()
