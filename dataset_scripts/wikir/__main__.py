@@ -143,9 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"written to {args.output_dir} (load with datasets.load_dataset({str(args.output_dir)!r}, 'corpus'))")
     if not sum(queries.values()):
         reasons = ", ".join(f"{k}: {v:,}" for k, v in summary["stats"].items())
+        hint = (
+            "the corpus records no link in the counted window (WikiExtractor output without --links has none)"
+            if not summary["stats"].get("links counted")
+            else f"lower --min-links ({options.min_links}) or --min-length ({options.min_length}) for a small corpus"
+        )
         print(
-            f"no article qualified as a query ({reasons}); the collection in {args.output_dir} is empty. "
-            f"Lower --min-links ({options.min_links}) or --min-length ({options.min_length}) for a small corpus.",
+            f"no article qualified as a query ({reasons}); the collection in {args.output_dir} has no query: {hint}",
             file=sys.stderr,
         )
         return 1
