@@ -21,7 +21,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from .build import WikirParametersError, build_wikir, prepare_corpus
+from ..tasks.corpus_units import corpus_files
+from .build import WikirParametersError, build_wikir, corpus_language, is_corpus_dir, prepare_corpus
 from .options import WikirOptions
 
 EXECUTORS = ("local", "slurm", "ray")
@@ -119,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     info = {"source": source, "command": _public_command(argv if argv is not None else sys.argv[1:]), "note": args.note}
     if args.name:
         info["name"] = args.name
+    language = corpus_language(corpus_files(corpus_dir)[0][0]) if is_corpus_dir(corpus_dir) else ""
+    repo_id = f"{args.push_to_hub}/{args.repo_name or 'wikir-' + (language or 'xx')}" if args.push_to_hub else None
+    info["repo_id"] = repo_id
     try:
         summary = build_wikir(
             corpus_dir,
@@ -154,7 +158,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     if args.push_to_hub:
-        repo_id = f"{args.push_to_hub}/{args.repo_name or 'wikir-' + (summary['language'] or 'xx')}"
         try:
             print(f"pushed {args.output_dir} -> {repo_id} ({push(args.output_dir, repo_id, args.private)})")
         except Exception as error:  # any client or network error: the local collection stays; say what to rerun

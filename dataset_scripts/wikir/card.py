@@ -99,12 +99,13 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
             "**This collection has no query: no article qualified** (see the statistics below). Only the parts "
             "with rows are configs (`datasets` cannot load an empty split).\n"
         )
+    repo = info.get("repo_id") or "REPO_OR_FOLDER"
     parts.append(
         "## Use\n\n```python\nfrom datasets import load_dataset\n\n"
-        'corpus = load_dataset("REPO", "corpus", split="corpus")      # _id, title (empty), text, article\n'
-        'queries = load_dataset("REPO", "queries", split="queries")   # _id, text, article, split\n'
-        'qrels = load_dataset("REPO", "qrels", split="test")          # query-id, corpus-id, score (2 or 1)\n'
-        'triples = load_dataset("REPO", "triples", split="train")     # query, positive, negatives (BM25)\n```\n\n'
+        f'corpus = load_dataset("{repo}", "corpus", split="corpus")      # _id, title (empty), text, article\n'
+        f'queries = load_dataset("{repo}", "queries", split="queries")   # _id, text, article, split\n'
+        f'qrels = load_dataset("{repo}", "qrels", split="test")          # query-id, corpus-id, score (2 or 1)\n'
+        f'triples = load_dataset("{repo}", "triples", split="train")     # query, positive, negatives (BM25)\n```\n\n'
         "The `default` config is the qrels (BEIR/MTEB layout). Each split folder (`train/`, `validation/`, `test/`) "
         "is also a TREC collection: `topics.tsv`, `qrels.txt`, the BM25 run `bm25.run` (top "
         f"{options['bm25_k']}), `bm25.metrics.json`, and for validation and test `candidates.json` (rank_llm "
