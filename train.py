@@ -34,6 +34,7 @@ from training import (  # noqa: F401  (re-exported: ``from train import ...`` pr
     load_rerank_eval,
     load_task,
     load_tasks,
+    load_test_sets,
     pairwise_hinge,
     parse_arguments,
     rerank_metrics,
@@ -120,8 +121,11 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
         max_length=model.config.max_position_embeddings,
         pad_to_multiple_of=data_args.pad_to_multiple_of,
         mlm_probability=training_args.mlm_probability if training_args.mlm_weight > 0 else 0.0,
+        whole_word_mask=training_args.mlm_whole_word,
+        max_predictions=training_args.mlm_max_predictions,
     )
     eval_set = load_rerank_eval(data_args)
+    test_sets = load_test_sets(data_args)  # loaded now, so that a bad test collection fails before training
     trainer = WikiformerTrainer(
         model=model,
         args=training_args,
@@ -142,6 +146,8 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
         resume = True  # the newest checkpoint-* in output_dir
     result = trainer.train(resume_from_checkpoint=resume)
     trainer.save_model()
+    for test_set in test_sets:  # the kept model, once, on collections that never chose a checkpoint
+        trainer.evaluate(test_set, metric_key_prefix=f"test_{test_set.name}")
     trainer.log_metrics("train", result.metrics)
     trainer.save_metrics("train", result.metrics)
     trainer.save_state()

@@ -50,23 +50,38 @@ class DataArguments:
     task_names: list[str] = field(default_factory=list, metadata={"help": "names in the logs; default: folder name"})
     task_weights: list[float] = field(default_factory=list, metadata={"help": "sampling weight per task; default 1"})
     query_max_lengths: list[int] = field(
-        default_factory=lambda: [30], metadata={"help": "tokens kept of the query side, per task (one value = all)"}
+        default_factory=list,
+        metadata={
+            "help": "tokens kept of the query side, per task (one value = all); default: the task spec's "
+            "(30, LTM 255; 30 for a task the kit does not know)"
+        },
     )
     doc_max_lengths: list[int] = field(
-        default_factory=lambda: [480], metadata={"help": "tokens kept of the document side, per task"}
+        default_factory=list,
+        metadata={"help": "tokens kept of the document side, per task; default: the task spec's (480, LTM 255)"},
     )
     group_size: int = field(default=8, metadata={"help": "candidates per group: the positive + up to N-1 negatives"})
     max_train_samples: int | None = field(default=None, metadata={"help": "keep the first N groups of each task"})
     pad_to_multiple_of: int | None = None
     eval_dir: str | None = field(
         default=None,
-        metadata={"help": "zero-shot eval folder with candidates.json (rank_llm), qrels.txt, collection.json"},
+        metadata={
+            "help": "the DEV collection that chooses the checkpoint: any collection python -m eval reads (a folder "
+            "in any format, FORMAT:PATH, or PATH#dev for the dev part of its queries); never a test collection"
+        },
     )
-    eval_candidates: str | None = field(default=None, metadata={"help": "rank_llm JSON: [{query, hits:[...]}]"})
-    eval_qrels: str | None = field(default=None, metadata={"help": "TREC qrels"})
-    eval_relevance_level: int | None = field(default=None, metadata={"help": "grade counted relevant by MRR"})
-    eval_max_queries: int | None = None
-    eval_depth: int = field(default=100, metadata={"help": "candidates re-ranked per query"})
+    test_dirs: list[str] = field(
+        default_factory=list,
+        metadata={"help": "TEST collections, evaluated once after training and never used to choose a checkpoint"},
+    )
+    eval_relevance_level: int | None = field(default=None, metadata={"help": "overrides the collection's level"})
+    eval_fusion: str = field(
+        default="zscore",
+        metadata={"help": "also report fused_ndcg@10/fused_mrr@10 with the first stage: zscore, minmax, rrf or none"},
+    )
+    eval_fusion_alpha: float = field(default=0.7, metadata={"help": "the model's weight in that fusion, in [0, 1]"})
+    eval_max_queries: int | None = field(default=None, metadata={"help": "the first N judged queries (default: all)"})
+    eval_depth: int = field(default=100, metadata={"help": "first-stage candidates re-ranked per query"})
     eval_max_length: int = field(default=512, metadata={"help": "pair length at evaluation"})
 
 
@@ -79,6 +94,8 @@ class WikiformerTrainingArguments(TrainingArguments):
         hinge_margin: margin of the pairwise hinge loss.
         mlm_weight: weight of the joint MLM loss (0 = off); > 0 trains a :class:`WikiformerForPreTraining`.
         mlm_probability: share of document tokens masked (80% [MASK], 10% random, 10% kept).
+        mlm_whole_word: mask whole words (PROP/HARP, BERT's whole-word masking) instead of single tokens.
+        mlm_max_predictions: with ``mlm_whole_word``, at most this many masked tokens per pair (PROP: 60; 0 = no cap).
         lr_drop_step: from this optimizer step on the learning rate is multiplied by ``lr_drop_factor`` (0 = never).
         lr_drop_factor: see ``lr_drop_step`` (paper: 1e-5 then 5e-6 after 50k steps, i.e. 0.5).
         save_start_step: no evaluation or checkpoint before this step (paper: every 5k steps after 50k).
@@ -98,6 +115,8 @@ class WikiformerTrainingArguments(TrainingArguments):
     hinge_margin: float = 1.0
     mlm_weight: float = 0.0
     mlm_probability: float = 0.15
+    mlm_whole_word: bool = False
+    mlm_max_predictions: int = 0
     lr_drop_step: int = 0
     lr_drop_factor: float = 0.5
     save_start_step: int = 0

@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 from torch.utils.data import Dataset, Sampler
 
-from training.arguments import DataArguments
+from dataset_scripts.tasks.registry import TASKS
+
+from .arguments import DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 
@@ -193,24 +195,35 @@ def _per_task(values: list, count: int, what: str) -> list:
     return values
 
 
+def default_lengths(name: str) -> tuple[int, int]:
+    """The (query, document) token budgets of a task: its spec's (``dataset_scripts.tasks``) for a task the kit
+    builds, else the paper's 30 / 480 (fine-tuning data, a task of another kit)."""
+    spec = TASKS.get(name)
+    return (spec.query_max_length, spec.doc_max_length) if spec else (30, 480)
+
+
 def load_tasks(data_args: DataArguments) -> list[Task]:
-    """Load every task dataset named by ``--train_datasets`` with its name, weight, config and lengths."""
+    """Load every task dataset named by ``--train_datasets`` with its name, weight, config and lengths (the
+    task spec's lengths where ``--query_max_lengths``/``--doc_max_lengths`` are not given)."""
     sources = data_args.train_datasets
     if not sources:
         raise ValueError("no --train_datasets given")
     count = len(sources)
     names = data_args.task_names or [Path(s.rstrip("/")).stem.removeprefix("wikiformer-") for s in sources]
+    names = _per_task(names, count, "task_names")
     weights = data_args.task_weights or [1.0]
     configs = data_args.dataset_configs or ["default"]
+    query_lengths = data_args.query_max_lengths or [default_lengths(name)[0] for name in names]
+    doc_lengths = data_args.doc_max_lengths or [default_lengths(name)[1] for name in names]
     return [
         load_task(
             source, name, query_len, doc_len, weight, config, data_args.dataset_split, data_args.max_train_samples
         )
         for source, name, query_len, doc_len, weight, config in zip(
             sources,
-            _per_task(names, count, "task_names"),
-            _per_task(data_args.query_max_lengths, count, "query_max_lengths"),
-            _per_task(data_args.doc_max_lengths, count, "doc_max_lengths"),
+            names,
+            _per_task(query_lengths, count, "query_max_lengths"),
+            _per_task(doc_lengths, count, "doc_max_lengths"),
             _per_task(weights, count, "task_weights"),
             _per_task(configs, count, "dataset_configs"),
             strict=True,

@@ -17,9 +17,9 @@ import torch
 from transformers import Trainer, TrainerCallback
 from transformers.trainer_utils import get_last_checkpoint
 
-from training.data import GroupDataset
-from training.evaluation import RerankEvalSet, rerank_metrics
-from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from .data import GroupDataset
+from .evaluation import RerankEvalSet, rerank_metrics
+from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
 
 FP16_OVERFLOWS_IN_A_ROW = 20  # the loss scaler halves its scale at each: 2**-20 means the run is broken
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import torch
 
+from modeling_wikiformer import DEFAULT_ALPHA, score_pairs
+
 logger = logging.getLogger(__name__)
 
 
@@ -23,10 +25,59 @@ def _saved_max_length(model_path: str) -> int | None:
     return None
 
 
-class PairScorer:
+class ModelScorer:
+    """Scores pairs with a model already in memory (training's evaluation; `PairScorer` loads one from a folder).
+
+    Args:
+        model: a sequence-classification model with one (or two) labels.
+        tokenizer: its tokenizer.
+        max_length: pair length in tokens.
+        batch_size: pairs per forward pass.
+    """
+
+    def __init__(self, model, tokenizer, max_length: int = 512, batch_size: int = 16):
+        self.model, self.tokenizer, self.max_length, self.batch_size = model, tokenizer, max_length, batch_size
+        self.model_path = getattr(model, "name_or_path", "") or type(model).__name__
+
+    @property
+    def fusion(self) -> tuple[str, float] | None:
+        """The fusion stored in the checkpoint's ``config.json`` (``fusion_method``, ``fusion_alpha``), or None."""
+        method = getattr(self.model.config, "fusion_method", None)
+        alpha = getattr(self.model.config, "fusion_alpha", None)
+        return (method, float(alpha if alpha is not None else DEFAULT_ALPHA)) if method else None
+
+    def score(
+        self,
+        queries: Sequence[str],
+        documents: Sequence[str],
+        progress: Callable[[int], object] | None = None,
+    ) -> list[float]:
+        """Relevance scores of pairs, in input order (`modeling_wikiformer.score_pairs`, the kit's one scorer).
+
+        Args:
+            queries: one query per pair.
+            documents: one document per pair.
+            progress: optional callback receiving batch sizes (e.g. ``tqdm.update``).
+        """
+        if len(queries) != len(documents):
+            raise ValueError(f"{len(queries)} queries for {len(documents)} documents")
+        scores = score_pairs(
+            self.model,
+            self.tokenizer,
+            list(queries),
+            list(documents),
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            progress=progress,
+        )
+        return scores.tolist()
+
+
+class PairScorer(ModelScorer):
     """Loads a re-ranking checkpoint and scores pairs in length-sorted batches.
 
-    Loading is `AutoModelForSequenceClassification` + `AutoTokenizer`, both with ``trust_remote_code=True`` (a
+    Scoring is `modeling_wikiformer.score_pairs`, the function the model's own ``rerank`` and training's
+    evaluation use. Loading is `AutoModelForSequenceClassification` + `AutoTokenizer`, both with ``trust_remote_code=True`` (a
     Wikiformer checkpoint resolves to `WikiformerForRanking` through its ``auto_map``; CrossEncoder and plain BERT
     folders load as `BertForSequenceClassification`). The score is the single logit; a two-label classifier
     (monoBERT style) scores ``logit[1] - logit[0]``, which orders pairs as its softmax does.
@@ -63,67 +114,3 @@ class PairScorer:
             max_length or _saved_max_length(self.model_path) or tokenizer_length or min(512, positions)
         )
         self.batch_size = batch_size
-
-    def _encode(self, queries: Sequence[str], documents: Sequence[str]):
-        return self.tokenizer(
-            list(queries),
-            list(documents),
-            truncation="longest_first",
-            max_length=self.max_length,
-            return_attention_mask=False,
-        )
-
-    @torch.inference_mode()
-    def score(
-        self,
-        queries: Sequence[str],
-        documents: Sequence[str],
-        progress: Callable[[int], object] | None = None,
-    ) -> list[float]:
-        """Relevance scores of pairs, in input order.
-
-        Pairs are sorted by token length and batched so that padding stays small; ``progress(n)`` is called after
-        each batch with the number of pairs scored (e.g. ``tqdm.update``).
-
-        Args:
-            queries: one query per pair.
-            documents: one document per pair.
-            progress: optional callback receiving batch sizes.
-        """
-        if len(queries) != len(documents):
-            raise ValueError(f"{len(queries)} queries for {len(documents)} documents")
-        if not queries:
-            return []
-        encoded = self._encode(queries, documents)
-        ids = encoded["input_ids"]
-        types = encoded.get("token_type_ids")
-        order = sorted(range(len(queries)), key=lambda i: len(ids[i]))
-        # batches are built on the host (pinned on a GPU, copied without blocking) and the scores stay on the
-        # device until the end: no host-device sync per batch
-        pin = self.device.type == "cuda"
-        pad_id = self.tokenizer.pad_token_id or 0
-        scores = torch.empty(len(queries), dtype=torch.float32, device=self.device)
-        for start in range(0, len(order), self.batch_size):
-            batch_indices = order[start : start + self.batch_size]
-            width = len(ids[batch_indices[-1]])
-            input_ids = torch.full((len(batch_indices), width), pad_id, dtype=torch.long, pin_memory=pin)
-            attention_mask = torch.zeros((len(batch_indices), width), dtype=torch.long, pin_memory=pin)
-            token_type_ids = torch.zeros((len(batch_indices), width), dtype=torch.long, pin_memory=pin)
-            for row, index in enumerate(batch_indices):
-                length = len(ids[index])
-                # the tokenizer's padding side (left for last-token classifiers)
-                span = slice(width - length, width) if self.tokenizer.padding_side == "left" else slice(0, length)
-                input_ids[row, span] = torch.tensor(ids[index])
-                attention_mask[row, span] = 1
-                if types is not None:
-                    token_type_ids[row, span] = torch.tensor(types[index])
-            batch = {"input_ids": input_ids, "attention_mask": attention_mask}
-            if types is not None:
-                batch["token_type_ids"] = token_type_ids
-            batch = {key: value.to(self.device, non_blocking=True) for key, value in batch.items()}
-            logits = self.model(**batch).logits.float()
-            values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
-            scores[torch.tensor(batch_indices, device=self.device)] = values
-            if progress is not None:
-                progress(len(batch_indices))
-        return scores.cpu().tolist()
