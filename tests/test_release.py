@@ -80,3 +80,19 @@ def test_card_states_only_measured_results(tmp_path):
     assert "| **bm25** |" not in str(card) and "| **ours** (this model) | 0.4000 |" in str(card)
     without = render_model_card(CardInputs(repo_id="ns/wikiformer", base_model="bert-base-uncased"))
     assert "model-index" not in str(without) and "No evaluation was run for this checkpoint." in str(without)
+
+
+def test_every_corpus_option_reaches_the_build(tmp_path):
+    from release import main
+
+    extra = "--language ltg --see-also-title 'Verīs taipoš' --max-article-bytes 500000 --read-ahead off --limit 20"
+    assert main(["--output-dir", str(tmp_path), "--stages", "datasets", "--build-args", extra]) == 0
+    record = json.loads((tmp_path / "datasets" / "corpus" / "build_stats.json").read_text())
+    assert record["inputs"] == ["enwiki-sample.xml.bz2"]
+    assert record["options"]["reader"] == {
+        "language": "ltg",
+        "see_also_titles": ["Verīs taipoš"],
+        "max_article_bytes": 500000,
+    }
+    assert (record["options"]["read_ahead"], record["options"]["limit"]) == ("off", 20)
+    assert record["statistics"]["articles"] == 20

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from ..executors import make_executor
+from ..executors import ExecutorOptions, make_executor
 from .formats.base import ReaderOptions
-from .reading import resolve_read_ahead
+from .reading import READ_AHEAD_CHOICES, resolve_read_ahead
 from .sources import FORMAT_MODULES, STREAMS_PER_SHARD, plan_shards
 from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
+
+BUILD_RECORD = "build_stats.json"
 
 CARD_TEMPLATE = """---
 configs:
@@ -40,57 +44,86 @@ Text from Wikipedia is © Wikipedia contributors, licensed CC BY-SA 4.0; other i
 """
 
 
+@dataclass(frozen=True)
+class CorpusOptions:
+    """What the corpus build reads and how.
+
+    Args:
+        fmt: a format name, or ``auto`` to sniff each file.
+        reader: the options every reader gets (language, See also names, size limit).
+        limit: read at most this many articles from each shard (``None``: all).
+        read_ahead: ``auto``, ``process`` or ``off``: whether each task reads ahead in a process of its own
+            (:func:`.reading.resolve_read_ahead`; ``auto`` does when a core is free for it).
+        streams_per_shard: bz2 streams of an indexed multistream dump per task.
+    """
+
+    fmt: str = "auto"
+    reader: ReaderOptions = ReaderOptions()
+    limit: int | None = None
+    read_ahead: str = "auto"
+    streams_per_shard: int = STREAMS_PER_SHARD
+
+    def __post_init__(self) -> None:
+        if self.read_ahead not in READ_AHEAD_CHOICES:
+            raise ValueError(f"read_ahead must be one of {', '.join(READ_AHEAD_CHOICES)}, not {self.read_ahead!r}")
+        if self.streams_per_shard < 1 or (self.limit is not None and self.limit < 0):
+            raise ValueError("streams_per_shard must be >= 1 and limit >= 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as plain JSON values (recorded in ``build_stats.json``)."""
+        return asdict(self)
+
+
 def build_corpus(
     inputs: list[str | Path],
     output_dir: str | Path,
-    *,
-    fmt: str = "auto",
-    num_proc: int = 1,
-    limit: int | None = None,
-    options: ReaderOptions = ReaderOptions(),
-    executor: str = "local",
-    slurm_partition: str | None = None,
-    streams_per_shard: int = STREAMS_PER_SHARD,
-    read_ahead: str = "auto",
+    options: CorpusOptions = CorpusOptions(),
+    executor: ExecutorOptions = ExecutorOptions(),
 ) -> Counter:
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
-    ``redirects/*.parquet``, ``skipped/*.parquet`` and a ``README.md`` card that ``datasets.load_dataset``
-    reads. A rerun into the same folder resumes: finished shards are not read again. ``streams_per_shard`` sets
-    how many bz2 streams of an indexed multistream dump make one task. ``read_ahead`` (``auto``, ``process``,
-    ``off``) says whether each task reads ahead in a process of its own; ``auto`` does when a core is free for it.
+    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, the options and the
+    statistics: :func:`read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
+    into the same folder resumes: finished shards are not read again.
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    shards, unknown = plan_shards(inputs, fmt, streams_per_shard)
+    shards, unknown = plan_shards(inputs, options.fmt, options.streams_per_shard)
     if not shards:
         raise SystemExit(f"no readable input among {', '.join(map(str, inputs))}")
     # Files in input folders that no reader knows are recorded as skipped by the first task.
-    read_ahead = resolve_read_ahead(read_ahead, min(num_proc, len(shards)), executor)
-    reader = ShardReader(shards, options, limit, extra_skipped=unknown, read_ahead=read_ahead)
-    pipeline = [reader, ArticleExtractor(options)]
+    read_ahead = resolve_read_ahead(options.read_ahead, min(executor.num_proc, len(shards)), executor.kind)
+    reader = ShardReader(shards, options.reader, options.limit, extra_skipped=unknown, read_ahead=read_ahead)
+    pipeline = [reader, ArticleExtractor(options.reader)]
     pipeline.append(CorpusWriter(output_dir))
     run = make_executor(
         executor,
         pipeline,
         tasks=len(shards),
-        workers=num_proc,
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
-        slurm_partition=slurm_partition,
         preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
     )
     run.run()
     stats = merged_stats(output_dir)
-    write_card(output_dir, inputs, stats)
+    names = [Path(p).name for p in inputs]
+    write_card(output_dir, names, stats)
+    record = {"inputs": names, "options": options.to_dict(), "statistics": dict(stats)}
+    (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
     return stats
 
 
-def write_card(output_dir: Path, inputs: list[str | Path], stats: Counter) -> None:
+def read_build_record(corpus_dir: str | Path) -> dict[str, Any] | None:
+    """What a corpus build recorded in ``build_stats.json``: ``inputs`` (file names), ``options``
+    (:class:`CorpusOptions`) and ``statistics``; ``None`` for a folder without it (a corpus built elsewhere)."""
+    path = Path(corpus_dir) / BUILD_RECORD
+    return json.loads(path.read_text("utf-8")) if path.exists() else None
+
+
+def write_card(output_dir: Path, input_names: list[str], stats: Counter) -> None:
     """The corpus README.md: a `configs:` block for `load_dataset` and the build statistics."""
     rows = "\n".join(f"| {key} | {value:,} |" for key, value in sorted(stats.items()))
     table = "| statistic | count |\n|---|---|\n" + rows
-    names = ", ".join(f"`{Path(p).name}`" for p in inputs)
+    names = ", ".join(f"`{name}`" for name in input_names)
     (output_dir / "README.md").write_text(CARD_TEMPLATE.format(license="cc-by-sa-4.0", inputs=names, table=table))
-    (output_dir / "build_stats.json").write_text(json.dumps(dict(stats), indent=1, sort_keys=True))

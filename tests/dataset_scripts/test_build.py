@@ -259,16 +259,17 @@ def test_bad_task_name_is_a_clear_error(tmp_path, capsys):
 
 
 def test_slurm_executors_are_chained(built, tmp_path):
-    from dataset_scripts.build import make_executors, parse_args
+    from dataset_scripts.build import build_options, parse_args
+    from dataset_scripts.tasks.build import make_executors
     from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
     from dataset_scripts.tasks.options import TaskOptions
     from dataset_scripts.tasks.steps import BuildLayout
 
-    args = parse_args(["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"])
-    args.slurm_partition = "cpu"
+    argv = ["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"]
+    executor = build_options(parse_args([*argv, "--slurm-partition", "cpu"]), argv).executor
     data, redirects = corpus_files(built / "corpus")
     units = plan_units(data, 30)
-    cards = make_executors(args, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
+    cards = make_executors(executor, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
     ltm = cards.depends
     assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
     assert ltm.world_size == 3 and ltm.depends.world_size == 3 and ltm.depends.depends is None
