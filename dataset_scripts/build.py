@@ -50,6 +50,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     sampling.add_argument("--srr-variant", choices=SRR_VARIANTS, default=defaults.srr_variant)
     sampling.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words)
     sampling.add_argument("--ltm-negatives", type=int, default=defaults.ltm_negatives)
+    sampling.add_argument(
+        "--keep-sections",
+        action="store_true",
+        help="keep end-matter sections (References, External links, See also, ...) as task nodes",
+    )
     add_corpus_arguments(parser)
     args = parser.parse_args(argv)
     if args.private and not args.push_to_hub:
@@ -68,6 +73,7 @@ def build_options(args: argparse.Namespace, argv: list[str]) -> BuildOptions:
         srr_variant=args.srr_variant,
         ltm_max_words=args.ltm_max_words,
         ltm_negatives=args.ltm_negatives,
+        keep_end_matter=args.keep_sections,
     )
     return BuildOptions(
         inputs=tuple(args.input),
@@ -104,9 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     layout = BuildLayout(build.output_dir)
     written = [t for t in build.tasks if summary[t]["rows"] > 0]
     for task in build.tasks:
-        state = (
-            f"{summary[task]['rows']} rows -> {layout.task_dir(task)}" if task in written else "NO GROUP, not written"
-        )
+        state = f"{summary[task]['rows']} rows -> {layout.task_dir(task)}"
+        if task not in written:
+            state = f"0 rows: {summary[task].get('empty_reason', 'no group')} -> {layout.task_dir(task)} (empty)"
         print(f"{task}: {state}")
     status = 0 if written else 1
     if args.push_to_hub and written:

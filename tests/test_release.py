@@ -96,3 +96,14 @@ def test_every_corpus_option_reaches_the_build(tmp_path):
     }
     assert (record["options"]["read_ahead"], record["options"]["limit"]) == ("off", 20)
     assert record["statistics"]["articles"] == 20
+
+
+def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
+    out = tmp_path / "release"
+    command = [sys.executable, "release.py", "--output-dir", str(out), "--stages", "wikir"]
+    result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "dataset_scripts.wikir --input" in result.stdout and "--min-links 1" in result.stdout  # the sample's
+    assert json.loads((out / "wikir" / "test" / "collection.json").read_text())["relevance_level"] == 1
+    assert (out / "wikir" / "validation" / "candidates.json").exists()
+    assert sorted(p.stem for p in (out / "stages").glob("*.json")) == ["wikir"]

@@ -25,7 +25,14 @@ from .arguments import (
 )
 from .collator import GroupCollator
 from .data import GroupDataset, Task, TaskMixtureSampler, load_task, load_tasks
-from .evaluation import METRIC_NAMES, RerankEvalSet, load_rerank_eval, rerank_metrics
+from .evaluation import (
+    METRIC_NAMES,
+    RerankEvalSet,
+    load_eval_set,
+    load_rerank_eval,
+    load_test_sets,
+    rerank_metrics,
+)
 from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
 from .trainer import DelayedCheckpointCallback, WikiformerTrainer
 
@@ -43,7 +50,9 @@ __all__ = [
     "WikiformerTrainer",
     "WikiformerTrainingArguments",
     "group_scores",
+    "load_eval_set",
     "load_rerank_eval",
+    "load_test_sets",
     "load_task",
     "load_tasks",
     "pairwise_hinge",

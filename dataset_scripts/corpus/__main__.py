@@ -8,6 +8,7 @@ import sys
 from ..executors import add_executor_arguments, executor_options
 from .arguments import add_corpus_arguments, corpus_options
 from .build import build_corpus
+from .empty import empty_reason
 from .formats.base import CorpusFormatError
 
 
@@ -42,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         + f" ({stats['articles_with_see_also']:,} articles with See also)"
         + f"\nwritten to {args.output_dir} (load with datasets.load_dataset({str(args.output_dir)!r}))"
     )
+    if not stats["articles"]:
+        print(f"the corpus is empty: {empty_reason(stats)}")
     return 0
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from .build import CorpusOptions
 from .formats.base import ReaderOptions
+from .options import CorpusOptions
 from .reading import READ_AHEAD_CHOICES
 from .sources import format_modules
 

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from ..executors import ExecutorOptions, make_executor
-from .formats.base import ReaderOptions
-from .reading import READ_AHEAD_CHOICES, resolve_read_ahead
-from .sources import FORMAT_MODULES, STREAMS_PER_SHARD, plan_shards
+from .empty import clear_placeholders, empty_reason, write_placeholders
+from .folder import BUILD_RECORD
+from .options import CorpusOptions
+from .reading import resolve_read_ahead
+from .sources import FORMAT_MODULES, plan_shards
 from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
-
-BUILD_RECORD = "build_stats.json"
 
 CARD_TEMPLATE = """---
 configs:
@@ -44,36 +42,6 @@ Text from Wikipedia is © Wikipedia contributors, licensed CC BY-SA 4.0; other i
 """
 
 
-@dataclass(frozen=True)
-class CorpusOptions:
-    """What the corpus build reads and how.
-
-    Args:
-        fmt: a format name, or ``auto`` to sniff each file.
-        reader: the options every reader gets (language, See also names, size limit).
-        limit: read at most this many articles from each shard (``None``: all).
-        read_ahead: ``auto``, ``process`` or ``off``: whether each task reads ahead in a process of its own
-            (:func:`.reading.resolve_read_ahead`; ``auto`` does when a core is free for it).
-        streams_per_shard: bz2 streams of an indexed multistream dump per task.
-    """
-
-    fmt: str = "auto"
-    reader: ReaderOptions = ReaderOptions()
-    limit: int | None = None
-    read_ahead: str = "auto"
-    streams_per_shard: int = STREAMS_PER_SHARD
-
-    def __post_init__(self) -> None:
-        if self.read_ahead not in READ_AHEAD_CHOICES:
-            raise ValueError(f"read_ahead must be one of {', '.join(READ_AHEAD_CHOICES)}, not {self.read_ahead!r}")
-        if self.streams_per_shard < 1 or (self.limit is not None and self.limit < 0):
-            raise ValueError("streams_per_shard must be >= 1 and limit >= 0")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options as plain JSON values (recorded in ``build_stats.json``)."""
-        return asdict(self)
-
-
 def build_corpus(
     inputs: list[str | Path],
     output_dir: str | Path,
@@ -84,7 +52,7 @@ def build_corpus(
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
     ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, the options and the
-    statistics: :func:`read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
+    statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
     into the same folder resumes: finished shards are not read again.
     """
     output_dir = Path(output_dir)
@@ -105,8 +73,10 @@ def build_corpus(
         job_name="wikiformer-corpus",
         preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
     )
+    clear_placeholders(output_dir)
     run.run()
     stats = merged_stats(output_dir)
+    write_placeholders(output_dir)
     names = [Path(p).name for p in inputs]
     write_card(output_dir, names, stats)
     record = {"inputs": names, "options": options.to_dict(), "statistics": dict(stats)}
@@ -114,16 +84,11 @@ def build_corpus(
     return stats
 
 
-def read_build_record(corpus_dir: str | Path) -> dict[str, Any] | None:
-    """What a corpus build recorded in ``build_stats.json``: ``inputs`` (file names), ``options``
-    (:class:`CorpusOptions`) and ``statistics``; ``None`` for a folder without it (a corpus built elsewhere)."""
-    path = Path(corpus_dir) / BUILD_RECORD
-    return json.loads(path.read_text("utf-8")) if path.exists() else None
-
-
 def write_card(output_dir: Path, input_names: list[str], stats: Counter) -> None:
     """The corpus README.md: a `configs:` block for `load_dataset` and the build statistics."""
     rows = "\n".join(f"| {key} | {value:,} |" for key, value in sorted(stats.items()))
     table = "| statistic | count |\n|---|---|\n" + rows
+    if not stats["articles"]:
+        table = f"**This corpus is empty**: {empty_reason(stats)}.\n\n{table}"
     names = ", ".join(f"`{name}`" for name in input_names)
     (output_dir / "README.md").write_text(CARD_TEMPLATE.format(license="cc-by-sa-4.0", inputs=names, table=table))

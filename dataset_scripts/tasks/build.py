@@ -13,7 +13,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..corpus.build import CorpusOptions, read_build_record
+from ..corpus.folder import corpus_language, is_corpus_dir, read_build_record
+from ..corpus.options import CorpusOptions
 from ..executors import ExecutorOptions, make_executor
 from .corpus_units import Unit, corpus_files, plan_units
 from .options import TaskOptions
@@ -56,11 +57,6 @@ class BuildOptions:
             get_task(task)
         if self.articles_per_unit < 1:
             raise ValueError(f"articles_per_unit must be >= 1, got {self.articles_per_unit}")
-
-
-def is_corpus_dir(path: Path) -> bool:
-    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
-    return path.is_dir() and any((path / "data").glob("*.parquet"))
 
 
 def prepare_corpus(
@@ -152,7 +148,7 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     build_info = {
         "options": options,
         "source": source,
-        "language": corpus_language(data_files[0]),
+        "language": corpus_language(data_files[0]) or "en",
         "repo_id": build.repo_id,
         "command": build.command,
     }
@@ -179,9 +175,3 @@ def push(layout: BuildLayout, tasks, namespace: str, private: bool, written: lis
             failed.append(task)
             print(f"push of {task} to {repo_id} failed: {error}", file=sys.stderr)
     return failed
-
-
-def corpus_language(data_file: Path) -> str:
-    """The language of a corpus (its first article's), ``en`` when it names none."""
-    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
-    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or "en"

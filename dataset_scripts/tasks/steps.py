@@ -9,9 +9,9 @@ interrupted build resumes at the first unit without a marker and never duplicate
 
 from __future__ import annotations
 
+import errno
 import json
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,16 +89,62 @@ def write_rows(rows: Sequence[dict[str, Any]], features: datasets.Features, path
     _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
+EMPTY_SHARD = "train-empty.parquet"
+"""The shard of a task without rows: no row group, the task's full schema."""
+
+
+def write_empty_shard(path: Path, features: datasets.Features) -> None:
+    """An empty Parquet shard with the task's schema and no row group (``datasets`` would read a 0-row row group
+    with batch size 0 and fail); ``load_dataset(..., streaming=True)`` reads it as 0 rows with every column."""
+    _atomic(path, lambda tmp: pq.ParquetWriter(tmp, features.arrow_schema).close())
+
+
+def empty_task_reason(task: str, stats: TaskStats, statistics: dict[str, Any]) -> str:
+    """Why a task has no rows, from the build statistics (one sentence without a final period)."""
+    if not statistics["articles"]:
+        return "the corpus has no articles"
+    if task == "ltm" and not statistics["see_also"]["links"]:
+        return f"none of the {statistics['articles']:,} articles has a See also link"
+    reasons = ", ".join(f"{k}: {v:,}" for k, v in sorted(stats.skipped.items(), key=lambda item: -item[1]))
+    return f"none of the {statistics['articles']:,} articles gave a group ({reasons or 'no candidate'})"
+
+
 def write_json(data: Any, path: Path) -> None:
     """Write JSON atomically, with sorted keys."""
     _atomic(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"))
 
 
+class DiskFullError(OSError):
+    """The disk (or a quota, or a file size limit) ran out while a unit was written; finished units are kept and
+    a rerun of the same command resumes at this one."""
+
+
+_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
 def _atomic(path: Path, write) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    write(tmp)
+    try:
+        write(tmp)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        if error.errno in _OUT_OF_SPACE or "No space left" in str(error) or "File too large" in str(error):
+            raise DiskFullError(
+                error.errno or errno.ENOSPC,
+                f"disk full while writing {path} ({error.strerror or error}); the units finished before it are "
+                "kept: free some space and rerun the same command to resume",
+            ) from error
+        raise
     os.replace(tmp, path)
+
+
+def clear_partial(paths: Sequence[Path]) -> None:
+    """Remove what a killed earlier run left half-written for these files (``.<name>.tmp-<pid>``)."""
+    for path in paths:
+        if path.parent.is_dir():
+            for stale in path.parent.glob(f".{path.name}.tmp-*"):
+                stale.unlink(missing_ok=True)
 
 
 class ArticleTasksStep(PipelineStep):
@@ -131,6 +177,9 @@ class ArticleTasksStep(PipelineStep):
             yield from data
 
     def _unit(self, unit: Unit, bar: tqdm) -> None:
+        units, number = len(self.units), unit.number
+        shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
+        clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
         articles = read_unit(unit)
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
         outputs = {task: TaskOutput() for task in samplers}
@@ -202,6 +251,7 @@ class LtmStep(PipelineStep):
             yield from data
 
     def _unit(self, unit: Unit, index: ArticleIndex, edges: pa.Table, resolved: list[int | None]) -> None:
+        clear_partial([self.layout.shard("ltm", unit.number, len(self.units))])
         offset = int(index.offsets[unit.number])
         by_source: dict[int, list[int | None]] = {}
         for source, target in zip(edges.column("source").to_pylist(), resolved, strict=True):
@@ -238,7 +288,8 @@ def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence
 
 
 class FinalizeStep(PipelineStep):
-    """Stage 3: merge statistics, write each task's dataset card, drop the folder of a task without rows.
+    """Stage 3: merge statistics and write each task's dataset card; a task without rows gets an empty dataset
+    with its full schema and a card saying why it is empty.
 
     Args:
         root: the build's output folder.
@@ -267,12 +318,17 @@ class FinalizeStep(PipelineStep):
             for task in self.tasks:
                 stats: TaskStats = statistics["tasks"][task]
                 summary[task] = stats.to_dict()
+                placeholder = self.layout.task_dir(task) / "data" / EMPTY_SHARD
+                info = self.build_info
                 if stats.rows == 0:
-                    shutil.rmtree(self.layout.task_dir(task), ignore_errors=True)
-                    reasons = ", ".join(f"{k}: {v}" for k, v in sorted(stats.skipped.items())) or "no input"
-                    logger.warning(f"task {task} produced no group ({reasons}); no dataset written for it")
-                    continue
-                write_card(self.layout.task_dir(task), task, stats, statistics, self.build_info)
+                    reason = empty_task_reason(task, stats, statistics)
+                    summary[task]["empty_reason"] = reason
+                    info = {**info, "empty_reason": reason}
+                    logger.warning(f"task {task} produced no group ({reason}); an empty dataset is written for it")
+                    write_empty_shard(placeholder, get_task(task).features)
+                else:
+                    placeholder.unlink(missing_ok=True)  # an earlier empty build of the same folder
+                write_card(self.layout.task_dir(task), task, stats, statistics, info)
             write_json(summary, self.layout.work / "summary.json")
         if data:
             yield from data

@@ -9,8 +9,8 @@ from training.data import Task
 
 
 def make_tasks() -> list[Task]:
-    srr = Task("srr", [], [], [], candidates_are_queries=False, query_max_length=3, doc_max_length=5)
-    rwi = Task("rwi", [], [], [], candidates_are_queries=True, query_max_length=3, doc_max_length=5)
+    srr = Task("srr", None, candidates_are_queries=False, query_max_length=3, doc_max_length=5)
+    rwi = Task("rwi", None, candidates_are_queries=True, query_max_length=3, doc_max_length=5)
     return [srr, rwi]
 
 
@@ -59,7 +59,7 @@ def test_pairs_order_truncation_padding_and_masks(minilm_tokenizer):
 
 
 def test_pair_length_capped_by_model_positions(minilm_tokenizer):
-    tasks = [Task("ltm", [], [], [], False, query_max_length=255, doc_max_length=255)]
+    tasks = [Task("ltm", None, False, query_max_length=255, doc_max_length=255)]
     long_text = " ".join(["wikipedia"] * 600)
     group = {"task": 0, "fixed": long_text, "candidates": [long_text, "short text"]}
     batch = GroupCollator(minilm_tokenizer, tasks, group_size=2, max_length=512)([group])

@@ -11,6 +11,11 @@ from training.arguments import DataArguments
 from training.data import GroupDataset, TaskMixtureSampler, load_task, load_tasks
 
 
+def groups(task):
+    """Every (fixed, positive, negatives) of a task, read row by row from its Arrow table."""
+    return [task.group(row) for row in range(len(task))]
+
+
 def write_jsonl(path, rows):
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
@@ -19,8 +24,7 @@ def write_jsonl(path, rows):
 def test_real_groups_load_unchanged(srr_groups_path):
     task = load_task(str(srr_groups_path), "srr", 30, 480)
     rows = [json.loads(line) for line in srr_groups_path.read_text().splitlines()]
-    assert task.fixed == [row["query"] for row in rows]
-    assert task.negatives == [row["negatives"] for row in rows]
+    assert groups(task) == [(row["query"], row["positive"], row["negatives"]) for row in rows]
     assert not task.candidates_are_queries
 
 
@@ -36,7 +40,7 @@ def test_bad_rows_are_skipped_and_counted(tmp_path, caplog):
     )
     with caplog.at_level("WARNING"):
         task = load_task(str(path), "t", 30, 480)
-    assert task.fixed == ["q1"] and task.negatives == [["n1", "n2"]]  # empty, duplicate and positive copies gone
+    assert groups(task) == [("q1", "p1", ["n1", "n2"])]  # empty, duplicate and positive copies gone
     message = caplog.text
     assert "skipped 3 of 4 rows" in message and "'no usable negative': 1" in message and "'empty query': 1" in message
 
@@ -53,7 +57,7 @@ def test_rwi_and_triples_schemas(tmp_path):
         30,
         480,
     )
-    assert rwi.candidates_are_queries and rwi.fixed == ["text of a section"]
+    assert rwi.candidates_are_queries and groups(rwi)[0][0] == "text of a section"
     triples = load_task(
         str(
             write_jsonl(
@@ -65,7 +69,7 @@ def test_rwi_and_triples_schemas(tmp_path):
         30,
         480,
     )
-    assert triples.negatives == [["Paris is ..."]]
+    assert groups(triples)[0][2] == ["Paris is ..."]
 
 
 def test_missing_columns_name_the_file(tmp_path):
@@ -87,7 +91,7 @@ def test_max_train_samples_and_per_task_lengths(srr_groups_path, tmp_path):
     )
     srr, ltm = load_tasks(args)
     assert (srr.name, ltm.name) == ("srr_groups", "ltm")
-    assert len(srr.fixed) == len(ltm.fixed) == 3
+    assert len(srr) == len(ltm) == 3
     assert (ltm.query_max_length, ltm.doc_max_length) == (255, 255)
     with pytest.raises(ValueError, match="query_max_lengths"):
         load_tasks(DataArguments(train_datasets=[str(srr_groups_path), str(other)], query_max_lengths=[1, 2, 3]))
@@ -95,18 +99,17 @@ def test_max_train_samples_and_per_task_lengths(srr_groups_path, tmp_path):
 
 def test_negatives_deterministic_per_seed_epoch_row(srr_groups_path):
     task = load_task(str(srr_groups_path), "srr", 30, 480)
-    row = next(i for i, negatives in enumerate(task.negatives) if len(negatives) >= 7)
+    negatives_of = [negatives for _, _, negatives in groups(task)]
+    row = next(i for i, negatives in enumerate(negatives_of) if len(negatives) >= 7)
     dataset = GroupDataset([task], group_size=3, seed=1)
     first = dataset[(0, 0, row)]
     assert first == GroupDataset([task], group_size=3, seed=1)[(0, 0, row)]
-    assert first["candidates"][0] == task.positives[row] and len(first["candidates"]) == 3
-    assert set(first["candidates"][1:]) <= set(task.negatives[row])
+    assert first["candidates"][0] == task.group(row)[1] and len(first["candidates"]) == 3
+    assert set(first["candidates"][1:]) <= set(negatives_of[row])
     epochs = {tuple(dataset[(epoch, 0, row)]["candidates"]) for epoch in range(10)}
     assert len(epochs) > 1  # resampled per epoch
-    small = next(i for i, negatives in enumerate(task.negatives) if len(negatives) < 7)
-    assert (
-        GroupDataset([task], 8, 1)[(3, 0, small)]["candidates"][1:] == task.negatives[small]
-    )  # all kept, masked later
+    small = next(i for i, negatives in enumerate(negatives_of) if len(negatives) < 7)
+    assert GroupDataset([task], 8, 1)[(3, 0, small)]["candidates"][1:] == negatives_of[small]  # all kept, masked later
 
 
 def test_sampler_follows_weights_and_is_deterministic():

@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from dataset_scripts.corpus import reading
-from dataset_scripts.corpus.build import CorpusOptions, build_corpus
+from dataset_scripts.corpus.build import build_corpus
+from dataset_scripts.corpus.options import CorpusOptions
 from tests.conftest import PROJECT_ROOT
 from tests.dataset_scripts.corpus.test_build import make_multistream
 

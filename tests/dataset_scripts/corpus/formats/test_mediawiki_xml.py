@@ -13,6 +13,7 @@ from dataset_scripts.corpus.article import Article
 from dataset_scripts.corpus.extract import read_articles
 from dataset_scripts.corpus.formats import mediawiki_xml
 from dataset_scripts.corpus.formats.base import Redirect, Skipped
+from dataset_scripts.corpus.sources import detect_format
 from tests.conftest import shared_data
 
 LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|'''|<ref|\{\||\|\}")
@@ -203,3 +204,37 @@ def test_a_5mb_article_parses(tmp_path, enwiki_sample):
     (article,) = read_articles(mediawiki_xml, path)
     assert len(article.text) > 1_000_000 and len(article.sections) > 100
     assert_no_leftover_markup(article)
+
+
+# --- encodings -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("encoding", "declaration"),
+    [("utf-16", ""), ("utf-16-le", '<?xml version="1.0" encoding="UTF-16"?>\n'), ("utf-16-be", "")],
+)
+def test_utf16_dump_of_the_vendored_sample_reads_as_the_utf8_one(
+    enwiki, enwiki_sample, tmp_path, encoding, declaration
+):
+    # "utf-16" writes a byte-order mark; the other two have none and are found from "<" as two bytes
+    text = bz2.open(enwiki_sample).read().decode()
+    path = tmp_path / "enwiki-utf16.xml.bz2"
+    path.write_bytes(bz2.compress((declaration + text).encode(encoding)))
+    assert detect_format(path) is mediawiki_xml
+    records, articles = read_all(path)
+    _, expected = enwiki
+    assert list(articles) == list(expected)
+    assert all(articles[t].to_dict() == expected[t].to_dict() for t in ["Albedo", "Anarchism"])
+    assert [r.reason for r in records if isinstance(r, Skipped)] == ["not-article-namespace"]
+
+
+def test_a_declared_8bit_encoding_is_decoded_by_the_parser(tmp_path):
+    path = tmp_path / "latin1.xml"
+    path.write_bytes(
+        ('<?xml version="1.0" encoding="ISO-8859-1"?>\n' + SITE + page("Café", "Un café. ") + "</mediawiki>").encode(
+            "latin-1"
+        )
+    )
+    assert mediawiki_xml.sniff(path, path.read_bytes()[:4096])
+    (article,) = read_articles(mediawiki_xml, path)
+    assert article.title == "Café" and article.abstract == "Un café."
