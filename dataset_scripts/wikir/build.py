@@ -21,7 +21,7 @@ from .card import write_card
 from .extract import EXTRACT_SCHEMA
 from .options import WikirOptions
 from .output import bm25_run, split_figures, training_rows, write_dataset, write_trec_folders
-from .pipeline import AssembleStep, ExtractStep, WikirLayout
+from .steps import AssembleStep, ExtractStep, WikirLayout
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def build_wikir(
             job_name=f"wikir-{name}",
             depends=run,
             skip_completed=name != "assemble",  # the outputs follow the latest command line
-            preload=("dataset_scripts.wikir.pipeline",),
+            preload=("dataset_scripts.wikir.steps",),
         )
     run.run()
     summary_path = layout.work / "summary.json"
