@@ -12,14 +12,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..executors import make_executor
+from ..corpus.folder import corpus_language, is_corpus_dir
+from ..corpus.options import CorpusOptions
+from ..executors import ExecutorOptions, make_executor
 from ..tasks.corpus_units import Unit, corpus_files, plan_units
 from .assemble import SPLITS, assemble, read_redirects
 from .card import write_card
 from .extract import EXTRACT_SCHEMA
 from .options import WikirOptions
 from .output import bm25_run, split_figures, training_rows, write_dataset, write_trec_folders
-from .pipeline import AssembleStep, ExtractStep, WikirLayout
+from .steps import AssembleStep, ExtractStep, WikirLayout
 
 logger = logging.getLogger(__name__)
 
@@ -28,28 +30,22 @@ class WikirParametersError(ValueError):
     """The output folder holds a build made with other parameters; the message says which."""
 
 
-def is_corpus_dir(path: Path) -> bool:
-    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
-    return path.is_dir() and any((path / "data").glob("*.parquet"))
-
-
-def prepare_corpus(inputs: Sequence[Path], root: Path, **corpus_options: Any) -> tuple[Path, str]:
+def prepare_corpus(
+    inputs: Sequence[Path],
+    root: Path,
+    corpus: CorpusOptions = CorpusOptions(),
+    executor: ExecutorOptions = ExecutorOptions(),
+) -> tuple[Path, str]:
     """The corpus folder to read and the source named in the card: a built corpus folder as it is, anything
-    else built first into ``<root>/.build/corpus`` by the corpus build (``corpus_options``: its keyword arguments)."""
+    else built first into ``<root>/.build/corpus`` by the corpus build."""
     inputs = [Path(p) for p in inputs]
     if len(inputs) == 1 and is_corpus_dir(inputs[0]):
         return inputs[0], f"the corpus folder `{inputs[0].name}`"
     from ..corpus.build import build_corpus  # the dump readers load only when a dump is given
 
     corpus_dir = WikirLayout(root).work / "corpus"
-    build_corpus(inputs, corpus_dir, **corpus_options)
+    build_corpus(inputs, corpus_dir, corpus, executor)
     return corpus_dir, ", ".join(f"`{p.name}`" for p in inputs)
-
-
-def corpus_language(data_file: Path) -> str:
-    """The language the corpus records for its first article (``""`` when unknown)."""
-    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
-    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or ""
 
 
 def build_wikir(
@@ -57,10 +53,8 @@ def build_wikir(
     output_dir: Path,
     options: WikirOptions = WikirOptions(),
     *,
-    num_proc: int = 1,
+    executor: ExecutorOptions = ExecutorOptions(),
     articles_per_unit: int = 1000,
-    executor: str = "local",
-    slurm_partition: str | None = None,
     info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Build the WIKIR collection of a built corpus into ``output_dir``; returns the build summary.
@@ -69,9 +63,8 @@ def build_wikir(
         corpus_dir: a folder written by ``python -m dataset_scripts.corpus``.
         output_dir: the collection folder (a Hugging Face dataset + one TREC folder per split).
         options: the WIKIR options.
-        num_proc: extraction processes.
+        executor: where and how wide the stages run (``num_proc`` extraction processes).
         articles_per_unit: articles per extraction unit (units, not processes, fix the output).
-        executor: ``local``, ``slurm`` or ``ray``.
         info: card fields: ``source``, ``command``, ``name``, ``note``.
 
     Raises:
@@ -96,7 +89,7 @@ def build_wikir(
         "options": options.to_dict(),
         "language": language,
     }
-    world = max(1, min(num_proc, len(units)))
+    world = max(1, min(executor.num_proc, len(units)))
     stages = [
         ("extract", [ExtractStep(output_dir, units, options)], world),
         ("assemble", [AssembleStep(output_dir, units, redirect_files, info)], 1),
@@ -107,13 +100,11 @@ def build_wikir(
             executor,
             pipeline,
             tasks=tasks,
-            workers=num_proc,
             logging_dir=str(layout.logs(name, tasks)),
             job_name=f"wikir-{name}",
             depends=run,
             skip_completed=name != "assemble",  # the outputs follow the latest command line
-            slurm_partition=slurm_partition,
-            preload=("dataset_scripts.wikir.pipeline",),
+            preload=("dataset_scripts.wikir.steps",),
         )
     run.run()
     summary_path = layout.work / "summary.json"

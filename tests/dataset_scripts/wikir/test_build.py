@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dataset_scripts.corpus.article import Article
+from dataset_scripts.executors import ExecutorOptions
 from dataset_scripts.wikir.__main__ import main
 from dataset_scripts.wikir.build import WikirParametersError, build_wikir
 from dataset_scripts.wikir.options import WikirOptions
@@ -35,7 +36,9 @@ ANGOLA_FIRST_SENTENCE = "Angola officially the Republic of Angola Kikongo Kimbun
 
 
 def build(corpus: Path, out: Path, num_proc: int = 1, **options) -> dict:
-    return build_wikir(corpus, out, WikirOptions(**options), num_proc=num_proc, articles_per_unit=30)
+    return build_wikir(
+        corpus, out, WikirOptions(**options), executor=ExecutorOptions(num_proc=num_proc), articles_per_unit=30
+    )
 
 
 def qrels(folder: Path, split: str) -> dict[str, dict[str, int]]:
@@ -194,7 +197,14 @@ def test_the_shipped_mini_collection_is_what_the_builder_writes(enwiki_corpus, t
     shipped = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
     out = tmp_path / "mini"
     options = WikirOptions(min_links=1, validation_size=5, test_size=5, bm25_k=20)
-    build_wikir(enwiki_corpus, out, options, num_proc=2, articles_per_unit=30, info={"name": "WIKIR (en) mini"})
+    build_wikir(
+        enwiki_corpus,
+        out,
+        options,
+        executor=ExecutorOptions(num_proc=2),
+        articles_per_unit=30,
+        info={"name": "WIKIR (en) mini"},
+    )
     files = sorted(p.relative_to(shipped) for p in shipped.rglob("*") if p.is_file() and p.name != "README.md")
     assert len(files) == 23
     for relative in files:
