@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{stats['articles']:,} articles, {stats['redirects']:,} redirects, {sum(skipped.values()):,} skipped"
         + (" (" + ", ".join(f"{reason}: {n:,}" for reason, n in sorted(skipped.items())) + ")" if skipped else "")
         + f"\n{stats['sections']:,} sections, {stats['links']:,} links, {stats['see_also_edges']:,} See also edges"
-        + f" ({stats['articles_with_see_also']:,} articles with See also)"
+        + f" ({stats['articles_with_see_also']:,} articles with See also: {stats['see_also_by_name']:,} found by "
+        f"heading name, {stats['see_also_by_structure']:,} by structure)"
         + f"\nwritten to {args.output_dir} (load with datasets.load_dataset({str(args.output_dir)!r}))"
     )
     if not stats["articles"]:
