@@ -188,7 +188,9 @@ def _siteinfo(element) -> dict:
     dbname = element.findtext("{*}dbname") or ""
     match = _DBNAME.match(dbname)
     namespaces = tuple(
-        (int(ns.get("key")), (ns.text or "").strip()) for ns in element.iterfind("{*}namespaces/{*}namespace")
+        (int(ns.get("key")), (ns.text or "").strip())
+        for ns in element.iterfind("{*}namespaces/{*}namespace")
+        if re.fullmatch(r"-?\d+", ns.get("key") or "")  # a damaged entry is left out, not fatal
     )
     base = element.findtext("{*}base") or ""
     return {

@@ -21,11 +21,14 @@ from tests.fuzzing import CASES, FUZZ_SETTINGS, damaged, kept_before, record_end
 
 
 def small_enwiki_dump() -> bytes:
-    """The siteinfo and 14 real pages (articles and redirects) of the vendored dump, as one small export."""
+    """The siteinfo, the first 6 redirects and the first 6 articles under 30 kB of the vendored dump."""
     xml = bz2.open(ENWIKI_SAMPLE).read()
     header_end = xml.find(b"<page>")
-    ends = record_ends(xml, b"</page>")
-    return xml[:header_end] + xml[ends[0] : ends[14]] + b"\n</mediawiki>\n"
+    ends = [header_end, *record_ends(xml, b"</page>")]
+    pages = [xml[start:end] for start, end in zip(ends, ends[1:], strict=False)]
+    redirects = [p for p in pages if b"<redirect" in p][:6]
+    articles = [p for p in pages if b"<redirect" not in p and len(p) < 30_000][:6]
+    return xml[:header_end] + b"".join(redirects + articles) + b"\n</mediawiki>\n"
 
 
 def jsonl_ends(data: bytes) -> list[int]:
@@ -53,7 +56,7 @@ SAMPLES_BY_FORMAT = {
 ORIGINALS = {name: load() for name, (load, _, _) in SAMPLES_BY_FORMAT.items()}
 # compressed copies: damage to the compressed bytes (a cut download, a flipped byte) must end as a counted skip
 COMPRESSED = {"mediawiki-xml": ("dump.xml.bz2", bz2.compress), "wikiextractor-text": ("wiki_00.xz", lzma.compress)}
-SAMPLES_BY_FORMAT["wikiextractor-text"] = (None, "wiki_00", lambda data: record_ends(data, b"\n</doc>"))
+SAMPLES_BY_FORMAT["wikiextractor-text"] = (None, "wiki_00", lambda data: record_ends(data, b"\n</doc>\n"))
 
 
 EXPECTED: dict[str, list] = {}
