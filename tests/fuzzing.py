@@ -41,7 +41,7 @@ class Damage:
     at: int
 
     def __repr__(self) -> str:
-        return f"Damage({self.kind!r}, at={self.at}, {len(self.data)} bytes: ...{self.data[self.at - 40 : self.at + 40]!r}...)"
+        return f"Damage({self.kind!r}, at={self.at}, {len(self.data)} bytes: ...{self.data[max(0, self.at - 40) : self.at + 40]!r}...)"
 
     def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis prints draws with this, not with the fields
         printer.text(repr(self))
