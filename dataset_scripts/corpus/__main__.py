@@ -31,7 +31,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--see-also-title",
         action="append",
         default=[],
-        help="an extra heading name that marks the See also section (repeatable), e.g. 'Verīs taipoš'",
+        help="an extra heading name that marks the See also section (repeatable), e.g. 'Verīs taipoš'; given, it "
+        "replaces finding the section by its structure",
     )
     parser.add_argument("--max-article-bytes", type=int, default=0, help="skip larger articles (0: no limit)")
     parser.add_argument(
