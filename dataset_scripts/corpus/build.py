@@ -9,9 +9,9 @@ from pathlib import Path
 from ..executors import make_executor
 from .empty import clear_placeholders, empty_reason, write_placeholders
 from .formats.base import ReaderOptions
-from .pipeline import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 from .reading import resolve_read_ahead
 from .sources import FORMAT_MODULES, STREAMS_PER_SHARD, plan_shards
+from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 
 CARD_TEMPLATE = """---
 configs:
@@ -80,7 +80,7 @@ def build_corpus(
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
         slurm_partition=slurm_partition,
-        preload=("dataset_scripts.corpus.pipeline", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
+        preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
     )
     clear_placeholders(output_dir)
     run.run()

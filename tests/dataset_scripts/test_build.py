@@ -18,7 +18,7 @@ import pytest
 from dataset_scripts.build import main
 from dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
 from dataset_scripts.corpus.titles import normalize_title
-from dataset_scripts.tasks.registry import ALL_TASKS, FIXED_SIDE
+from dataset_scripts.tasks.registry import ALL_TASKS, get_task
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow  # end to end: dump -> corpus -> datasets, several builds
@@ -92,7 +92,7 @@ def test_every_task_produces_valid_groups(built):
     for task in ALL_TASKS:
         groups = rows(built, task)
         assert groups and summary[task]["rows"] == len(groups), task
-        fixed = FIXED_SIDE[task]
+        fixed = get_task(task).fixed_side
         keys = set()
         for row in groups:
             texts = [row[fixed], row["positive"], *row["negatives"]]
@@ -270,7 +270,7 @@ def test_slurm_executors_are_chained(built, tmp_path):
     from dataset_scripts.build import make_executors, parse_args
     from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
     from dataset_scripts.tasks.options import TaskOptions
-    from dataset_scripts.tasks.pipeline import BuildLayout
+    from dataset_scripts.tasks.steps import BuildLayout
 
     args = parse_args(["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"])
     args.slurm_partition = "cpu"

@@ -24,8 +24,6 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from ..article import Article
-from ..extract import parse_page
 from ..titles import normalize_title
 from .base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
 
@@ -203,6 +201,7 @@ def _siteinfo(element) -> dict:
 def read_raw(
     path: str | Path,
     options: ReaderOptions = ReaderOptions(),
+    *,
     byte_range: tuple[int, int] | None = None,
     on_bytes=None,
 ) -> Iterator[RawPage | Redirect | Skipped]:
@@ -266,9 +265,3 @@ def _page(element, file: str, language: str, base: str, namespaces: tuple, optio
     url = base + title.replace(" ", "_") if base else ""
     page_id = element.findtext("{*}id") or title
     return RawPage(title, text, page_id, url, language or "en", namespaces, source=NAME, file=file)
-
-
-def read(path: str | Path, options: ReaderOptions = ReaderOptions()) -> Iterator[Article | Redirect | Skipped]:
-    """Stream a dump as Articles (parsed here), Redirects and Skipped records."""
-    for record in read_raw(path, options):
-        yield parse_page(record, options) if isinstance(record, RawPage) else record
