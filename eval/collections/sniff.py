@@ -70,6 +70,8 @@ def sniff(path: Path) -> Sniffed:
     if stripped.startswith("["):
         return Sniffed("rankllm") if re.match(r"\[\s*(\{\s*\"(query|hits)\"|\])", stripped) else Sniffed(None, "JSON")
     if stripped.startswith("{"):
+        if path.suffix == ".json":  # one JSON object (a metrics or metadata file), not JSON lines
+            return Sniffed("documentation")
         return _sniff_jsonl(path, head)
     if re.search(r"<DOC>", head, re.I) and re.search(r"<DOCNO>", head, re.I):
         return Sniffed("sgml-documents")

@@ -11,6 +11,7 @@ import pytest
 
 from dataset_scripts.corpus.article import Article
 from dataset_scripts.corpus.build import build_corpus
+from dataset_scripts.corpus.extract import read_articles
 from dataset_scripts.corpus.formats import mediawiki_xml
 from dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
 from dataset_scripts.corpus.see_also import (
@@ -69,7 +70,7 @@ def make_dump(language: str, folder: Path, dbname: str | None = None, truncate: 
 
 @pytest.mark.parametrize("language", ["zh", "ltg", "de"])
 def test_real_pages_of_other_wikipedias_find_see_also_by_name(tmp_path, language):
-    records = list(mediawiki_xml.read(make_dump(language, tmp_path)))
+    records = list(read_articles(mediawiki_xml, make_dump(language, tmp_path)))
     articles = {r.title: r for r in records if isinstance(r, Article)}
     assert set(articles) == set(pages(language))
     for title, article in articles.items():
@@ -81,7 +82,9 @@ def test_real_pages_of_other_wikipedias_find_see_also_by_name(tmp_path, language
 @pytest.mark.parametrize("language", ["zh", "ltg", "de"])
 def test_unknown_language_finds_see_also_by_structure(tmp_path, language):
     # "xx" has no heading names: the section is found by its structure alone, with the same targets
-    articles = [r for r in mediawiki_xml.read(make_dump(language, tmp_path, dbname="xx")) if isinstance(r, Article)]
+    articles = [
+        r for r in read_articles(mediawiki_xml, make_dump(language, tmp_path, dbname="xx")) if isinstance(r, Article)
+    ]
     assert articles and all(a.language == "xx" for a in articles)
     for article in articles:
         assert article.see_also == EXPECTED[article.title] and article.see_also_found_by == "structure"
@@ -90,10 +93,10 @@ def test_unknown_language_finds_see_also_by_structure(tmp_path, language):
 def test_see_also_title_overrides_the_structure(tmp_path):
     dump = make_dump("ltg", tmp_path, dbname="xx")
     given = ReaderOptions(see_also_titles=("Verīs taipoš",))
-    articles = [r for r in mediawiki_xml.read(dump, given) if isinstance(r, Article)]
+    articles = [r for r in read_articles(mediawiki_xml, dump, given) if isinstance(r, Article)]
     assert {a.see_also_found_by for a in articles} == {"name"}
     other = ReaderOptions(see_also_titles=("Nav taida",))  # a wrong name given: no guessing behind the user's back
-    assert not any(r.see_also for r in mediawiki_xml.read(dump, other) if isinstance(r, Article))
+    assert not any(r.see_also for r in read_articles(mediawiki_xml, dump, other) if isinstance(r, Article))
 
 
 def test_build_summary_counts_sections_by_name_and_by_structure(tmp_path):

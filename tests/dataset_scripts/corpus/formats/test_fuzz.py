@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dataset_scripts.corpus.article import Article
+from dataset_scripts.corpus.extract import read_articles
 from dataset_scripts.corpus.formats.base import CorpusFormatError, ReaderOptions, Redirect, Skipped
 from dataset_scripts.corpus.sources import detect_format, get_format
 from tests.conftest import ENWIKI_SAMPLE, SAMPLES
@@ -75,7 +76,7 @@ def read_all(fmt: str, path: Path) -> list | CorpusFormatError:
     sniffed first, as a folder walk does (any answer but an exception)."""
     detect_format(path)
     try:
-        records = list(get_format(fmt).read(path, ReaderOptions()))
+        records = list(read_articles(get_format(fmt), path, ReaderOptions()))
     except CorpusFormatError as error:
         assert str(path) in str(error) or path.name in str(error), error
         return error
