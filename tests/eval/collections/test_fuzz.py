@@ -26,7 +26,7 @@ from eval.collections import (
     read_trec_topics,
 )
 from eval.collections.beir import read_beir_qrels_tsv, read_jsonl
-from eval.collections.folder import read_tsv_documents
+from eval.collections.folder import read_msmarco_top1000, read_tsv_documents
 from eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
 from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, NPL_MINI
 from tests.fuzzing import CASES, FUZZ_SETTINGS, damaged
@@ -75,6 +75,14 @@ SAMPLES = {
         "test.tsv",
         lambda: (
             "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, _, d, g in _qrels_rows(40))
+        ).encode(),
+    ),
+    read_msmarco_top1000: (
+        "top1000.dev",
+        lambda: "".join(
+            f"{h['qid']}\t{h['docid']}\t{e['query']}\t{h['content']}\n"
+            for e in json.loads(_candidates())
+            for h in e["hits"]
         ).encode(),
     ),
     read_jsonl_queries: ("queries.jsonl", lambda: _jsonl([{"query_id": q, "text": t} for q, t in _topics().items()])),
