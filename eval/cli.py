@@ -33,7 +33,8 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         required=True,
-        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml); "
+        help="FOLDER (files sniffed), an archive (.tar.gz, .zip) or FORMAT:PATH (trec, rankllm, beir, hf, smart, "
+        "trec-sgml, jsonl; PATH a folder or comma-separated files); "
         "#dev or #test after it keeps one part of the queries (eval/splits.py)",
     )
     parser.add_argument(

@@ -23,7 +23,8 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
         "--see-also-title",
         action="append",
         default=[],
-        help="an extra heading name that marks the See also section (repeatable), e.g. 'Verīs taipoš'",
+        help="an extra heading name that marks the See also section (repeatable), e.g. 'Verīs taipoš'; given, it "
+        "replaces finding the section by its structure",
     )
     group.add_argument("--max-article-bytes", type=int, default=0, help="skip larger articles (0: no limit)")
     group.add_argument(
