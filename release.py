@@ -17,6 +17,11 @@ as it runs, so any stage can also be run alone:
 5. ``card``: ``model_card.md`` rendered with the measured results → ``OUT/wikiformer/README.md``; with
    ``--push-to-hub NS``, ``NS/wikiformer`` and ``NS/wikiformer-<task>`` are created or updated.
 
+With ``--wikir``, a WIKIR collection is built from the same corpus (``python -m dataset_scripts.wikir`` →
+``OUT/wikir/``, stage ``wikir`` after ``datasets``) and the eval stage also re-ranks its test split
+(``OUT/eval/wikir/``); ``--select-on-wikir`` makes training keep the checkpoint that is best on its validation
+split instead of on ``--eval-collection``.
+
 A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
 one again (and the stages after it).
 """
@@ -32,9 +37,13 @@ from pathlib import Path
 
 import yaml
 
+from dataset_scripts.tasks.registry import ALL_TASKS as TASKS
+
 ROOT = Path(__file__).resolve().parent
-STAGES = ("datasets", "train", "export", "eval", "card")
-TASKS = ("srr", "rwi", "ati", "ltm")
+STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
+DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
+SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 5 --test-size 5 --bm25-k 20"
+"""WIKIR settings for the 106-article vendored sample (at the defaults only Angola has 5 linking documents)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -63,7 +72,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
     parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None)
     parser.add_argument("--private", action="store_true")
-    parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated subset of " + ",".join(STAGES))
+    parser.add_argument(
+        "--stages", default=",".join(DEFAULT_STAGES), help="comma-separated subset of " + ",".join(STAGES)
+    )
+    parser.add_argument("--wikir", action="store_true", help="build a WIKIR collection and report on its test split")
+    parser.add_argument(
+        "--wikir-args",
+        default=None,
+        help=f"options for python -m dataset_scripts.wikir (default: its own, or {SAMPLE_WIKIR_ARGS!r} on the sample)",
+    )
+    parser.add_argument(
+        "--select-on-wikir",
+        action="store_true",
+        help="select checkpoints on the WIKIR validation split (implies --wikir)",
+    )
     parser.add_argument("--redo", choices=STAGES, default=None, help="run this stage again, and those after it")
     return parser.parse_args(argv)
 
@@ -167,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     out = Path(args.output_dir).resolve()
     selected = [s.strip() for s in args.stages.split(",") if s.strip()]
+    if (args.wikir or args.select_on_wikir) and "wikir" not in selected:
+        selected.append("wikir")
     unknown = sorted(set(selected) - set(STAGES))
     if unknown:
         raise SystemExit(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
@@ -197,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             ],
         )
+    wikir_dir = out / "wikir"
+    if "wikir" in selected:
+        stages.run("wikir", [wikir_command(python, args, out)])
     overrides = {"seed": args.seed, **({"max_steps": args.max_steps} if args.max_steps else {})}
     if "train" in selected:
         datasets = task_dirs(out)
@@ -214,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             "--output_dir",
             str(train_dir),
             "--eval_dir",
-            args.eval_collection,
+            str(wikir_dir / "validation") if args.select_on_wikir else args.eval_collection,
         ]
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command])
@@ -283,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
                 str(args.seed),
             ]
         )
+        if "wikir" in selected:
+            commands += wikir_eval_commands(python, args, out, eval_dir / "wikir")
         stages.run("eval", commands)
     if "card" in selected:
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
@@ -293,7 +322,41 @@ def main(argv: list[str] | None = None) -> int:
     table = eval_dir / "compare" / "table.md"
     if table.exists():
         print(f"evaluation ({args.eval_collection}):\n{table.read_text(encoding='utf-8')}")
+    wikir_table = eval_dir / "wikir" / "compare" / "table.md"
+    if "wikir" in selected and wikir_table.exists():
+        print(f"evaluation (WIKIR test split, {wikir_dir / 'test'}):\n{wikir_table.read_text(encoding='utf-8')}")
     return 0
+
+
+def wikir_command(python: str, args, out: Path) -> list[str]:
+    """``python -m dataset_scripts.wikir`` on the corpus the datasets stage built (else on ``--input``)."""
+    corpus = out / "datasets" / "corpus"
+    inputs = [str(corpus)] if any((corpus / "data").glob("*.parquet")) else list(args.input)
+    on_sample = [str(Path(p).resolve()) for p in args.input] == [
+        str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")
+    ]
+    extra = args.wikir_args if args.wikir_args is not None else (SAMPLE_WIKIR_ARGS if on_sample else "")
+    command = [python, "-m", "dataset_scripts.wikir", "--input", *inputs, "--output-dir", str(out / "wikir")]
+    return command + ["--num-proc", str(args.num_proc), *shlex.split(extra)]
+
+
+def wikir_eval_commands(python: str, args, out: Path, eval_dir: Path) -> list[list[str]]:
+    """Re-rank the WIKIR test split's BM25 run with the model and the fresh-head baseline, then compare."""
+    collection = str(out / "wikir" / "test")
+    common = ["--collection", collection, "--candidates", "bm25", "--k", str(args.eval_depth)]
+    common += ["--max-length", str(args.eval_max_length), "--no-resume"]
+    common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
+    commands, runs = [], []
+    for tag, model in (
+        ("wikiformer", out / "wikiformer"),
+        ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head"),
+    ):
+        commands.append([python, "-m", "eval", "rerank", "--model", str(model), "--tag", tag, "--output-dir",
+                         str(eval_dir / tag), *common])  # fmt: skip
+        runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
+    compare = [python, "-m", "eval", "compare", f"bm25={eval_dir / 'wikiformer' / 'bm25.run'}", *runs]
+    compare += ["--collection", collection, "--reference", "wikiformer", "--output-dir", str(eval_dir / "compare")]
+    return commands + [compare + ["--seed", str(args.seed)]]
 
 
 def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, config: dict, overrides: dict, args) -> Path:
@@ -365,6 +428,13 @@ def push(out: Path, model_dir: Path, namespace: str, private: bool) -> None:
     for folder in task_dirs(out):
         push_dataset_folder(folder, f"{namespace}/{folder.name}", private=private)
         print(f"[push] {folder} -> {namespace}/{folder.name}")
+    summary = out / "wikir" / ".build" / "summary.json"
+    if summary.exists():
+        from dataset_scripts.wikir.__main__ import push as push_wikir
+
+        repo = f"{namespace}/wikir-{json.loads(summary.read_text(encoding='utf-8'))['language'] or 'xx'}"
+        push_wikir(out / "wikir", repo, private)
+        print(f"[push] {out / 'wikir'} -> {repo}")
 
 
 if __name__ == "__main__":

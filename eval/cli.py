@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from .collections import Collection, Run, read_trec_run, write_trec_run
+from .collections.relevance import is_graded
 from .collections.trec import ranked
 from .metrics import DEFAULT_MEASURES, evaluate_run
 from .splits import load_collection_part as load_collection
@@ -35,7 +36,12 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
         help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml); "
         "#dev or #test after it keeps one part of the queries (eval/splits.py)",
     )
-    parser.add_argument("--relevance-level", type=int, help="smallest relevant grade for binary measures (TREC DL: 2)")
+    parser.add_argument(
+        "--relevance-level",
+        type=int,
+        help="smallest relevant grade for binary measures (default: collection.json, else 2 for TREC DL-style "
+        "grades 0-3, else 1)",
+    )
     parser.add_argument("--max-queries", type=int, help="use only the first N judged queries (quick runs on CPU)")
 
 
@@ -48,6 +54,18 @@ def _add_first_stage(parser: argparse.ArgumentParser, flag: str) -> None:
     parser.add_argument("--no-stemming", action="store_true", help="BM25 without the Snowball English stemmer")
     parser.add_argument("--stopwords", default="en", help="'en', 'none', or a file with one stopword per line")
     parser.add_argument("--dense-model", help="sentence-transformers bi-encoder (default: embedded all-MiniLM-L6-v2)")
+
+
+def _load(args: argparse.Namespace) -> Collection:
+    """The collection of ``--collection``; graded qrels make the relevance level and its reason printed."""
+    collection = load_collection(args.collection, args.relevance_level)
+    if is_graded(collection.qrels):
+        print(
+            f"{collection.name}: binary measures count grades >= {collection.relevance_level} as relevant "
+            f"({collection.relevance_source}; --relevance-level changes it)",
+            file=sys.stderr,
+        )
+    return collection
 
 
 def _query_ids(collection: Collection, max_queries: int | None) -> list[str]:
@@ -74,7 +92,7 @@ def _print_means(label: str, means: dict[str, float]) -> None:
 
 
 def cmd_first_stage(args: argparse.Namespace) -> int:
-    collection = load_collection(args.collection, args.relevance_level)
+    collection = _load(args)
     run = _first_stage(args, collection, args.method, _query_ids(collection, args.max_queries))
     write_trec_run(run, args.output, tag=args.method)
     print(f"wrote {args.output}: {len(run)} queries")
@@ -129,7 +147,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
-    collection = load_collection(args.collection, args.relevance_level)
+    collection = _load(args)
     query_ids = _query_ids(collection, args.max_queries)
     name, candidates = _candidates(args, collection, query_ids)
     out = Path(args.output_dir)
@@ -174,7 +192,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 def cmd_tune_fusion(args: argparse.Namespace) -> int:
     from .rerank import PairScorer, check_first_stage_scores, rerank, tune_fusion
 
-    collection = load_collection(args.collection, args.relevance_level)
+    collection = _load(args)
     if not collection.qrels:
         raise ValueError(f"dev collection {args.collection}: no judgments (qrels); fusion is tuned on judged queries")
     query_ids = _query_ids(collection, args.max_queries)
@@ -231,7 +249,7 @@ def _named_runs(specs: list[str]) -> dict[str, Run]:
 def cmd_compare(args: argparse.Namespace) -> int:
     from .report import bar_chart, compare, latex_table, markdown_table
 
-    collection = load_collection(args.collection, args.relevance_level)
+    collection = _load(args)
     runs = _named_runs(args.runs)
     reference = None
     if args.reference:

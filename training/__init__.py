@@ -15,7 +15,7 @@ data-flow order:
 
 from __future__ import annotations
 
-from training.arguments import (
+from .arguments import (
     EMBEDDED_MINILM,
     DataArguments,
     ModelArguments,
@@ -23,9 +23,9 @@ from training.arguments import (
     parse_arguments,
     resolve_model_path,
 )
-from training.collator import GroupCollator
-from training.data import GroupDataset, Task, TaskMixtureSampler, load_task, load_tasks
-from training.evaluation import (
+from .collator import GroupCollator
+from .data import GroupDataset, Task, TaskMixtureSampler, load_task, load_tasks
+from .evaluation import (
     METRIC_NAMES,
     RerankEvalSet,
     load_eval_set,
@@ -33,8 +33,8 @@ from training.evaluation import (
     load_test_sets,
     rerank_metrics,
 )
-from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy
-from training.trainer import DelayedCheckpointCallback, WikiformerTrainer
+from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from .trainer import DelayedCheckpointCallback, WikiformerTrainer
 
 __all__ = [
     "EMBEDDED_MINILM",

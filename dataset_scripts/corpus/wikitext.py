@@ -118,7 +118,12 @@ def _see_also_sections(wikitext: str, names: frozenset[str]) -> list[str]:
 
 
 class _Buffer:
-    """The plain text of one section being written, and the links in it with their offsets."""
+    """The plain text of one section being written, and the links in it with their offsets.
+
+    Not :class:`~.formats._builder.TextBlock`, which folds white space as it is written and breaks paragraphs
+    where the reader says: wikitext's paragraphs are blank lines and its leftover markup spans writes, so this
+    keeps the raw text and cleans it once the section is complete (links' sentences are cut from the raw text).
+    """
 
     def __init__(self) -> None:
         self.parts: list[str] = []

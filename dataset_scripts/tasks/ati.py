@@ -21,9 +21,8 @@ from .common import (
     pick_negatives,
 )
 from .options import TaskOptions
+from .spec import TaskSpec, group_features
 
-TASK = "ati"
-COLUMNS = ("query", "positive", "negatives", "article_id", "title")
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
     "no-title": "article without a title",
@@ -75,3 +74,18 @@ def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         else:
             out.skipped["no-section-with-text"] += 1
     return out
+
+
+SPEC = TaskSpec(
+    name="ati",
+    title="Abstract Texts Identification (ATI)",
+    features=group_features("query"),
+    fixed_side="query",
+    pairing=(
+        "`query` = the article title, `positive` = its abstract (the lead text before the first heading), "
+        "`negatives` = the texts of the article's sections. The query is the fixed side."
+    ),
+    choices="Sections with fewer than `min_words` words are not negatives; neither is a text equal to the abstract.",
+    skip_reasons=SKIP_REASONS,
+    sampler=ati_groups,
+)

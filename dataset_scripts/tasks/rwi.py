@@ -32,9 +32,8 @@ from .common import (
     node_text,
 )
 from .options import TaskOptions
+from .spec import TEXTS, TaskSpec, group_features
 
-TASK = "rwi"
-COLUMNS = ("document", "positive", "negatives", "article_id", "title", "path")
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
     "no-section-with-text": "no section has text",
@@ -114,3 +113,25 @@ def _negative_queries(
             if len(negatives) == wanted:
                 break
     return negatives
+
+
+SPEC = TaskSpec(
+    name="rwi",
+    title="Representative Words Identification (RWI)",
+    features=group_features("document", path=TEXTS),
+    fixed_side="document",
+    pairing=(
+        "A section d_i of depth n (its title path has the article title + n subtitles) gives the row: `document` = "
+        "d_i's own text, `positive` = its title path (joined by spaces; `path` keeps the list), `negatives` = the "
+        "article title + the subtitles of n other sections drawn at random (same length as the positive, never "
+        "equal to it). The document is the fixed side and the candidates are queries: each is scored as "
+        "`[CLS] candidate [SEP] document [SEP]`."
+    ),
+    choices=(
+        "Sections without text (fewer than `min_words` words) are not candidates. With `positives=sample` (the "
+        "paper) each article gives one row; with `positives=all` each section with text does. Negative queries are "
+        "independent draws, deduplicated."
+    ),
+    skip_reasons=SKIP_REASONS,
+    sampler=rwi_groups,
+)

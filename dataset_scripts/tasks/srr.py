@@ -37,9 +37,8 @@ from .common import (
     pick_negatives,
 )
 from .options import TaskOptions
+from .spec import TEXTS, TaskSpec, group_features
 
-TASK = "srr"
-COLUMNS = ("query", "positive", "negatives", "article_id", "title", "path")
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
     "no-sections": "article without sections",
@@ -152,3 +151,26 @@ def _row(article: Article, query: str, positive: str, negatives: list[str], path
         "title": article.title,
         "path": path,
     }
+
+
+SPEC = TaskSpec(
+    name="srr",
+    title="Simulated Re-ranking (SRR)",
+    features=group_features("query", path=TEXTS),
+    fixed_side="query",
+    pairing=(
+        "For a node F of an article's Wiki Structure Tree (the root, i.e. the article, included) with at least two "
+        "children that have text, a child d_i gives the row: `query` = the titles on the path from the article title "
+        "down to d_i (joined by spaces; `path` keeps them as a list), `positive` = d_i's own text, `negatives` = the "
+        "texts of d_i's siblings. The query is the fixed side; each candidate is scored as `[CLS] query [SEP] "
+        "candidate [SEP]`."
+    ),
+    choices=(
+        "With `positives=sample` (the paper) each node F gives one row, d_i drawn with a seeded RNG; with "
+        "`positives=all` each child gives a row. A child has text when its own text has at least `min_words` words. "
+        "`srr_variant=original` reproduces the original research code instead (first long section at the two "
+        "deepest levels vs all other long sections of the article)."
+    ),
+    skip_reasons=SKIP_REASONS,
+    sampler=srr_groups,
+)
