@@ -17,8 +17,8 @@ query ever chooses anything. On a GPU (the paper's figures)::
     python bench/effectiveness.py --config configs/cpu-hour.yaml --steps 1500 --device cuda \
         --input ../shared/data/wikipedia --output-dir /tmp/bench-effectiveness
 
-On a CPU, limit everything (``--max-queries 10 --depth 20 --studies curve``). Runs resume: trained models and
-re-ranked queries in ``--output-dir`` are reused.
+On a CPU, limit everything (``--max-queries 10 --depth 20 --studies curve``). ``--studies --model NAME=PATH``
+evaluates given checkpoints only. Runs resume: trained models and re-ranked queries in ``--output-dir`` are reused.
 """
 
 from __future__ import annotations
@@ -250,7 +250,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=str(PROJECT_ROOT / "configs" / "cpu-hour.yaml"), help="training config")
     parser.add_argument("--steps", type=int, default=1500, help="the step budget of every training run")
     parser.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
-    parser.add_argument("--studies", nargs="+", default=list(STUDIES), choices=STUDIES)
+    parser.add_argument("--studies", nargs="*", default=list(STUDIES), choices=STUDIES, help="none: --model rows only")
+    parser.add_argument(
+        "--model", action="append", default=[], metavar="NAME=PATH", help="a trained checkpoint to add (repeatable)"
+    )
     parser.add_argument("--curve-points", type=int, default=4, help="learning-curve points (evenly spaced steps)")
     parser.add_argument("--sizes", nargs="+", type=int, default=[100, 300, 1000], help="groups per task")
     parser.add_argument("--tasks-dir", help="folder with wikiformer-{srr,rwi,ati,ltm} (default: built from --input)")
@@ -271,17 +274,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output-dir", default="/tmp/bench-effectiveness")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not args.studies and not args.model:
+        parser.error("nothing to do: give --studies and/or --model NAME=PATH")
     if args.tune_on and any(COLLECTIONS[c][0] in args.tune_on for c in args.collections):
         parser.error(f"--tune-on {args.tune_on} is a test collection of this study; give a dev collection")
     config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
-    tasks_dir = build_tasks(args)
     bench = Bench(load_collections(args), args)
     if not bench.collections:
         raise SystemExit(f"no collection found under {args.data}")
-    trained = {variant: train(variant, args, tasks_dir, config) for variant in variants(args.studies, args.sizes)}
-    full = next(v for v in trained if v.name == "all tasks")
-    fusion = choose_fusion(args, trained[full][-1][1])
+    given = dict(spec.split("=", 1) for spec in args.model)
+    trained, final = {}, {}
+    if args.studies:
+        tasks_dir = build_tasks(args)
+        trained = {variant: train(variant, args, tasks_dir, config) for variant in variants(args.studies, args.sizes)}
+    full = next((v for v in trained if v.name == "all tasks"), None)
+    fusion = choose_fusion(args, trained[full][-1][1] if full else Path(next(iter(given.values()), "")))
     print(f"fusion: {fusion[0]}, alpha {fusion[1]:g}; depth {args.depth}; max length {args.max_length}\n")
+    if given:
+        print(bench.table("Checkpoints", {n: bench.evaluate(n, Path(p), fusion) for n, p in given.items()}) + "\n")
     final = {v.name: bench.evaluate(v.name, trained[v][-1][1], fusion) for v in trained}
     if "curve" in args.studies:
         points = {
