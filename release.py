@@ -274,8 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         model_fusion = eval_dir / "fusion"
         commands = [
             # the fusion with BM25 is chosen on these (dev) queries and stored in the model's config.json
-            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--output-dir",
-             str(model_fusion), *common],
+            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--no-resume",
+             "--output-dir", str(model_fusion), *common],
         ]  # fmt: skip
         runs = []
         for tag, model in (("wikiformer", model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):

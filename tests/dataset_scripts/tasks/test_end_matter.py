@@ -14,14 +14,12 @@ from dataset_scripts.tasks.options import TaskOptions
 from dataset_scripts.tasks.registry import SPECS
 
 NAMES = end_matter_names("en")
+ARTICLE_SAMPLERS = {spec.name: spec.sampler for spec in SPECS if spec.sampler is not None}  # SRR, RWI, ATI
 
 
 @pytest.fixture(scope="module")
 def sample(enwiki_sample) -> dict[str, Article]:
     return {a.title: a for a in read_articles(mediawiki_xml, enwiki_sample) if isinstance(a, Article)}
-
-
-ARTICLE_SAMPLERS = {spec.name: spec.sampler for spec in SPECS if spec.sampler}
 
 
 def _rows(articles, options):
