@@ -11,8 +11,9 @@ as it runs, so any stage can also be run alone:
 1. ``datasets``: ``python -m dataset_scripts.build`` → ``OUT/datasets/wikiformer-<task>/``
 2. ``train``: ``python train.py CONFIG`` → ``OUT/train/``
 3. ``export``: the trained model as a Hub-ready folder → ``OUT/wikiformer/``
-4. ``eval``: ``python -m eval rerank`` (this model, and MiniLM with an untrained head) and ``python -m eval
-   compare`` against the collection's BM25 run → ``OUT/eval/``
+4. ``eval``: ``python -m eval tune-fusion --save`` (the fusion with BM25, chosen on the eval queries and stored
+   in the model's ``config.json``), ``python -m eval rerank`` (this model raw and fused, and MiniLM with an
+   untrained head) and ``python -m eval compare`` against the collection's BM25 run → ``OUT/eval/``
 5. ``card``: ``model_card.md`` rendered with the measured results → ``OUT/wikiformer/README.md``; with
    ``--push-to-hub NS``, ``NS/wikiformer`` and ``NS/wikiformer-<task>`` are created or updated.
 
@@ -36,12 +37,13 @@ from pathlib import Path
 
 import yaml
 
+from dataset_scripts.tasks.registry import ALL_TASKS as TASKS
+
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
 DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
 SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 5 --test-size 5 --bm25-k 20"
 """WIKIR settings for the 106-article vendored sample (at the defaults only Angola has 5 linking documents)."""
-TASKS = ("srr", "rwi", "ati", "ltm")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -262,8 +264,13 @@ def main(argv: list[str] | None = None) -> int:
             str(args.eval_max_length),
         ]
         common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
+        model_fusion = eval_dir / "fusion"
+        commands = [
+            # the fusion with BM25 is chosen on these (dev) queries and stored in the model's config.json
+            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--output-dir",
+             str(model_fusion), *common],
+        ]  # fmt: skip
         runs = []
-        commands = []
         for tag, model in (("wikiformer", model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):
             commands.append(
                 [
@@ -282,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             )
             runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
+        fused = f"wikiformer+{args.eval_candidates}"
+        runs.insert(1, f"{fused}={eval_dir / 'wikiformer' / f'{fused}.run'}")
         first_stage = f"bm25={eval_dir / 'wikiformer' / (args.eval_candidates + '.run')}"
         commands.append(
             [
@@ -294,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--collection",
                 args.eval_collection,
                 "--reference",
-                "wikiformer",
+                fused,
                 "--output-dir",
                 str(eval_dir / "compare"),
                 "--seed",
@@ -352,31 +361,37 @@ def wikir_eval_commands(python: str, args, out: Path, eval_dir: Path) -> list[li
 
 def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, config: dict, overrides: dict, args) -> Path:
     """Render the model card from what this run measured."""
+    from eval.collections import load_collection
     from model_card import CardInputs, Evaluation, write_model_card
 
     evaluation = None
     metrics = eval_dir / "wikiformer" / "metrics.json"
     if metrics.exists():
-        collection = (
-            json.loads((Path(args.eval_collection) / "collection.json").read_text())
-            if (Path(args.eval_collection) / "collection.json").exists()
-            else {}
-        )
-        name = collection.get("name", Path(args.eval_collection).name)
+        name = load_collection(args.eval_collection).name  # eval's reader: the one that knows collection.json
+        fused = f"wikiformer+{args.eval_candidates}"
         evaluation = Evaluation.from_metrics_json(
             metrics,
             "wikiformer",
             name,
+            fused_system=fused if fused in json.loads(metrics.read_text(encoding="utf-8")) else None,
             note=(
                 f"Candidates: the collection's `{args.eval_candidates}` run, top {args.eval_depth} re-ranked per query"
                 + (f", first {args.eval_max_queries} queries" if args.eval_max_queries else "")
-                + f"; pairs truncated to {args.eval_max_length} tokens. `minilm-fresh-head` is the starting checkpoint with "
+                + f"; pairs truncated to {args.eval_max_length} tokens. `{fused}` is this model fused with the "
+                "first stage as stored in `config.json` (chosen on these same queries, which also chose the "
+                "checkpoint: dev figures, not a test result). `minilm-fresh-head` is the starting checkpoint with "
                 "an untrained head. Produced by `python release.py` (see `OUT/eval/compare` for significance tests)."
             ),
         )
         baseline = eval_dir / "minilm-fresh-head" / "metrics.json"
         if baseline.exists():
             evaluation.systems["minilm-fresh-head"] = json.loads(baseline.read_text())["minilm-fresh-head"]["means"]
+    stored = json.loads((model_dir / "config.json").read_text(encoding="utf-8")) if model_dir.exists() else {}
+    fusion = (
+        (stored["fusion_method"], stored.get("fusion_alpha", 0.7), stored.get("fusion_dev_collection", ""))
+        if stored.get("fusion_method")
+        else None
+    )
     datasets = [
         (
             f"{namespace}/{path.name}",
@@ -394,6 +409,7 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         recipe=training_recipe(config, overrides, out / "train"),
         max_length=args.eval_max_length,
         evaluation=evaluation,
+        fusion=fusion,
     )
     return write_model_card(model_dir, inputs)
 
