@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..tasks.corpus_units import corpus_files
 from .build import WikirParametersError, build_wikir, corpus_language, is_corpus_dir, prepare_corpus
+from .export import FORMATS
 from .options import WikirOptions
 
 EXECUTORS = ("local", "slurm", "ray")
@@ -43,6 +44,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     build.add_argument("--format", default="auto", help="input format of raw inputs (see dataset_scripts.corpus)")
     build.add_argument("--limit", type=int, default=None, help="read at most this many articles from raw inputs")
     build.add_argument("--articles-per-unit", type=int, default=1000, help="articles per extraction unit")
+    build.add_argument("--max-articles", type=int, default=None, help="read only the first N corpus articles [-m]")
+    build.add_argument(
+        "--export",
+        nargs="+",
+        choices=FORMATS,
+        default=[],
+        help="also write the original's layouts under OUT/original: csv (its default), json [-j], xml [-x]",
+    )
     wikir = parser.add_argument_group("WIKIR (original flag in brackets)")
     wikir.add_argument("--min-length", type=int, default=d.min_length, help="min words per article [-l]")
     wikir.add_argument("--doc-length", type=int, default=d.doc_length, help="words kept; link window [-d]")
@@ -130,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
             options,
             num_proc=args.num_proc,
             articles_per_unit=args.articles_per_unit,
+            max_articles=args.max_articles,
+            export_formats=args.export,
             executor=args.executor,
             slurm_partition=args.slurm_partition,
             info=info,
