@@ -250,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             "--eval_dir",
             str(wikir_dir / "validation") if args.select_on_wikir else args.eval_collection,
         ]
+        command += ["--test_dirs", str(wikir_dir / "test")] if args.select_on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command])
     if "export" in selected:

@@ -26,6 +26,7 @@ from ..corpus.folder import corpus_language, is_corpus_dir
 from ..executors import add_executor_arguments, executor_options
 from ..tasks.corpus_units import corpus_files
 from .build import WikirParametersError, build_wikir, prepare_corpus
+from .export import FORMATS
 from .options import WikirOptions
 
 
@@ -40,6 +41,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per extraction unit")
     add_executor_arguments(parser)
     add_corpus_arguments(parser)
+    parser.add_argument("--max-articles", type=int, default=None, help="read only the first N corpus articles [-m]")
+    parser.add_argument(
+        "--export",
+        nargs="+",
+        choices=FORMATS,
+        default=[],
+        help="also write the original's layouts under OUT/original: csv (its default), json [-j], xml [-x]",
+    )
     wikir = parser.add_argument_group("WIKIR (original flag in brackets)")
     wikir.add_argument("--min-length", type=int, default=d.min_length, help="min words per article [-l]")
     wikir.add_argument("--doc-length", type=int, default=d.doc_length, help="words kept; link window [-d]")
@@ -118,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             options,
             executor=executor,
             articles_per_unit=args.articles_per_unit,
+            max_articles=args.max_articles,
+            export_formats=args.export,
             info=info,
         )
     except (WikirParametersError, ValueError) as error:

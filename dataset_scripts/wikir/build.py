@@ -18,6 +18,7 @@ from ..executors import ExecutorOptions, make_executor
 from ..tasks.corpus_units import Unit, corpus_files, plan_units
 from .assemble import SPLITS, assemble, read_redirects
 from .card import write_card
+from .export import export
 from .extract import EXTRACT_SCHEMA
 from .options import WikirOptions
 from .output import bm25_run, split_figures, training_rows, write_dataset, write_trec_folders
@@ -55,6 +56,8 @@ def build_wikir(
     *,
     executor: ExecutorOptions = ExecutorOptions(),
     articles_per_unit: int = 1000,
+    max_articles: int | None = None,
+    export_formats: Sequence[str] = (),
     info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Build the WIKIR collection of a built corpus into ``output_dir``; returns the build summary.
@@ -65,6 +68,8 @@ def build_wikir(
         options: the WIKIR options.
         executor: where and how wide the stages run (``num_proc`` extraction processes).
         articles_per_unit: articles per extraction unit (units, not processes, fix the output).
+        max_articles: read only the first articles of the corpus (the original's ``-m``).
+        export_formats: also write the original's layouts (``csv``, ``json``, ``xml``; see :mod:`.export`).
         info: card fields: ``source``, ``command``, ``name``, ``note``.
 
     Raises:
@@ -73,10 +78,11 @@ def build_wikir(
     output_dir = Path(output_dir)
     layout = WikirLayout(output_dir)
     data_files, redirect_files = corpus_files(Path(corpus_dir))
-    units = plan_units(data_files, articles_per_unit)
+    units = limit_units(plan_units(data_files, articles_per_unit), max_articles)
     language = corpus_language(data_files[0])
     params = {
         "options": options.to_dict(),
+        "max_articles": max_articles,
         "units": len(units),
         "corpus": [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files],
     }
@@ -88,6 +94,7 @@ def build_wikir(
         **(info or {}),
         "options": options.to_dict(),
         "language": language,
+        "export": list(export_formats),
     }
     world = max(1, min(executor.num_proc, len(units)))
     stages = [
@@ -109,6 +116,22 @@ def build_wikir(
     run.run()
     summary_path = layout.work / "summary.json"
     return json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {}
+
+
+def limit_units(units: Sequence[Unit], max_articles: int | None) -> list[Unit]:
+    """The units that hold the first ``max_articles`` articles of the corpus (the last one cut); all when None."""
+    if max_articles is None:
+        return list(units)
+    if max_articles < 1:
+        raise ValueError(f"max_articles must be >= 1, got {max_articles}")
+    kept, left = [], max_articles
+    for unit in units:
+        if left <= 0:
+            break
+        size = min(unit.stop - unit.start, left)
+        kept.append(Unit(unit.number, unit.file, unit.start, unit.start + size))
+        left -= size
+    return kept
 
 
 def _check_parameters(layout: WikirLayout, params: dict[str, Any]) -> None:
@@ -147,6 +170,8 @@ def assemble_outputs(root: Path, units: Sequence[Unit], redirect_files: Sequence
         collection.stats["training queries without a BM25 negative"] = without
     parts = write_dataset(layout.root, collection, triples)
     written = write_trec_folders(layout.root, collection, run, figures, _slug(info["name"]))
+    for fmt in info.get("export", []):
+        export(collection, layout.root / "original", fmt)
     bm25 = options.bm25_language(info["language"])
     write_card(
         layout.root, collection, figures, {**info, "bm25": bm25, "parts": parts, "triples": {"rows": len(triples)}}
