@@ -7,7 +7,8 @@ from typing import Any
 
 import torch
 
-from training.data import Task
+from .data import Task
+from .mlm import whole_word_mask
 
 
 @dataclass
@@ -32,6 +33,8 @@ class GroupCollator:
         max_length: the model's maximum pair length.
         pad_to_multiple_of: pad lengths to a multiple of this (tensor cores).
         mlm_probability: share of document tokens to mask for the joint MLM loss (0 = no MLM).
+        whole_word_mask: mask whole words, BERT's way (PROP/HARP; see :mod:`training.mlm`), instead of tokens.
+        max_predictions: with ``whole_word_mask``, at most this many masked tokens per pair (0 = no cap).
     """
 
     tokenizer: Any
@@ -40,6 +43,8 @@ class GroupCollator:
     max_length: int = 512
     pad_to_multiple_of: int | None = None
     mlm_probability: float = 0.0
+    whole_word_mask: bool = False
+    max_predictions: int = 0
 
     def truncate_queries(self, queries: list[str], max_tokens: int) -> list[str]:
         """Cut each query after its ``max_tokens``-th token, using the tokenizer's character offsets."""
@@ -84,12 +89,27 @@ class GroupCollator:
             )
             for position, slot in enumerate(slots):
                 features[slot] = {key: values[position] for key, values in encoded.items()}
-                if self.mlm_probability:
+                if self.mlm_probability and self.whole_word_mask:
+                    doc_masks[slot] = [
+                        w if s == 1 else None
+                        for w, s in zip(encoded.word_ids(position), encoded.sequence_ids(position), strict=True)
+                    ]
+                elif self.mlm_probability:
                     doc_masks[slot] = [int(s == 1) for s in encoded.sequence_ids(position)]
         batch = self.tokenizer.pad(
             features, padding=True, pad_to_multiple_of=self.pad_to_multiple_of, return_tensors="pt"
         )
-        if self.mlm_probability:
+        if self.mlm_probability and self.whole_word_mask:
+            width = batch["input_ids"].shape[1]
+            batch["input_ids"], batch["mlm_labels"] = whole_word_mask(
+                batch["input_ids"],
+                [words + [None] * (width - len(words)) for words in doc_masks],
+                self.tokenizer.mask_token_id,
+                len(self.tokenizer),
+                self.mlm_probability,
+                self.max_predictions,
+            )
+        elif self.mlm_probability:
             width = batch["input_ids"].shape[1]
             maskable = torch.tensor([mask + [0] * (width - len(mask)) for mask in doc_masks], dtype=torch.bool)
             batch["input_ids"], batch["mlm_labels"] = self.mask_tokens(batch["input_ids"], maskable)

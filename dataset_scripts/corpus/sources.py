@@ -20,6 +20,7 @@ FORMAT_MODULES = (
     "mediawiki_xml",
     "wikiextractor_text",
     "wikiextractor_json",
+    "msmarco_tsv",
     "xml_sections",
     "html",
     "latex",

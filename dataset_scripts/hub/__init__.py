@@ -1,1 +1,1 @@
-"""Dataset cards and Hub publishing of the task datasets."""
+"""Hub publishing of the task datasets (the cards are written by :mod:`dataset_scripts.tasks.card`)."""

@@ -10,16 +10,25 @@ from __future__ import annotations
 import random
 
 from ..corpus.article import ROOT, Article
-from .common import TaskOutput, count_words, node_text, pick_negatives
+from .common import (
+    END_MATTER_REASON,
+    END_MATTER_SKIP,
+    TaskOutput,
+    count_end_matter,
+    count_words,
+    end_matter,
+    node_text,
+    pick_negatives,
+)
 from .options import TaskOptions
+from .spec import TaskSpec, group_features
 
-TASK = "ati"
-COLUMNS = ("query", "positive", "negatives", "article_id", "title")
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
     "no-title": "article without a title",
     "short-abstract": "abstract shorter than min_words",
     "no-section-with-text": "no section with text distinct from the abstract",
+    END_MATTER_SKIP: END_MATTER_REASON,
 }
 
 
@@ -44,10 +53,12 @@ def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
     elif count_words(article.abstract) < options.min_words:
         out.skipped["short-abstract"] += 1
     else:
+        left_out = end_matter(article, options.keep_end_matter)
+        count_end_matter(out, article, left_out, options.min_words)
         candidates = [
             node_text(article, i, options.max_words)
             for i, section in enumerate(article.sections)
-            if count_words(section.text) >= options.min_words
+            if count_words(section.text) >= options.min_words and i not in left_out
         ]
         negatives = pick_negatives(candidates, positive, rng, options.max_negatives)
         if negatives:
@@ -63,3 +74,18 @@ def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         else:
             out.skipped["no-section-with-text"] += 1
     return out
+
+
+SPEC = TaskSpec(
+    name="ati",
+    title="Abstract Texts Identification (ATI)",
+    features=group_features("query"),
+    fixed_side="query",
+    pairing=(
+        "`query` = the article title, `positive` = its abstract (the lead text before the first heading), "
+        "`negatives` = the texts of the article's sections. The query is the fixed side."
+    ),
+    choices="Sections with fewer than `min_words` words are not negatives; neither is a text equal to the abstract.",
+    skip_reasons=SKIP_REASONS,
+    sampler=ati_groups,
+)

@@ -8,9 +8,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..corpus.article import Article
+from ..corpus.end_matter import end_matter_names, is_end_matter
 
 _WORD = re.compile(r"\S+")
 
@@ -93,3 +95,28 @@ def node_text(article: Article, index: int, max_words: int) -> str:
     """The text of a WST node (``-1`` is the root, whose text is the abstract), stripped and truncated."""
     text = article.abstract if index == -1 else article.sections[index].text
     return truncate_words(text or "", max_words)
+
+
+END_MATTER_SKIP = "end-matter-section"
+END_MATTER_REASON = "end-matter section with text (References, External links, See also, ...) left out as a node"
+
+
+@lru_cache(maxsize=64)
+def _end_matter_names(language: str) -> frozenset[str]:
+    return end_matter_names(language or "en")
+
+
+def end_matter(article: Article, keep: bool = False) -> set[int]:
+    """Indices of the article's end-matter sections (and their subsections), which are not task nodes; empty with
+    ``keep`` (``--keep-sections``). See :mod:`dataset_scripts.corpus.end_matter`."""
+    if keep:
+        return set()
+    names = _end_matter_names(article.language)
+    return {i for i, section in enumerate(article.sections) if is_end_matter(section.path, names)}
+
+
+def count_end_matter(out: TaskOutput, article: Article, left_out: set[int], min_words: int) -> None:
+    """Count, under :data:`END_MATTER_SKIP`, the end-matter sections that would have been nodes (enough text)."""
+    dropped = sum(1 for i in left_out if count_words(article.sections[i].text) >= min_words)
+    if dropped:
+        out.skipped[END_MATTER_SKIP] += dropped

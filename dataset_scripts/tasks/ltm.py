@@ -16,15 +16,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .common import TaskOutput, task_rng
 from .options import TaskOptions
 from .see_also_graph import ArticleIndex
+from .spec import TEXT, TEXTS, TaskSpec, group_features
 
-TASK = "ltm"
-COLUMNS = ("query", "positive", "negatives", "article_id", "title", "positive_id", "positive_title", "negative_titles")
 SKIP_REASONS = {
     "link-target-missing": "See also link to a page missing from the corpus (after redirects)",
     "link-self": "See also link to the article itself (after redirects)",
@@ -132,3 +132,31 @@ def materialise(planned: Sequence[PlannedGroup], index: ArticleIndex) -> TaskOut
             }
         )
     return out
+
+
+def _see_also_note(statistics: dict[str, Any]) -> list[str]:
+    see_also = statistics["see_also"]
+    return [f"See Also Graph: {see_also['links']} links from {see_also['articles']} articles."]
+
+
+SPEC = TaskSpec(
+    name="ltm",
+    title="Long Texts Matching (LTM)",
+    features=group_features("query", positive_id=TEXT, positive_title=TEXT, negative_titles=TEXTS),
+    fixed_side="query",
+    pairing=(
+        "For each edge (v_i, v_j) of the See Also Graph (v_j is listed in v_i's See also section; redirects "
+        "followed): `query` = v_i's text, `positive` = v_j's text, `negatives` = texts of random articles that are "
+        "neither v_i nor linked from v_i's See also section (`negative_titles` names them). The query (a long "
+        "text) is the fixed side."
+    ),
+    choices=(
+        "Links to pages missing from the corpus, self links and repeated links are dropped and counted below; an "
+        "article shorter than `min_words` words or a disambiguation page is never a query, positive or negative."
+    ),
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: planned and materialised by the LTM stage of .steps (plan_groups, materialise)
+    query_max_length=255,  # "both documents ... 255"
+    doc_max_length=255,
+    card_notes=_see_also_note,
+)

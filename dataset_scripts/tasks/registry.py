@@ -1,53 +1,27 @@
-"""The four tasks by name: their samplers, columns, Parquet features and skip reasons."""
+"""The pre-training tasks by name: the :class:`~.spec.TaskSpec` each task module declares, in the paper's order.
+
+Adding a task is one module with its ``SPEC`` (see :mod:`.spec`) and one entry in :data:`SPECS`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import datasets
-
 from . import ati, ltm, rwi, srr
+from .spec import TaskSpec
 
-ALL_TASKS = ("srr", "rwi", "ati", "ltm")
-ARTICLE_SAMPLERS: dict[str, Callable] = {"srr": srr.srr_groups, "rwi": rwi.rwi_groups, "ati": ati.ati_groups}
-"""Tasks sampled article by article (LTM needs the whole corpus, see :mod:`.ltm`)."""
+SPECS: tuple[TaskSpec, ...] = (srr.SPEC, rwi.SPEC, ati.SPEC, ltm.SPEC)
 
-SKIP_REASONS = {
-    "srr": srr.SKIP_REASONS,
-    "rwi": rwi.SKIP_REASONS,
-    "ati": ati.SKIP_REASONS,
-    "ltm": ltm.SKIP_REASONS,
-}
+TASKS: dict[str, TaskSpec] = {spec.name: spec for spec in SPECS}
+"""Every task's spec by name."""
+ALL_TASKS: tuple[str, ...] = tuple(TASKS)
+"""The task names in build order."""
 
-_TEXT = datasets.Value("string")
-_TEXTS = datasets.List(datasets.Value("string"))
-FEATURES = {
-    "srr": datasets.Features(
-        {"query": _TEXT, "positive": _TEXT, "negatives": _TEXTS, "article_id": _TEXT, "title": _TEXT, "path": _TEXTS}
-    ),
-    "rwi": datasets.Features(
-        {"document": _TEXT, "positive": _TEXT, "negatives": _TEXTS, "article_id": _TEXT, "title": _TEXT, "path": _TEXTS}
-    ),
-    "ati": datasets.Features(
-        {"query": _TEXT, "positive": _TEXT, "negatives": _TEXTS, "article_id": _TEXT, "title": _TEXT}
-    ),
-    "ltm": datasets.Features(
-        {
-            "query": _TEXT,
-            "positive": _TEXT,
-            "negatives": _TEXTS,
-            "article_id": _TEXT,
-            "title": _TEXT,
-            "positive_id": _TEXT,
-            "positive_title": _TEXT,
-            "negative_titles": _TEXTS,
-        }
-    ),
-}
-"""Hugging Face features of each task's Parquet shards (column order as in the DESIGN.md table)."""
 
-FIXED_SIDE = {"srr": "query", "rwi": "document", "ati": "query", "ltm": "query"}
-"""The column every candidate (``positive`` and each of ``negatives``) is paired with."""
+def get_task(name: str) -> TaskSpec:
+    """The spec of task ``name``; an unknown name raises ``KeyError`` listing the known ones."""
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise KeyError(f"unknown task {name!r}; known tasks: {', '.join(ALL_TASKS)}") from None
 
 
 def parse_tasks(spec: str) -> tuple[str, ...]:

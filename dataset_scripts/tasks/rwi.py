@@ -21,16 +21,25 @@ from __future__ import annotations
 import random
 
 from ..corpus.article import Article
-from .common import TaskOutput, count_words, join_titles, node_text
+from .common import (
+    END_MATTER_REASON,
+    END_MATTER_SKIP,
+    TaskOutput,
+    count_end_matter,
+    count_words,
+    end_matter,
+    join_titles,
+    node_text,
+)
 from .options import TaskOptions
+from .spec import TEXTS, TaskSpec, group_features
 
-TASK = "rwi"
-COLUMNS = ("document", "positive", "negatives", "article_id", "title", "path")
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
     "no-section-with-text": "no section has text",
     "too-few-sections-with-text": "fewer than 2 sections have text (no other node to draw negatives from)",
     "no-distinct-negative": "no negative query different from the positive could be drawn",
+    END_MATTER_SKIP: END_MATTER_REASON,
 }
 
 
@@ -51,7 +60,11 @@ def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         out.skipped["disambiguation"] += 1
         return out
     texts = {i: node_text(article, i, options.max_words) for i in range(len(article.sections))}
-    nodes = [i for i, s in enumerate(article.sections) if count_words(s.text) >= options.min_words]
+    left_out = end_matter(article, options.keep_end_matter)
+    count_end_matter(out, article, left_out, options.min_words)
+    nodes = [
+        i for i, s in enumerate(article.sections) if count_words(s.text) >= options.min_words and i not in left_out
+    ]
     if not nodes:
         out.skipped["no-section-with-text"] += 1
         return out
@@ -100,3 +113,25 @@ def _negative_queries(
             if len(negatives) == wanted:
                 break
     return negatives
+
+
+SPEC = TaskSpec(
+    name="rwi",
+    title="Representative Words Identification (RWI)",
+    features=group_features("document", path=TEXTS),
+    fixed_side="document",
+    pairing=(
+        "A section d_i of depth n (its title path has the article title + n subtitles) gives the row: `document` = "
+        "d_i's own text, `positive` = its title path (joined by spaces; `path` keeps the list), `negatives` = the "
+        "article title + the subtitles of n other sections drawn at random (same length as the positive, never "
+        "equal to it). The document is the fixed side and the candidates are queries: each is scored as "
+        "`[CLS] candidate [SEP] document [SEP]`."
+    ),
+    choices=(
+        "Sections without text (fewer than `min_words` words) are not candidates. With `positives=sample` (the "
+        "paper) each article gives one row; with `positives=all` each section with text does. Negative queries are "
+        "independent draws, deduplicated."
+    ),
+    skip_reasons=SKIP_REASONS,
+    sampler=rwi_groups,
+)

@@ -25,16 +25,26 @@ import random
 import re
 
 from ..corpus.article import ROOT, Article
-from .common import TaskOutput, count_words, join_titles, node_text, pick_negatives
+from .common import (
+    END_MATTER_REASON,
+    END_MATTER_SKIP,
+    TaskOutput,
+    count_end_matter,
+    count_words,
+    end_matter,
+    join_titles,
+    node_text,
+    pick_negatives,
+)
 from .options import TaskOptions
+from .spec import TEXTS, TaskSpec, group_features
 
-TASK = "srr"
-COLUMNS = ("query", "positive", "negatives", "article_id", "title", "path")
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
     "no-sections": "article without sections",
     "no-parent-with-two-text-children": "no node with at least two children having text",
     "duplicate-row": "row identical to an earlier row of the same article",
+    END_MATTER_SKIP: END_MATTER_REASON,
     "original:5-sections-or-fewer": "(original variant) 5 sections or fewer",
     "original:fewer-than-4-long-sections": "(original variant) fewer than 4 long sections",
     "original:no-long-section-at-deepest-levels": "(original variant) no long section at the two deepest levels",
@@ -70,7 +80,9 @@ def srr_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
 
 def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, out: TaskOutput) -> None:
     texts = [node_text(article, i, options.max_words) for i in range(len(article.sections))]
-    with_text = [count_words(s.text) >= options.min_words for s in article.sections]
+    left_out = end_matter(article, options.keep_end_matter)
+    count_end_matter(out, article, left_out, options.min_words)
+    with_text = [count_words(s.text) >= options.min_words and i not in left_out for i, s in enumerate(article.sections)]
     children: dict[int, list[int]] = {ROOT: []}
     for index, section in enumerate(article.sections):
         children.setdefault(index, [])
@@ -95,7 +107,7 @@ def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, o
             out.groups.append(row)
             if options.positives == "sample":
                 break
-    if not out.groups and not out.skipped:
+    if not out.groups and not set(out.skipped) - {END_MATTER_SKIP}:
         out.skipped["no-parent-with-two-text-children"] += 1
 
 
@@ -104,7 +116,13 @@ def _original_variant(article: Article, rng: random.Random, options: TaskOptions
     if len(sections) <= 5:
         out.skipped["original:5-sections-or-fewer"] += 1
         return
-    long_sections = [i for i, s in enumerate(sections) if len([w for w in _ORIGINAL_SPLIT.split(s.text) if w]) > 20]
+    left_out = end_matter(article, options.keep_end_matter)
+    count_end_matter(out, article, left_out, options.min_words)
+    long_sections = [
+        i
+        for i, s in enumerate(sections)
+        if i not in left_out and len([w for w in _ORIGINAL_SPLIT.split(s.text) if w]) > 20
+    ]
     if len(long_sections) < 4:
         out.skipped["original:fewer-than-4-long-sections"] += 1
         return
@@ -133,3 +151,26 @@ def _row(article: Article, query: str, positive: str, negatives: list[str], path
         "title": article.title,
         "path": path,
     }
+
+
+SPEC = TaskSpec(
+    name="srr",
+    title="Simulated Re-ranking (SRR)",
+    features=group_features("query", path=TEXTS),
+    fixed_side="query",
+    pairing=(
+        "For a node F of an article's Wiki Structure Tree (the root, i.e. the article, included) with at least two "
+        "children that have text, a child d_i gives the row: `query` = the titles on the path from the article title "
+        "down to d_i (joined by spaces; `path` keeps them as a list), `positive` = d_i's own text, `negatives` = the "
+        "texts of d_i's siblings. The query is the fixed side; each candidate is scored as `[CLS] query [SEP] "
+        "candidate [SEP]`."
+    ),
+    choices=(
+        "With `positives=sample` (the paper) each node F gives one row, d_i drawn with a seeded RNG; with "
+        "`positives=all` each child gives a row. A child has text when its own text has at least `min_words` words. "
+        "`srr_variant=original` reproduces the original research code instead (first long section at the two "
+        "deepest levels vs all other long sections of the article)."
+    ),
+    skip_reasons=SKIP_REASONS,
+    sampler=srr_groups,
+)

@@ -1,0 +1,76 @@
+"""MS MARCO document collection TSV: one document a line, ``docid \\t url \\t title \\t body``.
+
+The MS MARCO Document Ranking corpus (``msmarco-docs.tsv``) and PROP's ``msmarco_toy.tsv`` use this layout. A web
+document has no section structure and no wiki links: the body becomes the **abstract**, with no sections, links or
+See also, so the tasks that need only text (PROP's ROP) build from it and the structural ones count it as a skip.
+
+Bad lines never stop the file: a line without exactly four tab-separated fields, without a docid, or with bytes
+that are not UTF-8 yields :class:`Skipped` naming the file and the line number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..article import Article
+from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
+from .wikiextractor_text import readable_lines
+
+NAME = "msmarco-tsv"
+_DOCID = re.compile(rb"^D\d+\t")
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """Whether the first line is ``D<digits> \\t url \\t title \\t body``."""
+    first = head.split(b"\n", 1)[0]
+    return bool(_DOCID.match(first)) and first.count(b"\t") == 3 and b"\thttp" in first
+
+
+def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
+    """Stream the documents of one MS MARCO TSV file.
+
+    Args:
+        path: the ``.tsv`` file (optionally ``.gz``/``.bz2``).
+        options: reader options (``language`` and ``max_article_bytes`` apply).
+
+    Yields:
+        One :class:`Article` per document with text, or a :class:`Skipped` naming the line.
+    """
+    try:
+        handle = open_binary(path)
+    except OSError as error:
+        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+    with handle:
+        for number, raw in enumerate(readable_lines(path, handle), start=1):
+            if isinstance(raw, Skipped):
+                yield raw
+            elif raw.strip():
+                yield _record(path, number, raw, options)
+
+
+def _record(path: Path, number: int, raw: bytes, options: ReaderOptions) -> Article | Skipped:
+    where = f"line {number}"
+    if options.max_article_bytes and len(raw) > options.max_article_bytes:
+        return Skipped("too-large", str(path), where, f"{len(raw)} bytes > {options.max_article_bytes}")
+    try:
+        line = raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError as error:
+        return Skipped("non-utf8", str(path), where, f"invalid UTF-8 at byte {error.start} of the line")
+    fields = line.split("\t")
+    if len(fields) != 4:
+        return Skipped("bad-record", str(path), where, f"{len(fields)} tab-separated fields, expected 4")
+    docid, url, title, body = (f.strip() for f in fields)
+    if not docid:
+        return Skipped("bad-record", str(path), where, "no docid")
+    if not body and not title:
+        return Skipped("empty", str(path), docid, "neither title nor body")
+    return Article(
+        id=docid,
+        title=" ".join(title.split()),
+        abstract=" ".join(body.split()),
+        url=url,
+        source=NAME,
+        language=options.language,
+    )

