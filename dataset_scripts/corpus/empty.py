@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from .article import ARTICLE_SCHEMA
-from .pipeline import REDIRECT_SCHEMA, SKIPPED_SCHEMA
+from .steps import REDIRECT_SCHEMA, SKIPPED_SCHEMA
 
 PLACEHOLDER = "empty.parquet"
 CONFIG_SCHEMAS = {"data": ARTICLE_SCHEMA, "redirects": REDIRECT_SCHEMA, "skipped": SKIPPED_SCHEMA}
