@@ -10,7 +10,7 @@ from dataset_scripts.corpus.formats import mediawiki_xml
 from dataset_scripts.corpus.see_also import heading_key
 from dataset_scripts.tasks.common import END_MATTER_SKIP, count_words, end_matter, task_rng
 from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.registry import ARTICLE_SAMPLERS
+from dataset_scripts.tasks.registry import TASKS
 
 NAMES = end_matter_names("en")
 
@@ -18,6 +18,9 @@ NAMES = end_matter_names("en")
 @pytest.fixture(scope="module")
 def sample(enwiki_sample) -> dict[str, Article]:
     return {a.title: a for a in mediawiki_xml.read(enwiki_sample) if isinstance(a, Article)}
+
+
+ARTICLE_SAMPLERS = {name: spec.sampler for name, spec in TASKS.items() if spec.sampler}
 
 
 def _rows(articles, options):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.conftest import PROJECT_ROOT
-from tests.train.conftest import run_train, save_tiny_encoder, train_command
+from tests.training.conftest import run_train, save_tiny_encoder, train_command
 from training.arguments import DataArguments, parse_arguments
 from training.data import load_task
 from training.evaluation import load_rerank_eval
