@@ -10,8 +10,8 @@ time of the whole process tree, peak RSS of its largest process = one worker):
 1. the corpus stage against wikiextractor (``--json --processes 1``) on the same dump in one file;
 2. the corpus stage on the parts with each ``--num-proc`` (one core per task: ``--read-ahead off``), the task
    stage alone on the corpus that built, and dump -> datasets end to end;
-3. the machine's ceiling for 2 processes on this very work: the same two halves of it run as 2 independent
-   processes at once (a shared or memory-bound machine gives less than 2x), and a pure-Python loop;
+3. the machine's ceiling for p processes on this very work: the same work cut in p slices run as p independent
+   processes at once (a shared or memory-bound machine gives less than p x), and a pure-Python loop;
 4. start-up (a build of a 5-article corpus: imports, executors, three stages) and the task stage's own stages
    (units, LTM, statistics merge + cards) from its files' times.
 
@@ -37,7 +37,6 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
 from big_dump import write_dump  # noqa: E402
-from corpus_throughput import machine_ceiling  # noqa: E402
 
 ENGLISH_WIKIPEDIA_ARTICLES = 7_000_000
 ENGLISH_WIKIPEDIA_BZ2_MIB = 22 * 1000**3 / 2**20  # pages-articles-multistream, ~22 GB
@@ -99,12 +98,34 @@ def single_file(parts: list[Path], path: Path) -> Path:
     return path
 
 
-def half_corpora(corpus: Path, folder: Path) -> list[Path]:
-    """Two corpus folders holding one half of the corpus files each (links), for the independent-halves ceiling."""
+def slices(items: list, count: int) -> list[list]:
+    """``items`` cut into ``count`` consecutive slices of (nearly) equal length."""
+    return [items[len(items) * i // count : len(items) * (i + 1) // count] for i in range(count)]
+
+
+def loop_ceiling(processes: int, steps: int = 5_000_000) -> float:
+    """How much faster ``processes`` processes run ``processes`` equal pure-Python loops than 1 process runs them."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from corpus_throughput import busy_loop
+
+    with ProcessPoolExecutor(processes) as pool:
+        list(pool.map(busy_loop, [1000] * processes))  # workers started before the clock
+        start = time.perf_counter()
+        list(pool.map(busy_loop, [steps] * processes))
+        parallel = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in range(processes):
+        busy_loop(steps)
+    return (time.perf_counter() - start) / parallel
+
+
+def sliced_corpora(corpus: Path, folder: Path, count: int) -> list[Path]:
+    """``count`` corpus folders holding one slice of the corpus files each (links), for the independent ceiling."""
     files = sorted((corpus / "data").glob("*.parquet"))
     halves = []
-    for number, chunk in enumerate((files[: len(files) // 2], files[len(files) // 2 :])):
-        half = folder / f"half{number}"
+    for number, chunk in enumerate(slices(files, count)):
+        half = folder / f"slice{count}-{number}"
         (half / "data").mkdir(parents=True)
         for f in chunk:
             (half / "data" / f.name).symlink_to(f)
@@ -155,13 +176,12 @@ def bench_size(articles: int, args, work: Path) -> dict:
     for p in args.num_proc:
         results[f"t{p}"] = measure([*task_cmd, "--input", str(corpus), "--output-dir", str(out / f"t{p}"), "--num-proc", str(p)])  # fmt: skip
         results[f"stages{p}"] = stage_seconds(out / f"t{p}")
-    # the ceiling: the same work as two unrelated processes at once, against one process doing all of it
-    half = len(parts) // 2
-    twin_corpus = [" ".join([*corpus_cmd, *map(str, chunk), "--output-dir", str(out / f"ct{i}")]) for i, chunk in enumerate((parts[:half], parts[half:]))]  # fmt: skip
-    results["c-twins"] = measure(" & ".join(twin_corpus) + " & wait")
-    halves = half_corpora(corpus, out / "halves")
-    twin_tasks = [" ".join([*task_cmd, "--input", str(h), "--output-dir", str(out / f"tt{i}")]) for i, h in enumerate(halves)]  # fmt: skip
-    results["t-twins"] = measure(" & ".join(twin_tasks) + " & wait")
+    # the ceiling: the same work as p unrelated processes at once, each on 1/p of it, against one process doing all
+    for p in args.num_proc[1:]:
+        corpus_jobs = [" ".join([*corpus_cmd, *map(str, chunk), "--output-dir", str(out / f"ci{p}-{i}")]) for i, chunk in enumerate(slices(parts, p))]  # fmt: skip
+        results[f"c-indep{p}"] = measure(" & ".join(corpus_jobs) + " & wait")
+        task_jobs = [" ".join([*task_cmd, "--input", str(c), "--output-dir", str(out / f"ti{p}-{i}")]) for i, c in enumerate(sliced_corpora(corpus, out / "slices", p))]  # fmt: skip
+        results[f"t-indep{p}"] = measure(" & ".join(task_jobs) + " & wait")
     tiny = out / "tiny"
     (tiny / "data").mkdir(parents=True)
     import pyarrow.parquet as pq
@@ -179,7 +199,7 @@ def bench_size(articles: int, args, work: Path) -> dict:
         "datasets": sum(disk_mib(d) for d in (out / f"t{args.num_proc[0]}").glob("wikiformer-*")),
         "work": disk_mib(out / f"t{args.num_proc[0]}" / ".build"),
     }
-    ceiling = machine_ceiling()
+    loops = {p: loop_ceiling(p) for p in args.num_proc[1:]}
 
     print(f"\n### {n} articles ({len(parts)} part files, {disk['dump']:.0f} MiB of bz2), {os.cpu_count()} cores\n")
     print("| run | wall s | articles/s | articles/s per process | CPU s | articles per CPU s | peak RSS of one process MiB | peak RSS all MiB |")  # fmt: skip
@@ -188,10 +208,12 @@ def bench_size(articles: int, args, work: Path) -> dict:
     lines.append(row("corpus stage, --num-proc 1 (one file)", n, results["c-single"]))
     for p in args.num_proc:
         lines.append(row(f"corpus stage, --num-proc {p}", n, results[f"c{p}"], p))
-    lines.append(row("corpus stage, 2 independent processes on halves", n, results["c-twins"], 2))
+    for p in args.num_proc[1:]:
+        lines.append(row(f"corpus stage, {p} independent processes on 1/{p} each", n, results[f"c-indep{p}"], p))
     for p in args.num_proc:
         lines.append(row(f"task stage, --num-proc {p}", n, results[f"t{p}"], p))
-    lines.append(row("task stage, 2 independent processes on halves", n, results["t-twins"], 2))
+    for p in args.num_proc[1:]:
+        lines.append(row(f"task stage, {p} independent processes on 1/{p} each", n, results[f"t-indep{p}"], p))
     if args.end_to_end:
         for p in args.num_proc:
             lines.append(row(f"dump -> datasets, --num-proc {p}", n, results[f"e{p}"], p))
@@ -205,21 +227,23 @@ def bench_size(articles: int, args, work: Path) -> dict:
         print(f"- task stage --num-proc {p}: LTM over the See Also Graph {stages['ltm']:.1f} s, statistics merge + cards {stages['merge']:.1f} s")  # fmt: skip
     print(f"- corpus stage vs wikiextractor (one file, one process each): {results['wx']['s'] / results['c-single']['s']:.2f}x the speed, {results['wx']['cpu'] / results['c-single']['cpu']:.2f}x per CPU second")  # fmt: skip
     print(f"- task stage vs corpus stage, per CPU second: {results['c' + str(first)]['cpu'] / results['t' + str(first)]['cpu']:.2f}x")  # fmt: skip
-    ceilings = {
-        "corpus": results[f"c{first}"]["s"] / results["c-twins"]["s"],
-        "tasks": results[f"t{first}"]["s"] / results["t-twins"]["s"],
-    }
+    ceilings = {}
     for p in args.num_proc[1:]:
+        ceilings[p] = {
+            "corpus": results[f"c{first}"]["s"] / results[f"c-indep{p}"]["s"],
+            "tasks": results[f"t{first}"]["s"] / results[f"t-indep{p}"]["s"],
+        }
         for stage, key in (("corpus", "c"), ("tasks", "t"), ("dump -> datasets", "e")):
             if f"{key}{p}" not in results:
                 continue
             speedup = results[f"{key}{first}"]["s"] / results[f"{key}{p}"]["s"]
-            limit = ceilings.get(stage, min(ceilings.values()))
+            # end to end is mostly the corpus stage: its ceiling is the corpus stage's
+            limit = ceilings[p].get(stage, ceilings[p]["corpus"])
             target = 1.8 if p == 2 else 12 * p / 16
-            print(f"- {stage} --num-proc {p} / {first}: {speedup:.2f}x (target {target:.1f}x); this machine's ceiling for the same work as {p} independent processes: {limit:.2f}x, a pure-Python loop: {ceiling:.2f}x")  # fmt: skip
+            print(f"- {stage} --num-proc {p} / {first}: {speedup:.2f}x (target {target:.1f}x); this machine's ceiling for the same work as {p} independent processes: {limit:.2f}x, a pure-Python loop: {loops[p]:.2f}x")  # fmt: skip
     per_m = {k: v * 1e6 / n / 1024 for k, v in disk.items()}
     print(f"- disk per 1M articles: dump {per_m['dump']:.1f} GiB, corpus {per_m['corpus']:.1f} GiB, datasets {per_m['datasets']:.1f} GiB, work files {per_m['work']:.1f} GiB")  # fmt: skip
-    return {"n": n, "results": results, "ceilings": ceilings, "loop": ceiling, "dump_mib": disk["dump"]}
+    return {"n": n, "results": results, "ceilings": ceilings, "loops": loops, "dump_mib": disk["dump"]}
 
 
 def projection(summary: dict, num_proc: list[int]) -> None:
