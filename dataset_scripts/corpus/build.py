@@ -75,7 +75,7 @@ def build_corpus(
     )
     clear_placeholders(output_dir)
     run.run()
-    if executor == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
+    if executor.kind == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
         return Counter()  # jobs submitted: they write the corpus; the rerun that finds them done writes the card
     stats = merged_stats(output_dir)
     write_placeholders(output_dir)
