@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from . import ltm
 from .card import write_card
 from .common import TaskOutput, task_rng
-from .corpus_units import Unit, read_unit
+from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .options import TaskOptions
 from .registry import get_task
 from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
@@ -180,8 +180,9 @@ class ArticleTasksStep(PipelineStep):
         units, number = len(self.units), unit.number
         shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
         clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
-        articles = read_unit(unit)
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
+        links = any(get_task(task).reads_links for task in samplers)
+        articles = read_unit(unit, None if links else WST_COLUMNS)
         outputs = {task: TaskOutput() for task in samplers}
         for article in articles:
             for task, output in outputs.items():
