@@ -13,7 +13,8 @@ How to add a task (one new file plus one registry line):
    fixed side ``query`` or ``document``) and counts what it leaves out under the keys of ``skip_reasons``.
 2. Declare ``SPEC = TaskSpec(name="<name>", title=..., features=group_features(fixed_side, **extra_columns),
    fixed_side=..., pairing=..., choices=..., skip_reasons=..., sampler=<name>_groups)`` in that module (and
-   ``query_max_length``/``doc_max_length`` where the paper's lengths are not 30/480).
+   ``query_max_length``/``doc_max_length`` where the paper's lengths are not 30/480; ``reads_links=False`` when
+   the sampler never reads ``Article.links``, so that the build can skip that column).
 3. Add ``<name>.SPEC`` to ``SPECS`` in :mod:`.registry`. ``--tasks <name>`` then builds
    ``wikiformer-<name>/`` with its card, and ``train.py`` pairs its rows and picks its lengths from the spec.
 
@@ -72,6 +73,8 @@ class TaskSpec:
         sampler: the per-article sampler; ``None`` for a corpus-wide task with a stage of its own (LTM).
         query_max_length: the paper's token budget for the query side in training.
         doc_max_length: the paper's token budget for the document side in training.
+        reads_links: whether the sampler reads ``Article.links``; a unit whose tasks all say no is read without
+            that column (the largest: a third of the read).
         card_notes: build statistics -> extra card lines (e.g. the See Also Graph's size for LTM).
     """
 
@@ -85,6 +88,7 @@ class TaskSpec:
     sampler: Sampler | None
     query_max_length: int = 30
     doc_max_length: int = 480
+    reads_links: bool = True
     card_notes: Callable[[dict[str, Any]], list[str]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:

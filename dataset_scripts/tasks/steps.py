@@ -147,11 +147,6 @@ def clear_partial(paths: Sequence[Path]) -> None:
                 stale.unlink(missing_ok=True)
 
 
-WITHOUT_LINKS = frozenset({"srr", "rwi", "ati"})
-"""Samplers known to read only the tree (title, abstract, sections): with only these, a unit is read without its
-links (:data:`~.corpus_units.WST_COLUMNS`); any other sampler gets every column."""
-
-
 class ArticleTasksStep(PipelineStep):
     """Stage 1: the rows of every per-article task (SRR/RWI/ATI: a spec with a sampler), LTM index shard and See
     also links, for this rank's units.
@@ -186,7 +181,8 @@ class ArticleTasksStep(PipelineStep):
         shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
         clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
-        articles = read_unit(unit, WST_COLUMNS if set(samplers) <= WITHOUT_LINKS else None)
+        links = any(get_task(task).reads_links for task in samplers)
+        articles = read_unit(unit, None if links else WST_COLUMNS)
         outputs = {task: TaskOutput() for task in samplers}
         for article in articles:
             for task, output in outputs.items():

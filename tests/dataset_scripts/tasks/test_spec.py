@@ -40,6 +40,9 @@ def test_registry_order_names_and_lookup():
         get_task("prop")
     assert (get_task("ltm").query_max_length, get_task("ltm").doc_max_length) == (255, 255)
     assert get_task("rwi").fixed_side == "document" and get_task("ltm").sampler is None
+    # SRR, RWI and ATI read only the tree, so the build reads their units without links; a new task reads all
+    assert [spec.reads_links for spec in SPECS] == [False, False, False, True]
+    assert TaskSpec("x", "X", get_task("ati").features, "query", "", "", {}, None).reads_links
 
 
 def test_a_spec_must_hold_its_group_columns():
