@@ -69,6 +69,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-steps", type=int, default=None, help="override the config's max_steps")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--num-proc", type=int, default=1)
+    parser.add_argument(
+        "--build-args",
+        default="",
+        help="more options for python -m dataset_scripts.build (every corpus and sampling option), e.g. "
+        "\"--language ltg --see-also-title 'Verīs taipoš' --read-ahead off\"",
+    )
     parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
     parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None)
     parser.add_argument("--private", action="store_true")
@@ -218,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                     str(args.seed),
                     "--num-proc",
                     str(args.num_proc),
+                    *shlex.split(args.build_args),
                 ]
             ],
         )
@@ -243,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             "--eval_dir",
             str(wikir_dir / "validation") if args.select_on_wikir else args.eval_collection,
         ]
+        command += ["--test_dirs", str(wikir_dir / "test")] if args.select_on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command])
     if "export" in selected:

@@ -33,7 +33,8 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         required=True,
-        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml); "
+        help="FOLDER (files sniffed), an archive (.tar.gz, .zip) or FORMAT:PATH (trec, rankllm, beir, hf, smart, "
+        "trec-sgml, jsonl; PATH a folder or comma-separated files); "
         "#dev or #test after it keeps one part of the queries (eval/splits.py)",
     )
     parser.add_argument(
@@ -326,7 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_first_stage(rr, "--first-stage")
     rr.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
     rr.add_argument("--max-length", type=int, help="pair length in tokens (default: the checkpoint's, else 512)")
-    rr.add_argument("--batch-size", type=int, default=16)
+    rr.add_argument(
+        "--batch-size", type=int, default=32, help="pairs per forward pass (CrossEncoder.predict's default)"
+    )
     rr.add_argument("--device", help="torch device (default: cuda if available)")
     rr.add_argument("--tag", help="run name (default: the model folder name)")
     rr.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming OUT/<tag>.run")
