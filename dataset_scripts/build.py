@@ -26,10 +26,11 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from .executors import make_executor
+from .tasks.baseline_steps import add_arguments, baseline_stages, options_from_args
 from .tasks.corpus_units import CorpusLayoutError, Unit, corpus_files, plan_units
 from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
 from .tasks.pipeline import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
-from .tasks.registry import ALL_TASKS, parse_tasks
+from .tasks.registry import ALL_TASKS, DEFAULT_TASKS, get_task, parse_tasks
 
 EXECUTORS = ("local", "slurm", "ray")
 
@@ -90,12 +91,15 @@ def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
         write_json(params, path)
 
 
-def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, tasks, options, build_info):
-    """The three chained executors (stage 1 -> LTM -> cards) of the chosen kind; run the last one."""
+def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, tasks, options, build_info, baselines):
+    """The chained executors (stage 1 -> LTM -> PROP/HARP -> cards) of the chosen kind; run the last one."""
     world = max(1, min(args.num_proc, len(units)))
-    stages = [("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world)]
+    stages = []
+    if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
+        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world))
     if "ltm" in tasks:
         stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
+    stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
     executor = None
     for name, pipeline, tasks_count in stages:
@@ -111,7 +115,7 @@ def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, task
             slurm_partition=args.slurm_partition,
             slurm_time=args.slurm_time,
             # workers fork from one server that has imported the steps once, instead of each importing them
-            preload=("dataset_scripts.tasks.pipeline",),
+            preload=("dataset_scripts.tasks.pipeline", "dataset_scripts.tasks.baseline_steps"),
         )
     return executor
 
@@ -140,7 +144,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m dataset_scripts.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", nargs="+", required=True, type=Path, help="dump/corpus files, or a corpus folder")
     parser.add_argument("--output-dir", required=True, type=Path)
-    parser.add_argument("--tasks", default=",".join(ALL_TASKS), help="comma-separated subset of srr,rwi,ati,ltm")
+    parser.add_argument(
+        "--tasks",
+        default=",".join(DEFAULT_TASKS),
+        help=f"comma-separated subset of {','.join(ALL_TASKS)}, or a method: wikiformer, prop, harp",
+    )
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--num-proc", type=int, default=1, help="processes (tasks of each stage)")
     parser.add_argument("--executor", choices=EXECUTORS, default="local")
@@ -158,6 +166,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--srr-variant", choices=SRR_VARIANTS, default=defaults.srr_variant)
     parser.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words)
     parser.add_argument("--ltm-negatives", type=int, default=defaults.ltm_negatives)
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.num_proc < 1:
         parser.error("--num-proc must be >= 1")
@@ -181,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             ltm_max_words=args.ltm_max_words,
             ltm_negatives=args.ltm_negatives,
         )
+        baselines = options_from_args(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -195,18 +205,26 @@ def main(argv: list[str] | None = None) -> int:
         units = plan_units(data_files, args.articles_per_unit)
         corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
         params = {"tasks": list(tasks), "options": options.to_dict(), "units": len(units), "corpus": corpus}
+        if "prop" in tasks:
+            params["prop"] = baselines[0].to_dict()
+        if any(t in ("rqp", "qdm", "rdp", "acm") for t in tasks):
+            params["harp"] = baselines[1].to_dict()
         check_parameters(layout, params)
     except (BuildParametersError, CorpusLayoutError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     build_info = {
-        "options": options.to_dict(),
+        "options": {
+            **options.to_dict(),
+            **{f"prop.{k}": v for k, v in params.get("prop", {}).items()},
+            **{f"harp.{k}": v for k, v in params.get("harp", {}).items()},
+        },  # fmt: skip
         "source": source,
         "language": _language(data_files[0]),
         "repo_id": f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
         "command": _public_command(argv if argv is not None else sys.argv[1:]),
     }
-    executor = make_executors(args, layout, units, redirect_files, tasks, options, build_info)
+    executor = make_executors(args, layout, units, redirect_files, tasks, options, build_info, baselines)
     try:
         executor.run()
     except Exception as error:

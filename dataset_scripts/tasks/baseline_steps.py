@@ -140,7 +140,9 @@ class CorpusStatsStep(PipelineStep):
                 "article_id": [a.id for a in articles],
                 "display_title": [a.title for a in articles],
                 "text": passages,
-                "eligible": [bool(words(p)) and not a.is_disambiguation for a, p in zip(articles, passages)],
+                "eligible": [
+                    bool(words(p)) and not a.is_disambiguation for a, p in zip(articles, passages, strict=True)
+                ],
             },
             schema=INDEX_SCHEMA,
         )
@@ -198,7 +200,9 @@ class CorpusModelStep(PipelineStep):
         anchors = pa.concat_tables([pq.read_table(self.files.anchors(u.number)) for u in self.units])
         rows = index.resolve(anchors.column("target").to_pylist())
         by_key: dict[str, tuple[set[int], list[int]]] = {}
-        for key, row, rank in zip(anchors.column("key").to_pylist(), rows, anchors.column("rank").to_pylist()):
+        for key, row, rank in zip(
+            anchors.column("key").to_pylist(), rows, anchors.column("rank").to_pylist(), strict=True
+        ):
             if row is not None and index.eligible[row]:
                 destinations, ranks = by_key.setdefault(key, (set(), []))
                 destinations.add(row)
@@ -370,3 +374,66 @@ class BaselineTasksStep(PipelineStep):
                 )
                 outputs[task].groups.extend(rows)
                 outputs[task].skipped.update(skipped)
+
+
+def add_arguments(parser) -> None:
+    """The build's PROP and HARP options (``python -m dataset_scripts.build --help``)."""
+    prop, harp = PropOptions(), HarpOptions()
+    group = parser.add_argument_group("PROP (--tasks prop)")
+    group.add_argument(
+        "--prop-variant",
+        choices=("paper", "original"),
+        default="paper",
+        help="the paper's sampling values, or the original code's (min count 10, t=1e-4, 10 pairs, df)",
+    )
+    group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
+    group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
+    group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
+    group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
+    group.add_argument("--stopwords", default="", help="stopword file for PROP and HARP (default: INQUERY)")
+    group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
+    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=harp.query_length)
+    group.add_argument(
+        "--harp-importance-model",
+        default=harp.importance_model,
+        help="BERT checkpoint whose last-layer attention weighs words (paper: bert-base-uncased)",
+    )
+    group.add_argument("--harp-device", default="", help="cpu, cuda, ... (default: CUDA when available)")
+    group.add_argument("--harp-batch-size", type=int, default=harp.importance_batch_size)
+    group.add_argument("--harp-passage-max-tokens", type=int, default=harp.passage_max_tokens)
+    group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)  # fmt: skip
+
+
+def options_from_args(args) -> tuple[PropOptions, HarpOptions]:
+    """The PROP and HARP options the command line asks for."""
+    changes = {
+        "pairs_per_document": args.prop_pairs,
+        "min_count": args.prop_min_count,
+        "subsample": args.prop_subsample,
+        "background": args.prop_background,
+        "stopwords": args.stopwords,
+    }
+    changes = {key: value for key, value in changes.items() if value is not None}
+    prop = PropOptions.original(**changes) if args.prop_variant == "original" else PropOptions(**changes)
+    harp = HarpOptions(
+        query_length=args.harp_query_length,
+        passage_max_tokens=args.harp_passage_max_tokens,
+        qdm_max_pairs=args.harp_qdm_max_pairs,
+        importance_model=args.harp_importance_model,
+        importance_device=args.harp_device,
+        importance_batch_size=args.harp_batch_size,
+        stopwords=args.stopwords,
+    )
+    return prop, harp
+
+
+def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, world: int) -> list:
+    """The ``(name, pipeline, tasks)`` stages that build the requested PROP/HARP tasks (none if not requested)."""
+    wanted = tuple(t for t in tasks if t in BASELINE_TASKS)
+    if not wanted:
+        return []
+    return [
+        ("baseline-stats", [CorpusStatsStep(root, units, wanted, options, prop, harp)], world),
+        ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop)], 1),
+        ("baseline", [BaselineTasksStep(root, units, wanted, redirect_files, options, prop, harp)], world),
+    ]
