@@ -156,7 +156,8 @@ class AttentionScorer:
             valid = token_word >= 0
             for q, values in enumerate(query_rows):
                 np.add.at(weights[q], token_word[valid], values[valid])
-            matrices.append(weights)
+            # rounded so that the last bits of a float sum (thread count, batch shape) never change a draw
+            matrices.append(np.round(weights, 6))
         return matrices
 
     def _read(self, keys: list[str]) -> dict[str, np.ndarray]:

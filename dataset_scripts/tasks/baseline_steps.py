@@ -252,9 +252,18 @@ class BaselineTasksStep(PipelineStep):
     type = "Baselines"
 
     def __init__(
-        self, root, units: Sequence[Unit], tasks, redirect_files, options: TaskOptions, prop: PropOptions, harp
+        self,
+        root,
+        units: Sequence[Unit],
+        tasks,
+        redirect_files,
+        options: TaskOptions,
+        prop: PropOptions,
+        harp,
+        cache=None,
     ):
         super().__init__()
+        self.cache = Path(cache) if cache else None
         self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
         self.redirect_files, self.options, self.prop, self.harp = [Path(p) for p in redirect_files], options, prop, harp
         self.files = BaselineFiles(self.layout)
@@ -302,7 +311,7 @@ class BaselineTasksStep(PipelineStep):
                 self.harp.importance_device or None,
                 self.harp.importance_batch_size,
                 max_length=self.harp.passage_max_tokens + 2,
-                cache=self.files.attention_cache,
+                cache=self.cache or self.files.attention_cache,
             )
 
     def _unit(self, unit: Unit) -> None:
@@ -401,11 +410,13 @@ def add_arguments(parser) -> None:
     group.add_argument("--harp-device", default="", help="cpu, cuda, ... (default: CUDA when available)")
     group.add_argument("--harp-batch-size", type=int, default=harp.importance_batch_size)
     group.add_argument("--harp-passage-max-tokens", type=int, default=harp.passage_max_tokens)
-    group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)  # fmt: skip
+    group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)
+    group.add_argument("--harp-attention-cache", default=None,
+                       help="SQLite attention cache to share between builds (default: OUT/.build/harp/attention.sqlite)")  # fmt: skip
 
 
-def options_from_args(args) -> tuple[PropOptions, HarpOptions]:
-    """The PROP and HARP options the command line asks for."""
+def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
+    """The PROP and HARP options the command line asks for, and the attention cache to use."""
     changes = {
         "pairs_per_document": args.prop_pairs,
         "min_count": args.prop_min_count,
@@ -424,10 +435,10 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions]:
         importance_batch_size=args.harp_batch_size,
         stopwords=args.stopwords,
     )
-    return prop, harp
+    return prop, harp, args.harp_attention_cache
 
 
-def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, world: int) -> list:
+def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, cache, world: int) -> list:
     """The ``(name, pipeline, tasks)`` stages that build the requested PROP/HARP tasks (none if not requested)."""
     wanted = tuple(t for t in tasks if t in BASELINE_TASKS)
     if not wanted:
@@ -435,5 +446,5 @@ def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, pr
     return [
         ("baseline-stats", [CorpusStatsStep(root, units, wanted, options, prop, harp)], world),
         ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop)], 1),
-        ("baseline", [BaselineTasksStep(root, units, wanted, redirect_files, options, prop, harp)], world),
+        ("baseline", [BaselineTasksStep(root, units, wanted, redirect_files, options, prop, harp, cache)], world),
     ]
