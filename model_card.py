@@ -36,6 +36,8 @@ class Evaluation:
         model_system: which system is this checkpoint.
         relevance_level: smallest relevant grade for binary measures, if set.
         note: how the candidates and queries were chosen.
+        fused_system: the system that is this checkpoint fused with the first stage, if measured (shown beside the
+            raw row and added to model-index as ``<measure> (fused)``).
     """
 
     dataset_name: str
@@ -44,6 +46,7 @@ class Evaluation:
     model_system: str
     relevance_level: int | None = None
     note: str = ""
+    fused_system: str | None = None
 
     @classmethod
     def from_metrics_json(cls, path: str | Path, model_system: str, dataset_name: str, **kwargs) -> Evaluation:
@@ -61,24 +64,33 @@ class Evaluation:
         best = {m: max(values.get(m, float("-inf")) for values in self.systems.values()) for m in measures}
         lines = ["| system | " + " | ".join(measures) + " |", "|---" * (len(measures) + 1) + "|"]
         for name, values in self.systems.items():
-            label = f"**{name}** (this model)" if name == self.model_system else name
+            label = (
+                f"**{name}** (this model)"
+                if name == self.model_system
+                else f"**{name}** (this model fused with the first stage)"
+                if name == self.fused_system
+                else name
+            )
             cells = [f"**{values[m]:.4f}**" if values[m] == best[m] else f"{values[m]:.4f}" for m in measures]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
     def eval_results(self) -> list[EvalResult]:
         """The checkpoint's results as model-index entries."""
-        own = self.systems[self.model_system]
+        rows = [(self.systems[self.model_system], "")]
+        if self.fused_system in self.systems:
+            rows.append((self.systems[self.fused_system], " (fused)"))
         return [
             EvalResult(
                 task_type="text-ranking",
                 dataset_type=self.dataset_type,
                 dataset_name=self.dataset_name,
                 metric_type=CARD_MEASURES[measure],
-                metric_name=measure,
+                metric_name=measure + suffix,
                 metric_value=round(float(value), 4),
             )
-            for measure, value in own.items()
+            for values, suffix in rows
+            for measure, value in values.items()
             if measure in CARD_MEASURES
         ]
 
@@ -95,6 +107,7 @@ class CardInputs:
         max_length: the pair length the checkpoint is configured for.
         evaluation: measured results, or None.
         license: the weights' license id.
+        fusion: ``(method, alpha, dev collection)`` stored in ``config.json``, or None.
     """
 
     repo_id: str
@@ -105,6 +118,7 @@ class CardInputs:
     evaluation: Evaluation | None = None
     license: str = "apache-2.0"
     limitations: str = DEFAULT_LIMITATIONS
+    fusion: tuple[str, float, str] | None = None
     method: str = "wikiformer"
 
 
@@ -176,6 +190,9 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         license=inputs.license,
         intro=METHODS[inputs.method][0],
         citation=METHODS[inputs.method][1],
+        fusion_method=inputs.fusion[0] if inputs.fusion else "zscore",
+        fusion_alpha=inputs.fusion[1] if inputs.fusion else 0.7,
+        fusion_dev=inputs.fusion[2] if inputs.fusion else "",
     )
 
 

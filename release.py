@@ -11,14 +11,22 @@ as it runs, so any stage can also be run alone:
 1. ``datasets``: ``python -m dataset_scripts.build`` → ``OUT/datasets/wikiformer-<task>/``
 2. ``train``: ``python train.py CONFIG`` → ``OUT/train/``
 3. ``export``: the trained model as a Hub-ready folder → ``OUT/wikiformer/``
-4. ``eval``: ``python -m eval rerank`` (this model, and MiniLM with an untrained head) and ``python -m eval
-   compare`` against the collection's BM25 run → ``OUT/eval/``
+4. ``eval``: ``python -m eval tune-fusion --save`` (the fusion with BM25, chosen on the eval queries and stored
+   in the model's ``config.json``), ``python -m eval rerank`` (this model raw and fused, and MiniLM with an
+   untrained head) and ``python -m eval compare`` against the collection's BM25 run → ``OUT/eval/``
 5. ``card``: ``model_card.md`` rendered with the measured results → ``OUT/wikiformer/README.md``; with
    ``--push-to-hub NS``, ``NS/wikiformer`` and ``NS/wikiformer-<task>`` are created or updated.
 
+With ``--wikir``, a WIKIR collection is built from the same corpus (``python -m dataset_scripts.wikir`` →
+``OUT/wikir/``, stage ``wikir`` after ``datasets``) and the eval stage also re-ranks its test split
+(``OUT/eval/wikir/``); ``--select-on-wikir`` makes training keep the checkpoint that is best on its validation
+split instead of on ``--eval-collection``.
+
 ``--system prop`` or ``--system harp`` runs the same job for the two baselines the paper compares with (their
 tasks, ``configs/{prop,harp}-demo-cpu.yaml`` at the Wikiformer demo's budget, ``OUT/{prop,harp}/``; the output folder
-defaults to ``output/release-<system>``). A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
+defaults to ``output/release-<system>``).
+
+A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
 one again (and the stages after it).
 """
 
@@ -36,7 +44,10 @@ import yaml
 from dataset_scripts.tasks.registry import SYSTEMS
 
 ROOT = Path(__file__).resolve().parent
-STAGES = ("datasets", "train", "export", "eval", "card")
+STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
+DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
+SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 5 --test-size 5 --bm25-k 20"
+"""WIKIR settings for the 106-article vendored sample (at the defaults only Angola has 5 linking documents)."""
 TASKS = SYSTEMS["wikiformer"]
 DEMO_CONFIGS = {
     "wikiformer": "configs/demo-cpu.yaml",
@@ -72,7 +83,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
     parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None)
     parser.add_argument("--private", action="store_true")
-    parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated subset of " + ",".join(STAGES))
+    parser.add_argument(
+        "--stages", default=",".join(DEFAULT_STAGES), help="comma-separated subset of " + ",".join(STAGES)
+    )
+    parser.add_argument("--wikir", action="store_true", help="build a WIKIR collection and report on its test split")
+    parser.add_argument(
+        "--wikir-args",
+        default=None,
+        help=f"options for python -m dataset_scripts.wikir (default: its own, or {SAMPLE_WIKIR_ARGS!r} on the sample)",
+    )
+    parser.add_argument(
+        "--select-on-wikir",
+        action="store_true",
+        help="select checkpoints on the WIKIR validation split (implies --wikir)",
+    )
     parser.add_argument("--redo", choices=STAGES, default=None, help="run this stage again, and those after it")
     args = parser.parse_args(argv)
     args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
@@ -191,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     out = Path(args.output_dir).resolve()
     selected = [s.strip() for s in args.stages.split(",") if s.strip()]
+    if (args.wikir or args.select_on_wikir) and "wikir" not in selected:
+        selected.append("wikir")
     unknown = sorted(set(selected) - set(STAGES))
     if unknown:
         raise SystemExit(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
@@ -222,9 +248,16 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             ],
         )
+    wikir_dir = out / "wikir"
+    if "wikir" in selected:
+        stages.run("wikir", [wikir_command(python, args, out)])
     overrides = {"seed": args.seed, **({"max_steps": args.max_steps} if args.max_steps else {})}
     if "train" in selected:
         datasets = task_dirs(out, tasks)
+        summary = out / "datasets" / ".build" / "summary.json"
+        if system != "wikiformer" and summary.exists():  # a baseline task without rows is an empty dataset: skip it
+            rows = json.loads(summary.read_text(encoding="utf-8"))
+            datasets = [d for d in datasets if rows.get(d.name.removeprefix("wikiformer-"), {}).get("rows", 1) > 0]
         if not datasets or (system == "wikiformer" and len(datasets) != len(config.get("train_datasets", TASKS))):
             raise SystemExit(
                 f"the config trains on {len(config.get('train_datasets', []))} tasks but "
@@ -239,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             "--output_dir",
             str(train_dir),
             "--eval_dir",
-            args.eval_collection,
+            str(wikir_dir / "validation") if args.select_on_wikir else args.eval_collection,
         ]
         command += task_settings(config, datasets) if len(datasets) != len(config.get("train_datasets", [])) else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
@@ -263,8 +296,13 @@ def main(argv: list[str] | None = None) -> int:
             str(args.eval_max_length),
         ]
         common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
+        model_fusion = eval_dir / "fusion"
+        commands = [
+            # the fusion with BM25 is chosen on these (dev) queries and stored in the model's config.json
+            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--output-dir",
+             str(model_fusion), *common],
+        ]  # fmt: skip
         runs = []
-        commands = []
         for tag, model in ((system, model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):
             commands.append(
                 [
@@ -283,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             )
             runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
+        fused = f"{system}+{args.eval_candidates}"
+        runs.insert(1, f"{fused}={eval_dir / system / f'{fused}.run'}")
         first_stage = f"bm25={eval_dir / system / (args.eval_candidates + '.run')}"
         commands.append(
             [
@@ -295,13 +335,15 @@ def main(argv: list[str] | None = None) -> int:
                 "--collection",
                 args.eval_collection,
                 "--reference",
-                system,
+                fused,
                 "--output-dir",
                 str(eval_dir / "compare"),
                 "--seed",
                 str(args.seed),
             ]
         )
+        if "wikir" in selected:
+            commands += wikir_eval_commands(python, args, out, eval_dir / "wikir")
         stages.run("eval", commands)
     if "card" in selected:
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
@@ -312,37 +354,77 @@ def main(argv: list[str] | None = None) -> int:
     table = eval_dir / "compare" / "table.md"
     if table.exists():
         print(f"evaluation ({args.eval_collection}):\n{table.read_text(encoding='utf-8')}")
+    wikir_table = eval_dir / "wikir" / "compare" / "table.md"
+    if "wikir" in selected and wikir_table.exists():
+        print(f"evaluation (WIKIR test split, {wikir_dir / 'test'}):\n{wikir_table.read_text(encoding='utf-8')}")
     return 0
+
+
+def wikir_command(python: str, args, out: Path) -> list[str]:
+    """``python -m dataset_scripts.wikir`` on the corpus the datasets stage built (else on ``--input``)."""
+    corpus = out / "datasets" / "corpus"
+    inputs = [str(corpus)] if any((corpus / "data").glob("*.parquet")) else list(args.input)
+    on_sample = [str(Path(p).resolve()) for p in args.input] == [
+        str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")
+    ]
+    extra = args.wikir_args if args.wikir_args is not None else (SAMPLE_WIKIR_ARGS if on_sample else "")
+    command = [python, "-m", "dataset_scripts.wikir", "--input", *inputs, "--output-dir", str(out / "wikir")]
+    return command + ["--num-proc", str(args.num_proc), *shlex.split(extra)]
+
+
+def wikir_eval_commands(python: str, args, out: Path, eval_dir: Path) -> list[list[str]]:
+    """Re-rank the WIKIR test split's BM25 run with the model and the fresh-head baseline, then compare."""
+    collection = str(out / "wikir" / "test")
+    common = ["--collection", collection, "--candidates", "bm25", "--k", str(args.eval_depth)]
+    common += ["--max-length", str(args.eval_max_length), "--no-resume"]
+    common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
+    commands, runs = [], []
+    for tag, model in (
+        (args.system, out / args.system),
+        ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head"),
+    ):
+        commands.append([python, "-m", "eval", "rerank", "--model", str(model), "--tag", tag, "--output-dir",
+                         str(eval_dir / tag), *common])  # fmt: skip
+        runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
+    compare = [python, "-m", "eval", "compare", f"bm25={eval_dir / args.system / 'bm25.run'}", *runs]
+    compare += ["--collection", collection, "--reference", args.system, "--output-dir", str(eval_dir / "compare")]
+    return commands + [compare + ["--seed", str(args.seed)]]
 
 
 def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, config: dict, overrides: dict, args) -> Path:
     """Render the model card from what this run measured."""
+    from eval.collections import load_collection
     from model_card import CardInputs, Evaluation, write_model_card
 
     evaluation = None
     system = args.system
     metrics = eval_dir / system / "metrics.json"
     if metrics.exists():
-        collection = (
-            json.loads((Path(args.eval_collection) / "collection.json").read_text())
-            if (Path(args.eval_collection) / "collection.json").exists()
-            else {}
-        )
-        name = collection.get("name", Path(args.eval_collection).name)
+        name = load_collection(args.eval_collection).name  # eval's reader: the one that knows collection.json
+        fused = f"{system}+{args.eval_candidates}"
         evaluation = Evaluation.from_metrics_json(
             metrics,
             system,
             name,
+            fused_system=fused if fused in json.loads(metrics.read_text(encoding="utf-8")) else None,
             note=(
                 f"Candidates: the collection's `{args.eval_candidates}` run, top {args.eval_depth} re-ranked per query"
                 + (f", first {args.eval_max_queries} queries" if args.eval_max_queries else "")
-                + f"; pairs truncated to {args.eval_max_length} tokens. `minilm-fresh-head` is the starting checkpoint with "
+                + f"; pairs truncated to {args.eval_max_length} tokens. `{fused}` is this model fused with the "
+                "first stage as stored in `config.json` (chosen on these same queries, which also chose the "
+                "checkpoint: dev figures, not a test result). `minilm-fresh-head` is the starting checkpoint with "
                 "an untrained head. Produced by `python release.py` (see `OUT/eval/compare` for significance tests)."
             ),
         )
         baseline = eval_dir / "minilm-fresh-head" / "metrics.json"
         if baseline.exists():
             evaluation.systems["minilm-fresh-head"] = json.loads(baseline.read_text())["minilm-fresh-head"]["means"]
+    stored = json.loads((model_dir / "config.json").read_text(encoding="utf-8")) if model_dir.exists() else {}
+    fusion = (
+        (stored["fusion_method"], stored.get("fusion_alpha", 0.7), stored.get("fusion_dev_collection", ""))
+        if stored.get("fusion_method")
+        else None
+    )
     datasets = [
         (
             f"{namespace}/{path.name}",
@@ -360,6 +442,7 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         recipe=training_recipe(config, overrides, out / "train"),
         max_length=args.eval_max_length,
         evaluation=evaluation,
+        fusion=fusion,
         method=system,
     )
     return write_model_card(model_dir, inputs)
@@ -379,6 +462,13 @@ def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str 
     for folder in task_dirs(out, SYSTEMS[system]):
         push_dataset_folder(folder, f"{namespace}/{folder.name}", private=private)
         print(f"[push] {folder} -> {namespace}/{folder.name}")
+    summary = out / "wikir" / ".build" / "summary.json"
+    if summary.exists():
+        from dataset_scripts.wikir.__main__ import push as push_wikir
+
+        repo = f"{namespace}/wikir-{json.loads(summary.read_text(encoding='utf-8'))['language'] or 'xx'}"
+        push_wikir(out / "wikir", repo, private)
+        print(f"[push] {out / 'wikir'} -> {repo}")
 
 
 if __name__ == "__main__":

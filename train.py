@@ -34,6 +34,7 @@ from training import (  # noqa: F401  (re-exported: ``from train import ...`` pr
     load_rerank_eval,
     load_task,
     load_tasks,
+    load_test_sets,
     pairwise_hinge,
     parse_arguments,
     rerank_metrics,
@@ -43,11 +44,16 @@ from training import (  # noqa: F401  (re-exported: ``from train import ...`` pr
 
 
 def load_model(model_args: ModelArguments, with_mlm: bool):
-    """Load a Wikiformer model (with the MLM head when ``with_mlm``); a new ranking head starts per ``head_init``."""
+    """Load a Wikiformer model to train (with the MLM head when ``with_mlm``); a new ranking head per ``head_init``.
+
+    The weights are float32 whatever dtype the checkpoint is stored in (float16 is common on the Hub, and
+    transformers 5 loads a checkpoint in its stored dtype): AdamW on float16 weights turns the first updates into
+    NaN. bf16/fp16 training goes through the Trainer's autocast (``--bf16``/``--fp16``) on these float32 weights.
+    """
     path = resolve_model_path(model_args.model_name_or_path)
     model_class = WikiformerForPreTraining if with_mlm else WikiformerForRanking
     kwargs = {"attn_implementation": model_args.attn_implementation} if model_args.attn_implementation else {}
-    model, info = model_class.from_pretrained(path, output_loading_info=True, **kwargs)
+    model, info = model_class.from_pretrained(path, output_loading_info=True, dtype=torch.float32, **kwargs)
     if model_args.head_init not in ("zero", "random"):
         raise ValueError(f"--head_init must be zero or random, got {model_args.head_init!r}")
     if model_args.head_init == "zero" and any(key.startswith("classifier.") for key in info["missing_keys"]):
@@ -80,7 +86,7 @@ def card_context(
     return {
         "base_model": "sentence-transformers/all-MiniLM-L6-v2" if base in (None, "", EMBEDDED_MINILM) else base,
         "training_datasets": [
-            (source, f"{task.name}: {len(task.fixed)} groups")
+            (source, f"{task.name}: {len(task)} groups")
             for source, task in zip(data_args.train_datasets, tasks, strict=True)
         ],
         "recipe": recipe,
@@ -100,7 +106,9 @@ def main(argv: list[str] | None = None) -> WikiformerTrainer:
         resolve_model_path(model_args.tokenizer_name or model_args.model_name_or_path)
     )
     model = load_model(model_args, with_mlm=training_args.mlm_weight > 0)
-    tasks = load_tasks(data_args)
+    with training_args.main_process_first(desc="checking the task datasets"):
+        # rank 0 writes the datasets cache (Arrow tables and filters); the other ranks then map the same files
+        tasks = load_tasks(data_args)
     collator = GroupCollator(
         tokenizer,
         tasks,
@@ -112,6 +120,7 @@ def main(argv: list[str] | None = None) -> WikiformerTrainer:
         max_predictions=training_args.mlm_max_predictions,
     )
     eval_set = load_rerank_eval(data_args)
+    test_sets = load_test_sets(data_args)  # loaded now, so that a bad test collection fails before training
     trainer = WikiformerTrainer(
         model=model,
         args=training_args,
@@ -130,6 +139,8 @@ def main(argv: list[str] | None = None) -> WikiformerTrainer:
         resume = True  # the newest checkpoint-* in output_dir
     result = trainer.train(resume_from_checkpoint=resume)
     trainer.save_model()
+    for test_set in test_sets:  # the kept model, once, on collections that never chose a checkpoint
+        trainer.evaluate(test_set, metric_key_prefix=f"test_{test_set.name}")
     trainer.log_metrics("train", result.metrics)
     trainer.save_metrics("train", result.metrics)
     trainer.save_state()

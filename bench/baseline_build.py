@@ -74,7 +74,9 @@ def attention_per_1000_sentences(corpus: Path, count: int, batch_size: int) -> d
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")])
+    parser.add_argument(
+        "--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")]
+    )
     parser.add_argument("--output-dir", default="/tmp/bench-baseline-build")
     parser.add_argument("--sentences", type=int, default=1000, help="sentences for the attention measurement")
     parser.add_argument("--batch-size", type=int, default=32)
@@ -104,8 +106,12 @@ def main(argv: list[str] | None = None) -> int:
             "prop + harp, attention computed": round(cold[0] / articles * 1000, 2),
             "prop alone": round(prop[0] / articles * 1000, 2),
         },
-        "wall_s": {"wikiformer": round(wikiformer[1], 1), "baselines cached": round(warm[1], 1),
-                   "baselines computed": round(cold[1], 1), "prop": round(prop[1], 1)},  # fmt: skip
+        "wall_s": {
+            "wikiformer": round(wikiformer[1], 1),
+            "baselines cached": round(warm[1], 1),
+            "baselines computed": round(cold[1], 1),
+            "prop": round(prop[1], 1),
+        },  # fmt: skip
         "ratio_prop_harp_to_wikiformer_cpu": round(warm[0] / wikiformer[0], 2),
         "attention": attention_per_1000_sentences(corpus, args.sentences, args.batch_size),
     }

@@ -72,8 +72,8 @@ def plain_pool_build(paths: list[str], output_dir: str, workers: int) -> None:
 
 
 def _run_shard(job: tuple) -> None:
-    from dataset_scripts.corpus.pipeline import ArticleExtractor, CorpusWriter, ShardReader
     from dataset_scripts.corpus.reading import resolve_read_ahead
+    from dataset_scripts.corpus.steps import ArticleExtractor, CorpusWriter, ShardReader
 
     shards, rank, output_dir = job
     reader = ShardReader(shards, read_ahead=resolve_read_ahead("auto", min(2, len(shards))))

@@ -17,125 +17,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 
-from .executors import make_executor
-from .tasks.baseline_steps import add_arguments, baseline_stages, options_from_args
-from .tasks.corpus_units import CorpusLayoutError, Unit, corpus_files, plan_units
+from .tasks.baseline_steps import add_arguments, options_from_args
+from .tasks.build import (
+    EXECUTORS,
+    BuildParametersError,
+    check_parameters,
+    corpus_language,
+    is_corpus_dir,
+    make_executors,
+    prepare_corpus,
+    push,
+)
+from .tasks.corpus_units import CorpusLayoutError, corpus_files, plan_units
 from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
-from .tasks.pipeline import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
-from .tasks.registry import ALL_TASKS, DEFAULT_TASKS, get_task, parse_tasks
-
-EXECUTORS = ("local", "slurm", "ray")
-
-
-class BuildParametersError(ValueError):
-    """The output folder holds a build made with other parameters; the message says what differs."""
-
-
-def is_corpus_dir(path: Path) -> bool:
-    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
-    return path.is_dir() and any((path / "data").glob("*.parquet"))
-
-
-def prepare_corpus(inputs: list[Path], layout: BuildLayout, args: argparse.Namespace) -> tuple[Path, str]:
-    """The corpus folder to read and a description of the source for the cards.
-
-    A single built corpus folder is used directly; anything else is read by the corpus build into
-    ``<output>/corpus`` (which resumes by itself: finished shards are not read again).
-    """
-    if len(inputs) == 1 and is_corpus_dir(inputs[0]):
-        return inputs[0], _corpus_source(inputs[0] / "README.md") or f"the Parquet corpus folder {inputs[0].name}"
-    from .corpus.build import build_corpus  # the dump readers load only when a dump is given
-
-    corpus_dir = layout.root / "corpus"
-    build_corpus(
-        inputs,
-        corpus_dir,
-        fmt=args.format,
-        num_proc=args.num_proc,
-        limit=args.limit,
-        executor=args.executor,
-        slurm_partition=args.slurm_partition,
-    )
-    return corpus_dir, ", ".join(p.name for p in inputs)
-
-
-_CORPUS_INPUTS = re.compile(r"from: (.+?)\.?$", re.M)
-
-
-def _corpus_source(readme: Path) -> str | None:
-    """The input files a corpus card names (``... built by python -m dataset_scripts.corpus from: X, Y.``)."""
-    match = _CORPUS_INPUTS.search(readme.read_text("utf-8")) if readme.exists() else None
-    return match.group(1).replace("`", "").strip() if match else None
-
-
-def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
-    """Record the build parameters, or refuse to mix them with those of an earlier build in the same folder."""
-    path = layout.work / "params.json"
-    if path.exists():
-        previous = json.loads(path.read_text("utf-8"))
-        if previous != params:
-            changed = sorted(k for k in set(previous) | set(params) if previous.get(k) != params.get(k))
-            raise BuildParametersError(
-                f"{layout.root} holds a build made with other parameters ({', '.join(changed)} differ); "
-                "use another --output-dir, or delete that folder to rebuild"
-            )
-    else:
-        write_json(params, path)
-
-
-def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, tasks, options, build_info, baselines):
-    """The chained executors (stage 1 -> LTM -> PROP/HARP -> cards) of the chosen kind; run the last one."""
-    world = max(1, min(args.num_proc, len(units)))
-    stages = []
-    if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
-        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world))
-    if "ltm" in tasks:
-        stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
-    stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
-    stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
-    executor = None
-    for name, pipeline, tasks_count in stages:
-        executor = make_executor(
-            args.executor,
-            pipeline,
-            tasks=tasks_count,
-            workers=args.num_proc,
-            logging_dir=str(layout.logs(name, tasks_count)),
-            job_name=f"wikiformer-{name}",
-            depends=executor,
-            skip_completed=name != "cards",  # the cards are cheap and follow the latest command line
-            slurm_partition=args.slurm_partition,
-            slurm_time=args.slurm_time,
-            # workers fork from one server that has imported the steps once, instead of each importing them
-            preload=("dataset_scripts.tasks.pipeline", "dataset_scripts.tasks.baseline_steps"),
-        )
-    return executor
-
-
-def push(layout: BuildLayout, tasks, namespace: str, private: bool, written: list[str]) -> list[str]:
-    """Push every written task dataset; returns the tasks whose push failed (their local output stays)."""
-    from .hub.publish import push_dataset_folder
-
-    failed = []
-    for task in tasks:
-        if task not in written:
-            continue
-        repo_id = f"{namespace}/wikiformer-{task}"
-        try:
-            url = push_dataset_folder(layout.task_dir(task), repo_id, private=private)
-            print(f"pushed {layout.task_dir(task)} -> {repo_id} ({url})")
-        except Exception as error:  # any client or network error: keep going, report, say what to rerun
-            failed.append(task)
-            print(f"push of {task} to {repo_id} failed: {error}", file=sys.stderr)
-    return failed
+from .tasks.registry import ALL_TASKS, DEFAULT_TASKS, parse_tasks
+from .tasks.steps import BuildLayout
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -166,6 +68,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--srr-variant", choices=SRR_VARIANTS, default=defaults.srr_variant)
     parser.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words)
     parser.add_argument("--ltm-negatives", type=int, default=defaults.ltm_negatives)
+    parser.add_argument(
+        "--keep-sections",
+        action="store_true",
+        help="keep end-matter sections (References, External links, See also, ...) as task nodes",
+    )
     add_arguments(parser)
     args = parser.parse_args(argv)
     if args.num_proc < 1:
@@ -189,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             srr_variant=args.srr_variant,
             ltm_max_words=args.ltm_max_words,
             ltm_negatives=args.ltm_negatives,
+            keep_end_matter=args.keep_sections,
         )
         baselines = options_from_args(args)
     except ValueError as error:
@@ -220,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             **{f"harp.{k}": v for k, v in params.get("harp", {}).items()},
         },  # fmt: skip
         "source": source,
-        "language": _language(data_files[0]),
+        "language": corpus_language(data_files[0]),
         "repo_id": f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
         "command": _public_command(argv if argv is not None else sys.argv[1:]),
     }
@@ -236,9 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     summary = json.loads((layout.work / "summary.json").read_text("utf-8"))
     written = [t for t in tasks if summary[t]["rows"] > 0]
     for task in tasks:
-        state = (
-            f"{summary[task]['rows']} rows -> {layout.task_dir(task)}" if task in written else "NO GROUP, not written"
-        )
+        state = f"{summary[task]['rows']} rows -> {layout.task_dir(task)}"
+        if task not in written:
+            state = f"0 rows: {summary[task].get('empty_reason', 'no group')} -> {layout.task_dir(task)} (empty)"
         print(f"{task}: {state}")
     status = 0 if written else 1
     if args.push_to_hub and written:
@@ -257,11 +165,6 @@ def _public_command(argv: list[str]) -> str:
     """The command line for the card, with local paths reduced to their last component (cards are published)."""
     shown = [Path(a).name if os.sep in a and Path(a).exists() else a for a in argv]
     return "python -m dataset_scripts.build " + " ".join(shlex.quote(a) for a in shown)
-
-
-def _language(data_file: Path) -> str:
-    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
-    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or "en"
 
 
 if __name__ == "__main__":

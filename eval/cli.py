@@ -4,6 +4,8 @@ Subcommands::
 
     python -m eval first-stage --collection C --method bm25 --k 100 --output run.trec
     python -m eval rerank --model M --collection C [--candidates RUN | --first-stage bm25 --k 100] --output-dir OUT
+    python -m eval rerank ... --fusion zscore|minmax|rrf|none --alpha A     (fused with the first stage's scores)
+    python -m eval tune-fusion --model M --collection DEV --output-dir OUT [--save]
     python -m eval compare RUN... --collection C --reference RUN [--output-dir OUT]
     python -m eval table OUT1/comparison.json OUT2/comparison.json [--measures nDCG@10 RR@10] [--latex]
 
@@ -18,9 +20,11 @@ import logging
 import sys
 from pathlib import Path
 
-from .collections import Collection, Run, load_collection, read_trec_run, write_trec_run
+from .collections import Collection, Run, read_trec_run, write_trec_run
+from .collections.relevance import is_graded
 from .collections.trec import ranked
 from .metrics import DEFAULT_MEASURES, evaluate_run
+from .splits import load_collection_part as load_collection
 
 logger = logging.getLogger("eval")
 
@@ -29,9 +33,15 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         required=True,
-        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml)",
+        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml); "
+        "#dev or #test after it keeps one part of the queries (eval/splits.py)",
     )
-    parser.add_argument("--relevance-level", type=int, help="smallest relevant grade for binary measures (TREC DL: 2)")
+    parser.add_argument(
+        "--relevance-level",
+        type=int,
+        help="smallest relevant grade for binary measures (default: collection.json, else 2 for TREC DL-style "
+        "grades 0-3, else 1)",
+    )
     parser.add_argument("--max-queries", type=int, help="use only the first N judged queries (quick runs on CPU)")
 
 
@@ -44,6 +54,18 @@ def _add_first_stage(parser: argparse.ArgumentParser, flag: str) -> None:
     parser.add_argument("--no-stemming", action="store_true", help="BM25 without the Snowball English stemmer")
     parser.add_argument("--stopwords", default="en", help="'en', 'none', or a file with one stopword per line")
     parser.add_argument("--dense-model", help="sentence-transformers bi-encoder (default: embedded all-MiniLM-L6-v2)")
+
+
+def _load(args: argparse.Namespace) -> Collection:
+    """The collection of ``--collection``; graded qrels make the relevance level and its reason printed."""
+    collection = load_collection(args.collection, args.relevance_level)
+    if is_graded(collection.qrels):
+        print(
+            f"{collection.name}: binary measures count grades >= {collection.relevance_level} as relevant "
+            f"({collection.relevance_source}; --relevance-level changes it)",
+            file=sys.stderr,
+        )
+    return collection
 
 
 def _query_ids(collection: Collection, max_queries: int | None) -> list[str]:
@@ -70,7 +92,7 @@ def _print_means(label: str, means: dict[str, float]) -> None:
 
 
 def cmd_first_stage(args: argparse.Namespace) -> int:
-    collection = load_collection(args.collection, args.relevance_level)
+    collection = _load(args)
     run = _first_stage(args, collection, args.method, _query_ids(collection, args.max_queries))
     write_trec_run(run, args.output, tag=args.method)
     print(f"wrote {args.output}: {len(run)} queries")
@@ -101,10 +123,31 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
     return name, _first_stage(args, collection, method, query_ids)
 
 
-def cmd_rerank(args: argparse.Namespace) -> int:
-    from .rerank import PairScorer, rerank
+def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | None:
+    """``--fusion``/``--alpha``, else the checkpoint's stored fusion, else none."""
+    from modeling_wikiformer import DEFAULT_ALPHA, check_fusion
 
-    collection = load_collection(args.collection, args.relevance_level)
+    if args.fusion == "none":
+        if args.alpha is not None:
+            raise ValueError("--alpha needs a fusion (--fusion zscore|minmax|rrf)")
+        return None
+    stored = scorer.fusion
+    method = args.fusion or (stored[0] if stored else None)
+    if method is None:
+        if args.alpha is not None:
+            raise ValueError("--alpha needs a fusion (--fusion zscore|minmax|rrf); this checkpoint stores none")
+        return None
+    alpha = args.alpha if args.alpha is not None else stored[1] if stored and not args.fusion else DEFAULT_ALPHA
+    check_fusion(method, alpha)
+    return method, alpha
+
+
+def cmd_rerank(args: argparse.Namespace) -> int:
+    from .rerank import PairScorer, check_first_stage_scores, fuse_run, rerank
+
+    if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
+        raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
+    collection = _load(args)
     query_ids = _query_ids(collection, args.max_queries)
     name, candidates = _candidates(args, collection, query_ids)
     out = Path(args.output_dir)
@@ -112,6 +155,9 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     write_trec_run(candidates, out / f"{name}.run", tag=name)
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
     scorer = PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
+    fusion = _fusion_setting(args, scorer)
+    if fusion:
+        check_first_stage_scores(candidates, name)  # before any scoring: a rank-only run fails fast
     run = rerank(
         collection,
         candidates,
@@ -122,16 +168,69 @@ def cmd_rerank(args: argparse.Namespace) -> int:
         tag=tag,
         resume=not args.no_resume,
     )
+    systems = {name: candidates, tag: run}
+    if fusion:
+        fused_tag = f"{tag}+{name}"
+        systems[fused_tag] = fuse_run(run, candidates, *fusion)
+        write_trec_run(systems[fused_tag], out / f"{fused_tag}.run", tag=fused_tag)
+        print(f"fusion: {fusion[0]}, alpha {fusion[1]:g} (the re-ranker's weight) -> {out / f'{fused_tag}.run'}")
     if not collection.qrels:
         print(f"wrote {out / f'{tag}.run'} (no qrels: not evaluated)")
         return 0
     results = {}
-    for label, system in ((name, candidates), (tag, run)):
+    for label, system in systems.items():
         evaluation = evaluate_run(system, collection.qrels, args.measures, collection.relevance_level)
         results[label] = evaluation.to_dict()
+        if fusion and label == f"{tag}+{name}":
+            results[label]["fusion"] = {"method": fusion[0], "alpha": fusion[1], "first_stage": name}
         _print_means(label, evaluation.means())
     (out / "metrics.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out / f'{tag}.run'}, {out / 'metrics.json'}")
+    return 0
+
+
+def cmd_tune_fusion(args: argparse.Namespace) -> int:
+    from .rerank import PairScorer, check_first_stage_scores, rerank, tune_fusion
+
+    collection = _load(args)
+    if not collection.qrels:
+        raise ValueError(f"dev collection {args.collection}: no judgments (qrels); fusion is tuned on judged queries")
+    query_ids = _query_ids(collection, args.max_queries)
+    name, candidates = _candidates(args, collection, query_ids)
+    check_first_stage_scores(candidates, name)
+    out = Path(args.output_dir)
+    tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
+    scorer = PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
+    run = rerank(collection, candidates, scorer, out / f"{tag}.run", depth=args.depth, query_ids=query_ids, tag=tag)
+    qrels = {qid: collection.qrels[qid] for qid in query_ids if qid in collection.qrels}
+    choice = tune_fusion(
+        run, candidates, qrels, args.measure, args.methods, args.alphas, collection.relevance_level, name
+    )
+    raw = evaluate_run(run, qrels, [args.measure], collection.relevance_level).means()[args.measure]
+    first = evaluate_run(candidates, qrels, [args.measure], collection.relevance_level).means()[args.measure]
+    print(choice.table())
+    print(
+        f"{collection.name} ({len(qrels)} queries): {name} {first:.4f}, {tag} {raw:.4f}, "
+        f"fused {choice.value:.4f} with {choice.method} alpha {choice.alpha:g}"
+    )
+    record = {
+        "collection": collection.name,
+        "queries": len(qrels),
+        "first_stage": name,
+        "measure": args.measure,
+        "first_stage_value": first,
+        "model_value": raw,
+        "method": choice.method,
+        "alpha": choice.alpha,
+        "value": choice.value,
+        "grid": {m: {str(a): v for a, v in values.items()} for m, values in choice.grid.items()},
+    }
+    (out / "fusion.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    if args.save:
+        from .rerank.fusion import store_fusion
+
+        path = store_fusion(args.model, choice.method, choice.alpha, collection.name)
+        print(f"stored fusion_method={choice.method}, fusion_alpha={choice.alpha:g} in {path}")
     return 0
 
 
@@ -150,7 +249,7 @@ def _named_runs(specs: list[str]) -> dict[str, Run]:
 def cmd_compare(args: argparse.Namespace) -> int:
     from .report import bar_chart, compare, latex_table, markdown_table
 
-    collection = load_collection(args.collection, args.relevance_level)
+    collection = _load(args)
     runs = _named_runs(args.runs)
     reference = None
     if args.reference:
@@ -224,7 +323,30 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming OUT/<tag>.run")
     rr.add_argument("--output-dir", required=True)
     rr.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES))
+    rr.add_argument(
+        "--fusion",
+        choices=("none", "zscore", "minmax", "rrf"),
+        help="also fuse with the first stage's scores (default: the checkpoint's stored fusion, else none)",
+    )
+    rr.add_argument("--alpha", type=float, help="the re-ranker's weight in the fusion, in [0, 1] (default 0.7)")
     rr.set_defaults(func=cmd_rerank)
+
+    tune = commands.add_parser("tune-fusion", help="choose the fusion method and alpha on a dev collection")
+    tune.add_argument("--model", required=True, help="checkpoint folder")
+    _add_collection(tune)
+    tune.add_argument("--candidates", help="a TREC run file (with scores), or the name of a run of the collection")
+    _add_first_stage(tune, "--first-stage")
+    tune.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
+    tune.add_argument("--max-length", type=int)
+    tune.add_argument("--batch-size", type=int, default=16)
+    tune.add_argument("--device")
+    tune.add_argument("--tag")
+    tune.add_argument("--measure", default="nDCG@10", help="the measure maximised (default nDCG@10)")
+    tune.add_argument("--methods", nargs="+", default=["zscore", "minmax", "rrf"], choices=("zscore", "minmax", "rrf"))
+    tune.add_argument("--alphas", nargs="+", type=float, default=[round(0.1 * i, 1) for i in range(11)])
+    tune.add_argument("--save", action="store_true", help="store the choice in the checkpoint's config.json")
+    tune.add_argument("--output-dir", required=True, help="the raw run and fusion.json are written here")
+    tune.set_defaults(func=cmd_tune_fusion)
 
     cmp = commands.add_parser("compare", help="evaluate runs, test significance, write tables and a chart")
     cmp.add_argument("runs", nargs="+", help="TREC run files (named by file stem, or NAME=PATH)")

@@ -82,6 +82,17 @@ def test_card_states_only_measured_results(tmp_path):
     assert "model-index" not in str(without) and "No evaluation was run for this checkpoint." in str(without)
 
 
+def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
+    out = tmp_path / "release"
+    command = [sys.executable, "release.py", "--output-dir", str(out), "--stages", "wikir"]
+    result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "dataset_scripts.wikir --input" in result.stdout and "--min-links 1" in result.stdout  # the sample's
+    assert json.loads((out / "wikir" / "test" / "collection.json").read_text())["relevance_level"] == 1
+    assert (out / "wikir" / "validation" / "candidates.json").exists()
+    assert sorted(p.stem for p in (out / "stages").glob("*.json")) == ["wikir"]
+
+
 def test_release_system_option_picks_the_method_config_output_and_task_settings(tmp_path):
     from release import parse_args, task_settings
 

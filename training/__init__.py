@@ -15,7 +15,7 @@ data-flow order:
 
 from __future__ import annotations
 
-from training.arguments import (
+from .arguments import (
     EMBEDDED_MINILM,
     DataArguments,
     ModelArguments,
@@ -23,11 +23,18 @@ from training.arguments import (
     parse_arguments,
     resolve_model_path,
 )
-from training.collator import GroupCollator
-from training.data import GroupDataset, Task, TaskMixtureSampler, load_task, load_tasks
-from training.evaluation import METRIC_NAMES, RerankEvalSet, load_rerank_eval, rerank_metrics
-from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy
-from training.trainer import DelayedCheckpointCallback, WikiformerTrainer
+from .collator import GroupCollator
+from .data import GroupDataset, Task, TaskMixtureSampler, load_task, load_tasks
+from .evaluation import (
+    METRIC_NAMES,
+    RerankEvalSet,
+    load_eval_set,
+    load_rerank_eval,
+    load_test_sets,
+    rerank_metrics,
+)
+from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from .trainer import DelayedCheckpointCallback, WikiformerTrainer
 
 __all__ = [
     "EMBEDDED_MINILM",
@@ -43,7 +50,9 @@ __all__ = [
     "WikiformerTrainer",
     "WikiformerTrainingArguments",
     "group_scores",
+    "load_eval_set",
     "load_rerank_eval",
+    "load_test_sets",
     "load_task",
     "load_tasks",
     "pairwise_hinge",

@@ -7,8 +7,8 @@ from typing import Any
 
 import torch
 
-from training.data import Task
-from training.mlm import whole_word_mask
+from .data import Task
+from .mlm import whole_word_mask
 
 
 @dataclass

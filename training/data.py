@@ -1,7 +1,7 @@
 """Task datasets and how batches draw from them: load and validate tasks, the task mixture sampler, groups.
 
-- :func:`load_task` reads one task dataset (a local folder/file or a Hub id; rows ``query|document, positive,
-  negatives``) and drops unusable rows with a counted reason.
+- :func:`load_task` opens one task dataset (a local folder/file or a Hub id; rows ``query|document, positive,
+  negatives``) as memory-mapped Arrow and drops unusable rows with a cached filter and a counted reason.
 - :class:`TaskMixtureSampler` decides, per epoch, which (task, row) fills each batch slot: every slot draws its
   task independently with the task sampling weights, and each task's rows are read in a seeded permutation
   (cycled when a task is drawn more often than it has rows). An epoch has as many slots as all tasks have rows.
@@ -12,45 +12,83 @@
 from __future__ import annotations
 
 import logging
-import math
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from torch.utils.data import Dataset, Sampler
-from tqdm.auto import tqdm
 
 from dataset_scripts.tasks.registry import TASKS
-from training.arguments import DataArguments
+
+from .arguments import DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 
 
+# Why a row is skipped; code 0 = usable. Stored per row as one int8 in a cached ``datasets`` column.
+SKIP_REASONS = ("usable", "empty {fixed}", "empty positive", "no usable negative")
+
+
 @dataclass
 class Task:
-    """One task dataset, validated, with its pairing rule and lengths.
+    """One task dataset: its usable rows, read from the memory-mapped Arrow table by index, and its settings.
+
+    The rows stay in Arrow (``datasets`` memory-maps the cache files, so DDP ranks and dataloader workers share the
+    same pages); :meth:`group` reads one row and cleans its negatives (empty ones, duplicates and copies of the
+    positive removed). Rows without a usable group were dropped by a cached filter in :func:`load_task`.
 
     Args:
         name: the task's name in the logs.
-        fixed: the fixed-side texts (query, or document for RWI), one per row.
-        positives: the positive candidate per row.
-        negatives: the negative candidates per row (empty ones and copies of the positive removed).
+        rows: the usable rows (a ``datasets.Dataset``; ``None`` for a task used only for its settings).
         candidates_are_queries: True when the candidates are queries and the fixed side is the document (RWI).
         query_max_length: tokens kept of the query side.
         doc_max_length: tokens kept of the document side.
         weight: sampling weight.
+        fixed_column: ``query`` or ``document`` (RWI).
+        negatives_column: ``negatives`` (a list) or ``negative`` (one text, MS MARCO triples).
     """
 
     name: str
-    fixed: list[str]
-    positives: list[str]
-    negatives: list[list[str]]
+    rows: Any
     candidates_are_queries: bool
     query_max_length: int
     doc_max_length: int
     weight: float = 1.0
+    fixed_column: str = "query"
+    negatives_column: str = "negatives"
+
+    def __len__(self) -> int:
+        return 0 if self.rows is None else len(self.rows)
+
+    def group(self, row: int) -> tuple[str, str, list[str]]:
+        """``(fixed, positive, negatives)`` of one row, negatives cleaned (see the class docstring)."""
+        record = self.rows[row]
+        positive = record["positive"]
+        return record[self.fixed_column], positive, usable_negatives(record[self.negatives_column], positive)
+
+
+def usable_negatives(negatives, positive: str) -> list[str]:
+    """Non-empty negatives that differ from the positive, first occurrence of each kept, in order."""
+    negatives = [negatives] if isinstance(negatives, str) else negatives or []
+    return list(dict.fromkeys(n for n in negatives if isinstance(n, str) and n.strip() and n != positive))
+
+
+def skip_reason(fixed, positive, negatives) -> int:
+    """The :data:`SKIP_REASONS` code of one row (0 = usable)."""
+    if not isinstance(fixed, str) or not fixed.strip():
+        return 1
+    if not isinstance(positive, str) or not positive.strip():
+        return 2
+    return 0 if usable_negatives(negatives, positive) else 3
+
+
+def _skip_codes(fixed: list, positives: list, negatives: list) -> dict[str, list[int]]:
+    return {"_skip": [skip_reason(*row) for row in zip(fixed, positives, negatives, strict=True)]}
+
+
+def _is_usable(codes: list[int]) -> list[bool]:
+    return [code == 0 for code in codes]
 
 
 def _load_rows(source: str, config: str | None, split: str):
@@ -74,11 +112,14 @@ def load_task(
     config: str | None = None,
     split: str = "train",
     max_rows: int | None = None,
+    num_proc: int | None = None,
 ) -> Task:
-    """Read a task dataset and keep its usable groups; skipped rows are counted by reason and logged.
+    """Open a task dataset (memory-mapped Arrow) and keep its usable rows; skips are counted by reason and logged.
 
     The fixed side is ``query`` or, for RWI-style data, ``document`` (the candidates are then queries). Negatives
-    come from ``negatives`` (a list) or ``negative`` (one text, as in MS MARCO triples).
+    come from ``negatives`` (a list) or ``negative`` (one text, as in MS MARCO triples). Checking is two cached
+    ``datasets`` passes: a one-byte skip code per row, then a filter on that code; a second start (or another DDP
+    rank) finds both in the cache and reads no text. No text is copied into Python objects.
 
     Args:
         source: local folder (Parquet + card), data file, or Hub id.
@@ -89,10 +130,14 @@ def load_task(
         config: dataset config name, if any.
         split: the split to read from a folder or Hub repo.
         max_rows: keep at most the first ``max_rows`` rows (before validation).
+        num_proc: processes for the first (uncached) check.
 
     Raises:
-        ValueError: the dataset lacks the group columns (the message names it and lists its columns).
+        ValueError: the dataset lacks the group columns (the message names it and lists its columns), or none of
+            its rows is usable (the message gives the skip counts).
     """
+    from datasets import Features, Value, concatenate_datasets
+
     rows = _load_rows(source, config, split)
     columns = set(rows.column_names)
     fixed_column = "query" if "query" in columns else "document" if "document" in columns else None
@@ -104,30 +149,42 @@ def load_task(
         )
     if max_rows is not None:
         rows = rows.select(range(min(max_rows, len(rows))))
-    fixed, positives, negatives, skipped = [], [], [], Counter()
-    view = rows.select_columns([fixed_column, "positive", negatives_column])
-    for batch in tqdm(view.iter(batch_size=10_000), total=math.ceil(len(view) / 10_000), desc=f"checking {name}"):
-        for anchor, positive, negs in zip(batch[fixed_column], batch["positive"], batch[negatives_column], strict=True):
-            negs = [negs] if isinstance(negs, str) else negs
-            if not isinstance(anchor, str) or not anchor.strip():
-                skipped[f"empty {fixed_column}"] += 1
-            elif not isinstance(positive, str) or not positive.strip():
-                skipped["empty positive"] += 1
-            else:
-                usable = list(
-                    dict.fromkeys(n for n in negs or [] if isinstance(n, str) and n.strip() and n != positive)
-                )
-                if not usable:
-                    skipped["no usable negative"] += 1
-                    continue
-                fixed.append(anchor)
-                positives.append(positive)
-                negatives.append(usable)
+    rows = rows.select_columns([fixed_column, "positive", negatives_column])
+    codes = rows.map(
+        _skip_codes,
+        batched=True,
+        batch_size=1_000,
+        input_columns=[fixed_column, "positive", negatives_column],
+        remove_columns=rows.column_names,
+        features=Features({"_skip": Value("int8")}),
+        num_proc=num_proc,
+        desc=f"checking {name}",
+    )
+    counts = np.bincount(codes.with_format("numpy")["_skip"], minlength=len(SKIP_REASONS)) if len(codes) else []
+    skipped = {
+        reason.format(fixed=fixed_column): int(count)
+        for reason, count in zip(SKIP_REASONS, counts, strict=False)
+        if reason != "usable" and count
+    }
     if skipped:
-        logger.warning(f"{source}: skipped {sum(skipped.values())} of {len(rows)} rows: {dict(skipped)}")
-    if not fixed:
-        raise ValueError(f"{source}: no usable group (skipped: {dict(skipped)})")
-    return Task(name, fixed, positives, negatives, fixed_column == "document", query_max_length, doc_max_length, weight)
+        logger.warning(f"{source}: skipped {sum(skipped.values())} of {len(rows)} rows: {skipped}")
+    if not len(rows) or int(counts[0]) == 0:
+        raise ValueError(f"{source}: no usable group in {len(rows)} rows (skipped: {skipped})")
+    if skipped:
+        flagged = concatenate_datasets([rows, codes], axis=1)
+        rows = flagged.filter(
+            _is_usable, batched=True, batch_size=10_000, input_columns=["_skip"], desc=f"keeping {name}"
+        ).select_columns([fixed_column, "positive", negatives_column])
+    return Task(
+        name,
+        rows,
+        fixed_column == "document",
+        query_max_length,
+        doc_max_length,
+        weight,
+        fixed_column,
+        negatives_column,
+    )
 
 
 def _per_task(values: list, count: int, what: str) -> list:
@@ -177,7 +234,8 @@ def load_tasks(data_args: DataArguments) -> list[Task]:
 class TaskMixtureSampler(Sampler):
     """Yields ``(epoch, task, row)`` keys: each slot's task drawn with the task weights, rows in seeded order.
 
-    Deterministic in (seed, epoch), so every DDP rank sees the same order and shards it the same way.
+    Deterministic in (seed, epoch), so every DDP rank sees the same order and shards it the same way. Memory: one
+    permutation per task (4 bytes a row below 2**31 rows); the task draws are made in blocks as the epoch goes.
 
     Args:
         task_sizes: number of rows per task.
@@ -185,8 +243,10 @@ class TaskMixtureSampler(Sampler):
         seed: the run's seed.
     """
 
+    block = 65_536
+
     def __init__(self, task_sizes: list[int], weights: list[float], seed: int):
-        self.task_sizes, self.seed, self.epoch = task_sizes, seed, 0
+        self.task_sizes, self.seed, self.epoch = [int(size) for size in task_sizes], seed, 0
         total = float(sum(weights))
         if total <= 0 or any(w < 0 for w in weights):
             raise ValueError(f"task weights must be >= 0 with a positive sum, got {weights}")
@@ -200,18 +260,29 @@ class TaskMixtureSampler(Sampler):
         return sum(self.task_sizes)
 
     def __iter__(self):
-        rng = np.random.default_rng([self.seed, self.epoch])
-        tasks = rng.choice(len(self.task_sizes), size=len(self), p=self.probabilities)
-        orders = [rng.permutation(size) for size in self.task_sizes]
+        orders = [
+            np.random.default_rng([self.seed, self.epoch, task]).permutation(
+                np.arange(size, dtype=np.int32 if size < 2**31 else np.int64)
+            )
+            for task, size in enumerate(self.task_sizes)
+        ]
+        draws = np.random.default_rng([self.seed, self.epoch])
         cursors = [0] * len(self.task_sizes)
-        for task in tasks.tolist():
-            order = orders[task]
-            yield self.epoch, task, int(order[cursors[task] % len(order)])
-            cursors[task] += 1
+        remaining = len(self)
+        while remaining:
+            tasks = draws.choice(len(self.task_sizes), size=min(self.block, remaining), p=self.probabilities)
+            remaining -= len(tasks)
+            for task in tasks.tolist():
+                order = orders[task]
+                yield self.epoch, task, int(order[cursors[task] % len(order)])
+                cursors[task] += 1
 
 
 class GroupDataset(Dataset):
     """Map-style dataset of groups keyed by ``(epoch, task, row)`` (see :class:`TaskMixtureSampler`).
+
+    Each item reads one row of its task's Arrow table (:meth:`Task.group`), so dataloader workers share the
+    memory-mapped data instead of copies of it.
 
     Args:
         tasks: the loaded tasks.
@@ -225,17 +296,16 @@ class GroupDataset(Dataset):
         self.tasks, self.group_size, self.seed = tasks, group_size, seed
 
     def __len__(self) -> int:
-        return sum(len(task.fixed) for task in self.tasks)
+        return sum(len(task) for task in self.tasks)
 
     def sampler(self) -> TaskMixtureSampler:
         """The sampler that produces this dataset's keys."""
-        return TaskMixtureSampler([len(t.fixed) for t in self.tasks], [t.weight for t in self.tasks], self.seed)
+        return TaskMixtureSampler([len(t) for t in self.tasks], [t.weight for t in self.tasks], self.seed)
 
     def __getitem__(self, key: tuple[int, int, int]) -> dict[str, Any]:
         epoch, task_index, row = key
-        task = self.tasks[task_index]
-        negatives = task.negatives[row]
+        fixed, positive, negatives = self.tasks[task_index].group(row)
         if len(negatives) > self.group_size - 1:
             rng = np.random.default_rng([self.seed, epoch, task_index, row])
             negatives = [negatives[i] for i in rng.choice(len(negatives), self.group_size - 1, replace=False)]
-        return {"task": task_index, "fixed": task.fixed[row], "candidates": [task.positives[row], *negatives]}
+        return {"task": task_index, "fixed": fixed, "candidates": [positive, *negatives]}

@@ -1,105 +1,155 @@
-"""Zero-shot re-ranking evaluation: the eval set (rank_llm candidates + TREC qrels), nDCG@10 and MRR@10."""
+"""Zero-shot re-ranking evaluation during training, through ``eval/``: its collection loaders, its first stage,
+its scorer (`modeling_wikiformer.score_pairs`) and its trec_eval metrics.
+
+The dev collection (``--eval_dir``) chooses the checkpoint; test collections (``--test_dirs``) are evaluated once
+at the end and may never be the dev collection (the paper selects on a dev set that is not the test set).
+"""
 
 from __future__ import annotations
 
-import json
 import logging
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
-import torch
-
+from eval.collections import Collection, Run
+from eval.collections.trec import ranked
+from eval.metrics import evaluate_run
+from eval.rerank import ModelScorer, check_first_stage_scores, fuse_run, rerank_run
+from eval.splits import load_collection_part, same_source
 from training.arguments import DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 
 METRIC_NAMES = ("ndcg@10", "mrr@10")
+_MEASURES = {"ndcg@10": "nDCG@10", "mrr@10": "RR@10"}
 
 
 @dataclass
 class RerankEvalSet:
-    """A zero-shot re-ranking set: per query its candidates with text, and TREC qrels.
+    """A zero-shot re-ranking set: a collection, its first-stage candidates and the queries evaluated.
 
     Args:
-        queries: ``(query_id, query_text, [(doc_id, doc_text), ...])`` in first-stage order.
-        qrels: ir_measures qrels (``{query_id: {doc_id: grade}}``).
-        relevance_level: the lowest grade counted relevant by MRR (TREC DL: 2).
-        name: the set's name.
+        collection: the collection (documents, queries, qrels, relevance level), as ``eval`` loads it.
+        candidates: the first-stage run, cut to ``depth`` per query.
+        query_ids: the judged queries evaluated (all of them unless ``eval_max_queries``).
+        name: the collection's name.
+        first_stage: the first stage's name (the collection's own run, or ``bm25``).
+        fusion: ``(method, alpha)`` for the fused figures (``fused_ndcg@10``), or None.
     """
 
-    queries: list[tuple[str, str, list[tuple[str, str]]]]
-    qrels: dict[str, dict[str, int]]
-    relevance_level: int = 1
+    collection: Collection
+    candidates: Run
+    query_ids: list[str]
     name: str = "eval"
+    first_stage: str = "bm25"
+    fusion: tuple[str, float] | None = field(default=None)
+
+    @property
+    def relevance_level(self) -> int:
+        """The smallest grade counted relevant by binary measures."""
+        return self.collection.relevance_level
+
+    @property
+    def qrels(self) -> dict[str, dict[str, int]]:
+        """The judgments of the evaluated queries."""
+        return {qid: self.collection.qrels[qid] for qid in self.query_ids}
+
+
+def load_eval_set(
+    spec: str,
+    depth: int = 100,
+    max_queries: int | None = None,
+    relevance_level: int | None = None,
+    fusion: tuple[str, float] | None = ("zscore", 0.7),
+) -> RerankEvalSet:
+    """A collection in any format ``eval`` reads (``FOLDER``, ``FORMAT:PATH``, ``#dev``/``#test``), its judged
+    queries and their top ``depth`` first-stage candidates (the collection's own run, else BM25).
+
+    Raises:
+        ValueError: the collection has no judgments, or no judged query with a text.
+    """
+    collection = load_collection_part(spec, relevance_level)
+    if not collection.qrels:
+        raise ValueError(f"evaluation collection {spec}: no judgments (qrels); it cannot choose a checkpoint")
+    query_ids = collection.judged_query_ids()[:max_queries]
+    if not query_ids:
+        raise ValueError(f"evaluation collection {spec}: no judged query has a text")
+    if collection.runs:
+        first_stage, run = next(iter(collection.runs.items()))
+    else:
+        from eval.first_stage import BM25Options, BM25Retriever
+
+        first_stage = "bm25"
+        run = BM25Retriever(collection.documents, BM25Options()).retrieve(
+            collection.queries, k=depth, query_ids=query_ids
+        )
+    candidates = {qid: dict(ranked(run[qid])[:depth]) for qid in query_ids if qid in run}
+    if fusion is not None:
+        try:
+            check_first_stage_scores(candidates, first_stage)
+        except ValueError as error:
+            logger.warning("%s: no fused figures during training (%s)", spec, error)
+            fusion = None
+    return RerankEvalSet(collection, candidates, query_ids, collection.name, first_stage, fusion)
 
 
 def load_rerank_eval(data_args: DataArguments) -> RerankEvalSet | None:
-    """The evaluation set named by ``--eval_dir`` or ``--eval_candidates``/``--eval_qrels``, or None."""
-    import ir_measures
+    """The dev set named by ``--eval_dir``, or None (see :func:`load_eval_set`).
 
-    candidates, qrels_path, level, name = data_args.eval_candidates, data_args.eval_qrels, 1, "eval"
-    if data_args.eval_dir:
-        folder = Path(data_args.eval_dir)
-        candidates, qrels_path = candidates or folder / "candidates.json", qrels_path or folder / "qrels.txt"
-        if (folder / "collection.json").is_file():
-            level = json.loads((folder / "collection.json").read_text()).get("relevance_level", level)
-        name = folder.name
-    if candidates is None:
+    Raises:
+        ValueError: ``--eval_dir`` names one of the ``--test_dirs`` (or overlapping queries of it).
+    """
+    if not data_args.eval_dir:
         return None
-    if qrels_path is None:
-        raise ValueError(f"{candidates}: --eval_qrels is needed with --eval_candidates")
-    queries = []
-    for record in json.loads(Path(candidates).read_text(encoding="utf-8"))[: data_args.eval_max_queries]:
-        hits = record.get("hits") or []
-        if not hits:
-            logger.warning(f"{candidates}: query {record.get('query')!r} has no candidates; skipped")
-            continue
-        docs = [(str(hit["docid"]), hit["content"]) for hit in hits[: data_args.eval_depth]]
-        queries.append((str(hits[0]["qid"]), record["query"], docs))
-    qrels: dict[str, dict[str, int]] = {}
-    for qrel in ir_measures.read_trec_qrels(str(qrels_path)):
-        qrels.setdefault(qrel.query_id, {})[qrel.doc_id] = qrel.relevance
-    level = data_args.eval_relevance_level if data_args.eval_relevance_level is not None else level
-    return RerankEvalSet(queries, qrels, level, name)
+    for test in data_args.test_dirs:
+        if same_source(data_args.eval_dir, test):
+            raise ValueError(
+                f"--eval_dir {data_args.eval_dir} is also a test collection ({test}): a checkpoint is never chosen "
+                "on the test set; give a dev collection (or the #dev part of one, with #test as the test)"
+            )
+    return load_eval_set(
+        data_args.eval_dir, data_args.eval_depth, data_args.eval_max_queries, data_args.eval_relevance_level,
+        _fusion(data_args),
+    )  # fmt: skip
 
 
-@torch.no_grad()
+def load_test_sets(data_args: DataArguments) -> list[RerankEvalSet]:
+    """The test collections of ``--test_dirs``, evaluated once after training (never used for selection)."""
+    return [load_eval_set(spec, data_args.eval_depth, None, None, _fusion(data_args)) for spec in data_args.test_dirs]
+
+
+def _fusion(data_args: DataArguments) -> tuple[str, float] | None:
+    if data_args.eval_fusion == "none":
+        return None
+    from modeling_wikiformer import check_fusion
+
+    check_fusion(data_args.eval_fusion, data_args.eval_fusion_alpha)
+    return data_args.eval_fusion, data_args.eval_fusion_alpha
+
+
 def rerank_metrics(
     model, tokenizer, eval_set: RerankEvalSet, batch_size: int = 32, max_length: int = 512
-) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
-    """Re-rank every query's candidates with ``model`` and score the run with ir_measures.
+) -> tuple[dict[str, float], Run]:
+    """Re-rank every query's candidates with ``model`` and score the run with ``eval``'s trec_eval metrics.
 
     Args:
         model: a ranking model returning ``logits`` ``[pairs, 1]``.
         tokenizer: its tokenizer.
-        eval_set: the queries, candidates and qrels.
+        eval_set: the collection, candidates and queries.
         batch_size: pairs per forward pass.
-        max_length: pair length (document side truncated).
+        max_length: pair length (longest-first truncation, as everywhere in the kit).
 
     Returns:
-        ``({"ndcg@10": ..., "mrr@10": ...}, run)`` with ``run = {query_id: {doc_id: score}}``.
+        ``({"ndcg@10", "mrr@10"[, "fused_ndcg@10", "fused_mrr@10"]}, run)`` with ``run = {query_id: {doc_id:
+        score}}`` (MRR at the collection's relevance level; fused with the first stage when the set has a fusion).
     """
-    import ir_measures
-    from ir_measures import RR, nDCG
+    scorer = ModelScorer(model, tokenizer, max_length=max_length, batch_size=batch_size)
+    run = rerank_run(eval_set.collection, eval_set.candidates, scorer, query_ids=eval_set.query_ids, progress=False)
+    metrics = _means(run, eval_set, "")
+    if eval_set.fusion is not None:
+        metrics.update(_means(fuse_run(run, eval_set.candidates, *eval_set.fusion), eval_set, "fused_"))
+    return metrics, run
 
-    was_training, device = model.training, next(model.parameters()).device
-    model.eval()
-    pairs = [(qid, query, docid, text) for qid, query, docs in eval_set.queries for docid, text in docs]
-    run: dict[str, dict[str, float]] = {}
-    for start in range(0, len(pairs), batch_size):
-        chunk = pairs[start : start + batch_size]
-        encoded = tokenizer(
-            [p[1] for p in chunk],
-            [p[3] for p in chunk],
-            truncation="only_second",
-            max_length=max_length,
-            padding=True,
-            return_tensors="pt",
-        ).to(device)
-        logits = model(**encoded).logits.view(-1).float().cpu().tolist()
-        for (qid, _, docid, _), score in zip(chunk, logits, strict=True):
-            run.setdefault(qid, {})[docid] = score
-    model.train(was_training)
-    ndcg, mrr = nDCG @ 10, RR(rel=eval_set.relevance_level) @ 10
-    values = ir_measures.calc_aggregate([ndcg, mrr], eval_set.qrels, run)
-    return {"ndcg@10": float(values[ndcg]), "mrr@10": float(values[mrr])}, run
+
+def _means(run: Run, eval_set: RerankEvalSet, prefix: str) -> dict[str, float]:
+    means = evaluate_run(run, eval_set.qrels, list(_MEASURES.values()), eval_set.relevance_level).means()
+    return {f"{prefix}{key}": float(means[measure]) for key, measure in _MEASURES.items()}

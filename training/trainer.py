@@ -9,15 +9,34 @@ the loss is identical under gradient accumulation and DDP for the same global ba
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from types import SimpleNamespace
 
 import torch
 from transformers import Trainer, TrainerCallback
+from transformers.trainer_utils import get_last_checkpoint
 
-from training.data import GroupDataset
-from training.evaluation import RerankEvalSet, rerank_metrics
-from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from .data import GroupDataset
+from .evaluation import RerankEvalSet, rerank_metrics
+from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
+
+FP16_OVERFLOWS_IN_A_ROW = 20  # the loss scaler halves its scale at each: 2**-20 means the run is broken
+
+
+class NonFiniteTrainingError(RuntimeError):
+    """A non-finite loss or gradient norm stopped training (see ``--nonfinite_policy``)."""
+
+
+class NonFiniteModelError(RuntimeError):
+    """A model with non-finite weights was about to be saved, evaluated, pushed or given a model card."""
+
+
+def nonfinite_parameters(model: torch.nn.Module) -> list[str]:
+    """Names of the parameters that hold a NaN or an infinity (one device sync per call)."""
+    names = [name for name, _ in model.named_parameters()]
+    flags = torch.stack([~torch.isfinite(p.detach()).all() for _, p in model.named_parameters()]).cpu().tolist()
+    return [name for name, bad in zip(names, flags, strict=True) if bad]
 
 
 class WikiformerTrainer(Trainer):
@@ -26,6 +45,12 @@ class WikiformerTrainer(Trainer):
     Pass ``train_dataset=GroupDataset``, ``data_collator=GroupCollator`` and, for evaluation, ``eval_dataset`` as a
     :class:`RerankEvalSet`. Logged per task ``t`` (means since the last log): ``loss_t`` and ``accuracy_t`` (the
     positive scored highest in its group), and ``group_accuracy`` over all tasks.
+
+    Non-finite numbers: before each optimizer step the loss of every micro-batch and the gradient norm are checked
+    (one device sync per optimizer step; under DDP the check is agreed by all ranks). A non-finite one stops
+    training with :class:`NonFiniteTrainingError` (``--nonfinite_policy stop``) or drops the step
+    (``skip``, logged as ``skipped_steps``). A model whose weights are not finite is never saved, evaluated,
+    pushed or given a card (:class:`NonFiniteModelError`).
 
     Args:
         task_names: the task names, indexed like the collator's ``task_ids``.
@@ -44,7 +69,11 @@ class WikiformerTrainer(Trainer):
         super().__init__(*args, **kwargs)
         self.task_names, self.eval_max_length = list(task_names), eval_max_length
         self.card_context = card_context or {}
-        self._task_sums = torch.zeros(3, len(self.task_names), dtype=torch.float64)  # loss, correct, groups
+        # loss, correct, groups per task; kept on the training device so that a step never waits for the GPU
+        self._task_sums = torch.zeros(3, len(self.task_names), dtype=torch.float64, device=self.args.device)
+        self._step_nonfinite = torch.zeros((), device=self.args.device)  # non-finite micro-batch losses this step
+        self._step_tasks: list[torch.Tensor] = []
+        self.skipped_steps, self._skipped_in_a_row, self._logged_skips = 0, 0, 0
 
     def _get_train_sampler(self, train_dataset=None):
         dataset = train_dataset if train_dataset is not None else self.train_dataset
@@ -67,8 +96,9 @@ class WikiformerTrainer(Trainer):
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         """``T / B * sum_g loss_g`` over the batch's B groups (T tasks), plus ``mlm_weight`` times the MLM loss."""
         group_mask, task_ids = inputs.pop("group_mask"), inputs.pop("task_ids")
-        if self.args.pair_chunks > 1 and inputs["input_ids"].shape[0] >= 2 * self.args.pair_chunks:
-            logits, mlm_loss = self.chunked_forward(model, inputs)
+        chunks = self.args.effective_pair_chunks
+        if chunks > 1 and inputs["input_ids"].shape[0] >= 2 * chunks:
+            logits, mlm_loss = self.chunked_forward(model, inputs, chunks)
             outputs = SimpleNamespace(logits=logits, mlm_loss=mlm_loss)
         else:
             outputs = model(**inputs)
@@ -83,36 +113,105 @@ class WikiformerTrainer(Trainer):
         if model.training:
             with torch.no_grad():
                 # a tie with a negative is not a success (a fresh zero head ties everything)
-                correct = (scores[:, 0] > scores[:, 1:].max(dim=1).values).double().cpu()
-                ids = task_ids.cpu()
-                self._task_sums[0].index_add_(0, ids, per_group.detach().double().cpu())
-                self._task_sums[1].index_add_(0, ids, correct)
-                self._task_sums[2].index_add_(0, ids, torch.ones_like(correct))
+                correct = (scores[:, 0] > scores[:, 1:].max(dim=1).values).double()
+                ids = task_ids.to(self._task_sums.device)
+                self._task_sums[0].index_add_(0, ids, per_group.detach().double().to(ids.device))
+                self._task_sums[1].index_add_(0, ids, correct.to(ids.device))
+                self._task_sums[2].index_add_(0, ids, torch.ones_like(correct, device=ids.device))
+                self._step_tasks.append(task_ids)
         return (loss, outputs) if return_outputs else loss
 
-    def chunked_forward(self, model, inputs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Score the pairs in ``pair_chunks`` forward passes of similar lengths, each cut to its longest pair.
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        """The Trainer's step; the micro-batch loss is also counted when not finite (checked before the update)."""
+        loss = super().training_step(model, inputs, num_items_in_batch)
+        self._step_nonfinite = self._step_nonfinite.to(loss.device) + (~torch.isfinite(loss.detach())).float()
+        return loss
+
+    def _get_grad_norm(self, model, grad_norm=None):
+        """The Trainer's gradient norm, then the non-finite check of this optimizer step (see the class docstring)."""
+        grad_norm = super()._get_grad_norm(model, grad_norm=grad_norm)
+        self._check_step(model, grad_norm)
+        return grad_norm
+
+    def _check_step(self, model, grad_norm) -> None:
+        losses_bad = self._step_nonfinite
+        if self.args.world_size > 1:
+            losses_bad = self.accelerator.reduce(losses_bad.clone(), reduction="sum")  # every rank decides alike
+        norm = torch.as_tensor(grad_norm if grad_norm is not None else 0.0, device=losses_bad.device).float()
+        bad_loss, bad_norm = (torch.stack([losses_bad > 0, ~torch.isfinite(norm)])).cpu().tolist()
+        tasks, self._step_tasks = self._step_tasks, []
+        self._step_nonfinite = torch.zeros_like(self._step_nonfinite)
+        if not bad_loss and not bad_norm:
+            self._skipped_in_a_row = 0
+            return
+        scaler_overflow = bad_norm and not bad_loss and self.args.fp16
+        what = "loss" if bad_loss else "gradient norm"
+        if scaler_overflow:
+            # the fp16 loss scaler skips this step and lowers its scale: normal unless it goes on
+            limit, reason = FP16_OVERFLOWS_IN_A_ROW, "fp16 loss-scaler overflows"
+        elif self.args.nonfinite_policy == "skip":
+            limit, reason = self.args.max_nonfinite_steps, f"non-finite {what}"
+        else:
+            limit, reason = 1, f"non-finite {what}"
+        self.skipped_steps += 1
+        self._skipped_in_a_row += 1
+        if self._skipped_in_a_row >= limit:
+            raise NonFiniteTrainingError(self._nonfinite_message(reason, tasks, float(norm), limit))
+        if not scaler_overflow:
+            if self.args.fp16:
+                for parameter in model.parameters():  # the scaler sees an infinite gradient and skips the update
+                    if parameter.grad is not None:
+                        parameter.grad.fill_(float("inf"))
+            else:
+                model.zero_grad(set_to_none=True)  # AdamW leaves a parameter without a gradient untouched
+
+    def _nonfinite_message(self, reason: str, tasks: list[torch.Tensor], grad_norm: float, limit: int) -> str:
+        names = sorted({self.task_names[i] for ids in tasks for i in ids.cpu().tolist()})
+        last = get_last_checkpoint(self.args.output_dir) if Path(self.args.output_dir).is_dir() else None
+        in_a_row = f" ({limit} steps in a row)" if limit > 1 else ""
+        return (
+            f"{reason} at optimizer step {self.state.global_step + 1}{in_a_row}: tasks in the batch "
+            f"{', '.join(names) or 'unknown'}; learning rate {self._get_learning_rate():.3g}; gradient norm "
+            f"{grad_norm}. Training stopped; the model was not updated or saved. Last good checkpoint: "
+            f"{last or 'none saved yet'}. Check the data of these tasks, lower --learning_rate, or use "
+            "--bf16 rather than --fp16; resume with --resume_from_checkpoint."
+        )
+
+    def chunked_forward(
+        self, model, inputs: dict[str, torch.Tensor], chunks: int
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Score the pairs in ``chunks`` forward passes of similar lengths, each cut to its longest pair.
 
         Pairs are right-padded to the batch's longest pair; sorting them by length and trimming each chunk skips most
         padding (about 40% of the tokens at the paper's 512 with Wikipedia sections). Returns the logits in the
         original pair order and the MLM loss averaged over all predicted tokens (None without MLM).
         """
         lengths = inputs["attention_mask"].sum(dim=1)
+        order = lengths.argsort()
+        pieces = order.chunk(chunks)
+        widths = torch.stack([lengths[index].max() for index in pieces]).cpu().tolist()  # one sync for all chunks
         logits = torch.empty(lengths.shape[0], 1, device=lengths.device)
-        mlm_sum, mlm_count = 0.0, 0
-        for index in lengths.argsort().chunk(self.args.pair_chunks):
-            width = int(lengths[index].max())
+        mlm_sum, mlm_count = None, None
+        for index, width in zip(pieces, widths, strict=True):
             outputs = model(**{key: value[index, :width] for key, value in inputs.items()})
             logits = logits.to(outputs.logits.dtype).index_copy(0, index, outputs.logits)
             if getattr(outputs, "mlm_loss", None) is not None:
-                count = int((inputs["mlm_labels"][index] != -100).sum())
-                mlm_sum, mlm_count = mlm_sum + outputs.mlm_loss * count, mlm_count + count
-        return logits, (mlm_sum / mlm_count if mlm_count else None)
+                count = (inputs["mlm_labels"][index] != -100).sum()  # stays on the device: no sync
+                # a chunk without masked tokens has a NaN mean MLM loss: it adds nothing
+                part = torch.where(count > 0, outputs.mlm_loss * count, torch.zeros_like(outputs.mlm_loss))
+                mlm_sum = part + (0 if mlm_sum is None else mlm_sum)
+                mlm_count = count + (0 if mlm_count is None else mlm_count)
+        return logits, (None if mlm_sum is None else mlm_sum / mlm_count.clamp(min=1))
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         """Add the per-task losses and accuracies (summed over DDP ranks) to the training logs."""
         if "loss" in logs:
-            sums = self._task_sums.to(self.args.device)
+            if not math.isfinite(logs["loss"]) and isinstance(getattr(self, "_tr_loss", None), torch.Tensor):
+                # the Trainer resets its loss sum by subtracting it from itself, which leaves a NaN in place
+                self._tr_loss.zero_()
+            sums = self._task_sums.clone()
+            if self.skipped_steps:
+                logs["skipped_steps"] = self.skipped_steps
             if self.args.world_size > 1:
                 sums = self.accelerator.reduce(sums, reduction="sum")
             sums = sums.cpu()
@@ -131,6 +230,7 @@ class WikiformerTrainer(Trainer):
         Every DDP rank scores the whole (small) set, so all ranks agree on the best checkpoint.
         """
         eval_set = eval_dataset if eval_dataset is not None else self.eval_dataset
+        self.check_finite("evaluate")
         if not isinstance(eval_set, RerankEvalSet):
             return super().evaluate(eval_dataset, ignore_keys, metric_key_prefix)
         model = self.accelerator.unwrap_model(self.model)
@@ -143,6 +243,24 @@ class WikiformerTrainer(Trainer):
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
         return metrics
 
+    def check_finite(self, action: str) -> None:
+        """Raise :class:`NonFiniteModelError` when a weight of the model is NaN or infinite."""
+        bad = nonfinite_parameters(self.accelerator.unwrap_model(self.model))
+        if bad:
+            raise NonFiniteModelError(
+                f"refusing to {action} a model with non-finite weights ({len(bad)} tensors, e.g. "
+                f"{', '.join(bad[:3])}) at step {self.state.global_step}"
+            )
+
+    def _save(self, output_dir: str | None = None, state_dict=None) -> None:
+        self.check_finite(f"save to {output_dir or self.args.output_dir}")
+        super()._save(output_dir, state_dict)
+
+    def push_to_hub(self, *args, **kwargs):
+        """The Trainer's ``push_to_hub``, refused for a model with non-finite weights."""
+        self.check_finite("push")
+        return super().push_to_hub(*args, **kwargs)
+
     def create_model_card(self, *args, **kwargs) -> None:
         """Write ``README.md`` in ``output_dir`` from the kit's ``model_card.md`` (called by ``push_to_hub``).
 
@@ -150,6 +268,7 @@ class WikiformerTrainer(Trainer):
         ``load_best_model_at_end``, else the last) in model-index. Outside the kit (no ``model_card`` module) the
         Trainer's own card is written, which drops nDCG/MRR from model-index.
         """
+        self.check_finite("write a model card for")
         try:
             from model_card import CardInputs, Evaluation, write_model_card
         except ImportError:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .build import build_corpus
+from .empty import empty_reason
 from .formats.base import CorpusFormatError, ReaderOptions
 from .reading import READ_AHEAD_CHOICES
 from .sources import format_modules
@@ -76,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         + f" ({stats['articles_with_see_also']:,} articles with See also)"
         + f"\nwritten to {args.output_dir} (load with datasets.load_dataset({str(args.output_dir)!r}))"
     )
+    if not stats["articles"]:
+        print(f"the corpus is empty: {empty_reason(stats)}")
     return 0
 
 

@@ -54,7 +54,7 @@ class Link:
 
 @dataclass
 class Article:
-    """One article as a Wiki Structure Tree. See the module docstring and ``DESIGN.md``."""
+    """One article as a Wiki Structure Tree (see the module docstring)."""
 
     id: str
     title: str

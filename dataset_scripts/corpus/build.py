@@ -7,10 +7,11 @@ from collections import Counter
 from pathlib import Path
 
 from ..executors import make_executor
+from .empty import clear_placeholders, empty_reason, write_placeholders
 from .formats.base import ReaderOptions
-from .pipeline import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 from .reading import resolve_read_ahead
 from .sources import FORMAT_MODULES, STREAMS_PER_SHARD, plan_shards
+from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 
 CARD_TEMPLATE = """---
 configs:
@@ -79,10 +80,12 @@ def build_corpus(
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
         slurm_partition=slurm_partition,
-        preload=("dataset_scripts.corpus.pipeline", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
+        preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
     )
+    clear_placeholders(output_dir)
     run.run()
     stats = merged_stats(output_dir)
+    write_placeholders(output_dir)
     write_card(output_dir, inputs, stats)
     return stats
 
@@ -91,6 +94,8 @@ def write_card(output_dir: Path, inputs: list[str | Path], stats: Counter) -> No
     """The corpus README.md: a `configs:` block for `load_dataset` and the build statistics."""
     rows = "\n".join(f"| {key} | {value:,} |" for key, value in sorted(stats.items()))
     table = "| statistic | count |\n|---|---|\n" + rows
+    if not stats["articles"]:
+        table = f"**This corpus is empty**: {empty_reason(stats)}.\n\n{table}"
     names = ", ".join(f"`{Path(p).name}`" for p in inputs)
     (output_dir / "README.md").write_text(CARD_TEMPLATE.format(license="cc-by-sa-4.0", inputs=names, table=table))
     (output_dir / "build_stats.json").write_text(json.dumps(dict(stats), indent=1, sort_keys=True))

@@ -1,11 +1,19 @@
-"""The extraction stage: a :class:`RawPage` of wikitext becomes an :class:`Article`, or a counted skip."""
+"""The extraction stage: a :class:`RawPage` of wikitext becomes an :class:`Article`, or a counted skip.
+
+It is the one place that turns the raw hook of the reader contract (``read_raw``, see :mod:`.formats.base`) into
+Articles: the corpus build runs :func:`parse_page` as its own pipeline step, and :func:`read_articles` reads any
+format module as Articles in one process (tests, notebooks).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
 
 from .article import Article
-from .formats.base import RawPage, ReaderOptions, Skipped
+from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
 from .titles import ENGLISH, Namespaces
 from .wikitext import parse_wikitext
 
@@ -38,3 +46,15 @@ def parse_page(page: RawPage, options: ReaderOptions = ReaderOptions()) -> Artic
     if not article.abstract and not any(section.text for section in article.sections):
         return Skipped("no-text", page.file, page.title, "no text left once markup is removed")
     return article
+
+
+def read_articles(
+    module: ModuleType, path: str | Path, options: ReaderOptions = ReaderOptions()
+) -> Iterator[Article | Redirect | Skipped]:
+    """The records of one input file as Articles, Redirects and Skipped records, whichever reader its format
+    module has: ``read`` as it is, or ``read_raw`` with every :class:`RawPage` parsed here."""
+    if not hasattr(module, "read_raw"):
+        yield from module.read(Path(path), options)
+        return
+    for record in module.read_raw(path, options):
+        yield parse_page(record, options) if isinstance(record, RawPage) else record

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from .dump_checks import PART_INDEX_NAME, check_index, check_parts, part_index
 from .formats.base import CorpusFormatError, Skipped, read_head
 
 FORMAT_MODULES = (
@@ -85,10 +86,11 @@ class Shard:
 
 
 def multistream_index(path: str | Path) -> Path | None:
-    """The index file of a multistream dump (``...-multistream-index.txt.bz2`` beside it), if present."""
+    """The index file of a multistream dump (``...-multistream-index.txt.bz2`` beside it, or for a part file
+    ``...-multistream-index3.txt-p1p9.bz2``), if present."""
     path = Path(path)
     if not path.name.endswith("multistream.xml.bz2"):
-        return None
+        return part_index(path)
     index = path.with_name(path.name.removesuffix(".xml.bz2") + "-index.txt.bz2")
     return index if index.exists() else None
 
@@ -111,7 +113,11 @@ def _expand(inputs: list[str | Path]) -> list[tuple[Path, bool]]:
         path = Path(item)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-            files.extend((p, False) for p in found if not p.name.endswith(FOLDER_FILES_NOT_READ))
+            files.extend(
+                (p, False)
+                for p in found
+                if not p.name.endswith(FOLDER_FILES_NOT_READ) and not PART_INDEX_NAME.search(p.name)
+            )
         elif path.is_file():
             files.append((path, True))
         else:
@@ -136,7 +142,9 @@ def plan_shards(
     shards: list[Shard] = []
     skipped: list[Skipped] = []
     fixed = None if fmt == "auto" else get_format(fmt)
-    for path, named in _expand(inputs):
+    files = _expand(inputs)
+    check_parts([path for path, _ in files])
+    for path, named in files:
         module = fixed or detect_format(path)
         if module is None:
             if named:
@@ -151,6 +159,7 @@ def plan_shards(
             continue
         offsets = stream_offsets(index)
         starts = offsets[::streams_per_shard]
+        check_index(path, index, offsets, starts)
         for i, start in enumerate(starts):
             end = starts[i + 1] if i + 1 < len(starts) else -1
             shards.append(Shard(str(path), module.NAME, start, end, multistream=True))

@@ -24,6 +24,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
 from .article import ROOT, Article, Link
 from .see_also import heading_key, see_also_names, see_also_targets
 from .sentences import BLANK_LINE, sentence_spans
+from .templates import render_template
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
 from .tree import build_sections
 
@@ -34,7 +35,16 @@ _NESTED = re.compile(r"\{\{|\}\}|\n[ \t]*\{\||\n[ \t]*\|\}")
 _RAW_HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
-_EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)")
+# What a removed template leaves behind: brackets with nothing or only punctuation in them, punctuation just
+# inside a bracket, punctuation doubled, a space before a comma (``Azerbaijan ({{lang-az|...}}, ...)``).
+_DEBRIS = (
+    (re.compile(r"[ \t]*[(\[][ \t]*(?:[,;:][ \t]*)*[)\]]"), ""),
+    (re.compile(r"\([ \t]*(?:[,;:][ \t]*)+"), "("),
+    (re.compile(r"(?:[ \t]*[,;:])+[ \t]*\)"), ")"),
+    (re.compile(r"[,;:](?:[ \t]*[,;])+"), lambda m: m.group()[0]),
+    (re.compile(r"(?<=\w)[ \t]+(?=[,;)](?:\s|$))"), ""),
+    (re.compile(r"(?<=\()[ \t]+"), ""),
+)
 _DISAMBIGUATION = re.compile(
     r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie)\s*[|}]|__DISAMBIG__",
     re.I,
@@ -62,6 +72,9 @@ def redirect_target(wikitext: str) -> str | None:
 def strip_non_text(wikitext: str) -> str:
     """Cut comments, references, templates and tables (nested to any depth) out of wikitext.
 
+    Inline templates that carry text (``{{convert}}``, ``{{lang}}``, ``{{nowrap}}``, ...: the tables of
+    :mod:`~dataset_scripts.corpus.templates`) are replaced by the wikitext they render to instead.
+
     An unclosed ``{{`` or ``{|`` keeps the text after it rather than losing the rest of the page.
     """
     if "<!--" in wikitext:
@@ -70,18 +83,23 @@ def strip_non_text(wikitext: str) -> str:
         wikitext = _REF.sub("", wikitext)
     wikitext = "\n" + wikitext  # so that a table on the first line starts after a newline too
     out: list[str] = []
-    depth, kept_from, opened_at = 0, 0, 0
+    depth, kept_from, opened_at, template_start = 0, 0, 0, -1
     for match in _NESTED.finditer(wikitext):
         opening = match.group()[-1] in "{|"
         if opening:
             if depth == 0:
                 out.append(wikitext[kept_from : match.start()])
                 opened_at = match.end()
+                template_start = match.start() if match.group() == "{{" else -1
             depth += 1
         elif depth:
             depth -= 1
             if depth == 0:
                 kept_from = match.end()
+                if template_start >= 0 and match.group() == "}}":
+                    rendered = render_template(wikitext[template_start:kept_from], strip_non_text)
+                    if rendered:
+                        out.append(rendered)
     out.append(wikitext[opened_at if depth else kept_from :])
     return "".join(out).removeprefix("\n")
 
@@ -100,7 +118,12 @@ def _see_also_sections(wikitext: str, names: frozenset[str]) -> list[str]:
 
 
 class _Buffer:
-    """The plain text of one section being written, and the links in it with their offsets."""
+    """The plain text of one section being written, and the links in it with their offsets.
+
+    Not :class:`~.formats._builder.TextBlock`, which folds white space as it is written and breaks paragraphs
+    where the reader says: wikitext's paragraphs are blank lines and its leftover markup spans writes, so this
+    keeps the raw text and cleans it once the section is complete (links' sentences are cut from the raw text).
+    """
 
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -289,15 +312,32 @@ def _unstyle(text: str) -> str:
     return text.replace("'" * 5, "").replace("'" * 3, "").replace("'" * 2, "")
 
 
+def clean_debris(text: str) -> str:
+    """Remove the debris removed templates leave: empty or punctuation-only brackets, punctuation just inside a
+    bracket, doubled commas or semicolons, a space before a comma, semicolon or closing bracket."""
+    for pattern, replacement in _DEBRIS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def debris_count(text: str) -> int:
+    """How many pieces of template debris (see :func:`clean_debris`) ``text`` holds."""
+    return sum(len(pattern.findall(text)) for pattern, _ in _DEBRIS)
+
+
 def _clean(text: str) -> str:
     """Paragraphs (wikitext's blank-line breaks) one per line; a single newline is a space, as rendered."""
     if "[" in text or "{" in text or "}" in text or "<" in text or "|" in text:
         text = _LEFTOVER.sub("", text)
-    if "(" in text:
-        text = _EMPTY_PARENS.sub("", text)
     if "\n" not in text:  # one paragraph, as most sentences are: str.split folds any white space, in C
-        return " ".join(text.split())
-    return "\n".join(p for p in (" ".join(p.split()) for p in BLANK_LINE.split(text)) if p)
+        return _paragraph(text)
+    return "\n".join(p for p in (_paragraph(p) for p in BLANK_LINE.split(text)) if p)
+
+
+def _paragraph(text: str) -> str:
+    """One paragraph with its white space folded and its template debris cleaned."""
+    text = " ".join(text.split())
+    return clean_debris(text) if "(" in text or "[" in text or "," in text or ";" in text else text
 
 
 def parse_wikitext(

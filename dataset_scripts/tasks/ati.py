@@ -10,7 +10,16 @@ from __future__ import annotations
 import random
 
 from ..corpus.article import ROOT, Article
-from .common import TaskOutput, count_words, node_text, pick_negatives
+from .common import (
+    END_MATTER_REASON,
+    END_MATTER_SKIP,
+    TaskOutput,
+    count_end_matter,
+    count_words,
+    end_matter,
+    node_text,
+    pick_negatives,
+)
 from .options import TaskOptions
 from .spec import TaskSpec, group_features
 
@@ -19,6 +28,7 @@ SKIP_REASONS = {
     "no-title": "article without a title",
     "short-abstract": "abstract shorter than min_words",
     "no-section-with-text": "no section with text distinct from the abstract",
+    END_MATTER_SKIP: END_MATTER_REASON,
 }
 
 
@@ -43,10 +53,12 @@ def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
     elif count_words(article.abstract) < options.min_words:
         out.skipped["short-abstract"] += 1
     else:
+        left_out = end_matter(article, options.keep_end_matter)
+        count_end_matter(out, article, left_out, options.min_words)
         candidates = [
             node_text(article, i, options.max_words)
             for i, section in enumerate(article.sections)
-            if count_words(section.text) >= options.min_words
+            if count_words(section.text) >= options.min_words and i not in left_out
         ]
         negatives = pick_negatives(candidates, positive, rng, options.max_negatives)
         if negatives:

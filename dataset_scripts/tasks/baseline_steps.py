@@ -35,11 +35,11 @@ from .common import TaskOutput, task_rng
 from .corpus_units import Unit, read_unit
 from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
 from .options import TaskOptions
-from .pipeline import BuildLayout, _atomic, write_json, write_rows
 from .prop import PropOptions, document_text, prop_groups
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .stats import TaskStats
+from .steps import BuildLayout, _atomic, write_json, write_rows
 
 PROP_TASKS = ("prop",)
 HARP_TASKS = ("rqp", "qdm", "rdp", "acm")

@@ -111,6 +111,8 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
     if info.get("command"):
         lines.append(f"- command: `{info['command']}`")
     lines += [f"- `{key}`: {value}" for key, value in sorted(options.items())]
+    if info.get("empty_reason"):
+        lines += ["", f"**This dataset is empty**: {info['empty_reason']}."]
     lines += ["", "## Statistics", "", "| | count | mean | min | max |", "|---|---|---|---|---|"]
     lines.append(f"| rows | {stats.rows} | | | |")
     n = stats.negatives

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..corpus.article import Article
+from ..corpus.end_matter import end_matter_names, is_end_matter
 
 _WORD = re.compile(r"\S+")
 
@@ -27,11 +30,15 @@ class TaskOutput:
     skipped: Counter = field(default_factory=Counter)
 
 
+# Every sampler and the statistics count and cut the same section texts (a section is counted up to five times
+# per article); caching on the text costs one hash of a string that Python then keeps, instead of a split.
+@functools.lru_cache(maxsize=4096)
 def count_words(text: str) -> int:
     """Number of whitespace-separated words in ``text``."""
     return len(text.split())
 
 
+@functools.lru_cache(maxsize=4096)
 def truncate_words(text: str, max_words: int) -> str:
     """``text`` stripped and cut after its ``max_words``-th word, keeping the original spacing and newlines.
 
@@ -88,3 +95,28 @@ def node_text(article: Article, index: int, max_words: int) -> str:
     """The text of a WST node (``-1`` is the root, whose text is the abstract), stripped and truncated."""
     text = article.abstract if index == -1 else article.sections[index].text
     return truncate_words(text or "", max_words)
+
+
+END_MATTER_SKIP = "end-matter-section"
+END_MATTER_REASON = "end-matter section with text (References, External links, See also, ...) left out as a node"
+
+
+@lru_cache(maxsize=64)
+def _end_matter_names(language: str) -> frozenset[str]:
+    return end_matter_names(language or "en")
+
+
+def end_matter(article: Article, keep: bool = False) -> set[int]:
+    """Indices of the article's end-matter sections (and their subsections), which are not task nodes; empty with
+    ``keep`` (``--keep-sections``). See :mod:`dataset_scripts.corpus.end_matter`."""
+    if keep:
+        return set()
+    names = _end_matter_names(article.language)
+    return {i for i, section in enumerate(article.sections) if is_end_matter(section.path, names)}
+
+
+def count_end_matter(out: TaskOutput, article: Article, left_out: set[int], min_words: int) -> None:
+    """Count, under :data:`END_MATTER_SKIP`, the end-matter sections that would have been nodes (enough text)."""
+    dropped = sum(1 for i in left_out if count_words(article.sections[i].text) >= min_words)
+    if dropped:
+        out.skipped[END_MATTER_SKIP] += dropped

@@ -49,8 +49,14 @@ def plan_units(data_files: Sequence[Path], articles_per_unit: int) -> list[Unit]
     return units
 
 
-def read_unit(unit: Unit) -> list[Article]:
-    """The articles of one unit, reading only the row groups that overlap it."""
+TASK_COLUMNS = ("id", "title", "abstract", "sections", "see_also", "language", "is_disambiguation")
+"""The corpus columns the task samplers read. ``links`` (every link with its sentence: the largest column, and
+the costliest to turn into Python objects), ``url`` and ``source`` are not read."""
+
+
+def read_unit(unit: Unit, columns: Sequence[str] = TASK_COLUMNS) -> list[Article]:
+    """The articles of one unit, reading only the row groups that overlap it and only ``columns`` (fields not read
+    keep their defaults: no links unless ``columns`` names them)."""
     parquet = pq.ParquetFile(unit.file)
     groups, first_row, position = [], None, 0
     for number in range(parquet.metadata.num_row_groups):
@@ -61,6 +67,6 @@ def read_unit(unit: Unit) -> list[Article]:
         position += size
     if not groups:
         return []
-    table = parquet.read_row_groups(groups)
+    table = parquet.read_row_groups(groups, columns=list(columns))
     table = table.slice(unit.start - first_row, unit.stop - unit.start)
     return [Article.from_dict(row) for row in table.to_pylist()]

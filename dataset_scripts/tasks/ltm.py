@@ -155,7 +155,7 @@ SPEC = TaskSpec(
         "article shorter than `min_words` words or a disambiguation page is never a query, positive or negative."
     ),
     skip_reasons=SKIP_REASONS,
-    sampler=None,  # corpus-wide: planned and materialised by the pipeline's LTM stage (plan_groups, materialise)
+    sampler=None,  # corpus-wide: planned and materialised by the LTM stage of .steps (plan_groups, materialise)
     query_max_length=255,  # "both documents ... 255"
     doc_max_length=255,
     card_notes=_see_also_note,

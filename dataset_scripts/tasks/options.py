@@ -30,6 +30,8 @@ class TaskOptions:
             long section at the two deepest levels vs all other long sections of the article).
         ltm_max_words: word budget of LTM texts (the paper uses 255 tokens per side for LTM).
         ltm_negatives: random negative articles per LTM row.
+        keep_end_matter: keep end-matter sections (References, External links, See also, ...: see
+            :mod:`dataset_scripts.corpus.end_matter`) as task nodes; by default they are left out and counted.
     """
 
     seed: int = 42
@@ -40,6 +42,7 @@ class TaskOptions:
     srr_variant: str = "paper"
     ltm_max_words: int = 256
     ltm_negatives: int = 7
+    keep_end_matter: bool = False
 
     def __post_init__(self) -> None:
         if self.srr_variant not in SRR_VARIANTS:

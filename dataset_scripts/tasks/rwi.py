@@ -21,7 +21,16 @@ from __future__ import annotations
 import random
 
 from ..corpus.article import Article
-from .common import TaskOutput, count_words, join_titles, node_text
+from .common import (
+    END_MATTER_REASON,
+    END_MATTER_SKIP,
+    TaskOutput,
+    count_end_matter,
+    count_words,
+    end_matter,
+    join_titles,
+    node_text,
+)
 from .options import TaskOptions
 from .spec import TEXTS, TaskSpec, group_features
 
@@ -30,6 +39,7 @@ SKIP_REASONS = {
     "no-section-with-text": "no section has text",
     "too-few-sections-with-text": "fewer than 2 sections have text (no other node to draw negatives from)",
     "no-distinct-negative": "no negative query different from the positive could be drawn",
+    END_MATTER_SKIP: END_MATTER_REASON,
 }
 
 
@@ -50,7 +60,11 @@ def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         out.skipped["disambiguation"] += 1
         return out
     texts = {i: node_text(article, i, options.max_words) for i in range(len(article.sections))}
-    nodes = [i for i, s in enumerate(article.sections) if count_words(s.text) >= options.min_words]
+    left_out = end_matter(article, options.keep_end_matter)
+    count_end_matter(out, article, left_out, options.min_words)
+    nodes = [
+        i for i, s in enumerate(article.sections) if count_words(s.text) >= options.min_words and i not in left_out
+    ]
     if not nodes:
         out.skipped["no-section-with-text"] += 1
         return out

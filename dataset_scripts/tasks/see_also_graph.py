@@ -9,6 +9,7 @@ normalised titles and the eligibility flags are held in memory.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pyarrow.parquet as pq
 
 from ..corpus.article import Article
 from ..corpus.titles import normalize_title
-from .common import count_words, truncate_words
+from .common import count_words
 from .options import TaskOptions
 
 INDEX_SCHEMA = pa.schema(
@@ -33,22 +34,49 @@ INDEX_SCHEMA = pa.schema(
 )
 EDGE_SCHEMA = pa.schema([("source", pa.int64()), ("target", pa.string())])
 MAX_REDIRECT_HOPS = 5
+_WORD = re.compile(r"\S+")
 
 
 def index_table(articles: Sequence[Article], options: TaskOptions) -> pa.Table:
     """The index rows of a shard's articles, in order. An article is ``eligible`` (may be a query, positive or
     negative) when it is not a disambiguation page and its text has at least ``min_words`` words."""
-    texts = [truncate_words(a.text, options.ltm_max_words) for a in articles]
+    texts, eligible = [], []
+    for article in articles:
+        text, words = ltm_text(article, options.ltm_max_words)
+        texts.append(text)
+        eligible.append(not article.is_disambiguation and words >= options.min_words)
     return pa.table(
         {
             "title": [normalize_title(a.title) for a in articles],
             "article_id": [a.id for a in articles],
             "display_title": [a.title for a in articles],
             "text": texts,
-            "eligible": [not a.is_disambiguation and count_words(a.text) >= options.min_words for a in articles],
+            "eligible": eligible,
         },
         schema=INDEX_SCHEMA,
     )
+
+
+def ltm_text(article: Article, max_words: int) -> tuple[str, int]:
+    """``(truncate_words(article.text, max_words), count_words(article.text))`` without building the whole
+    text: parts are counted one by one and only those within the budget are joined (words never span parts,
+    which ``Article.text`` joins with blank lines)."""
+    parts = [p for p in [article.abstract] + [s.text for s in article.sections] if p]
+    kept, words = [], 0
+    for part in parts:
+        count = count_words(part)
+        if max_words <= 0 or words < max_words:
+            kept.append(part if max_words <= 0 or words + count <= max_words else _first_words(part, max_words - words))
+        words += count
+    return "\n\n".join(kept).strip(), words
+
+
+def _first_words(text: str, count: int) -> str:
+    """``text`` up to the end of its ``count``-th word (``count`` >= 1), leading spacing kept."""
+    for number, match in enumerate(_WORD.finditer(text), start=1):
+        if number == count:
+            return text[: match.end()]
+    return text
 
 
 def edge_table(articles: Sequence[Article]) -> pa.Table:
@@ -122,6 +150,27 @@ def _read_redirects(files: Sequence[Path]) -> tuple[pa.Array, pa.Array]:
     if not files:
         return pa.array([], pa.string()), pa.array([], pa.string())
     table = pa.concat_tables([pq.read_table(f, columns=["source", "target"]) for f in files])
-    sources = [normalize_title(s) for s in table.column("source").to_pylist()]
-    targets = [normalize_title(t) for t in table.column("target").to_pylist()]
-    return pa.array(sources, pa.string()), pa.array(targets, pa.string())
+    return normalize_titles(table.column("source")), normalize_titles(table.column("target"))
+
+
+# A title that normalize_title would change: an entity, escape, fragment, underscore, double or edge space, a
+# leading colon, a character Python's str.isprintable rejects, or a first letter that may have an upper case.
+_NOT_NORMAL = (
+    r"[&%#_]|\s\s|^[\s:]|\s$|\p{C}|\p{Zl}|\p{Zp}|[\x{00A0}\x{1680}\x{2000}-\x{200A}\x{202F}\x{205F}\x{3000}]"
+    r"|^[a-z]|^[^\x00-\x7f]"
+)
+
+
+def normalize_titles(titles: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``normalize_title`` over an Arrow string array: titles already in normal form (nearly all of a dump's
+    redirect titles) are found by one regex pass and kept as they are; only the others become Python strings.
+    A whole dump's redirects (10M in English) thus cost neither a Python string each nor their memory."""
+    titles = titles.combine_chunks() if isinstance(titles, pa.ChunkedArray) else titles
+    titles = titles.fill_null("")
+    odd = np.flatnonzero(pc.match_substring_regex(titles, _NOT_NORMAL).to_numpy(zero_copy_only=False))
+    if len(odd) == 0:
+        return titles
+    fixed = pa.array([normalize_title(t) for t in titles.take(odd).to_pylist()], pa.string())
+    mask = np.zeros(len(titles), dtype=bool)
+    mask[odd] = True
+    return pc.replace_with_mask(titles, pa.array(mask), fixed)

@@ -2,7 +2,7 @@
 
 A task is one module in ``dataset_scripts/tasks/`` that holds its sampler and a ``SPEC = TaskSpec(...)`` naming
 everything else the kit needs of it: the Parquet columns, the fixed side, the card text, the skip reasons and the
-paper's token lengths. The registry (:mod:`.registry`) collects the specs; the build (:mod:`.pipeline`), the
+paper's token lengths. The registry (:mod:`.registry`) collects the specs; the build (:mod:`.steps`), the
 dataset cards (:mod:`.card`) and training (``training.data``) read them and know no task by name.
 
 How to add a task (one new file plus one registry line):
@@ -19,7 +19,7 @@ How to add a task (one new file plus one registry line):
 
 A sampler sees one article and its own seeded RNG (``task_rng(seed, name, article.id)``), so rows do not depend on
 sharding. A task that needs the whole corpus at once (``sampler=None``; LTM over the See Also Graph) is built by a
-stage of its own in :mod:`.pipeline`.
+stage of its own in :mod:`.steps`.
 """
 
 from __future__ import annotations

@@ -25,7 +25,17 @@ import random
 import re
 
 from ..corpus.article import ROOT, Article
-from .common import TaskOutput, count_words, join_titles, node_text, pick_negatives
+from .common import (
+    END_MATTER_REASON,
+    END_MATTER_SKIP,
+    TaskOutput,
+    count_end_matter,
+    count_words,
+    end_matter,
+    join_titles,
+    node_text,
+    pick_negatives,
+)
 from .options import TaskOptions
 from .spec import TEXTS, TaskSpec, group_features
 
@@ -34,6 +44,7 @@ SKIP_REASONS = {
     "no-sections": "article without sections",
     "no-parent-with-two-text-children": "no node with at least two children having text",
     "duplicate-row": "row identical to an earlier row of the same article",
+    END_MATTER_SKIP: END_MATTER_REASON,
     "original:5-sections-or-fewer": "(original variant) 5 sections or fewer",
     "original:fewer-than-4-long-sections": "(original variant) fewer than 4 long sections",
     "original:no-long-section-at-deepest-levels": "(original variant) no long section at the two deepest levels",
@@ -69,7 +80,9 @@ def srr_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
 
 def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, out: TaskOutput) -> None:
     texts = [node_text(article, i, options.max_words) for i in range(len(article.sections))]
-    with_text = [count_words(s.text) >= options.min_words for s in article.sections]
+    left_out = end_matter(article, options.keep_end_matter)
+    count_end_matter(out, article, left_out, options.min_words)
+    with_text = [count_words(s.text) >= options.min_words and i not in left_out for i, s in enumerate(article.sections)]
     children: dict[int, list[int]] = {ROOT: []}
     for index, section in enumerate(article.sections):
         children.setdefault(index, [])
@@ -94,7 +107,7 @@ def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, o
             out.groups.append(row)
             if options.positives == "sample":
                 break
-    if not out.groups and not out.skipped:
+    if not out.groups and not set(out.skipped) - {END_MATTER_SKIP}:
         out.skipped["no-parent-with-two-text-children"] += 1
 
 
@@ -103,7 +116,13 @@ def _original_variant(article: Article, rng: random.Random, options: TaskOptions
     if len(sections) <= 5:
         out.skipped["original:5-sections-or-fewer"] += 1
         return
-    long_sections = [i for i, s in enumerate(sections) if len([w for w in _ORIGINAL_SPLIT.split(s.text) if w]) > 20]
+    left_out = end_matter(article, options.keep_end_matter)
+    count_end_matter(out, article, left_out, options.min_words)
+    long_sections = [
+        i
+        for i, s in enumerate(sections)
+        if i not in left_out and len([w for w in _ORIGINAL_SPLIT.split(s.text) if w]) > 20
+    ]
     if len(long_sections) < 4:
         out.skipped["original:fewer-than-4-long-sections"] += 1
         return

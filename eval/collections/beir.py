@@ -3,13 +3,13 @@ dataset (configs ``corpus``, ``queries`` and qrels) loaded with `datasets.load_d
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 from pathlib import Path
 
 from .collection import Collection, Qrels
 from .errors import CollectionFormatError
+from .textfile import numbered_lines
 
 logger = logging.getLogger(__name__)
 
@@ -25,18 +25,19 @@ def read_jsonl(path: str | Path, required: tuple[str, ...]) -> list[dict]:
         CollectionFormatError: a line that is not JSON or lacks a required key, naming the line.
     """
     records = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise CollectionFormatError(path, f"not JSON ({error})", number) from None
-            missing = [key for key in required if key not in record]
-            if missing:
-                raise CollectionFormatError(path, f"record lacks {missing}", number)
-            records.append(record)
+    for number, line in numbered_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise CollectionFormatError(path, f"not JSON ({error})", number) from None
+        if not isinstance(record, dict):
+            raise CollectionFormatError(path, f"expected a JSON object, got {type(record).__name__}", number)
+        missing = [key for key in required if key not in record]
+        if missing:
+            raise CollectionFormatError(path, f"record lacks {missing}", number)
+        records.append(record)
     return records
 
 
@@ -47,20 +48,22 @@ def read_beir_qrels_tsv(path: str | Path) -> Qrels:
         CollectionFormatError: a row without three columns or with a non-integer score.
     """
     qrels: Qrels = {}
-    with open(path, encoding="utf-8", newline="") as handle:
-        rows = csv.reader(handle, delimiter="\t")
-        header = next(rows, None)
+    header = None
+    for number, line in numbered_lines(path):
         if header is None:
-            raise CollectionFormatError(path, "empty qrels file")
-        for number, row in enumerate(rows, start=2):
-            if not row:
-                continue
-            if len(row) != 3:
-                raise CollectionFormatError(path, f"expected 'query-id<TAB>corpus-id<TAB>score', got {row}", number)
-            try:
-                qrels.setdefault(row[0], {})[row[1]] = int(float(row[2]))
-            except ValueError:
-                raise CollectionFormatError(path, f"score {row[2]!r} is not a number", number) from None
+            header = line
+            continue
+        row = line.rstrip("\r\n").split("\t")
+        if not line.strip():
+            continue
+        if len(row) != 3:
+            raise CollectionFormatError(path, f"expected 'query-id<TAB>corpus-id<TAB>score', got {row}", number)
+        try:
+            qrels.setdefault(row[0], {})[row[1]] = int(float(row[2]))
+        except (ValueError, OverflowError):
+            raise CollectionFormatError(path, f"score {row[2]!r} is not a number", number) from None
+    if header is None:
+        raise CollectionFormatError(path, "empty qrels file")
     return qrels
 
 

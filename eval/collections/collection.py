@@ -26,6 +26,8 @@ class Collection:
             non-relevant).
         runs: named candidate runs that came with the collection (e.g. ``{"bm25": run}``).
         relevance_level: the smallest grade counted as relevant by binary measures (TREC DL uses 2).
+        relevance_source: where the level comes from (``collection.json``, ``--relevance-level``, or the
+            default for these qrels and why; see `eval.collections.relevance`).
 
     Example::
 
@@ -40,6 +42,7 @@ class Collection:
     qrels: Qrels = field(default_factory=dict)
     runs: dict[str, Run] = field(default_factory=dict)
     relevance_level: int = 1
+    relevance_source: str = "trec_eval's default level 1"
 
     def judged_query_ids(self) -> list[str]:
         """Query ids that have a text and at least one judgment, in query order."""

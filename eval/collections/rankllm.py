@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .collection import Run
 from .errors import CollectionFormatError
+from .textfile import read_text
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ def read_rankllm_candidates(path: str | Path) -> tuple[dict[str, str], dict[str,
             ``docid`` or ``content``, or hits of one entry naming different query ids.
     """
     try:
-        entries = json.loads(Path(path).read_text(encoding="utf-8"))
+        entries = json.loads(read_text(path))
     except json.JSONDecodeError as error:
         raise CollectionFormatError(path, f"not valid JSON ({error})") from None
     if not isinstance(entries, list):

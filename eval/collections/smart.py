@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .collection import Qrels
 from .errors import CollectionFormatError
+from .textfile import numbered_lines, read_text
 
 CRANFIELD_GAINS = {1: 4, 2: 3, 3: 2, 4: 1, -1: 0}
 """Cleverdon's relevance codes (1 = most relevant, -1 = of no interest) -> TREC-style gains."""
@@ -38,7 +39,7 @@ def read_smart_records(path: str | Path) -> list[tuple[str, dict[str, str]]]:
     Raises:
         CollectionFormatError: the file has no ``.I`` record.
     """
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    text = read_text(path, errors="replace")
     starts = list(_RECORD.finditer(text))
     if not starts:
         raise CollectionFormatError(path, "no '.I' record found: not a SMART file")
@@ -80,18 +81,17 @@ def read_smart_qrels(path: str | Path) -> Qrels:
 
     * ``query doc code`` (Cranfield, 3 columns): codes -1 and 1-4 mapped with `CRANFIELD_GAINS`; any other
       code is an error.
-    * ``query 0 doc grade`` (MED, TREC layout): read as TREC qrels.
+    * ``query 0 doc grade`` or ``query Q0 doc grade`` (MED, TREC layout): read as TREC qrels.
     * ``query doc 0 0.0`` (CISI, CACM): every listed pair is relevant (grade 1).
 
     Raises:
         CollectionFormatError: a line that fits none of these layouts, naming the line.
     """
     rows = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.split()
-            if fields:
-                rows.append((number, fields))
+    for number, line in numbered_lines(path):
+        fields = line.split()
+        if fields:
+            rows.append((number, fields))
     if not rows:
         raise CollectionFormatError(path, "empty qrels file")
     widths = {len(fields) for _, fields in rows}
@@ -103,11 +103,11 @@ def read_smart_qrels(path: str | Path) -> Qrels:
             except (ValueError, KeyError):
                 raise CollectionFormatError(path, f"relevance code {code!r} is not one of -1, 1-4", number) from None
             qrels.setdefault(_strip_zeros(query), {})[_strip_zeros(doc)] = gain
-    elif widths == {4} and all(fields[1] == "0" for _, fields in rows):
+    elif widths == {4} and all(fields[1] in ("0", "Q0") for _, fields in rows):
         for number, (query, _, doc, grade) in rows:
             try:
                 qrels.setdefault(_strip_zeros(query), {})[_strip_zeros(doc)] = int(float(grade))
-            except ValueError:
+            except (ValueError, OverflowError):
                 raise CollectionFormatError(path, f"grade {grade!r} is not a number", number) from None
     elif widths == {4}:
         for _, (query, doc, _, _) in rows:

@@ -1,8 +1,10 @@
 """TREC formats: qrels, topics (tab-separated or SGML ``<top>``) and run files, read and written.
 
-Conventions (trec_eval's): a qrels line is ``qid iteration docid grade``; a run line is
-``qid Q0 docid rank score tag``, where the rank column is ignored and documents are ordered by score
-(descending), ties broken by document id (descending), exactly as trec_eval sorts them.
+Conventions (trec_eval's): a qrels line is ``qid iteration docid grade`` (the iteration column is ``0`` or
+``Q0``, as Anserini writes it); a run line is ``qid Q0 docid rank score tag``, where the rank column is ignored and
+documents are ordered by score (descending), ties broken by document id (descending), exactly as trec_eval sorts
+them. Fields are separated by spaces or tabs. Runs are also read without their tag (``qid Q0 docid rank score``)
+and in MS MARCO's ``qid<TAB>docid<TAB>rank`` layout (score = -rank, so the file's ranking is kept).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from .collection import Qrels, Run
 from .errors import CollectionFormatError
+from .textfile import numbered_lines, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -36,23 +39,20 @@ def read_trec_qrels(path: str | Path) -> Qrels:
     """
     qrels: Qrels = {}
     repeated = 0
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise CollectionFormatError(
-                    path, f"expected 4 fields 'qid iter docid grade', got {line.strip()!r}", number
-                )
-            qid, _, docid, grade = fields
-            try:
-                value = int(float(grade))
-            except ValueError:
-                raise CollectionFormatError(path, f"grade {grade!r} is not a number", number) from None
-            judged = qrels.setdefault(qid, {})
-            repeated += docid in judged
-            judged[docid] = value
+    for number, line in numbered_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise CollectionFormatError(path, f"expected 4 fields 'qid iter docid grade', got {line.strip()!r}", number)
+        qid, _, docid, grade = fields
+        try:
+            value = int(float(grade))
+        except (ValueError, OverflowError):
+            raise CollectionFormatError(path, f"grade {grade!r} is not a number", number) from None
+        judged = qrels.setdefault(qid, {})
+        repeated += docid in judged
+        judged[docid] = value
     if repeated:
         logger.warning("%s: %d repeated (query, document) judgments; the last grade of each is kept", path, repeated)
     return qrels
@@ -71,7 +71,7 @@ def read_trec_topics(path: str | Path) -> dict[str, str]:
         CollectionFormatError: a tab-separated line without a tab, an SGML topic without ``<num>``, or a
             repeated query id.
     """
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text(path)
     topics: dict[str, str] = {}
     if re.search(r"<top>", text, re.I):
         for block in _TOP.finditer(text):
@@ -99,40 +99,45 @@ def _add_topic(topics: dict[str, str], qid: str, text: str, path: str | Path, li
 
 
 def read_trec_run(path: str | Path) -> Run:
-    """Read a TREC run file (``qid Q0 docid rank score tag``).
+    """Read a run file: TREC's ``qid Q0 docid rank score tag``, the same without the tag, or MS MARCO's
+    ``qid<TAB>docid<TAB>rank`` (the layout is taken from the first line; every line must have it).
 
     Args:
         path: the run file.
 
     Returns:
-        query id -> document id -> score. trec_eval refuses a run that lists a document twice for one query;
-        here the first occurrence (the one ranked higher in the file) is kept and the others are dropped with
-        a counted warning naming an example line.
+        query id -> document id -> score (``-rank`` for MS MARCO runs). trec_eval refuses a run that lists a
+        document twice for one query; here the first occurrence (the one ranked higher in the file) is kept and
+        the others are dropped with a counted warning naming an example line.
 
     Raises:
-        CollectionFormatError: a line without 6 fields or with a non-numeric score.
+        CollectionFormatError: a line of another width than the first, or a non-numeric score or rank.
     """
     run: Run = {}
     duplicates: list[int] = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 6:
-                raise CollectionFormatError(
-                    path, f"expected 6 fields 'qid Q0 docid rank score tag', got {line.strip()!r}", number
-                )
-            qid, _, docid, _, score, _ = fields
-            try:
-                value = float(score)
-            except ValueError:
-                raise CollectionFormatError(path, f"score {score!r} is not a number", number) from None
-            ranking = run.setdefault(qid, {})
-            if docid in ranking:
-                duplicates.append(number)
-                continue
-            ranking[docid] = value
+    width = None
+    for number, line in numbered_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        width = width or len(fields)
+        if width not in (3, 5, 6) or len(fields) != width:
+            raise CollectionFormatError(
+                path,
+                f"expected 'qid Q0 docid rank score [tag]' or 'qid docid rank', got {line.strip()!r}",
+                number,
+            )
+        qid, docid, score = (fields[0], fields[1], fields[2]) if width == 3 else (fields[0], fields[2], fields[4])
+        try:
+            value = -float(int(score)) if width == 3 else float(score)
+        except ValueError:
+            what = "rank" if width == 3 else "score"
+            raise CollectionFormatError(path, f"{what} {score!r} is not a number", number) from None
+        ranking = run.setdefault(qid, {})
+        if docid in ranking:
+            duplicates.append(number)
+            continue
+        ranking[docid] = value
     if duplicates:
         logger.warning(
             "%s: %d duplicate (query, document) rows dropped, the first of each kept (e.g. line %d)",

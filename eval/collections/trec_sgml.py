@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from .errors import CollectionFormatError
+from .textfile import read_text
 
 _DOC = re.compile(r"<DOC>(.*?)</DOC>", re.S | re.I)
 _DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
@@ -29,7 +30,7 @@ def read_trec_sgml_documents(path: str | Path) -> dict[str, str]:
     Raises:
         CollectionFormatError: no ``<DOC>`` block, a block without ``<DOCNO>``, or a repeated DOCNO.
     """
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    text = read_text(path, errors="replace")
     documents: dict[str, str] = {}
     for block in _DOC.finditer(text):
         docno = _DOCNO.search(block.group(1))

@@ -24,6 +24,7 @@ class Comparison:
         reference: the reference system name (None: no significance tests).
         test: ``fisher`` or ``ttest``; ``alpha``: the significance level.
         num_queries: the number of queries averaged over.
+        relevance_level: the smallest grade binary measures count as relevant (None: not recorded).
     """
 
     collection: str
@@ -35,6 +36,7 @@ class Comparison:
     test: str = "fisher"
     alpha: float = 0.05
     num_queries: int = 0
+    relevance_level: int | None = None
 
     def best(self, measure: str, digits: int = 4) -> set[str]:
         """The systems with the highest mean for ``measure`` (ties at the displayed precision all count)."""
@@ -51,6 +53,7 @@ class Comparison:
             "test": self.test,
             "alpha": self.alpha,
             "num_queries": self.num_queries,
+            "relevance_level": self.relevance_level,
             "means": self.means,
             "significantly_worse": self.worse,
             "p_values": self.p_values,
@@ -76,6 +79,7 @@ class Comparison:
             test=data.get("test", "fisher"),
             alpha=data.get("alpha", 0.05),
             num_queries=data.get("num_queries", 0),
+            relevance_level=data.get("relevance_level"),
         )
 
 
@@ -102,7 +106,8 @@ def compare(
         permutations: permutations for the randomization test; seed: its random seed.
 
     Raises:
-        ValueError: an unknown reference, a missing measure, or systems evaluated on different queries.
+        ValueError: an unknown reference, a missing measure, or systems evaluated on different queries or at
+            different relevance levels.
     """
     if reference is not None and reference not in evaluations:
         raise ValueError(f"reference {reference!r} is not one of the systems {sorted(evaluations)}")
@@ -110,6 +115,9 @@ def compare(
     if len(set(query_sets.values())) > 1:
         sizes = {name: len(ids) for name, ids in query_sets.items()}
         raise ValueError(f"systems were evaluated on different queries (counts {sizes}); use complete=True")
+    levels = {e.relevance_level for e in evaluations.values()}
+    if len(levels) > 1:
+        raise ValueError(f"systems were evaluated at different relevance levels {sorted(levels)}")
     means = {}
     for name, evaluation in evaluations.items():
         missing = [m for m in measures if m not in evaluation.per_query]
@@ -125,6 +133,7 @@ def compare(
         test=test,
         alpha=alpha,
         num_queries=len(next(iter(query_sets.values()), ())),
+        relevance_level=next(iter(levels), None),
     )
     if reference is None:
         return comparison

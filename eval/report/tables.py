@@ -23,10 +23,16 @@ def _cells(comparison: Comparison, system: str, digits: int, bold: tuple[str, st
 
 def _caption(comparison: Comparison) -> str:
     text = f"{comparison.collection}, {comparison.num_queries} queries."
+    if comparison.relevance_level is not None:
+        text += f" Binary measures count grades >= {comparison.relevance_level} as relevant."
     if comparison.reference:
         test = "Fisher's randomization test" if comparison.test == "fisher" else "paired t-test (Bonferroni)"
         text += f" * = significantly worse than {comparison.reference} ({test}, p < {comparison.alpha})."
     return text
+
+
+def _level(comparison: Comparison) -> str:
+    return "" if comparison.relevance_level is None else f", relevant >= {comparison.relevance_level}"
 
 
 def markdown_table(comparison: Comparison, digits: int = 4) -> str:
@@ -104,7 +110,7 @@ def combined_markdown_table(comparisons: Sequence[Comparison], measures: Sequenc
                     text += "\\*"
                 cells.append(text)
         lines.append("| " + " | ".join(cells) + " |")
-    notes = "; ".join(f"{c.collection}: {c.num_queries} queries" for c in comparisons)
+    notes = "; ".join(f"{c.collection}: {c.num_queries} queries{_level(c)}" for c in comparisons)
     reference = next((c.reference for c in comparisons if c.reference), None)
     mark = f" * = significantly worse than {reference} (p < {comparisons[0].alpha})." if reference else ""
     return "\n".join(lines) + f"\n\n{notes}.{mark}\n"

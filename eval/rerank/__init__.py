@@ -1,8 +1,21 @@
-"""Re-ranking: score candidates with a checkpoint (`PairScorer`) and write a TREC run resumably (`rerank`)."""
+"""Re-ranking: score candidates with a checkpoint (`PairScorer`) or a model in memory (`ModelScorer`), write a TREC
+run resumably (`rerank`) or keep it in memory (`rerank_run`), and fuse it with the first stage (`fuse_run`,
+`tune_fusion`)."""
 
 from __future__ import annotations
 
-from .runner import rerank
-from .scorer import PairScorer
+from .fusion import DEFAULT_ALPHAS, FusionChoice, check_first_stage_scores, fuse_run, tune_fusion
+from .runner import rerank, rerank_run
+from .scorer import ModelScorer, PairScorer
 
-__all__ = ["PairScorer", "rerank"]
+__all__ = [
+    "DEFAULT_ALPHAS",
+    "FusionChoice",
+    "ModelScorer",
+    "PairScorer",
+    "check_first_stage_scores",
+    "fuse_run",
+    "rerank",
+    "rerank_run",
+    "tune_fusion",
+]

@@ -49,6 +49,63 @@ def _resume_state(output: Path, resume: bool, tag: str, settings: str) -> tuple[
     return kept, set(kept)
 
 
+def _work(
+    collection: Collection, candidates: Run, ids: Sequence[str], depth: int | None
+) -> list[tuple[str, list[str]]]:
+    """The queries that can be re-ranked with their top ``depth`` candidates; the others counted and logged."""
+    no_text = [q for q in ids if q not in collection.queries]
+    empty = [q for q in ids if q in collection.queries and not collection.queries[q].strip()]
+    no_candidates = [q for q in ids if not candidates.get(q)]
+    for problem, skipped in (
+        ("have no query text", no_text),
+        ("are empty", empty),
+        ("have no candidates", no_candidates),
+    ):
+        if skipped:
+            logger.warning(
+                "%d of %d queries %s and are skipped (e.g. %s)", len(skipped), len(ids), problem, skipped[:3]
+            )
+    skip = set(no_text) | set(empty) | set(no_candidates)
+    return [(qid, [docid for docid, _ in ranked(candidates[qid])[:depth]]) for qid in ids if qid not in skip]
+
+
+def _rerank_query(collection: Collection, qid: str, docids: list[str], scorer, progress) -> tuple[dict, int]:
+    """One query's re-ranked candidates, and how many were missing from the corpus (kept below, in order)."""
+    known = [d for d in docids if d in collection.documents]
+    unknown = [d for d in docids if d not in collection.documents]
+    scores = scorer.score([collection.queries[qid]] * len(known), [collection.documents[d] for d in known], progress)
+    ranking = dict(zip(known, scores, strict=True))
+    floor = min(scores, default=0.0)
+    for position, docid in enumerate(unknown, start=1):
+        ranking[docid] = floor - position
+    progress(len(unknown))
+    return ranking, len(unknown)
+
+
+def rerank_run(
+    collection: Collection,
+    candidates: Run,
+    scorer,
+    depth: int | None = None,
+    query_ids: Sequence[str] | None = None,
+    progress: bool = True,
+) -> Run:
+    """Re-rank in memory (no run file): what training's evaluation uses. See `rerank` for the arguments."""
+    ids = list(query_ids if query_ids is not None else candidates)
+    work = _work(collection, candidates, ids, depth)
+    run: Run = {}
+    missing = 0
+    with tqdm(
+        total=sum(len(d) for _, d in work), desc=f"re-rank {collection.name}", unit="pair", disable=not progress
+    ) as bar:
+        for qid, docids in work:
+            run[qid], unknown = _rerank_query(collection, qid, docids, scorer, bar.update)
+            missing += unknown
+    if missing:
+        logger.warning("%d candidate documents are not in the corpus; kept unscored below the scored ones", missing)
+    return run
+
+
 def rerank(
     collection: Collection,
     candidates: Run,
@@ -86,20 +143,7 @@ def rerank(
     )
     run, done = _resume_state(output, resume, tag, settings)
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
-    no_text = [q for q in ids if q not in collection.queries]
-    empty = [q for q in ids if q in collection.queries and not collection.queries[q].strip()]
-    no_candidates = [q for q in ids if not candidates.get(q)]
-    for problem, skipped in (
-        ("have no query text", no_text),
-        ("are empty", empty),
-        ("have no candidates", no_candidates),
-    ):
-        if skipped:
-            logger.warning(
-                "%d of %d queries %s and are skipped (e.g. %s)", len(skipped), len(ids), problem, skipped[:3]
-            )
-    skip = set(no_text) | set(empty) | set(no_candidates)
-    work = [(qid, [docid for docid, _ in ranked(candidates[qid])[:depth]]) for qid in ids if qid not in skip]
+    work = _work(collection, candidates, ids, depth)
     missing_docs = 0
     total = sum(len(docs) for _, docs in work)
     with (
@@ -108,17 +152,8 @@ def rerank(
         open(_done_path(output), "a", encoding="utf-8") as done_log,
     ):
         for qid, docids in work:
-            known = [d for d in docids if d in collection.documents]
-            unknown = [d for d in docids if d not in collection.documents]
-            missing_docs += len(unknown)
-            scores = scorer.score(
-                [collection.queries[qid]] * len(known), [collection.documents[d] for d in known], bar.update
-            )
-            ranking = dict(zip(known, scores, strict=True))
-            floor = min(scores, default=0.0)
-            for position, docid in enumerate(unknown, start=1):
-                ranking[docid] = floor - position
-            bar.update(len(unknown))
+            ranking, unknown = _rerank_query(collection, qid, docids, scorer, bar.update)
+            missing_docs += unknown
             out.write(format_run_lines(qid, ranking, tag))
             out.flush()
             done_log.write(f"{qid}\n")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import torch
 
+from modeling_wikiformer import DEFAULT_ALPHA, score_pairs
+
 logger = logging.getLogger(__name__)
 
 
@@ -23,10 +25,59 @@ def _saved_max_length(model_path: str) -> int | None:
     return None
 
 
-class PairScorer:
+class ModelScorer:
+    """Scores pairs with a model already in memory (training's evaluation; `PairScorer` loads one from a folder).
+
+    Args:
+        model: a sequence-classification model with one (or two) labels.
+        tokenizer: its tokenizer.
+        max_length: pair length in tokens.
+        batch_size: pairs per forward pass.
+    """
+
+    def __init__(self, model, tokenizer, max_length: int = 512, batch_size: int = 16):
+        self.model, self.tokenizer, self.max_length, self.batch_size = model, tokenizer, max_length, batch_size
+        self.model_path = getattr(model, "name_or_path", "") or type(model).__name__
+
+    @property
+    def fusion(self) -> tuple[str, float] | None:
+        """The fusion stored in the checkpoint's ``config.json`` (``fusion_method``, ``fusion_alpha``), or None."""
+        method = getattr(self.model.config, "fusion_method", None)
+        alpha = getattr(self.model.config, "fusion_alpha", None)
+        return (method, float(alpha if alpha is not None else DEFAULT_ALPHA)) if method else None
+
+    def score(
+        self,
+        queries: Sequence[str],
+        documents: Sequence[str],
+        progress: Callable[[int], object] | None = None,
+    ) -> list[float]:
+        """Relevance scores of pairs, in input order (`modeling_wikiformer.score_pairs`, the kit's one scorer).
+
+        Args:
+            queries: one query per pair.
+            documents: one document per pair.
+            progress: optional callback receiving batch sizes (e.g. ``tqdm.update``).
+        """
+        if len(queries) != len(documents):
+            raise ValueError(f"{len(queries)} queries for {len(documents)} documents")
+        scores = score_pairs(
+            self.model,
+            self.tokenizer,
+            list(queries),
+            list(documents),
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            progress=progress,
+        )
+        return scores.tolist()
+
+
+class PairScorer(ModelScorer):
     """Loads a re-ranking checkpoint and scores pairs in length-sorted batches.
 
-    Loading is `AutoModelForSequenceClassification` + `AutoTokenizer`, both with ``trust_remote_code=True`` (a
+    Scoring is `modeling_wikiformer.score_pairs`, the function the model's own ``rerank`` and training's
+    evaluation use. Loading is `AutoModelForSequenceClassification` + `AutoTokenizer`, both with ``trust_remote_code=True`` (a
     Wikiformer checkpoint resolves to `WikiformerForRanking` through its ``auto_map``; CrossEncoder and plain BERT
     folders load as `BertForSequenceClassification`). The score is the single logit; a two-label classifier
     (monoBERT style) scores ``logit[1] - logit[0]``, which orders pairs as its softmax does.
@@ -63,42 +114,3 @@ class PairScorer:
             max_length or _saved_max_length(self.model_path) or tokenizer_length or min(512, positions)
         )
         self.batch_size = batch_size
-
-    def _encode(self, queries: Sequence[str], documents: Sequence[str]):
-        return self.tokenizer(list(queries), list(documents), truncation="longest_first", max_length=self.max_length)
-
-    @torch.inference_mode()
-    def score(
-        self,
-        queries: Sequence[str],
-        documents: Sequence[str],
-        progress: Callable[[int], object] | None = None,
-    ) -> list[float]:
-        """Relevance scores of pairs, in input order.
-
-        Pairs are sorted by token length and batched so that padding stays small; ``progress(n)`` is called after
-        each batch with the number of pairs scored (e.g. ``tqdm.update``).
-
-        Args:
-            queries: one query per pair.
-            documents: one document per pair.
-            progress: optional callback receiving batch sizes.
-        """
-        if len(queries) != len(documents):
-            raise ValueError(f"{len(queries)} queries for {len(documents)} documents")
-        if not queries:
-            return []
-        encoded = self._encode(queries, documents)
-        order = sorted(range(len(queries)), key=lambda i: len(encoded["input_ids"][i]))
-        scores = [0.0] * len(queries)
-        for start in range(0, len(order), self.batch_size):
-            batch_indices = order[start : start + self.batch_size]
-            features = [{key: values[i] for key, values in encoded.items()} for i in batch_indices]
-            batch = self.tokenizer.pad(features, return_tensors="pt").to(self.device)
-            logits = self.model(**batch).logits.float()
-            values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
-            for index, value in zip(batch_indices, values.tolist(), strict=True):
-                scores[index] = value
-            if progress is not None:
-                progress(len(batch_indices))
-        return scores

@@ -212,15 +212,23 @@ def _write_corpus(folder: Path, articles: list[Article]) -> Path:
     return folder
 
 
-def test_a_task_without_groups_is_not_written_and_says_so(built, tmp_path, capsys):
+def test_a_task_without_groups_is_an_empty_dataset_that_says_why(built, tmp_path, capsys):
+    from datasets import load_dataset
+
+    from dataset_scripts.tasks.registry import FEATURES
+
     articles = [Article.from_dict(_corpus_row(built, i)) for i in ("12", "25")]
     for article in articles:
         article.see_also = []
     corpus = _write_corpus(tmp_path / "corpus", articles)
     out = tmp_path / "out"
     assert main(["--input", str(corpus), "--output-dir", str(out), "--tasks", "srr,ltm"]) == 0
-    assert "ltm: NO GROUP, not written" in capsys.readouterr().out
-    assert (out / "wikiformer-srr" / "README.md").exists() and not (out / "wikiformer-ltm").exists()
+    reason = "none of the 2 articles has a See also link"
+    assert f"ltm: 0 rows: {reason} -> {out / 'wikiformer-ltm'} (empty)" in capsys.readouterr().out
+    assert (out / "wikiformer-srr" / "README.md").exists()
+    assert f"**This dataset is empty**: {reason}." in (out / "wikiformer-ltm" / "README.md").read_text()
+    empty = load_dataset(str(out / "wikiformer-ltm"), split="train", streaming=True)
+    assert empty.features == FEATURES["ltm"] and list(empty) == []
     assert main(["--input", str(corpus), "--output-dir", str(tmp_path / "o2"), "--tasks", "ltm"]) == 1
 
 
@@ -262,7 +270,7 @@ def test_slurm_executors_are_chained(built, tmp_path):
     from dataset_scripts.build import make_executors, parse_args
     from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
     from dataset_scripts.tasks.options import TaskOptions
-    from dataset_scripts.tasks.pipeline import BuildLayout
+    from dataset_scripts.tasks.steps import BuildLayout
 
     args = parse_args(["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"])
     args.slurm_partition = "cpu"

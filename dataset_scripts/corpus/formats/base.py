@@ -5,8 +5,19 @@ A format module (one file per format in this folder) defines:
 - ``NAME``: the format name used by ``--format`` and stored in ``Article.source``;
 - ``sniff(path: Path, head: bytes) -> bool``: whether a file looks like this format (``head`` is its first
   bytes, decompressed when the file is ``.bz2``/``.gz``), for ``--format auto``;
-- ``read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]``: stream the file
-  record by record, never loading all of it in memory.
+- and one of two readers, which stream the file record by record, never loading all of it in memory:
+
+  - ``read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]``, for formats whose
+    reader builds the Articles itself (the structured formats, with :mod:`._builder`);
+  - or the raw hook ``read_raw(path, options, *, byte_range=None, on_bytes=None) -> Iterator[RawPage | Redirect |
+    Skipped]``, for wikitext formats: the reader only cuts the input into :class:`RawPage` records, and the
+    extraction stage of the corpus build (:mod:`..extract`) parses them, as a pipeline step of its own.
+    ``byte_range`` is a shard's ``(start, end)`` (see ``sources.Shard.byte_range``; ``None`` = the whole file)
+    and ``on_bytes`` is called with the number of input bytes read, for progress bars; the shard may be read in
+    a process of its own (:mod:`..reading`), so ``read_raw`` must not rely on state of the calling process.
+
+  ``extract.read_articles(module, path, options)`` gives Articles from either kind. A format module imports only
+  from this folder and from the corpus modules below the extraction (``article``, ``titles``, ``wikitext``, ...).
 
 A reader never raises on one bad record: it yields :class:`Skipped` with the reason, the file and the record
 (page title or id), and goes on. Only an unreadable file as a whole (missing, not this format) raises

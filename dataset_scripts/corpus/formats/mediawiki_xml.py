@@ -2,8 +2,10 @@
 
 lxml's ``iterparse`` reads the dump incrementally and every page element is freed once read, so memory stays
 flat whatever the dump size. Only namespace 0 becomes articles; redirects become :class:`Redirect` entries.
-Bytes that are not UTF-8 are replaced (U+FFFD) rather than ending the file: the extraction step counts the
-pages they touched. A truncated or malformed file ends with a :class:`Skipped` record that names the file, the
+A dump in another encoding that its byte-order mark or XML declaration names (UTF-16 LE/BE, which XML allows
+and some tools write, or a legacy 8-bit one) is handed to the XML parser as bytes, and the parser's own encoding
+detection decodes it. In a UTF-8 dump, bytes that are not UTF-8 are replaced (U+FFFD) rather than ending the
+file: the extraction step counts the pages they touched. A truncated or malformed file ends with a :class:`Skipped` record that names the file, the
 last page read and the parser's message, so a long run goes on with the next file.
 
 A multistream dump with its index (``...-multistream-index.txt.bz2`` beside it) can be read by byte ranges of
@@ -21,8 +23,6 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from ..article import Article
-from ..extract import parse_page
 from ..titles import normalize_title
 from .base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
 
@@ -31,9 +31,41 @@ _CHUNK = 1 << 20
 _DBNAME = re.compile(r"^([a-z_-]+?)wiki")
 
 
+_DECLARED = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def xml_encoding(head: bytes) -> str:
+    """The encoding an XML document's first bytes name: byte-order mark, UTF-16 without one (``<`` as two
+    bytes), else the XML declaration's ``encoding``; UTF-8 when none is named (XML's default)."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    if head.startswith(b"<\0?\0") or head.startswith(b"<\0"):
+        return "utf-16-le"
+    if head.startswith(b"\0<"):
+        return "utf-16-be"
+    declared = _DECLARED.match(head)
+    if declared:
+        name = declared.group(1).decode("ascii").lower()
+        return "utf-8" if name in ("utf-8", "utf8") else name
+    return "utf-8"
+
+
 def sniff(path: Path, head: bytes) -> bool:
-    """A MediaWiki export: its root element is ``<mediawiki``."""
-    return b"<mediawiki" in head
+    """A MediaWiki export: its root element is ``<mediawiki``, in the encoding the file's start names."""
+    encoding = xml_encoding(head)
+    if encoding == "utf-8":
+        return b"<mediawiki" in head
+    try:
+        text = head[: len(head) // 2 * 2].decode(encoding, errors="replace")
+    except LookupError:
+        return False
+    return "<mediawiki" in text
 
 
 class _Utf8Stream:
@@ -49,6 +81,35 @@ class _Utf8Stream:
         if self.on_bytes:
             self.on_bytes(len(data))
         return self.decoder.decode(data, final=not data).encode("utf-8")
+
+
+class _Prefixed:
+    """A binary stream with its first bytes (already read to find the encoding) put back in front."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO):
+        self.prefix, self.stream = prefix, stream
+
+    def read(self, size: int = _CHUNK) -> bytes:
+        if self.prefix:
+            chunk, self.prefix = self.prefix[:size], self.prefix[size:]
+            return chunk
+        return self.stream.read(size)
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+def _xml_stream(stream: BinaryIO):
+    """What the XML parser reads: UTF-8 with bad bytes replaced, or, for a dump in another encoding, the raw
+    bytes, which the parser decodes as the byte-order mark or XML declaration says."""
+    head = stream.read(1024)
+    encoding = xml_encoding(head)
+    if encoding == "utf-8":
+        return _Utf8Stream(_Prefixed(head, stream))
+    if encoding in ("utf-16-le", "utf-16-be") and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # XML wants a byte-order mark on UTF-16; without one the parser would not detect it
+        head = (codecs.BOM_UTF16_LE if encoding == "utf-16-le" else codecs.BOM_UTF16_BE) + head
+    return _Prefixed(head, stream)
 
 
 class _MultistreamRange:
@@ -97,11 +158,11 @@ def read_siteinfo(path: str | Path, stream: BinaryIO | None = None) -> dict:
     own = stream is None
     stream = stream or open_binary(path)
     try:
-        for _, element in etree.iterparse(_Utf8Stream(stream), events=("end",), tag=("{*}siteinfo", "{*}page")):
+        for _, element in etree.iterparse(_xml_stream(stream), events=("end",), tag=("{*}siteinfo", "{*}page")):
             if etree.QName(element).localname == "siteinfo":
                 info = _siteinfo(element)
             break
-    except (etree.XMLSyntaxError, OSError, EOFError):
+    except (etree.XMLSyntaxError, OSError, EOFError, LookupError):
         pass
     finally:
         if own:
@@ -126,6 +187,7 @@ def _siteinfo(element) -> dict:
 def read_raw(
     path: str | Path,
     options: ReaderOptions = ReaderOptions(),
+    *,
     byte_range: tuple[int, int] | None = None,
     on_bytes=None,
 ) -> Iterator[RawPage | Redirect | Skipped]:
@@ -140,7 +202,7 @@ def read_raw(
     """
     file = str(path)
     if byte_range is None:
-        stream = _Utf8Stream(open_binary(path, on_bytes))
+        stream = _xml_stream(open_binary(path, on_bytes))
         info = None
     else:
         info = read_siteinfo(path)
@@ -189,9 +251,3 @@ def _page(element, file: str, language: str, base: str, namespaces: tuple, optio
     url = base + title.replace(" ", "_") if base else ""
     page_id = element.findtext("{*}id") or title
     return RawPage(title, text, page_id, url, language or "en", namespaces, source=NAME, file=file)
-
-
-def read(path: str | Path, options: ReaderOptions = ReaderOptions()) -> Iterator[Article | Redirect | Skipped]:
-    """Stream a dump as Articles (parsed here), Redirects and Skipped records."""
-    for record in read_raw(path, options):
-        yield parse_page(record, options) if isinstance(record, RawPage) else record

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..article import Article
-from ..extract import parse_page
 from ..wikitext import redirect_target
 from .base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
 
@@ -29,11 +27,20 @@ def title_from_path(path: str | Path) -> str:
     return name.replace("_", " ").strip()
 
 
-def read_raw(path: str | Path, options: ReaderOptions = ReaderOptions()) -> Iterator[RawPage | Redirect | Skipped]:
-    """The file as one :class:`RawPage`, a :class:`Redirect`, or a :class:`Skipped` naming the file."""
+def read_raw(
+    path: str | Path,
+    options: ReaderOptions = ReaderOptions(),
+    *,
+    byte_range: tuple[int, int] | None = None,
+    on_bytes=None,
+) -> Iterator[RawPage | Redirect | Skipped]:
+    """The file as one :class:`RawPage`, a :class:`Redirect`, or a :class:`Skipped` naming the file (the raw hook
+    of :mod:`.base`; a page file is read whole, so ``byte_range`` must be ``None``)."""
+    if byte_range is not None:
+        raise ValueError(f"{path}: a wikitext file is read whole, not by byte range {byte_range}")
     file, title = str(path), title_from_path(path)
     try:
-        with open_binary(path) as stream:
+        with open_binary(path, on_bytes) as stream:
             data = stream.read()
     except (OSError, EOFError) as error:
         yield Skipped("unreadable-file", file, title, str(error))
@@ -47,9 +54,3 @@ def read_raw(path: str | Path, options: ReaderOptions = ReaderOptions()) -> Iter
         yield Skipped("too-large", file, title, f"{len(data)} bytes > max_article_bytes")
     else:
         yield RawPage(title, text, title, "", options.language, source=NAME, file=file)
-
-
-def read(path: str | Path, options: ReaderOptions = ReaderOptions()) -> Iterator[Article | Redirect | Skipped]:
-    """The file as an Article (parsed), a Redirect or a Skipped record."""
-    for record in read_raw(path, options):
-        yield parse_page(record, options) if isinstance(record, RawPage) else record

@@ -6,6 +6,7 @@ import bz2
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -127,3 +128,28 @@ def test_a_named_file_of_unknown_format_is_an_error(tmp_path):
         plan_shards([path])
     with pytest.raises(CorpusFormatError, match="no such file"):
         plan_shards([tmp_path / "missing.xml"])
+
+
+def test_an_empty_build_is_a_loadable_empty_dataset_that_says_why(enwiki_sample, tmp_path, capsys):
+    from datasets import load_dataset
+
+    from dataset_scripts.corpus.__main__ import main
+
+    site = '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><dbname>enwiki</dbname></siteinfo>'
+    talk = "<page><title>Talk:X</title><ns>1</ns><id>1</id><revision><text>t</text></revision></page>"
+    dump = tmp_path / "talk-only.xml"
+    dump.write_text(site + talk + "</mediawiki>")
+    out = tmp_path / "out"
+    assert main([str(dump), "--output-dir", str(out)]) == 0
+    assert "the corpus is empty: no page became an article: 1 not-article-namespace" in capsys.readouterr().out
+    assert "**This corpus is empty**" in (out / "README.md").read_text()
+    articles = load_dataset(str(out), split="train", streaming=True)
+    assert list(articles) == [] and "see_also" in articles.features and "sections" in articles.features
+    assert [r["reason"] for r in load_dataset(str(out), "skipped", split="train")] == ["not-article-namespace"]
+    assert pq.read_schema(out / "redirects" / "empty.parquet").names == ["source", "target"]
+    # placeholders left in a folder (an empty build stopped before its logs) never stay beside real shards
+    again = tmp_path / "again"
+    shutil.copytree(out / "data", again / "data")
+    build_corpus([enwiki_sample], again, limit=3)
+    assert not (again / "data" / "empty.parquet").exists()
+    assert load_dataset(str(again), split="train").num_rows == 3

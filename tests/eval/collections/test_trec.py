@@ -65,8 +65,10 @@ def test_run_duplicates_keep_first_row_and_are_counted(tmp_path, caplog):
 
 
 def test_malformed_run_line(tmp_path):
-    with pytest.raises(CollectionFormatError, match=r"run:1: expected 6 fields"):
-        read_trec_run(write(tmp_path, "run", "1 Q0 d1 1 3.0\n"))
+    with pytest.raises(CollectionFormatError, match=r"run:1: expected 'qid Q0 docid rank score \[tag\]'"):
+        read_trec_run(write(tmp_path, "run", "1 Q0 d1 1\n"))
+    with pytest.raises(CollectionFormatError, match=r"run:2: expected"):
+        read_trec_run(write(tmp_path, "run", "1 Q0 d1 1 3.0 r\n1 Q0 d2 2 2.0\n"))
     with pytest.raises(CollectionFormatError, match=r"run:1: score 'x'"):
         read_trec_run(write(tmp_path, "run", "1 Q0 d1 1 x r\n"))
 
@@ -83,3 +85,30 @@ def test_write_then_read_round_trips_exact_scores(tmp_path):
     assert lines[0].split() == ["q1", "Q0", "d1", "1", repr(0.1 + 0.2), "mine"]
     with pytest.raises(ValueError, match="one word"):
         write_trec_run(run, tmp_path / "r2", tag="two words")
+
+
+def test_qrels_in_anserini_layout_with_q0_and_tabs(tmp_path):
+    # Anserini's qrels.dl19-passage.txt: "19335 Q0 1017759 0"; ir_datasets exports "qid 0 docid rel"; MS MARCO tabs
+    anserini = read_trec_qrels(write(tmp_path, "qrels.dl19-passage.txt", "19335 Q0 1017759 0\n19335 Q0 1082489 1\n"))
+    assert anserini == {"19335": {"1017759": 0, "1082489": 1}}
+    assert read_trec_qrels(write(tmp_path, "qrels.dev.tsv", "1102432\t0\t2026790\t1\n")) == {"1102432": {"2026790": 1}}
+
+
+def test_runs_with_and_without_tag_and_msmarco_layout(tmp_path):
+    tagged = read_trec_run(write(tmp_path, "a", "1 Q0 d1 1 3.5 bm25\n1 Q0 d2 2 2.5 bm25\n"))
+    untagged = read_trec_run(write(tmp_path, "b", "1\tQ0\td1\t1\t3.5\n1\tQ0\td2\t2\t2.5\n"))
+    assert tagged == untagged == {"1": {"d1": 3.5, "d2": 2.5}}
+    msmarco = read_trec_run(write(tmp_path, "run.dev.small.tsv", "1048585\t7187158\t1\n1048585\t7187157\t2\n"))
+    assert [d for d, _ in ranked(msmarco["1048585"])] == ["7187158", "7187157"]
+
+
+def test_compressed_and_bom_files_are_read(tmp_path):
+    import gzip
+
+    (tmp_path / "qrels.txt.gz").write_bytes(gzip.compress(b"1 0 d1 2\n"))
+    assert read_trec_qrels(tmp_path / "qrels.txt.gz") == {"1": {"d1": 2}}
+    (tmp_path / "topics.tsv").write_bytes("1\tcaf\u00e9\n".encode("utf-16"))
+    assert read_trec_topics(tmp_path / "topics.tsv") == {"1": "caf\u00e9"}
+    (tmp_path / "bad").write_bytes(b"1 0 d1 2\n1 0 d\xff 1\n")
+    with pytest.raises(CollectionFormatError, match=r"bad:2: not text"):
+        read_trec_qrels(tmp_path / "bad")

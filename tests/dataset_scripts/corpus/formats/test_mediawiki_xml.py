@@ -10,8 +10,10 @@ from collections import Counter
 import pytest
 
 from dataset_scripts.corpus.article import Article
+from dataset_scripts.corpus.extract import read_articles
 from dataset_scripts.corpus.formats import mediawiki_xml
 from dataset_scripts.corpus.formats.base import Redirect, Skipped
+from dataset_scripts.corpus.sources import detect_format
 from tests.conftest import shared_data
 
 LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|'''|<ref|\{\||\|\}")
@@ -19,7 +21,7 @@ HEADING = re.compile(r"^(={2,6})\s*(.+?)\s*\1\s*$", re.M)
 
 
 def read_all(path):
-    records = list(mediawiki_xml.read(path))
+    records = list(read_articles(mediawiki_xml, path))
     articles = {r.title: r for r in records if isinstance(r, Article)}
     return records, articles
 
@@ -148,7 +150,7 @@ def test_truncated_bz2_keeps_what_was_read_and_says_where(enwiki_sample, tmp_pat
     data = enwiki_sample.read_bytes()
     cut = tmp_path / "cut.xml.bz2"
     cut.write_bytes(data[: len(data) // 2])
-    records = list(mediawiki_xml.read(cut))
+    records = list(read_articles(mediawiki_xml, cut))
     assert 20 < sum(isinstance(r, Article) for r in records) < 106
     last = records[-1]
     assert isinstance(last, Skipped) and last.reason == "truncated-file" and last.file == str(cut)
@@ -167,7 +169,7 @@ def test_malformed_xml_names_file_and_last_page(tmp_path):
     path.write_text(
         SITE + page("Good", "Fine text.") + "<page><title>Broken</title><ns>0</ns><revision><text>x</revision>"
     )
-    records = list(mediawiki_xml.read(path))
+    records = list(read_articles(mediawiki_xml, path))
     assert isinstance(records[0], Article) and records[0].title == "Good"
     assert records[-1].reason == "malformed-xml" and "'Good'" in records[-1].record and records[-1].file == str(path)
 
@@ -180,7 +182,7 @@ def test_bytes_that_are_not_utf8_are_replaced_not_fatal(tmp_path):
         + (page("Next", "Ok.") + "</mediawiki>").encode()
     )
     path.write_bytes(path.read_bytes().replace("Caf\u00e9 au".encode(), b"Caf\xe9 au"))
-    records = list(mediawiki_xml.read(path))
+    records = list(read_articles(mediawiki_xml, path))
     assert [r.title for r in records] == ["Café", "Next"]
     assert "\ufffd" in records[0].abstract
 
@@ -190,7 +192,7 @@ def test_empty_pages_and_other_namespaces_are_counted(tmp_path):
     path.write_text(
         SITE + page("Empty", "  ") + page("Talk:X", "t", ns=1) + page("Only template", "{{stub}}") + "</mediawiki>"
     )
-    reasons = [r.reason for r in mediawiki_xml.read(path)]
+    reasons = [r.reason for r in read_articles(mediawiki_xml, path)]
     assert reasons == ["empty", "not-article-namespace", "no-text"]
 
 
@@ -199,6 +201,40 @@ def test_a_5mb_article_parses(tmp_path, enwiki_sample):
     body = "\n".join(wikitext for _ in range(5_000_000 // len(wikitext) + 1))
     path = tmp_path / "big.xml"
     path.write_text(SITE + page("Big", html.escape(body)) + "</mediawiki>")
-    (article,) = mediawiki_xml.read(path)
+    (article,) = read_articles(mediawiki_xml, path)
     assert len(article.text) > 1_000_000 and len(article.sections) > 100
     assert_no_leftover_markup(article)
+
+
+# --- encodings -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("encoding", "declaration"),
+    [("utf-16", ""), ("utf-16-le", '<?xml version="1.0" encoding="UTF-16"?>\n'), ("utf-16-be", "")],
+)
+def test_utf16_dump_of_the_vendored_sample_reads_as_the_utf8_one(
+    enwiki, enwiki_sample, tmp_path, encoding, declaration
+):
+    # "utf-16" writes a byte-order mark; the other two have none and are found from "<" as two bytes
+    text = bz2.open(enwiki_sample).read().decode()
+    path = tmp_path / "enwiki-utf16.xml.bz2"
+    path.write_bytes(bz2.compress((declaration + text).encode(encoding)))
+    assert detect_format(path) is mediawiki_xml
+    records, articles = read_all(path)
+    _, expected = enwiki
+    assert list(articles) == list(expected)
+    assert all(articles[t].to_dict() == expected[t].to_dict() for t in ["Albedo", "Anarchism"])
+    assert [r.reason for r in records if isinstance(r, Skipped)] == ["not-article-namespace"]
+
+
+def test_a_declared_8bit_encoding_is_decoded_by_the_parser(tmp_path):
+    path = tmp_path / "latin1.xml"
+    path.write_bytes(
+        ('<?xml version="1.0" encoding="ISO-8859-1"?>\n' + SITE + page("Café", "Un café. ") + "</mediawiki>").encode(
+            "latin-1"
+        )
+    )
+    assert mediawiki_xml.sniff(path, path.read_bytes()[:4096])
+    (article,) = mediawiki_xml.read(path)
+    assert article.title == "Café" and article.abstract == "Un café."

@@ -1,0 +1,185 @@
+"""The corpus build as a datatrove pipeline: read shards → extract Articles → write Parquet.
+
+One datatrove task per shard (see :mod:`.sources`); ``num_proc`` tasks run at once on the
+``LocalPipelineExecutor``, and the same steps run on datatrove's Slurm and Ray executors. A task's outputs
+(``data/``, ``redirects/``, ``skipped/`` and ``stats/`` files named by its rank) appear atomically when it
+finishes, and datatrove records finished tasks under ``logs/``, so an interrupted build resumes where it
+stopped, without duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from datatrove.data import Document, DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+from tqdm.auto import tqdm
+
+from .article import ARTICLE_SCHEMA, Article
+from .extract import parse_page
+from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
+from .reading import read_shard
+from .sources import Shard
+
+ROWS_PER_BATCH = 64  # an article row with its links is ~0.3 MB in Python: keep the buffer small
+REDIRECT_SCHEMA = pa.schema([("source", pa.string()), ("target", pa.string())])
+SKIPPED_SCHEMA = pa.schema([(name, pa.string()) for name in ("reason", "file", "record", "detail")])
+
+
+class ShardReader(PipelineStep):
+    """Reads the shard of its task and yields one Document per record (``metadata["record"]``).
+
+    ``read_ahead="process"`` reads a dump in a forked reader process and other files in a thread, ahead of the
+    extraction; ``"off"`` reads in line (see :func:`.reading.read_shard`).
+    """
+
+    name = "shard reader"
+    type = "📖 - READER"
+
+    def __init__(
+        self,
+        shards: list[Shard],
+        options: ReaderOptions = ReaderOptions(),
+        limit: int | None = None,
+        extra_skipped: list[Skipped] = (),
+        read_ahead: str = "process",
+    ):
+        super().__init__()
+        self.read_ahead = read_ahead
+        self.shards = shards
+        self.options = options
+        self.limit = limit
+        self.extra_skipped = list(extra_skipped)
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
+        shard = self.shards[rank]
+        if rank == 0:
+            for number, record in enumerate(self.extra_skipped):
+                yield Document(text="", id=f"unknown/{number}", metadata={"record": record})
+        with tqdm(total=shard.size, unit="B", unit_scale=True, desc=f"{Path(shard.path).name}[{rank}]") as bar:
+            records = read_shard(shard, self.options, self.read_ahead, bar.update)
+            pages = 0
+            for number, record in enumerate(records):
+                is_page = isinstance(record, (RawPage, Article))
+                if is_page and self.limit is not None and pages >= self.limit:
+                    break
+                pages += is_page
+                self.stat_update(type(record).__name__)
+                yield Document(text="", id=f"{rank}/{number}", metadata={"record": record})
+            if not bar.n:
+                bar.update(shard.size)
+
+
+class ArticleExtractor(PipelineStep):
+    """Parses raw wikitext pages into Articles; other records pass through."""
+
+    name = "wikitext extractor"
+    type = "🛢 - EXTRAC"
+
+    def __init__(self, options: ReaderOptions = ReaderOptions()):
+        super().__init__()
+        self.options = options
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
+        for document in data:
+            record = document.metadata["record"]
+            if isinstance(record, RawPage):
+                with self.track_time():
+                    document.metadata["record"] = parse_page(record, self.options)
+            yield document
+
+
+class CorpusWriter(PipelineStep):
+    """Writes the task's Articles, Redirects and Skipped records as Parquet, and its statistics as JSON."""
+
+    name = "corpus writer"
+    type = "💽 - WRITER"
+
+    def __init__(self, output_dir: str | Path):
+        super().__init__()
+        self.output_dir = str(output_dir)
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
+        out = Path(self.output_dir)
+        stats: Counter = Counter()
+        writers = {
+            "data": _PartWriter(out / "data" / f"{rank:05d}.parquet", ARTICLE_SCHEMA),
+            "redirects": _PartWriter(out / "redirects" / f"{rank:05d}.parquet", REDIRECT_SCHEMA),
+            "skipped": _PartWriter(out / "skipped" / f"{rank:05d}.parquet", SKIPPED_SCHEMA),
+        }
+        for document in data:
+            record = document.metadata["record"]
+            if isinstance(record, Article):
+                writers["data"].add(record.to_dict())
+                _count_article(stats, record)
+            elif isinstance(record, Redirect):
+                writers["redirects"].add({"source": record.source, "target": record.target})
+                stats["redirects"] += 1
+            elif isinstance(record, Skipped):
+                writers["skipped"].add(vars(record))
+                stats[f"skipped:{record.reason}"] += 1
+        for writer in writers.values():
+            writer.close()
+        _write_json_atomically(out / "stats" / f"{rank:05d}.json", dict(stats))
+        return
+        yield  # a generator with nothing to pass on: this is the last step
+
+
+def _count_article(stats: Counter, article: Article) -> None:
+    stats["articles"] += 1
+    stats["sections"] += len(article.sections)
+    stats["links"] += len(article.links)
+    stats["see_also_edges"] += len(article.see_also)
+    stats["articles_with_see_also"] += bool(article.see_also)
+    stats["disambiguation_pages"] += article.is_disambiguation
+    if "\ufffd" in article.abstract or any("\ufffd" in s.text for s in article.sections):
+        stats["articles_with_replaced_bytes"] += 1
+
+
+class _PartWriter:
+    """Buffers rows and writes one Parquet file, renamed into place only when complete."""
+
+    def __init__(self, path: Path, schema: pa.Schema):
+        self.path, self.schema = path, schema
+        self.tmp = path.with_name(path.name + ".tmp")
+        self.rows: list[dict] = []
+        self.writer: pq.ParquetWriter | None = None
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= ROWS_PER_BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.writer is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd")
+        self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
+        self.rows = []
+
+    def close(self) -> None:
+        if self.rows:
+            self._flush()
+        if self.writer is not None:
+            self.writer.close()
+            os.replace(self.tmp, self.path)
+
+
+def _write_json_atomically(path: Path, payload: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=1, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def merged_stats(output_dir: str | Path) -> Counter:
+    """The statistics of every finished task of a build, added up."""
+    total: Counter = Counter()
+    for path in sorted(Path(output_dir, "stats").glob("*.json")):
+        total.update(json.loads(path.read_text()))
+    return total

@@ -1,0 +1,341 @@
+"""The datatrove steps that build the task datasets from a Parquet corpus, and where they write.
+
+Stage 1 (:class:`ArticleTasksStep`, one task per process) samples SRR, RWI and ATI unit by unit and writes each
+unit's LTM index shard and See also links; stage 2 (:class:`LtmStep`) depends on all of stage 1 and samples LTM
+over the whole corpus; stage 3 (:class:`FinalizeStep`, one task) merges the statistics and writes the dataset
+cards. Every unit writes its files under a temporary name, renames them, and only then writes its marker, so an
+interrupted build resumes at the first unit without a marker and never duplicates or loses rows.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+from datatrove.pipeline.base import PipelineStep
+from datatrove.utils.logging import logger
+from tqdm.auto import tqdm
+
+from . import ltm
+from .card import write_card
+from .common import TaskOutput, task_rng
+from .corpus_units import Unit, read_unit
+from .options import TaskOptions
+from .registry import get_task
+from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
+from .stats import TaskStats
+
+LTM_UNITS_PER_BATCH = 64
+
+
+@dataclass(frozen=True)
+class BuildLayout:
+    """Where a build writes: ``<root>/wikiformer-<task>/`` (the datasets) and ``<root>/.build/`` (work files)."""
+
+    root: Path
+
+    def task_dir(self, task: str) -> Path:
+        """The dataset folder of a task."""
+        return self.root / f"wikiformer-{task}"
+
+    def shard(self, task: str, unit: int, units: int) -> Path:
+        """The Parquet shard a unit writes for a task."""
+        return self.task_dir(task) / "data" / f"train-{unit:05d}-of-{units:05d}.parquet"
+
+    @property
+    def work(self) -> Path:
+        """Work files: markers, LTM index, See also links, executor logs."""
+        return self.root / ".build"
+
+    def marker(self, stage: str, unit: int) -> Path:
+        """The file whose presence says a unit is done for a stage (it holds the unit's statistics)."""
+        return self.work / stage / f"{unit:05d}.json"
+
+    def unit_done(self, stage: str, unit: int, units: int) -> bool:
+        """Whether a unit is done for a stage: its marker exists and so does every file the marker accounts for
+        (a shard deleted by hand since is rebuilt rather than silently missing)."""
+        path = self.marker(stage, unit)
+        if not path.exists():
+            return False
+        marker = json.loads(path.read_text("utf-8"))
+        shards = [self.shard(t, unit, units) for t, stats in marker["tasks"].items() if stats["rows"]]
+        extra = [self.index_file(unit), self.edges_file(unit)] if "see_also" in marker else []
+        return all(p.exists() for p in shards + extra)
+
+    def index_file(self, unit: int) -> Path:
+        """A unit's LTM index shard (Arrow IPC)."""
+        return self.work / "ltm-index" / f"{unit:05d}.arrow"
+
+    def edges_file(self, unit: int) -> Path:
+        """A unit's See also links (Parquet)."""
+        return self.work / "see-also" / f"{unit:05d}.parquet"
+
+    def logs(self, stage: str, world_size: int) -> Path:
+        """datatrove's logging folder of a stage (per world size, since its completions are per rank)."""
+        return self.work / "logs" / f"{stage}-w{world_size}"
+
+
+def write_rows(rows: Sequence[dict[str, Any]], features: datasets.Features, path: Path) -> None:
+    """Write rows as a Parquet shard atomically (temporary file, then rename), byte-reproducibly."""
+    table = pa.Table.from_pylist(list(rows), schema=features.arrow_schema)
+    _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+EMPTY_SHARD = "train-empty.parquet"
+"""The shard of a task without rows: no row group, the task's full schema."""
+
+
+def write_empty_shard(path: Path, features: datasets.Features) -> None:
+    """An empty Parquet shard with the task's schema and no row group (``datasets`` would read a 0-row row group
+    with batch size 0 and fail); ``load_dataset(..., streaming=True)`` reads it as 0 rows with every column."""
+    _atomic(path, lambda tmp: pq.ParquetWriter(tmp, features.arrow_schema).close())
+
+
+def empty_task_reason(task: str, stats: TaskStats, statistics: dict[str, Any]) -> str:
+    """Why a task has no rows, from the build statistics (one sentence without a final period)."""
+    if not statistics["articles"]:
+        return "the corpus has no articles"
+    if task == "ltm" and not statistics["see_also"]["links"]:
+        return f"none of the {statistics['articles']:,} articles has a See also link"
+    reasons = ", ".join(f"{k}: {v:,}" for k, v in sorted(stats.skipped.items(), key=lambda item: -item[1]))
+    return f"none of the {statistics['articles']:,} articles gave a group ({reasons or 'no candidate'})"
+
+
+def write_json(data: Any, path: Path) -> None:
+    """Write JSON atomically, with sorted keys."""
+    _atomic(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"))
+
+
+class DiskFullError(OSError):
+    """The disk (or a quota, or a file size limit) ran out while a unit was written; finished units are kept and
+    a rerun of the same command resumes at this one."""
+
+
+_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def _atomic(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        if error.errno in _OUT_OF_SPACE or "No space left" in str(error) or "File too large" in str(error):
+            raise DiskFullError(
+                error.errno or errno.ENOSPC,
+                f"disk full while writing {path} ({error.strerror or error}); the units finished before it are "
+                "kept: free some space and rerun the same command to resume",
+            ) from error
+        raise
+    os.replace(tmp, path)
+
+
+def clear_partial(paths: Sequence[Path]) -> None:
+    """Remove what a killed earlier run left half-written for these files (``.<name>.tmp-<pid>``)."""
+    for path in paths:
+        if path.parent.is_dir():
+            for stale in path.parent.glob(f".{path.name}.tmp-*"):
+                stale.unlink(missing_ok=True)
+
+
+class ArticleTasksStep(PipelineStep):
+    """Stage 1: the rows of every per-article task (SRR/RWI/ATI: a spec with a sampler), LTM index shard and See
+    also links, for this rank's units.
+
+    Args:
+        root: the build's output folder.
+        units: all units of the corpus (this rank takes ``units[rank::world_size]``).
+        tasks: the tasks being built.
+        options: sampling options.
+    """
+
+    name = "SRR/RWI/ATI + See also links"
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit], tasks: Sequence[str], options: TaskOptions):
+        super().__init__()
+        self.layout, self.units, self.tasks, self.options = BuildLayout(Path(root)), list(units), tuple(tasks), options
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Process this rank's units that are not done yet."""
+        todo = [
+            u for u in self.units[rank::world_size] if not self.layout.unit_done("units", u.number, len(self.units))
+        ]
+        with tqdm(total=sum(u.stop - u.start for u in todo), desc=f"articles (rank {rank})", unit="art") as bar:
+            for unit in todo:
+                self._unit(unit, bar)
+        if data:
+            yield from data
+
+    def _unit(self, unit: Unit, bar: tqdm) -> None:
+        units, number = len(self.units), unit.number
+        shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
+        clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
+        articles = read_unit(unit)
+        samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
+        outputs = {task: TaskOutput() for task in samplers}
+        for article in articles:
+            for task, output in outputs.items():
+                sampled = samplers[task](article, task_rng(self.options.seed, task, article.id), self.options)
+                output.groups.extend(sampled.groups)
+                output.skipped.update(sampled.skipped)
+            bar.update()
+        marker: dict[str, Any] = {"articles": len(articles), "tasks": {}}
+        for task, output in outputs.items():
+            stats = TaskStats()
+            spec = get_task(task)
+            stats.add(output, spec.fixed_side)
+            marker["tasks"][task] = stats.to_dict()
+            if output.groups:
+                write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
+            self.stat_update(f"{task}_rows", value=len(output.groups))
+        if "ltm" in self.tasks:
+            self.layout.index_file(unit.number).parent.mkdir(parents=True, exist_ok=True)
+            _atomic(
+                self.layout.index_file(unit.number), lambda tmp: write_index(index_table(articles, self.options), tmp)
+            )
+            edges = edge_table(articles)
+            _atomic(self.layout.edges_file(unit.number), lambda tmp: pq.write_table(edges, tmp))
+            marker["see_also"] = {"articles": sum(1 for a in articles if a.see_also), "links": edges.num_rows}
+        self.stat_update("articles", value=len(articles))
+        write_json(marker, self.layout.marker("units", unit.number))
+
+
+class LtmStep(PipelineStep):
+    """Stage 2: LTM rows for the See also links of this rank's units, against the whole corpus index.
+
+    Args:
+        root: the build's output folder (stage 1 must be complete).
+        units: all units of the corpus.
+        redirect_files: the corpus redirect shards.
+        options: sampling options.
+    """
+
+    name = "LTM over the See Also Graph"
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit], redirect_files: Sequence[Path], options: TaskOptions):
+        super().__init__()
+        self.layout, self.units, self.options = BuildLayout(Path(root)), list(units), options
+        self.redirect_files = [Path(p) for p in redirect_files]
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Process this rank's units that are not done yet for LTM."""
+        todo = [
+            u for u in self.units[rank::world_size] if not self.layout.unit_done("ltm-units", u.number, len(self.units))
+        ]
+        if todo:
+            index = ArticleIndex([self.layout.index_file(u.number) for u in self.units], self.redirect_files)
+            with tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
+                # links are resolved a batch of units at a time: one hash lookup over all titles per batch, and
+                # only that batch's link targets in memory
+                for first in range(0, len(todo), LTM_UNITS_PER_BATCH):
+                    batch = todo[first : first + LTM_UNITS_PER_BATCH]
+                    edges = [pq.read_table(self.layout.edges_file(u.number)) for u in batch]
+                    resolved = index.resolve([t for e in edges for t in e.column("target").to_pylist()])
+                    start = 0
+                    for unit, unit_edges in zip(batch, edges, strict=True):
+                        self._unit(unit, index, unit_edges, resolved[start : start + unit_edges.num_rows])
+                        start += unit_edges.num_rows
+                        bar.update()
+        if data:
+            yield from data
+
+    def _unit(self, unit: Unit, index: ArticleIndex, edges: pa.Table, resolved: list[int | None]) -> None:
+        clear_partial([self.layout.shard("ltm", unit.number, len(self.units))])
+        offset = int(index.offsets[unit.number])
+        by_source: dict[int, list[int | None]] = {}
+        for source, target in zip(edges.column("source").to_pylist(), resolved, strict=True):
+            by_source.setdefault(offset + source, []).append(target)
+        planned, skipped = [], TaskOutput()
+        for source, targets in by_source.items():
+            rows, out = ltm.plan_groups(source, targets, index, self.options)
+            planned.extend(rows)
+            skipped.skipped.update(out.skipped)
+        output = ltm.materialise(planned, index)
+        output.skipped.update(skipped.skipped)
+        stats = TaskStats()
+        stats.add(output, ltm.SPEC.fixed_side)
+        if output.groups:
+            write_rows(output.groups, ltm.SPEC.features, self.layout.shard("ltm", unit.number, len(self.units)))
+        self.stat_update("ltm_rows", value=len(output.groups))
+        write_json({"tasks": {"ltm": stats.to_dict()}}, self.layout.marker("ltm-units", unit.number))
+
+
+def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence[str]) -> dict[str, Any]:
+    """The whole build's statistics from the unit markers: ``{"articles", "see_also", "tasks": {task: TaskStats}}``."""
+    merged = {task: TaskStats() for task in tasks}
+    articles, see_also = 0, {"articles": 0, "links": 0}
+    for unit in units:
+        first = layout.marker("units", unit.number)
+        if not first.exists():  # a build of corpus-wide tasks only (PROP, HARP): their first stage counted articles
+            first = layout.marker("baseline-stats", unit.number)
+        marker = json.loads(first.read_text(encoding="utf-8"))
+        marker.setdefault("tasks", {})
+        articles += marker["articles"]
+        for key in see_also:
+            see_also[key] += marker.get("see_also", {}).get(key, 0)
+        if "ltm" in tasks:
+            marker["tasks"].update(json.loads(layout.marker("ltm-units", unit.number).read_text("utf-8"))["tasks"])
+        baseline = layout.marker("baseline-units", unit.number)
+        if baseline.exists():
+            marker["tasks"].update(json.loads(baseline.read_text("utf-8"))["tasks"])
+        for task in tasks:
+            merged[task].merge(TaskStats.from_dict(marker["tasks"][task]))
+    return {"articles": articles, "see_also": see_also, "tasks": merged}
+
+
+class FinalizeStep(PipelineStep):
+    """Stage 3: merge statistics and write each task's dataset card; a task without rows gets an empty dataset
+    with its full schema and a card saying why it is empty.
+
+    Args:
+        root: the build's output folder.
+        units: all units of the corpus.
+        tasks: the tasks being built.
+        build_info: build parameters and source description, passed to the card writer.
+    """
+
+    name = "statistics + dataset cards"
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit], tasks: Sequence[str], build_info: dict[str, Any]):
+        super().__init__()
+        self.layout, self.units, self.tasks, self.build_info = (
+            BuildLayout(Path(root)),
+            list(units),
+            tuple(tasks),
+            build_info,
+        )
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Write the cards and ``.build/summary.json`` (only rank 0 does anything)."""
+        if rank == 0:
+            statistics = merge_statistics(self.layout, self.units, self.tasks)
+            summary: dict[str, Any] = {"articles": statistics["articles"], "see_also": statistics["see_also"]}
+            for task in self.tasks:
+                stats: TaskStats = statistics["tasks"][task]
+                summary[task] = stats.to_dict()
+                placeholder = self.layout.task_dir(task) / "data" / EMPTY_SHARD
+                info = self.build_info
+                if stats.rows == 0:
+                    reason = empty_task_reason(task, stats, statistics)
+                    summary[task]["empty_reason"] = reason
+                    info = {**info, "empty_reason": reason}
+                    logger.warning(f"task {task} produced no group ({reason}); an empty dataset is written for it")
+                    write_empty_shard(placeholder, get_task(task).features)
+                else:
+                    placeholder.unlink(missing_ok=True)  # an earlier empty build of the same folder
+                write_card(self.layout.task_dir(task), task, stats, statistics, info)
+            write_json(summary, self.layout.work / "summary.json")
+        if data:
+            yield from data

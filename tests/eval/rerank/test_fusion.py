@@ -1,0 +1,168 @@
+"""Fusion with the first stage: the formulas against hand-computed values, tuning on a dev set, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from eval.cli import main
+from eval.rerank import check_first_stage_scores, fuse_run, tune_fusion
+from eval.rerank.fusion import store_fusion
+from modeling_wikiformer import fuse_scores
+
+from ..conftest import DL20_MINI
+
+MODEL = [2.0, 0.0, -2.0]
+BM25 = [10.0, 30.0, 20.0]
+
+
+def test_zscore_by_hand():
+    # model: mean 0, population std sqrt(8/3) -> z = [1.2247, 0, -1.2247]; bm25: mean 20, std sqrt(200/3) -> [-1.2247, 1.2247, 0]
+    z = math.sqrt(1.5)
+    assert fuse_scores(MODEL, BM25, "zscore", 0.7) == pytest.approx([0.7 * z - 0.3 * z, 0.3 * z, -0.7 * z])
+
+
+def test_minmax_by_hand():
+    # model -> [1, 0.5, 0]; bm25 -> [0, 1, 0.5]
+    assert fuse_scores(MODEL, BM25, "minmax", 0.5) == pytest.approx([0.5, 0.75, 0.25])
+
+
+def test_rrf_by_hand():
+    # model ranks 1, 2, 3; bm25 ranks 3, 1, 2
+    expected = [0.6 / 61 + 0.4 / 63, 0.6 / 62 + 0.4 / 61, 0.6 / 63 + 0.4 / 62]
+    assert fuse_scores(MODEL, BM25, "rrf", 0.6) == pytest.approx(expected)
+
+
+def test_alpha_ends_and_constant_scores():
+    assert fuse_scores(MODEL, BM25, "zscore", 1.0)[0] == pytest.approx(math.sqrt(1.5))
+    assert fuse_scores(MODEL, [5.0, 5.0, 5.0], "minmax", 0.0) == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("alpha", [-0.1, 1.5, float("nan")])
+def test_alpha_outside_0_1_is_refused(alpha):
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\]"):
+        fuse_scores(MODEL, BM25, "zscore", alpha)
+
+
+def test_bad_first_stage_scores_are_refused():
+    with pytest.raises(ValueError, match="finite"):
+        fuse_scores(MODEL, [1.0, float("nan"), 2.0])
+    with pytest.raises(ValueError, match="ranks but no scores"):
+        check_first_stage_scores({"q1": {"a": -1.0, "b": -2.0, "c": -3.0}, "q2": {"a": 1.0, "b": 1.0}}, "given")
+    check_first_stage_scores({"q1": {"a": 12.5, "b": 11.0}}, "bm25")
+
+
+def test_fuse_run_and_tune():
+    model = {"q": {"a": 2.0, "b": 0.0, "c": -2.0}}
+    first = {"q": {"a": 10.0, "b": 30.0, "c": 20.0}}
+    assert fuse_run(model, first, "minmax", 0.5) == {"q": pytest.approx({"a": 0.5, "b": 0.75, "c": 0.25})}
+    qrels = {"q": {"b": 1}}  # the first stage is right, the model wrong: the best alpha is small
+    choice = tune_fusion(model, first, qrels, "RR@10", ["minmax"], [0.0, 0.5, 1.0])
+    assert (choice.method, choice.alpha, choice.value) == ("minmax", 0.5, 1.0)  # ties go to the larger alpha
+    assert choice.grid["minmax"][1.0] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="no judgments"):
+        tune_fusion(model, first, {}, "RR@10")
+
+
+def test_cli_fusion_tuning_and_stored_default(tiny_wikiformer, tmp_path, capsys):
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(tiny_wikiformer, model)
+    common = ["--collection", str(DL20_MINI), "--candidates", "bm25", "--k", "5", "--max-queries", "3"]
+    out = tmp_path / "tune"
+    assert (
+        main(
+            [
+                "tune-fusion",
+                "--model",
+                str(model),
+                *common,
+                "--alphas",
+                "0",
+                "0.5",
+                "1",
+                "--save",
+                "--output-dir",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    record = json.loads((out / "fusion.json").read_text())
+    stored = json.loads((model / "config.json").read_text())
+    assert (stored["fusion_method"], stored["fusion_alpha"]) == (record["method"], record["alpha"])
+    assert record["value"] >= record["first_stage_value"] - 1e-9  # alpha 0 is the first stage itself
+    rerank_out = tmp_path / "rerank"
+    assert main(["rerank", "--model", str(model), *common, "--output-dir", str(rerank_out)]) == 0
+    metrics = json.loads((rerank_out / "metrics.json").read_text())
+    assert len(metrics) == 3 and metrics["model+bm25"]["fusion"]["method"] in (
+        "zscore",
+        "minmax",
+        "rrf",
+    )  # raw, first stage, fused by default
+    assert (
+        main(["rerank", "--model", str(model), *common, "--fusion", "none", "--output-dir", str(tmp_path / "raw")]) == 0
+    )
+    assert len(json.loads((tmp_path / "raw" / "metrics.json").read_text())) == 2
+    assert (
+        main(
+            [
+                "rerank",
+                "--model",
+                str(model),
+                *common,
+                "--fusion",
+                "rrf",
+                "--alpha",
+                "1.5",
+                "--output-dir",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 2
+    )
+    assert "alpha must be in [0, 1]" in capsys.readouterr().err
+
+
+def test_cli_refuses_rank_only_first_stage_and_unjudged_dev(tiny_wikiformer, tmp_path, capsys):
+    run = tmp_path / "ranks.run"
+    lines = [
+        f"{qid} Q0 {doc} {rank} {-rank} given" for qid, docs in _dl20_top(3).items() for rank, doc in enumerate(docs, 1)
+    ]
+    run.write_text("\n".join(lines) + "\n")
+    args = ["rerank", "--model", str(tiny_wikiformer), "--collection", str(DL20_MINI), "--candidates", str(run)]
+    assert main([*args, "--fusion", "zscore", "--max-queries", "3", "--output-dir", str(tmp_path / "o")]) == 2
+    assert "ranks but no scores" in capsys.readouterr().err
+    unjudged = tmp_path / "unjudged"
+    unjudged.mkdir()
+    (unjudged / "candidates.json").write_text((DL20_MINI / "candidates.json").read_text())
+    tune = [
+        "tune-fusion",
+        "--model",
+        str(tiny_wikiformer),
+        "--collection",
+        str(unjudged),
+        "--output-dir",
+        str(tmp_path / "t"),
+    ]
+    assert main(tune) == 2
+    assert "no judgments" in capsys.readouterr().err
+
+
+def test_store_fusion_checks(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        store_fusion(tmp_path, "zscore", 0.5, "dev")
+    with pytest.raises(ValueError, match="unknown fusion"):
+        store_fusion(tmp_path, "mean", 0.5, "dev")
+
+
+def _dl20_top(n: int) -> dict[str, list[str]]:
+    from eval.collections import load_collection
+    from eval.collections.trec import ranked
+
+    collection = load_collection(str(DL20_MINI))
+    run = collection.default_run()
+    return {qid: [d for d, _ in ranked(run[qid])[:5]] for qid in collection.judged_query_ids()[:n]}

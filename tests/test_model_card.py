@@ -1,0 +1,31 @@
+"""The model card: raw and fused figures side by side, the stored fusion and how to fuse without remote code."""
+
+from __future__ import annotations
+
+import yaml
+
+from model_card import CardInputs, Evaluation, render_model_card
+
+
+def test_raw_and_fused_side_by_side_with_the_stored_fusion():
+    systems = {"bm25": {"nDCG@10": 0.5}, "ours": {"nDCG@10": 0.45}, "ours+bm25": {"nDCG@10": 0.55}}
+    evaluation = Evaluation("dl20-mini", "dl20-mini", systems, "ours", fused_system="ours+bm25")
+    card = str(
+        render_model_card(
+            CardInputs(
+                repo_id="ns/wikiformer", base_model="b", evaluation=evaluation, fusion=("minmax", 0.6, "cranfield-dev")
+            )
+        )
+    )
+    assert "| **ours** (this model) | 0.4500 |" in card
+    assert "| **ours+bm25** (this model fused with the first stage) | **0.5500** |" in card
+    metrics = yaml.safe_load(card.split("---")[1])["model-index"][0]["results"]
+    names = sorted(m["name"] for r in metrics for m in r["metrics"])
+    assert names == ["nDCG@10", "nDCG@10 (fused)"]
+    assert "**cranfield-dev**" in card and "`fusion_method: minmax`, `fusion_alpha: 0.6`" in card
+    assert "0.6 * zscore(model_scores)" in card
+
+
+def test_without_a_stored_fusion_the_card_names_the_default():
+    card = str(render_model_card(CardInputs(repo_id="ns/wikiformer", base_model="b")))
+    assert "z-scores with `alpha = 0.7`" in card and "tune-fusion --save" in card
