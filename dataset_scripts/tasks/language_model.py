@@ -188,8 +188,19 @@ class DocumentModel:
     """
 
     def __init__(self, text: str, collection: CollectionModel, stopwords: frozenset[str]):
+        self._set(content_words(text, stopwords), collection)
+
+    @classmethod
+    def from_content_words(cls, content: list[str], collection: CollectionModel) -> DocumentModel:
+        """The model of a document given its words without stopwords (tokenised once by the caller)."""
+        model = cls.__new__(cls)
+        model._set(content, collection)
+        return model
+
+    def _set(self, content: list[str], collection: CollectionModel) -> None:
         self.collection = collection
-        self.words = [w for w in content_words(text, stopwords) if w in collection]
+        probability = collection.probability
+        self.words = [w for w in content if w in probability]
         self.counts = Counter(self.words)
         self.length = len(self.words)
 

@@ -29,7 +29,7 @@ import datasets
 
 from ..corpus.article import Article
 from .common import TaskOutput, truncate_words
-from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, content_words, poisson_length, words
+from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, poisson_length, words
 from .spec import Origin, TaskSpec, group_features
 
 TEXTS_FLOAT = datasets.List(datasets.Value("float64"))
@@ -114,13 +114,15 @@ def prop_groups(
     if article.is_disambiguation:
         out.skipped["disambiguation"] += 1
         return out
-    if not words(text):
+    every = words(text)
+    content = [w for w in every if w not in stopwords]
+    if not every:
         out.skipped["empty-document"] += 1
         return out
-    if not content_words(text, stopwords):
+    if not content:
         out.skipped["only-stopwords"] += 1
         return out
-    model = DocumentModel(text, collection, stopwords)
+    model = DocumentModel.from_content_words(content, collection)
     if model.length == 0:
         out.skipped["no-vocabulary-word"] += 1
         return out
