@@ -32,7 +32,7 @@ from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
 from .attention import AttentionScorer, TextAttention, load_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng
-from .corpus_units import Unit, read_unit
+from .corpus_units import TASK_COLUMNS, Unit, read_unit
 from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
 from .options import TaskOptions
 from .prop import PropOptions, document_text, prop_groups
@@ -92,6 +92,11 @@ def _wants(tasks: Sequence[str], group: Sequence[str]) -> bool:
     return any(task in group for task in tasks)
 
 
+def _columns(tasks: Sequence[str]) -> tuple[str, ...]:
+    """The corpus columns the requested baseline tasks read (HARP: the links as well)."""
+    return (*TASK_COLUMNS, "links") if _wants(tasks, HARP_TASKS) else TASK_COLUMNS
+
+
 class CorpusStatsStep(PipelineStep):
     """Stage 1 of the baselines: PROP word counts, HARP passage index and anchors, per unit (see the module)."""
 
@@ -110,7 +115,7 @@ class CorpusStatsStep(PipelineStep):
         tokenizer = load_tokenizer(self.harp.importance_model) if todo and _wants(self.tasks, HARP_TASKS) else None
         stopwords = load_stopwords(self.prop.stopwords or None)
         for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
-            articles = read_unit(unit)
+            articles = read_unit(unit, _columns(self.tasks))
             marker: dict[str, Any] = {"articles": len(articles)}
             if _wants(self.tasks, PROP_TASKS):
                 counts = CorpusCounts.from_texts((document_text(a) for a in articles), stopwords)
@@ -315,7 +320,7 @@ class BaselineTasksStep(PipelineStep):
             )
 
     def _unit(self, unit: Unit) -> None:
-        articles = read_unit(unit)
+        articles = read_unit(unit, _columns(self.tasks))
         outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}
         if "prop" in outputs and self.collection is not None and len(self.collection):
             for article in articles:
