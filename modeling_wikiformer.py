@@ -121,35 +121,40 @@ def score_pairs(
     ids = encoded["input_ids"]
     types = encoded.get("token_type_ids") or [[0] * len(row) for row in ids]
     order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
-    scores = torch.empty(len(ids), dtype=torch.float32)
     pad_id = tokenizer.pad_token_id or 0
     device = next(model.parameters()).device
+    # batches are built on the host (pinned on a GPU, copied without blocking) and the scores stay on the device
+    # until the end: one host-device sync per call, not one per batch
+    pin = device.type == "cuda"
+    left = getattr(tokenizer, "padding_side", "right") == "left"  # last-token classifiers pad on the left
+    scores = torch.empty(len(ids), dtype=torch.float32, device=device)
     was_training = model.training
     model.eval()
     try:
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
             width = len(ids[batch[0]])
-            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-            token_type_ids = torch.zeros((len(batch), width), dtype=torch.long)
-            attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
+            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long, pin_memory=pin)
+            token_type_ids = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
+            attention_mask = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
             for row, index in enumerate(batch):
                 length = len(ids[index])
-                input_ids[row, :length] = torch.tensor(ids[index])
-                token_type_ids[row, :length] = torch.tensor(types[index])
-                attention_mask[row, :length] = 1
+                span = slice(width - length, width) if left else slice(0, length)
+                input_ids[row, span] = torch.tensor(ids[index])
+                token_type_ids[row, span] = torch.tensor(types[index])
+                attention_mask[row, span] = 1
             logits = model(
-                input_ids=input_ids.to(device),
-                token_type_ids=token_type_ids.to(device),
-                attention_mask=attention_mask.to(device),
+                input_ids=input_ids.to(device, non_blocking=True),
+                token_type_ids=token_type_ids.to(device, non_blocking=True),
+                attention_mask=attention_mask.to(device, non_blocking=True),
             ).logits.float()
             values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
-            scores[batch] = values.cpu()
+            scores[torch.tensor(batch, device=device)] = values
             if progress is not None:
                 progress(len(batch))
     finally:
         model.train(was_training)
-    return scores
+    return scores.cpu()
 
 
 def _normalised(values: list[float], method: str) -> list[float]:

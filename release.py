@@ -80,6 +80,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-steps", type=int, default=None, help="override the config's max_steps")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--num-proc", type=int, default=1)
+    parser.add_argument(
+        "--build-args",
+        default="",
+        help="more options for python -m dataset_scripts.build (every corpus and sampling option), e.g. "
+        "\"--language ltg --see-also-title 'Verīs taipoš' --read-ahead off\"",
+    )
     parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
     parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None)
     parser.add_argument("--private", action="store_true")
@@ -245,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                     str(args.seed),
                     "--num-proc",
                     str(args.num_proc),
+                    *shlex.split(args.build_args),
                 ]
             ],
         )
@@ -275,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             str(wikir_dir / "validation") if args.select_on_wikir else args.eval_collection,
         ]
         command += task_settings(config, datasets) if len(datasets) != len(config.get("train_datasets", [])) else []
+        command += ["--test_dirs", str(wikir_dir / "test")] if args.select_on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command])
     if "export" in selected:
@@ -299,8 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         model_fusion = eval_dir / "fusion"
         commands = [
             # the fusion with BM25 is chosen on these (dev) queries and stored in the model's config.json
-            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--output-dir",
-             str(model_fusion), *common],
+            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--no-resume",
+             "--output-dir", str(model_fusion), *common],
         ]  # fmt: skip
         runs = []
         for tag, model in ((system, model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):

@@ -93,8 +93,13 @@ def card_context(
     }
 
 
-def main(argv: list[str] | None = None) -> WikiformerTrainer:
-    """Parse the arguments, train, save the final model (and push it when ``--push_to_hub``)."""
+def main(argv: list[str] | None = None, callbacks: list | None = None) -> WikiformerTrainer:
+    """Parse the arguments, train, save the final model (and push it when ``--push_to_hub``).
+
+    Args:
+        argv: the command line without the program name (default: ``sys.argv[1:]``).
+        callbacks: extra :class:`~transformers.TrainerCallback` objects (e.g. a benchmark's step timer).
+    """
     model_args, data_args, training_args = parse_arguments(argv)
     logging.basicConfig(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -132,6 +137,8 @@ def main(argv: list[str] | None = None) -> WikiformerTrainer:
         eval_max_length=data_args.eval_max_length,
         card_context=card_context(model_args, data_args, training_args, tasks),
     )
+    for callback in callbacks or []:
+        trainer.add_callback(callback)
     if training_args.save_start_step:
         trainer.add_callback(DelayedCheckpointCallback(training_args.save_start_step))
     resume = training_args.resume_from_checkpoint

@@ -1,14 +1,17 @@
-"""Re-ranking throughput: WikiformerForRanking.rerank/score against sentence-transformers CrossEncoder.predict.
+"""Re-ranking throughput: WikiformerForRanking.rerank and ``python -m eval rerank``'s PairScorer against
+sentence-transformers CrossEncoder.predict.
 
-Both score the same real (query, passage) pairs (TREC DL 2020 BM25 candidates) with the same all-MiniLM-L6-v2
-weights, batch size and max length, in one process. Timing alternates between the two, query by query (and
-which one goes first), so that load from other processes on a shared machine falls on both alike. Scores are
-checked to agree before any figure is printed.
+All three score the same real (query, passage) pairs (TREC DL 2020 BM25 candidates) with the same
+all-MiniLM-L6-v2 weights, batch size, max length and device (``--device``, default cuda when available; ``--bf16``
+autocasts all three), in one process. Timing rotates between them query by query (and which one goes first), so
+that load from other processes on a shared machine falls on all alike; on a GPU each timing waits for the device.
+Scores are checked to agree before any figure is printed. Printed: the device (GPU name), pairs/s, and GPU
+utilization and peak memory over the whole run.
 
 Usage (from the repository root)::
 
     python bench/rerank_throughput.py                     # 2,000 pairs, batch 32, max length 256
-    python bench/rerank_throughput.py --num-pairs 500 --max-length 512
+    python bench/rerank_throughput.py --num-pairs 5400 --max-length 512 --device cuda
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from bench.device import GpuMonitor, add_device_arguments, describe, now, resolve_device  # noqa: E402
+
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage" / "retrieve_results_dl20.json"
 
 
@@ -32,7 +38,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--max-length", type=int, default=256, help="pair length in tokens, for both")
     parser.add_argument("--model", default=None, help="BERT checkpoint (default: the embedded all-MiniLM-L6-v2)")
-    return parser.parse_args(argv)
+    add_device_arguments(parser)
+    args = parser.parse_args(argv)
+    resolve_device(args)
+    return args
 
 
 def load_queries(path: Path, num_pairs: int) -> list[tuple[str, list[str]]]:
@@ -61,25 +70,26 @@ def load_queries(path: Path, num_pairs: int) -> list[tuple[str, list[str]]]:
     return groups
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     groups = load_queries(args.data, args.num_pairs)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    sys.path.insert(0, str(REPO_ROOT))
 
     import torch
     from sentence_transformers import CrossEncoder
     from tqdm import tqdm
     from transformers import AutoTokenizer
 
+    from eval.rerank import PairScorer
     from modeling_wikiformer import WikiformerForRanking, save_for_hub
 
     torch.manual_seed(0)
-    model = WikiformerForRanking.from_bert(args.model).eval()
+    model = WikiformerForRanking.from_bert(args.model).eval().to(args.device)
     tokenizer = AutoTokenizer.from_pretrained(model.name_or_path)
-    with tempfile.TemporaryDirectory() as folder:
-        save_for_hub(model, tokenizer, folder, max_length=args.max_length)
-        cross_encoder = CrossEncoder(folder, max_length=args.max_length, device="cpu")
+    folder = tempfile.mkdtemp(prefix="rerank-bench-")
+    save_for_hub(model, tokenizer, folder, max_length=args.max_length)
+    cross_encoder = CrossEncoder(folder, max_length=args.max_length, device=args.device)
+    scorer = PairScorer(folder, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
 
     def ours(query: str, passages: list[str]) -> torch.Tensor:
         hits = model.rerank(query, passages, tokenizer, batch_size=args.batch_size, max_length=args.max_length)
@@ -88,40 +98,58 @@ def main(argv: list[str] | None = None) -> None:
             scores[hit["corpus_id"]] = hit["score"]
         return torch.sigmoid(scores)
 
+    def eval_rerank(query: str, passages: list[str]) -> torch.Tensor:
+        return torch.sigmoid(torch.tensor(scorer.score([query] * len(passages), passages)))
+
     def theirs(query: str, passages: list[str]) -> torch.Tensor:
         scores = cross_encoder.predict([(query, passage) for passage in passages], batch_size=args.batch_size)
-        return torch.as_tensor(scores)
+        return torch.as_tensor(scores).float()
 
-    ours(*groups[0])  # warm-up: first-call allocations and lazy initialisation, for both
-    theirs(*groups[0])
-    seconds = {"ours": 0.0, "theirs": 0.0}
+    runners = [("ours", ours), ("eval", eval_rerank), ("theirs", theirs)]
+    autocast = torch.autocast(torch.device(args.device).type, dtype=torch.bfloat16, enabled=args.bf16)
+    with autocast:
+        for _, run in runners:  # warm-up: first-call allocations and lazy initialisation, for all
+            run(*groups[0])
+    seconds = dict.fromkeys((name for name, _ in runners), 0.0)
     largest_difference = 0.0
-    for index, (query, passages) in enumerate(tqdm(groups, desc="queries", unit="query")):
-        runners = [("ours", ours), ("theirs", theirs)]
-        results = {}
-        for name, run in runners if index % 2 == 0 else runners[::-1]:
-            start = time.perf_counter()
-            results[name] = run(query, passages)
-            seconds[name] += time.perf_counter() - start
-        largest_difference = max(largest_difference, (results["ours"] - results["theirs"]).abs().max().item())
-    if largest_difference > 1e-4:
+    with GpuMonitor(args.device) as monitor, autocast:
+        for index, (query, passages) in enumerate(tqdm(groups, desc="queries", unit="query")):
+            results = {}
+            shift = index % len(runners)
+            for name, run in runners[shift:] + runners[:shift]:
+                start = now(args.device)
+                results[name] = run(query, passages)
+                seconds[name] += now(args.device) - start
+            for name in ("ours", "eval"):
+                largest_difference = max(largest_difference, (results[name] - results["theirs"]).abs().max().item())
+    tolerance = 2e-2 if args.bf16 else 1e-4
+    if largest_difference > tolerance:
         sys.exit(f"rerank_throughput: scores disagree (largest difference {largest_difference:.2e}); no figures")
 
     pairs = sum(len(passages) for _, passages in groups)
     rows = [
         ("`WikiformerForRanking.rerank`", seconds["ours"]),
+        ("`python -m eval rerank` (PairScorer)", seconds["eval"]),
         ("`sentence_transformers.CrossEncoder.predict`", seconds["theirs"]),
     ]
     print(
         f"\n{pairs:,} (query, passage) pairs from {args.data.name} ({len(groups)} queries), "
-        f"all-MiniLM-L6-v2 weights, batch {args.batch_size}, max length {args.max_length}, "
-        f"{torch.get_num_threads()} torch threads, load average {os.getloadavg()[0]:.1f}; "
-        f"largest score difference {largest_difference:.1e}\n"
+        f"{args.model or 'all-MiniLM-L6-v2'} weights, batch {args.batch_size}, max length {args.max_length}, "
+        f"bf16 {args.bf16}, load average {os.getloadavg()[0]:.1f}; largest score difference {largest_difference:.1e}"
     )
+    print(f"device: {describe(args.device)}; {monitor.summary() or 'no GPU'}\n")
     print("| method | seconds | pairs/s | speed vs CrossEncoder |")
     print("|---|---:|---:|---:|")
     for name, elapsed in rows:
         print(f"| {name} | {elapsed:.1f} | {pairs / elapsed:.1f} | {seconds['theirs'] / elapsed:.2f}x |")
+    return {
+        "device": describe(args.device),
+        "pairs": pairs,
+        "pairs_per_second": {name: pairs / elapsed for name, elapsed in rows},
+        "vs_cross_encoder": {name: seconds["theirs"] / elapsed for name, elapsed in rows},
+        "gpu_utilization": monitor.utilization,
+        "peak_gpu_memory_bytes": monitor.peak_memory,
+    }
 
 
 if __name__ == "__main__":

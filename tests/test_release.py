@@ -82,6 +82,22 @@ def test_card_states_only_measured_results(tmp_path):
     assert "model-index" not in str(without) and "No evaluation was run for this checkpoint." in str(without)
 
 
+def test_every_corpus_option_reaches_the_build(tmp_path):
+    from release import main
+
+    extra = "--language ltg --see-also-title 'Verīs taipoš' --max-article-bytes 500000 --read-ahead off --limit 20"
+    assert main(["--output-dir", str(tmp_path), "--stages", "datasets", "--build-args", extra]) == 0
+    record = json.loads((tmp_path / "datasets" / "corpus" / "build_stats.json").read_text())
+    assert record["inputs"] == ["enwiki-sample.xml.bz2"]
+    assert record["options"]["reader"] == {
+        "language": "ltg",
+        "see_also_titles": ["Verīs taipoš"],
+        "max_article_bytes": 500000,
+    }
+    assert (record["options"]["read_ahead"], record["options"]["limit"]) == ("off", 20)
+    assert record["statistics"]["articles"] == 20
+
+
 def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
     out = tmp_path / "release"
     command = [sys.executable, "release.py", "--output-dir", str(out), "--stages", "wikir"]

@@ -126,9 +126,20 @@ class WikiformerTrainingArguments(TrainingArguments):
     remove_unused_columns: bool = False
     # the Trainer's default replaces a NaN loss by the running mean in the logs (0 at the start): keep NaN visible
     logging_nan_inf_filter: bool = False
+    dataloader_num_workers: int | None = field(
+        default=None,
+        metadata={
+            "help": "dataloader processes that read, tokenize and pad the groups; default: 4 per process on a GPU "
+            "(the main process only feeds the GPU), 0 on a CPU"
+        },
+    )
 
     def __post_init__(self):
         choose_non_blocking = self.accelerator_config is None
+        if self.dataloader_num_workers is None:
+            import torch
+
+            self.dataloader_num_workers = 4 if torch.cuda.is_available() and not self.use_cpu else 0
         super().__post_init__()
         if choose_non_blocking:
             # batches come from pinned memory (dataloader_pin_memory, on by default where there is a GPU): copy

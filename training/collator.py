@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from .data import Task
@@ -47,31 +49,37 @@ class GroupCollator:
     max_predictions: int = 0
 
     def truncate_queries(self, queries: list[str], max_tokens: int) -> list[str]:
-        """Cut each query after its ``max_tokens``-th token, using the tokenizer's character offsets."""
+        """Cut each query after its ``max_tokens``-th token, using the tokenizer's character offsets.
+
+        A group repeats its query once per candidate: each distinct query is tokenized once.
+        """
+        unique = list(dict.fromkeys(queries))
         encoded = self.tokenizer(
-            queries, add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
+            unique, add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
         )
-        return [
-            query[: offsets[-1][1]] if offsets else query
-            for query, offsets in zip(queries, encoded["offset_mapping"], strict=True)
-        ]
+        cut = {
+            query: query[: offsets[-1][1]] if offsets else query
+            for query, offsets in zip(unique, encoded["offset_mapping"], strict=True)
+        }
+        return [cut[query] for query in queries]
 
     def __call__(self, groups: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
-        features: list[dict[str, list[int]] | None] = []
         group_mask = torch.zeros(len(groups), self.group_size, dtype=torch.bool)
-        spans = []
+        starts, total = [], 0
         for index, group in enumerate(groups):
             count = len(group["candidates"])
             if not 2 <= count <= self.group_size:
                 raise ValueError(f"a group needs 2..{self.group_size} candidates, got {count}")
             group_mask[index, :count] = True
-            spans.append((len(features), count))
-            features.extend([None] * count)
-        doc_masks: list[list[int] | None] = [None] * len(features)
+            starts.append(total)
+            total += count
+        ids: list[list[int]] = [[]] * total
+        types: list[list[int]] = [[]] * total
+        doc_masks: list[list[int]] = [[]] * total
         for task_index in sorted({group["task"] for group in groups}):
             task = self.tasks[task_index]
             queries, documents, slots = [], [], []
-            for group, (start, _count) in zip(groups, spans, strict=True):
+            for group, start in zip(groups, starts, strict=True):
                 if group["task"] != task_index:
                     continue
                 for offset, candidate in enumerate(group["candidates"]):
@@ -86,9 +94,12 @@ class GroupCollator:
                 documents,
                 truncation="only_second",
                 max_length=min(task.query_max_length + task.doc_max_length + 3, self.max_length),
+                return_token_type_ids=True,
+                return_attention_mask=False,
             )
             for position, slot in enumerate(slots):
-                features[slot] = {key: values[position] for key, values in encoded.items()}
+                ids[slot] = encoded["input_ids"][position]
+                types[slot] = encoded["token_type_ids"][position]
                 if self.mlm_probability and self.whole_word_mask:
                     doc_masks[slot] = [
                         w if s == 1 else None
@@ -96,9 +107,7 @@ class GroupCollator:
                     ]
                 elif self.mlm_probability:
                     doc_masks[slot] = [int(s == 1) for s in encoded.sequence_ids(position)]
-        batch = self.tokenizer.pad(
-            features, padding=True, pad_to_multiple_of=self.pad_to_multiple_of, return_tensors="pt"
-        )
+        batch = self.pad(ids, types)
         if self.mlm_probability and self.whole_word_mask:
             width = batch["input_ids"].shape[1]
             batch["input_ids"], batch["mlm_labels"] = whole_word_mask(
@@ -110,12 +119,37 @@ class GroupCollator:
                 self.max_predictions,
             )
         elif self.mlm_probability:
-            width = batch["input_ids"].shape[1]
-            maskable = torch.tensor([mask + [0] * (width - len(mask)) for mask in doc_masks], dtype=torch.bool)
+            maskable = torch.from_numpy(self._fill(doc_masks, batch["input_ids"].shape[1], 0)).bool()
             batch["input_ids"], batch["mlm_labels"] = self.mask_tokens(batch["input_ids"], maskable)
         batch["group_mask"] = group_mask
         batch["task_ids"] = torch.tensor([group["task"] for group in groups], dtype=torch.long)
-        return dict(batch)
+        return batch
+
+    def pad(self, ids: list[list[int]], types: list[list[int]]) -> dict[str, torch.Tensor]:
+        """Right-pad token ids and segment ids into tensors (one vectorised fill, not a dict per pair)."""
+        width = max(map(len, ids))
+        if self.pad_to_multiple_of:
+            width = -(-width // self.pad_to_multiple_of) * self.pad_to_multiple_of
+        input_ids = self._fill(ids, width, self.tokenizer.pad_token_id or 0)
+        return {
+            "input_ids": torch.from_numpy(input_ids),
+            "token_type_ids": torch.from_numpy(self._fill(types, width, self.tokenizer.pad_token_type_id)),
+            "attention_mask": torch.from_numpy(
+                (np.arange(width) < np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))[:, None]).astype(
+                    np.int64
+                )
+            ),
+        }
+
+    @staticmethod
+    def _fill(rows: list[list[int]], width: int, value: int) -> np.ndarray:
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        out = np.full((len(rows), width), value, dtype=np.int64)
+        # row-major order of the mask is the rows' own order: one assignment fills every row's prefix
+        out[np.arange(width) < lengths[:, None]] = np.fromiter(
+            itertools.chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum())
+        )
+        return out
 
     def mask_tokens(self, input_ids: torch.Tensor, maskable: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """BERT's masking on the document tokens: pick ``mlm_probability`` of them; 80% [MASK], 10% random, 10% kept."""

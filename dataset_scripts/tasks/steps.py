@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from . import ltm
 from .card import write_card
 from .common import TaskOutput, task_rng
-from .corpus_units import Unit, read_unit
+from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .options import TaskOptions
 from .registry import get_task
 from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
@@ -147,6 +147,11 @@ def clear_partial(paths: Sequence[Path]) -> None:
                 stale.unlink(missing_ok=True)
 
 
+WITHOUT_LINKS = frozenset({"srr", "rwi", "ati"})
+"""Samplers known to read only the tree (title, abstract, sections): with only these, a unit is read without its
+links (:data:`~.corpus_units.WST_COLUMNS`); any other sampler gets every column."""
+
+
 class ArticleTasksStep(PipelineStep):
     """Stage 1: the rows of every per-article task (SRR/RWI/ATI: a spec with a sampler), LTM index shard and See
     also links, for this rank's units.
@@ -180,8 +185,8 @@ class ArticleTasksStep(PipelineStep):
         units, number = len(self.units), unit.number
         shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
         clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
-        articles = read_unit(unit)
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
+        articles = read_unit(unit, WST_COLUMNS if set(samplers) <= WITHOUT_LINKS else None)
         outputs = {task: TaskOutput() for task in samplers}
         for article in articles:
             for task, output in outputs.items():

@@ -96,7 +96,7 @@ class PairScorer(ModelScorer):
         scores = scorer.score(["what is a statutory deed"] * 2, ["A deed is ...", "Statutes ..."])
     """
 
-    def __init__(self, model: str, max_length: int | None = None, batch_size: int = 16, device: str | None = None):
+    def __init__(self, model: str, max_length: int | None = None, batch_size: int = 32, device: str | None = None):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.model_path = str(model)

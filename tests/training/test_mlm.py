@@ -52,10 +52,11 @@ def test_at_most_60_predictions_and_80_10_10(tokenizer):
 
 
 def test_collator_uses_whole_word_masking(tokenizer):
-    task = Task("prop", None, True, 8, 32)  # settings only: the collator reads lengths and pairing
-    fixed = "a document about photosynthesis in plants"
+    task = Task("prop", None, True, 8, 32)  # the collator reads only the pairing rule and lengths
     collator = GroupCollator(tokenizer, [task], 2, mlm_probability=0.5, whole_word_mask=True, max_predictions=2)
-    batch = collator([{"task": 0, "fixed": fixed, "candidates": ["plants", "cars"]}])
+    batch = collator(
+        [{"task": 0, "fixed": "a document about photosynthesis in plants", "candidates": ["plants", "cars"]}]
+    )
     assert ((batch["mlm_labels"] != -100).sum(dim=1) <= 2).all()
     assert ((batch["mlm_labels"] != -100).sum(dim=1) >= 1).all()
     # the query side (the word set: the candidate) is never masked

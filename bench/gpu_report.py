@@ -1,0 +1,227 @@
+"""Every GPU figure of the README in one command: a training run, zero-shot DL20 before and after, and the benches.
+
+1. Builds the four task datasets from English Wikipedia (``--input``: the vendored enwiki sample by default; add
+   ``../shared/data/wikipedia`` dumps or a full dump) with ``dataset_scripts.build``.
+2. Zero-shot re-ranks the TREC DL 2020 BM25 top ``--depth`` (100) with the start model (new zero head) through
+   ``python -m eval rerank``: nDCG@10 and MRR@10 (relevance level 2).
+3. Trains ``--steps`` steps with ``train.py`` and ``configs/wikiformer-bert-base.yaml`` (bf16, lengths 30/480,
+   ``--groups`` groups of 8 a step; ``--model``, default the embedded MiniLM) and records steps/s and pairs/s
+   (steady state: from the end of the first step to the end of the last), GPU utilization and peak GPU memory.
+4. Re-ranks DL20 again with the trained model.
+5. Runs ``bench/train_throughput.py`` (ours vs CrossEncoderTrainer, bf16, 30/480, group 8) and
+   ``bench/rerank_throughput.py`` (model.rerank and eval rerank vs CrossEncoder.predict) on the same device.
+
+Prints one Markdown table and writes everything to ``OUT/gpu_report.json``. On a GPU machine::
+
+    python bench/gpu_report.py --out output/gpu-report                    # ~15 minutes on an H100 with MiniLM
+    python bench/gpu_report.py --model google-bert/bert-base-uncased --steps 1000
+
+It runs on a CPU too (``--device cpu --steps 4 --groups 2 --depth 10 --max-queries 2``: a smoke test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.device import GpuMonitor, add_device_arguments, describe, resolve_device  # noqa: E402
+
+DL20 = ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
+TASKS = ("srr", "rwi", "ati", "ltm")
+
+
+def build_tasks(inputs: list[str], output_dir: Path) -> Path:
+    if not (output_dir / "wikiformer-ltm").exists():
+        subprocess.run(
+            [sys.executable, "-m", "dataset_scripts.build", "--input", *inputs, "--output-dir", str(output_dir)],
+            cwd=ROOT,
+            check=True,
+        )
+    return output_dir
+
+
+def zero_shot(model_dir: Path, out: Path, args) -> dict[str, float]:
+    """nDCG@10 and MRR@10 (rel 2) of ``model_dir`` re-ranking the DL20 BM25 top ``args.depth`` (eval rerank)."""
+    import ir_measures
+    from ir_measures import RR, nDCG
+
+    command = [
+        sys.executable,
+        "-m",
+        "eval",
+        "rerank",
+        "--model",
+        str(model_dir),
+        "--collection",
+        str(args.collection),
+        "--k",
+        str(args.depth),
+        "--depth",
+        str(args.depth),
+        "--max-length",
+        "512",
+        "--batch-size",
+        str(args.eval_batch),
+        "--device",
+        args.device,
+        "--tag",
+        "model",
+        "--no-resume",
+        "--output-dir",
+        str(out),
+    ]
+    if args.max_queries:
+        command += ["--max-queries", str(args.max_queries)]
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    run = list(ir_measures.read_trec_run(str(out / "model.run")))
+    qrels = list(ir_measures.read_trec_qrels(str(next(Path(args.collection).glob("qrels*")))))
+    measures = [nDCG @ 10, RR(rel=2) @ 10]
+    values = ir_measures.calc_aggregate(measures, qrels, run)
+    return {"ndcg@10": values[measures[0]], "mrr@10": values[measures[1]], "pairs": len(run), "seconds": seconds}
+
+
+def train(tasks: Path, out: Path, args) -> dict:
+    """Train with the paper's config; steps/s, pairs/s, GPU utilization and peak memory."""
+    from bench.train_throughput import StepTimer
+    from train import main as train_main
+
+    argv = [
+        str(ROOT / "configs" / "wikiformer-bert-base.yaml"),
+        "--model_name_or_path",
+        args.model or "embedded:minilm",
+        "--train_datasets",
+        *[str(tasks / f"wikiformer-{name}") for name in TASKS],
+        "--output_dir",
+        str(out),
+        "--max_steps",
+        str(args.steps),
+        "--per_device_train_batch_size",
+        str(args.groups),
+        "--bf16",
+        str(args.bf16).lower(),
+        "--save_start_step",
+        "0",
+        "--save_strategy",
+        "no",
+        "--eval_strategy",
+        "no",
+        "--load_best_model_at_end",
+        "false",
+        "--logging_steps",
+        str(max(1, args.steps // 10)),
+        "--report_to",
+        "none",
+        "--dataloader_num_workers",
+        str(args.workers),
+        "--lr_drop_step",
+        "0",
+        "--learning_rate",
+        str(args.learning_rate),
+        *(["--use_cpu", "true"] if args.device == "cpu" else []),
+    ]
+    timer = StepTimer()
+    with GpuMonitor(args.device) as monitor:
+        trainer = train_main(argv, callbacks=[timer])
+    from modeling_wikiformer import save_for_hub
+
+    save_for_hub(trainer.model, trainer.processing_class, out / "model", max_length=512)
+    steps_per_second = (len(timer.times) - 1) / timer.steady_seconds()
+    losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]
+    return {
+        "steps_per_second": steps_per_second,
+        "pairs_per_second": steps_per_second * args.groups * 8,
+        "gpu_utilization": monitor.utilization,
+        "peak_gpu_memory_bytes": monitor.peak_memory,
+        "first_loss": losses[0] if losses else None,
+        "last_loss": losses[-1] if losses else None,
+    }
+
+
+def start_model(out: Path, args) -> Path:
+    """The untrained start (encoder + zero head) saved as a model folder."""
+    from transformers import AutoTokenizer
+
+    from modeling_wikiformer import save_for_hub
+    from train import load_model
+    from training import ModelArguments, resolve_model_path
+
+    model_args = ModelArguments(model_name_or_path=args.model or "embedded:minilm")
+    model = load_model(model_args, with_mlm=False)
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(model_args.model_name_or_path))
+    save_for_hub(model, tokenizer, out, max_length=512)
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--input", nargs="+", default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")])
+    parser.add_argument("--model", default=None, help="start checkpoint (default: the embedded all-MiniLM-L6-v2)")
+    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--groups", type=int, default=16, help="groups of 8 a step")
+    parser.add_argument("--learning_rate", type=float, default=2e-5)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--collection", type=Path, default=DL20, help="the TREC DL 2020 passage folder")
+    parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--max-queries", type=int, default=None)
+    parser.add_argument("--eval-batch", type=int, default=64)
+    parser.add_argument("--bench-steps", type=int, default=20, help="steps of the training bench (0 = skip benches)")
+    parser.add_argument("--out", type=Path, default=None)
+    add_device_arguments(parser)
+    args = parser.parse_args(argv)
+    resolve_device(args)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    out = args.out or Path(tempfile.mkdtemp(prefix="gpu-report-"))
+    out.mkdir(parents=True, exist_ok=True)
+    report: dict = {"device": describe(args.device), "args": {k: str(v) for k, v in vars(args).items()}}
+    tasks = build_tasks(args.input, out / "tasks")
+    report["before"] = zero_shot(start_model(out / "start", args), out / "eval-before", args)
+    report["train"] = train(tasks, out / "run", args)
+    report["after"] = zero_shot(out / "run" / "model", out / "eval-after", args)
+    if args.bench_steps:
+        from bench import rerank_throughput, train_throughput
+
+        device = ["--device", args.device, "--bf16", str(args.bf16).lower()]
+        report["train_bench"] = train_throughput.main(
+            ["--steps", str(args.bench_steps), "--batch", str(args.groups), "--repeats", "1", *device]
+            + (["--model", args.model] if args.model else [])
+        )
+        report["rerank_bench"] = rerank_throughput.main(
+            ["--num-pairs", "5400", "--max-length", "512", *device] + (["--model", args.model] if args.model else [])
+        )
+    (out / "gpu_report.json").write_text(json.dumps(report, indent=2, default=str))
+    trained, before, after = report["train"], report["before"], report["after"]
+    utilization = trained["gpu_utilization"]
+    print(f"\n## GPU report: {report['device']}, bf16 {args.bf16}, {args.model or 'all-MiniLM-L6-v2'}\n")
+    print("| figure | value |\n|---|---|")
+    print(f"| training steps/s ({args.groups} groups x 8, lengths 30/480) | {trained['steps_per_second']:.2f} |")
+    print(f"| training pairs/s | {trained['pairs_per_second']:.0f} |")
+    print(f"| GPU utilization while training | {'n/a' if utilization is None else f'{utilization:.0f}%'} |")
+    print(f"| peak GPU memory while training | {trained['peak_gpu_memory_bytes'] / 2**30:.1f} GiB |")
+    print(
+        f"| zero-shot DL20 nDCG@10 / MRR@10, BM25 top {args.depth}: start | "
+        f"{before['ndcg@10']:.4f} / {before['mrr@10']:.4f} |"
+    )
+    print(f"| after {args.steps} steps | {after['ndcg@10']:.4f} / {after['mrr@10']:.4f} |")
+    print(f"| eval rerank pairs/s (depth {args.depth}, length 512) | {after['pairs'] / after['seconds']:.0f} |")
+    if args.bench_steps:
+        for name, ratio in report["train_bench"]["vs_peer"].items():
+            print(f"| training bench: {name} vs CrossEncoderTrainer | {ratio:.2f}x |")
+        for name, ratio in report["rerank_bench"]["vs_cross_encoder"].items():
+            print(f"| re-ranking bench: {name} vs CrossEncoder.predict | {ratio:.2f}x |")
+    print(f"\nwrote {out / 'gpu_report.json'}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
