@@ -32,7 +32,7 @@ from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
 from .attention import AttentionScorer, TextAttention, load_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng
-from .corpus_units import TASK_COLUMNS, Unit, read_unit
+from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
 from .options import TaskOptions
 from .prop import PropOptions, document_text, prop_groups
@@ -94,7 +94,7 @@ def _wants(tasks: Sequence[str], group: Sequence[str]) -> bool:
 
 def _columns(tasks: Sequence[str]) -> tuple[str, ...]:
     """The corpus columns the requested baseline tasks read (HARP: the links as well)."""
-    return (*TASK_COLUMNS, "links") if _wants(tasks, HARP_TASKS) else TASK_COLUMNS
+    return (*WST_COLUMNS, "links") if _wants(tasks, HARP_TASKS) else WST_COLUMNS
 
 
 class CorpusStatsStep(PipelineStep):
