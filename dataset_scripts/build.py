@@ -23,10 +23,11 @@ from pathlib import Path
 from .corpus.arguments import add_corpus_arguments, corpus_options
 from .corpus.formats.base import CorpusFormatError
 from .executors import add_executor_arguments, executor_options
+from .tasks.baseline_steps import add_arguments, options_from_args
 from .tasks.build import BuildOptions, BuildParametersError, build_datasets, push
 from .tasks.corpus_units import CorpusLayoutError
 from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
-from .tasks.registry import ALL_TASKS, parse_tasks
+from .tasks.registry import ALL_TASKS, DEFAULT_TASKS, parse_tasks
 from .tasks.steps import BuildLayout
 
 
@@ -36,7 +37,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m dataset_scripts.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", nargs="+", required=True, type=Path, help="dump/corpus files, or a corpus folder")
     parser.add_argument("--output-dir", required=True, type=Path)
-    parser.add_argument("--tasks", default=",".join(ALL_TASKS), help=f"comma-separated subset of {','.join(ALL_TASKS)}")
+    parser.add_argument(
+        "--tasks",
+        default=",".join(DEFAULT_TASKS),
+        help=f"comma-separated subset of {','.join(ALL_TASKS)}, or a method: wikiformer, prop, harp",
+    )
     parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None, help="push to NAMESPACE/wikiformer-<task>")
     parser.add_argument("--private", action="store_true", help="create the Hub repos private")
     parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per output shard")
@@ -56,6 +61,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="keep end-matter sections (References, External links, See also, ...) as task nodes",
     )
     add_corpus_arguments(parser)
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.private and not args.push_to_hub:
         parser.error("--private only makes sense with --push-to-hub")
@@ -75,6 +81,7 @@ def build_options(args: argparse.Namespace, argv: list[str]) -> BuildOptions:
         ltm_negatives=args.ltm_negatives,
         keep_end_matter=args.keep_sections,
     )
+    prop, harp, attention_cache = options_from_args(args)
     return BuildOptions(
         inputs=tuple(args.input),
         output_dir=args.output_dir,
@@ -85,6 +92,9 @@ def build_options(args: argparse.Namespace, argv: list[str]) -> BuildOptions:
         articles_per_unit=args.articles_per_unit,
         repo_id=f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
         command=_public_command(argv),
+        prop=prop,
+        harp=harp,
+        attention_cache=attention_cache,
     )
 
 

@@ -107,3 +107,29 @@ def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
     assert json.loads((out / "wikir" / "test" / "collection.json").read_text())["relevance_level"] == 1
     assert (out / "wikir" / "validation" / "candidates.json").exists()
     assert sorted(p.stem for p in (out / "stages").glob("*.json")) == ["wikir"]
+
+
+def test_release_system_option_picks_the_method_config_output_and_task_settings(tmp_path):
+    from release import parse_args, task_settings
+
+    args = parse_args(["--system", "harp"])
+    assert args.output_dir == "output/release-harp" and args.config.endswith("configs/harp-demo-cpu.yaml")
+    assert parse_args([]).output_dir == "output/release" and parse_args([]).config.endswith("configs/demo-cpu.yaml")
+    config = yaml.safe_load((PROJECT_ROOT / "configs" / "harp-demo-cpu.yaml").read_text())
+    built = [tmp_path / "wikiformer-rqp", tmp_path / "wikiformer-rdp"]  # QDM and ACM without rows on a small corpus
+    assert task_settings(config, built) == [
+        "--task_weights", "1", "1", "--query_max_lengths", "30", "64", "--doc_max_lengths", "96", "96",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("system", ["prop", "harp"])
+def test_baseline_configs_parse_with_the_papers_objective(system):
+    from training.arguments import parse_arguments
+
+    for name in (f"{system}-bert-base.yaml", f"{system}-demo-cpu.yaml"):
+        _, data, training = parse_arguments(
+            [str(PROJECT_ROOT / "configs" / name), "--output_dir", "/tmp/x", "--bf16", "false"]
+        )
+        assert training.loss == "hinge" and training.hinge_margin == 1.0 and training.mlm_weight == 1.0
+        assert training.mlm_whole_word and training.mlm_max_predictions == 60 and training.mlm_probability == 0.15
+        assert data.group_size == 2 and len(data.train_datasets) == (1 if system == "prop" else 4)

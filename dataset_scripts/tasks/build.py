@@ -16,9 +16,11 @@ import pyarrow.parquet as pq
 from ..corpus.folder import corpus_language, is_corpus_dir, read_build_record
 from ..corpus.options import CorpusOptions
 from ..executors import ExecutorOptions, make_executor
+from .anchors import HarpOptions
 from .corpus_units import Unit, corpus_files, plan_units
 from .options import TaskOptions
-from .registry import ALL_TASKS, get_task
+from .prop import PropOptions
+from .registry import DEFAULT_TASKS, get_task
 from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
 
 
@@ -40,17 +42,23 @@ class BuildOptions:
         articles_per_unit: articles per work unit (one Parquet shard per task and unit).
         repo_id: ``NS/wikiformer-{task}`` named in the cards' loading example (``None``: a placeholder).
         command: the command line shown in the cards.
+        prop: PROP's sampling options (``--tasks prop``).
+        harp: HARP's options (``--tasks harp``).
+        attention_cache: HARP's attention cache file (``None``: ``.build/harp/attention.sqlite``).
     """
 
     inputs: tuple[Path, ...]
     output_dir: Path
-    tasks: tuple[str, ...] = ALL_TASKS
+    tasks: tuple[str, ...] = DEFAULT_TASKS
     sampling: TaskOptions = field(default_factory=TaskOptions)
     corpus: CorpusOptions = field(default_factory=CorpusOptions)
     executor: ExecutorOptions = field(default_factory=ExecutorOptions)
     articles_per_unit: int = 1000
     repo_id: str | None = None
     command: str | None = None
+    prop: PropOptions = field(default_factory=PropOptions)
+    harp: HarpOptions = field(default_factory=HarpOptions)
+    attention_cache: str | None = None
 
     def __post_init__(self) -> None:
         for task in self.tasks:
@@ -102,12 +110,21 @@ def make_executors(
     tasks: tuple[str, ...],
     options: TaskOptions,
     build_info: dict[str, Any],
+    baselines: tuple = (PropOptions(), HarpOptions(), None),
 ):
-    """The three chained executors (stage 1 -> LTM -> cards) of the chosen kind; run the last one."""
+    """The chained executors (stage 1 -> LTM -> PROP/HARP -> cards) of the chosen kind; run the last one.
+
+    ``baselines``: PROP's options, HARP's options and the attention cache (see :mod:`.baseline_steps`).
+    """
+    from .baseline_steps import baseline_stages
+
     world = max(1, min(executor.num_proc, len(units)))
-    stages = [("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world)]
+    stages = []
+    if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
+        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world))
     if "ltm" in tasks:
         stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
+    stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
     previous = None
     for name, pipeline, tasks_count in stages:
@@ -120,7 +137,7 @@ def make_executors(
             depends=previous,
             skip_completed=name != "cards",  # the cards are cheap and follow the latest command line
             # workers fork from one server that has imported the steps once, instead of each importing them
-            preload=("dataset_scripts.tasks.steps",),
+            preload=("dataset_scripts.tasks.steps", "dataset_scripts.tasks.baseline_steps"),
         )
     return previous
 
@@ -144,15 +161,27 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     units = plan_units(data_files, build.articles_per_unit)
     corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
     options = build.sampling.to_dict()
-    check_parameters(layout, {"tasks": list(build.tasks), "options": options, "units": len(units), "corpus": corpus})
+    params = {"tasks": list(build.tasks), "options": options, "units": len(units), "corpus": corpus}
+    if "prop" in build.tasks:
+        params["prop"] = build.prop.to_dict()
+    if any(get_task(t).origin and get_task(t).origin.name == "HARP" for t in build.tasks):
+        params["harp"] = build.harp.to_dict()
+    check_parameters(layout, params)
     build_info = {
-        "options": options,
+        "options": {
+            **options,
+            **{f"prop.{k}": v for k, v in params.get("prop", {}).items()},
+            **{f"harp.{k}": v for k, v in params.get("harp", {}).items()},
+        },
         "source": source,
         "language": corpus_language(data_files[0]) or "en",
         "repo_id": build.repo_id,
         "command": build.command,
     }
-    executors = make_executors(build.executor, layout, units, redirect_files, build.tasks, build.sampling, build_info)
+    baselines = (build.prop, build.harp, build.attention_cache)
+    executors = make_executors(
+        build.executor, layout, units, redirect_files, build.tasks, build.sampling, build_info, baselines
+    )
     executors.run()
     if build.executor.kind == "slurm":
         return None

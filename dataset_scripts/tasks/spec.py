@@ -48,6 +48,23 @@ Sampler = Callable[["Article", random.Random, "TaskOptions"], "TaskOutput"]
 FIXED_SIDES = ("query", "document")
 
 
+@dataclass(frozen=True)
+class Origin:
+    """The method a task comes from when it is not Wikiformer's (PROP, HARP): what its dataset card names.
+
+    Args:
+        name: the method, e.g. ``"PROP"`` (card title and tags).
+        reference: the paper, e.g. ``"Ma et al., WSDM 2021"``.
+        objective: how the method trains on a row (card text), e.g. ``"a margin-1 pairwise hinge loss"``.
+        citation: the paper's BibTeX entry.
+    """
+
+    name: str
+    reference: str
+    objective: str
+    citation: str
+
+
 def group_features(fixed_side: str, **extra: datasets.Value | datasets.List) -> datasets.Features:
     """The features of a group row: the fixed side, ``positive``, ``negatives``, ``article_id``, ``title``, then
     the task's ``extra`` columns in the order given."""
@@ -76,6 +93,7 @@ class TaskSpec:
         reads_links: whether the sampler reads ``Article.links``; a unit whose tasks all say no is read without
             that column (the largest: a third of the read).
         card_notes: build statistics -> extra card lines (e.g. the See Also Graph's size for LTM).
+        origin: the method the task comes from; ``None`` = Wikiformer.
     """
 
     name: str
@@ -90,6 +108,7 @@ class TaskSpec:
     doc_max_length: int = 480
     reads_links: bool = True
     card_notes: Callable[[dict[str, Any]], list[str]] | None = field(default=None, compare=False)
+    origin: Origin | None = None
 
     def __post_init__(self) -> None:
         if self.fixed_side not in FIXED_SIDES:

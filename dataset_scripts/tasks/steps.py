@@ -277,12 +277,19 @@ def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence
     merged = {task: TaskStats() for task in tasks}
     articles, see_also = 0, {"articles": 0, "links": 0}
     for unit in units:
-        marker = json.loads(layout.marker("units", unit.number).read_text(encoding="utf-8"))
+        first = layout.marker("units", unit.number)
+        if not first.exists():  # a build of corpus-wide tasks only (PROP, HARP): their first stage counted articles
+            first = layout.marker("baseline-stats", unit.number)
+        marker = json.loads(first.read_text(encoding="utf-8"))
+        marker.setdefault("tasks", {})
         articles += marker["articles"]
         for key in see_also:
             see_also[key] += marker.get("see_also", {}).get(key, 0)
         if "ltm" in tasks:
             marker["tasks"].update(json.loads(layout.marker("ltm-units", unit.number).read_text("utf-8"))["tasks"])
+        baseline = layout.marker("baseline-units", unit.number)
+        if baseline.exists():
+            marker["tasks"].update(json.loads(baseline.read_text("utf-8"))["tasks"])
         for task in tasks:
             merged[task].merge(TaskStats.from_dict(marker["tasks"][task]))
     return {"articles": articles, "see_also": see_also, "tasks": merged}
