@@ -18,7 +18,7 @@ import pytest
 from dataset_scripts.build import main
 from dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
 from dataset_scripts.corpus.titles import normalize_title
-from dataset_scripts.tasks.registry import ALL_TASKS, get_task
+from dataset_scripts.tasks.registry import DEFAULT_TASKS, get_task
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow  # end to end: dump -> corpus -> datasets, several builds
@@ -89,7 +89,7 @@ def heading_chain(text: str, path: list[str]) -> list[int] | None:
 def test_every_task_produces_valid_groups(built):
     summary = json.loads((built / ".build" / "summary.json").read_text())
     assert summary["articles"] == 106
-    for task in ALL_TASKS:
+    for task in DEFAULT_TASKS:
         groups = rows(built, task)
         assert groups and summary[task]["rows"] == len(groups), task
         fixed = get_task(task).fixed_side
