@@ -43,7 +43,12 @@ def test_registry_order_names_and_lookup():
     assert (get_task("ltm").query_max_length, get_task("ltm").doc_max_length) == (255, 255)
     assert get_task("rwi").fixed_side == "document" and get_task("ltm").sampler is None
     # SRR, RWI and ATI read only the tree, so the build reads their units without links; a new task reads all
-    assert [spec.reads_links for spec in SPECS] == [False, False, False, True]
+    assert {spec.name: spec.reads_links for spec in SPECS} == {
+        "srr": False,
+        "rwi": False,
+        "ati": False,
+        **{name: True for name in ALL_TASKS[3:]},
+    }
     assert TaskSpec("x", "X", get_task("ati").features, "query", "", "", {}, None).reads_links
 
 
