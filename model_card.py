@@ -119,10 +119,45 @@ class CardInputs:
     license: str = "apache-2.0"
     limitations: str = DEFAULT_LIMITATIONS
     fusion: tuple[str, float, str] | None = None
+    method: str = "wikiformer"
+
+
+METHODS = {
+    "wikiformer": (
+        "A **Wikiformer** re-ranker: a BERT cross-encoder that scores a (query, document) pair with one relevance "
+        "logit,\npre-trained on pseudo query-document groups built from the structure of Wikipedia (Wikiformer, "
+        "AAAI 2024).",
+        """@inproceedings{su2024wikiformer,
+  title     = {Wikiformer: Pre-training with Structured Information of Wikipedia for Ad-hoc Retrieval},
+  author    = {Su, Weihang and Ai, Qingyao and Li, Xiangsheng and Chen, Jia and Liu, Yiqun and Wu, Xiaolong and Hou, Shengluan},
+  booktitle = {Proceedings of the AAAI Conference on Artificial Intelligence},
+  year      = {2024}
+}""",
+    ),
+}
+"""Per pre-training method: the card's opening sentence and the BibTeX entry (the baselines add theirs)."""
+
+
+def _register_baselines() -> None:
+    from dataset_scripts.tasks.anchors import HARP
+    from dataset_scripts.tasks.prop import PROP
+
+    METHODS["prop"] = (
+        "A **PROP** re-ranker: a BERT cross-encoder that scores a (query, document) pair with one relevance logit,\n"
+        "pre-trained on PROP's Representative Words Prediction (Ma et al., WSDM 2021), a baseline of Wikiformer.",
+        PROP.citation,
+    )
+    METHODS["harp"] = (
+        "A **HARP** re-ranker: a BERT cross-encoder that scores a (query, document) pair with one relevance logit,\n"
+        "pre-trained on HARP's four hyperlink tasks (Ma et al., CIKM 2021), a baseline of Wikiformer.",
+        HARP.citation,
+    )
 
 
 def render_model_card(inputs: CardInputs) -> ModelCard:
     """The model card for a checkpoint, from ``model_card.md``."""
+    if inputs.method not in METHODS:
+        _register_baselines()
     evaluation = inputs.evaluation
     hub_datasets = [name for name, _ in inputs.training_datasets if "/" in name and not Path(name).exists()]
     card_data = ModelCardData(
@@ -130,7 +165,8 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         license=inputs.license,
         library_name="transformers",
         pipeline_tag="text-ranking",
-        tags=["wikiformer", "cross-encoder", "reranker", "information-retrieval", "sentence-transformers"],
+        tags=["wikiformer", "cross-encoder", "reranker", "information-retrieval", "sentence-transformers"]
+        + ([inputs.method] if inputs.method != "wikiformer" else []),
         base_model=inputs.base_model if "/" in inputs.base_model else None,
         datasets=hub_datasets or None,
         model_name=inputs.repo_id.split("/")[-1],
@@ -152,6 +188,8 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         eval_note=evaluation.note if evaluation else "",
         limitations=inputs.limitations,
         license=inputs.license,
+        intro=METHODS[inputs.method][0],
+        citation=METHODS[inputs.method][1],
         fusion_method=inputs.fusion[0] if inputs.fusion else "zscore",
         fusion_alpha=inputs.fusion[1] if inputs.fusion else 0.7,
         fusion_dev=inputs.fusion[2] if inputs.fusion else "",

@@ -1,6 +1,6 @@
 """The main job: from a Wikipedia dump to a published Wikiformer model and its four task datasets.
 
-    python release.py [--output-dir output/release] [--push-to-hub NAMESPACE]
+    python release.py [--system wikiformer|prop|harp] [--output-dir output/release] [--push-to-hub NAMESPACE]
 
 On a fresh machine with no argument it runs the CPU demo on the vendored real data: the enwiki dump sample →
 the SRR, RWI, ATI and LTM datasets with cards → pre-training with ``configs/demo-cpu.yaml`` (the embedded
@@ -22,6 +22,10 @@ With ``--wikir``, a WIKIR collection is built from the same corpus (``python -m 
 (``OUT/eval/wikir/``); ``--select-on-wikir`` makes training keep the checkpoint that is best on its validation
 split instead of on ``--eval-collection``.
 
+``--system prop`` or ``--system harp`` runs the same job for the two baselines the paper compares with (their
+tasks, ``configs/{prop,harp}-demo-cpu.yaml`` at the Wikiformer demo's budget, ``OUT/{prop,harp}/``; the output folder
+defaults to ``output/release-<system>``).
+
 A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
 one again (and the stages after it).
 """
@@ -37,13 +41,19 @@ from pathlib import Path
 
 import yaml
 
-from dataset_scripts.tasks.registry import ALL_TASKS as TASKS
+from dataset_scripts.tasks.registry import SYSTEMS
 
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
 DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
 SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 5 --test-size 5 --bm25-k 20"
 """WIKIR settings for the 106-article vendored sample (at the defaults only Angola has 5 linking documents)."""
+TASKS = SYSTEMS["wikiformer"]
+DEMO_CONFIGS = {
+    "wikiformer": "configs/demo-cpu.yaml",
+    "prop": "configs/prop-demo-cpu.yaml",
+    "harp": "configs/harp-demo-cpu.yaml",
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -55,8 +65,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
         help="dump files, folders or a built corpus (default: the vendored enwiki sample)",
     )
-    parser.add_argument("--output-dir", default="output/release")
-    parser.add_argument("--config", default=str(ROOT / "configs/demo-cpu.yaml"), help="training config for train.py")
+    parser.add_argument("--system", choices=tuple(SYSTEMS), default="wikiformer", help="the pre-training method")
+    parser.add_argument("--output-dir", default=None, help="default: output/release (output/release-<system>)")
+    parser.add_argument("--config", default=None, help="training config for train.py (default: the system's demo)")
     parser.add_argument(
         "--eval-collection",
         default=str(ROOT / "data/samples/eval/dl20-mini"),
@@ -69,6 +80,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-steps", type=int, default=None, help="override the config's max_steps")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--num-proc", type=int, default=1)
+    parser.add_argument(
+        "--build-args",
+        default="",
+        help="more options for python -m dataset_scripts.build (every corpus and sampling option), e.g. "
+        "\"--language ltg --see-also-title 'Verīs taipoš' --read-ahead off\"",
+    )
     parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
     parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None)
     parser.add_argument("--private", action="store_true")
@@ -87,7 +104,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="select checkpoints on the WIKIR validation split (implies --wikir)",
     )
     parser.add_argument("--redo", choices=STAGES, default=None, help="run this stage again, and those after it")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
+    args.config = args.config or str(ROOT / DEMO_CONFIGS[args.system])
+    return args
 
 
 class Stages:
@@ -123,11 +143,23 @@ class Stages:
         self.finish(stage, signature)
 
 
-def task_dirs(out: Path) -> list[Path]:
+def task_dirs(out: Path, tasks: tuple[str, ...] = TASKS) -> list[Path]:
     """The task dataset folders the build wrote, in the paper's order."""
     return [
-        out / "datasets" / f"wikiformer-{task}" for task in TASKS if (out / "datasets" / f"wikiformer-{task}").is_dir()
+        out / "datasets" / f"wikiformer-{task}" for task in tasks if (out / "datasets" / f"wikiformer-{task}").is_dir()
     ]
+
+
+def task_settings(config: dict, datasets: list[Path]) -> list[str]:
+    """``train.py`` flags giving each built task the weight and lengths its entry in the config has (a build can
+    leave a task without rows, e.g. HARP's QDM on a small corpus, and the per-task lists must then shrink)."""
+    names = [Path(d).name for d in config.get("train_datasets", [])]
+    flags = []
+    for key in ("task_weights", "query_max_lengths", "doc_max_lengths"):
+        values = config.get(key)
+        if isinstance(values, list) and len(values) == len(names) > 1:
+            flags += [f"--{key}", *(str(values[names.index(d.name)]) for d in datasets)]
+    return flags
 
 
 def export_model(train_dir: Path, model_dir: Path) -> None:
@@ -198,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     stages = Stages(out, args.redo)
     python = sys.executable
     config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
-    model_dir, train_dir, eval_dir = out / "wikiformer", out / "train", out / "eval"
+    system, tasks = args.system, SYSTEMS[args.system]
+    model_dir, train_dir, eval_dir = out / system, out / "train", out / "eval"
 
     if "datasets" in selected:
         stages.run(
@@ -213,11 +246,12 @@ def main(argv: list[str] | None = None) -> int:
                     "--output-dir",
                     str(out / "datasets"),
                     "--tasks",
-                    ",".join(TASKS),
+                    ",".join(tasks),
                     "--seed",
                     str(args.seed),
                     "--num-proc",
                     str(args.num_proc),
+                    *shlex.split(args.build_args),
                 ]
             ],
         )
@@ -226,8 +260,12 @@ def main(argv: list[str] | None = None) -> int:
         stages.run("wikir", [wikir_command(python, args, out)])
     overrides = {"seed": args.seed, **({"max_steps": args.max_steps} if args.max_steps else {})}
     if "train" in selected:
-        datasets = task_dirs(out)
-        if len(datasets) != len(config.get("train_datasets", TASKS)):
+        datasets = task_dirs(out, tasks)
+        summary = out / "datasets" / ".build" / "summary.json"
+        if system != "wikiformer" and summary.exists():  # a baseline task without rows is an empty dataset: skip it
+            rows = json.loads(summary.read_text(encoding="utf-8"))
+            datasets = [d for d in datasets if rows.get(d.name.removeprefix("wikiformer-"), {}).get("rows", 1) > 0]
+        if not datasets or (system == "wikiformer" and len(datasets) != len(config.get("train_datasets", TASKS))):
             raise SystemExit(
                 f"the config trains on {len(config.get('train_datasets', []))} tasks but "
                 f"{out / 'datasets'} holds {len(datasets)}: run the datasets stage first"
@@ -243,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
             "--eval_dir",
             str(wikir_dir / "validation") if args.select_on_wikir else args.eval_collection,
         ]
+        command += task_settings(config, datasets) if len(datasets) != len(config.get("train_datasets", [])) else []
+        command += ["--test_dirs", str(wikir_dir / "test")] if args.select_on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command])
     if "export" in selected:
@@ -267,11 +307,11 @@ def main(argv: list[str] | None = None) -> int:
         model_fusion = eval_dir / "fusion"
         commands = [
             # the fusion with BM25 is chosen on these (dev) queries and stored in the model's config.json
-            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--output-dir",
-             str(model_fusion), *common],
+            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--no-resume",
+             "--output-dir", str(model_fusion), *common],
         ]  # fmt: skip
         runs = []
-        for tag, model in (("wikiformer", model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):
+        for tag, model in ((system, model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):
             commands.append(
                 [
                     python,
@@ -289,9 +329,9 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             )
             runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
-        fused = f"wikiformer+{args.eval_candidates}"
-        runs.insert(1, f"{fused}={eval_dir / 'wikiformer' / f'{fused}.run'}")
-        first_stage = f"bm25={eval_dir / 'wikiformer' / (args.eval_candidates + '.run')}"
+        fused = f"{system}+{args.eval_candidates}"
+        runs.insert(1, f"{fused}={eval_dir / system / f'{fused}.run'}")
+        first_stage = f"bm25={eval_dir / system / (args.eval_candidates + '.run')}"
         commands.append(
             [
                 python,
@@ -317,8 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
         print(f"[card] wrote {path}")
         if args.push_to_hub:
-            push(out, model_dir, args.push_to_hub, args.private)
-    print(f"\nmodel: {model_dir}\ndatasets: {', '.join(str(p) for p in task_dirs(out))}")
+            push(out, model_dir, args.push_to_hub, args.private, system)
+    print(f"\nmodel: {model_dir}\ndatasets: {', '.join(str(p) for p in task_dirs(out, tasks))}")
     table = eval_dir / "compare" / "table.md"
     if table.exists():
         print(f"evaluation ({args.eval_collection}):\n{table.read_text(encoding='utf-8')}")
@@ -348,14 +388,14 @@ def wikir_eval_commands(python: str, args, out: Path, eval_dir: Path) -> list[li
     common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
     commands, runs = [], []
     for tag, model in (
-        ("wikiformer", out / "wikiformer"),
+        (args.system, out / args.system),
         ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head"),
     ):
         commands.append([python, "-m", "eval", "rerank", "--model", str(model), "--tag", tag, "--output-dir",
                          str(eval_dir / tag), *common])  # fmt: skip
         runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
-    compare = [python, "-m", "eval", "compare", f"bm25={eval_dir / 'wikiformer' / 'bm25.run'}", *runs]
-    compare += ["--collection", collection, "--reference", "wikiformer", "--output-dir", str(eval_dir / "compare")]
+    compare = [python, "-m", "eval", "compare", f"bm25={eval_dir / args.system / 'bm25.run'}", *runs]
+    compare += ["--collection", collection, "--reference", args.system, "--output-dir", str(eval_dir / "compare")]
     return commands + [compare + ["--seed", str(args.seed)]]
 
 
@@ -365,13 +405,14 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
     from model_card import CardInputs, Evaluation, write_model_card
 
     evaluation = None
-    metrics = eval_dir / "wikiformer" / "metrics.json"
+    system = args.system
+    metrics = eval_dir / system / "metrics.json"
     if metrics.exists():
         name = load_collection(args.eval_collection).name  # eval's reader: the one that knows collection.json
-        fused = f"wikiformer+{args.eval_candidates}"
+        fused = f"{system}+{args.eval_candidates}"
         evaluation = Evaluation.from_metrics_json(
             metrics,
-            "wikiformer",
+            system,
             name,
             fused_system=fused if fused in json.loads(metrics.read_text(encoding="utf-8")) else None,
             note=(
@@ -397,35 +438,36 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
             f"{namespace}/{path.name}",
             (path / "README.md").exists() and f"built from {', '.join(Path(p).name for p in args.input)}",
         )
-        for path in task_dirs(out)
+        for path in task_dirs(out, SYSTEMS[system])
     ]
     from train import EMBEDDED_MINILM
 
     base = config.get("model_name_or_path", EMBEDDED_MINILM)
     inputs = CardInputs(
-        repo_id=f"{namespace}/wikiformer",
+        repo_id=f"{namespace}/{system}",
         base_model="sentence-transformers/all-MiniLM-L6-v2" if base == EMBEDDED_MINILM else base,
         training_datasets=[(name, description or "") for name, description in datasets],
         recipe=training_recipe(config, overrides, out / "train"),
         max_length=args.eval_max_length,
         evaluation=evaluation,
         fusion=fusion,
+        method=system,
     )
     return write_model_card(model_dir, inputs)
 
 
-def push(out: Path, model_dir: Path, namespace: str, private: bool) -> None:
-    """Create or update ``NS/wikiformer`` and ``NS/wikiformer-<task>`` with the real Hub client."""
+def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str = "wikiformer") -> None:
+    """Create or update ``NS/<system>`` and ``NS/wikiformer-<task>`` with the real Hub client."""
     from huggingface_hub import HfApi
 
     from dataset_scripts.hub.publish import push_dataset_folder
 
     api = HfApi()
-    repo_id = f"{namespace}/wikiformer"
+    repo_id = f"{namespace}/{system}"
     api.create_repo(repo_id, private=private, exist_ok=True)
-    api.upload_folder(folder_path=str(model_dir), repo_id=repo_id, commit_message="Wikiformer release")
+    api.upload_folder(folder_path=str(model_dir), repo_id=repo_id, commit_message=f"{system} release")
     print(f"[push] {model_dir} -> {repo_id}")
-    for folder in task_dirs(out):
+    for folder in task_dirs(out, SYSTEMS[system]):
         push_dataset_folder(folder, f"{namespace}/{folder.name}", private=private)
         print(f"[push] {folder} -> {namespace}/{folder.name}")
     summary = out / "wikir" / ".build" / "summary.json"

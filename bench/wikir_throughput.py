@@ -66,7 +66,7 @@ def main() -> None:
             wikir_wall, wikir_cpu = timed(
                 [python, "-m", "dataset_scripts.wikir", "--input", str(corpus), "--output-dir", str(wikir), *proc]
             )
-            articles = json.loads((corpus / "build_stats.json").read_text())["articles"]
+            articles = json.loads((corpus / "build_stats.json").read_text())["statistics"]["articles"]
             summary = json.loads((wikir / ".build" / "summary.json").read_text())
             ratio = corpus_wall / wikir_wall
             ratios.append(ratio)

@@ -7,35 +7,70 @@ must be on a file system every node sees.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+EXECUTORS = ("local", "slurm", "ray")
+
+
+@dataclass(frozen=True)
+class ExecutorOptions:
+    """Where and how wide a build's datatrove stages run.
+
+    Args:
+        kind: ``local`` (``num_proc`` processes on this machine), ``slurm`` (needs ``slurm_partition``) or ``ray``.
+        num_proc: tasks run at once by the local executor (and tasks per stage of the task build).
+        slurm_partition: the Slurm partition.
+        slurm_time: the Slurm time limit of a job.
+    """
+
+    kind: str = "local"
+    num_proc: int = 1
+    slurm_partition: str | None = None
+    slurm_time: str = "24:00:00"
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXECUTORS:
+            raise ValueError(f"unknown executor {self.kind!r}: choose {', '.join(EXECUTORS)}")
+        if self.num_proc < 1:
+            raise ValueError(f"num_proc must be >= 1, got {self.num_proc}")
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--num-proc``, ``--executor``, ``--slurm-partition``, ``--slurm-time`` (read back by :func:`executor_options`)."""
+    parser.add_argument("--num-proc", type=int, default=1, help="processes: tasks run at once")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local")
+    parser.add_argument("--slurm-partition", default=None)
+    parser.add_argument("--slurm-time", default=ExecutorOptions.slurm_time, help="time limit of a Slurm job")
+
+
+def executor_options(args: argparse.Namespace) -> ExecutorOptions:
+    """The options :func:`add_executor_arguments` parsed (``ValueError`` for a bad value)."""
+    return ExecutorOptions(args.executor, args.num_proc, args.slurm_partition, args.slurm_time)
 
 
 def make_executor(
-    kind: str,
+    options: ExecutorOptions,
     pipeline: list,
     *,
     tasks: int,
-    workers: int,
     logging_dir: str,
     job_name: str,
     depends: Any = None,
     skip_completed: bool = True,
-    slurm_partition: str | None = None,
-    slurm_time: str = "24:00:00",
     preload: tuple[str, ...] = (),
 ):
-    """A datatrove executor of ``kind`` (``local``, ``slurm`` or ``ray``) running ``pipeline`` as ``tasks`` tasks.
+    """A datatrove executor of ``options.kind`` running ``pipeline`` as ``tasks`` tasks.
 
     Args:
-        kind: ``local`` (``workers`` processes on this machine), ``slurm`` (needs ``slurm_partition``) or ``ray``.
+        options: which executor, how many local processes, the Slurm partition and time.
         pipeline: the datatrove steps.
         tasks: number of tasks (one per input shard).
-        workers: tasks run at once by the local executor.
         logging_dir: where datatrove records logs, stats and finished tasks (what makes a rerun resume).
         job_name: the Slurm job name.
         depends: an executor that must finish first.
@@ -44,22 +79,23 @@ def make_executor(
             importing them again (seconds per worker with torch/datasets/pyarrow in the import graph).
     """
     common = {"tasks": tasks, "logging_dir": logging_dir, "depends": depends, "skip_completed": skip_completed}
+    kind = options.kind
     if kind == "local":
         import multiprocess
         from datatrove.executor import LocalPipelineExecutor
 
         if preload:
             multiprocess.set_forkserver_preload(list(preload))
-        return LocalPipelineExecutor(pipeline, workers=max(1, min(workers, tasks)), **common)
+        return LocalPipelineExecutor(pipeline, workers=max(1, min(options.num_proc, tasks)), **common)
     if kind == "slurm":
         from datatrove.executor import SlurmPipelineExecutor
 
-        if not slurm_partition:
+        if not options.slurm_partition:
             raise SystemExit("--executor slurm needs --slurm-partition")
         return SlurmPipelineExecutor(
             pipeline,
-            time=slurm_time,
-            partition=slurm_partition,
+            time=options.slurm_time,
+            partition=options.slurm_partition,
             job_name=job_name,
             env_command=slurm_environment(),
             **common,
@@ -69,8 +105,8 @@ def make_executor(
 
         start_ray()
         # one CPU and 1 GB a task: a task stage worker peaks near 0.5 GB (README, Scale), datatrove asks for 2 GB
-        return RayPipelineExecutor(pipeline, workers=workers, cpus_per_task=1, mem_per_cpu_gb=1, **common)
-    raise SystemExit(f"unknown executor {kind!r}: choose local, slurm or ray")
+        return RayPipelineExecutor(pipeline, workers=options.num_proc, cpus_per_task=1, mem_per_cpu_gb=1, **common)
+    raise SystemExit(f"unknown executor {kind!r}: choose {', '.join(EXECUTORS)}")
 
 
 def slurm_environment() -> str:

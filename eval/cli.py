@@ -33,7 +33,8 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         required=True,
-        help="FOLDER (format detected) or FORMAT:PATH (trec, rankllm, beir, hf, smart, trec-sgml); "
+        help="FOLDER (files sniffed), an archive (.tar.gz, .zip) or FORMAT:PATH (trec, rankllm, beir, hf, smart, "
+        "trec-sgml, jsonl; PATH a folder or comma-separated files); "
         "#dev or #test after it keeps one part of the queries (eval/splits.py)",
     )
     parser.add_argument(
@@ -137,7 +138,7 @@ def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | Non
         if args.alpha is not None:
             raise ValueError("--alpha needs a fusion (--fusion zscore|minmax|rrf); this checkpoint stores none")
         return None
-    alpha = args.alpha if args.alpha is not None else stored[1] if stored and not args.fusion else DEFAULT_ALPHA
+    alpha = args.alpha if args.alpha is not None else stored[1] if stored and method == stored[0] else DEFAULT_ALPHA
     check_fusion(method, alpha)
     return method, alpha
 
@@ -201,7 +202,16 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     out = Path(args.output_dir)
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
     scorer = PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
-    run = rerank(collection, candidates, scorer, out / f"{tag}.run", depth=args.depth, query_ids=query_ids, tag=tag)
+    run = rerank(
+        collection,
+        candidates,
+        scorer,
+        out / f"{tag}.run",
+        depth=args.depth,
+        query_ids=query_ids,
+        tag=tag,
+        resume=not args.no_resume,
+    )
     qrels = {qid: collection.qrels[qid] for qid in query_ids if qid in collection.qrels}
     choice = tune_fusion(
         run, candidates, qrels, args.measure, args.methods, args.alphas, collection.relevance_level, name
@@ -347,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--methods", nargs="+", default=["zscore", "minmax", "rrf"], choices=("zscore", "minmax", "rrf"))
     tune.add_argument("--alphas", nargs="+", type=float, default=[round(0.1 * i, 1) for i in range(11)])
     tune.add_argument("--save", action="store_true", help="store the choice in the checkpoint's config.json")
+    tune.add_argument("--no-resume", action="store_true", help="score afresh instead of reusing OUT/<tag>.run")
     tune.add_argument("--output-dir", required=True, help="the raw run and fusion.json are written here")
     tune.set_defaults(func=cmd_tune_fusion)
 

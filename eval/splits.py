@@ -8,6 +8,7 @@ queries), else to ``test``; the split depends only on the ids, never on the file
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from .collections import Collection, load_collection
 
@@ -55,8 +56,6 @@ def load_collection_part(spec: str, relevance_level: int | None = None) -> Colle
 
 def same_source(spec_a: str, spec_b: str) -> bool:
     """Whether two specs name overlapping queries: the same collection with the same part, or with no part."""
-    from pathlib import Path
-
     (base_a, part_a), (base_b, part_b) = split_spec(spec_a), split_spec(spec_b)
     same = Path(base_a).resolve() == Path(base_b).resolve() if Path(base_a).exists() else base_a == base_b
     return same and (part_a is None or part_b is None or part_a == part_b)

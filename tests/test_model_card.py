@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from model_card import CardInputs, Evaluation, render_model_card
@@ -23,9 +24,22 @@ def test_raw_and_fused_side_by_side_with_the_stored_fusion():
     names = sorted(m["name"] for r in metrics for m in r["metrics"])
     assert names == ["nDCG@10", "nDCG@10 (fused)"]
     assert "**cranfield-dev**" in card and "`fusion_method: minmax`, `fusion_alpha: 0.6`" in card
-    assert "0.6 * zscore(model_scores)" in card
+    assert "fused = 0.6 * normalise(model_scores)" in card and "x.min()" in card
 
 
 def test_without_a_stored_fusion_the_card_names_the_default():
     card = str(render_model_card(CardInputs(repo_id="ns/wikiformer", base_model="b")))
     assert "z-scores with `alpha = 0.7`" in card and "tune-fusion --save" in card
+    assert "x.std()" in card and "fused = 0.7 * normalise(model_scores)" in card
+
+
+@pytest.mark.parametrize("method", ["zscore", "minmax", "rrf"])
+def test_the_cards_numpy_snippet_equals_the_kits_fusion(method):
+    from modeling_wikiformer import fuse_scores
+
+    card = str(render_model_card(CardInputs(repo_id="ns/w", base_model="b", fusion=(method, 0.6, "dev"))))
+    snippet = card.split("```python\nimport numpy as np")[1].split("```")[0]
+    model_scores, bm25_scores = [2.0, -1.0, 0.5, 0.5], [10.0, 30.0, 20.0, 11.0]
+    scope = {"model_scores": model_scores, "bm25_scores": bm25_scores}
+    exec("import numpy as np" + snippet, scope)
+    assert list(scope["fused"]) == pytest.approx(fuse_scores(model_scores, bm25_scores, method, 0.6))

@@ -82,6 +82,22 @@ def test_card_states_only_measured_results(tmp_path):
     assert "model-index" not in str(without) and "No evaluation was run for this checkpoint." in str(without)
 
 
+def test_every_corpus_option_reaches_the_build(tmp_path):
+    from release import main
+
+    extra = "--language ltg --see-also-title 'Verīs taipoš' --max-article-bytes 500000 --read-ahead off --limit 20"
+    assert main(["--output-dir", str(tmp_path), "--stages", "datasets", "--build-args", extra]) == 0
+    record = json.loads((tmp_path / "datasets" / "corpus" / "build_stats.json").read_text())
+    assert record["inputs"] == ["enwiki-sample.xml.bz2"]
+    assert record["options"]["reader"] == {
+        "language": "ltg",
+        "see_also_titles": ["Verīs taipoš"],
+        "max_article_bytes": 500000,
+    }
+    assert (record["options"]["read_ahead"], record["options"]["limit"]) == ("off", 20)
+    assert record["statistics"]["articles"] == 20
+
+
 def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
     out = tmp_path / "release"
     command = [sys.executable, "release.py", "--output-dir", str(out), "--stages", "wikir"]
@@ -91,3 +107,29 @@ def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
     assert json.loads((out / "wikir" / "test" / "collection.json").read_text())["relevance_level"] == 1
     assert (out / "wikir" / "validation" / "candidates.json").exists()
     assert sorted(p.stem for p in (out / "stages").glob("*.json")) == ["wikir"]
+
+
+def test_release_system_option_picks_the_method_config_output_and_task_settings(tmp_path):
+    from release import parse_args, task_settings
+
+    args = parse_args(["--system", "harp"])
+    assert args.output_dir == "output/release-harp" and args.config.endswith("configs/harp-demo-cpu.yaml")
+    assert parse_args([]).output_dir == "output/release" and parse_args([]).config.endswith("configs/demo-cpu.yaml")
+    config = yaml.safe_load((PROJECT_ROOT / "configs" / "harp-demo-cpu.yaml").read_text())
+    built = [tmp_path / "wikiformer-rqp", tmp_path / "wikiformer-rdp"]  # QDM and ACM without rows on a small corpus
+    assert task_settings(config, built) == [
+        "--task_weights", "1", "1", "--query_max_lengths", "30", "64", "--doc_max_lengths", "96", "96",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("system", ["prop", "harp"])
+def test_baseline_configs_parse_with_the_papers_objective(system):
+    from training.arguments import parse_arguments
+
+    for name in (f"{system}-bert-base.yaml", f"{system}-demo-cpu.yaml"):
+        _, data, training = parse_arguments(
+            [str(PROJECT_ROOT / "configs" / name), "--output_dir", "/tmp/x", "--bf16", "false"]
+        )
+        assert training.loss == "hinge" and training.hinge_margin == 1.0 and training.mlm_weight == 1.0
+        assert training.mlm_whole_word and training.mlm_max_predictions == 60 and training.mlm_probability == 0.15
+        assert data.group_size == 2 and len(data.train_datasets) == (1 if system == "prop" else 4)

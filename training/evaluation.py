@@ -15,7 +15,8 @@ from eval.collections.trec import ranked
 from eval.metrics import evaluate_run
 from eval.rerank import ModelScorer, check_first_stage_scores, fuse_run, rerank_run
 from eval.splits import load_collection_part, same_source
-from training.arguments import DataArguments
+
+from .arguments import DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 

@@ -66,6 +66,7 @@ class Article:
     source: str = ""
     language: str = ""
     is_disambiguation: bool = False
+    see_also_found_by: str = ""  # "name" (a known heading), "structure" (see see_also.py), "" (no See also)
 
     def children(self, index: int) -> list[int]:
         """Indices of the direct children of section ``index`` (``-1`` for the root)."""
@@ -120,6 +121,7 @@ ARTICLE_SCHEMA = pa.schema(
         ("source", pa.string()),
         ("language", pa.string()),
         ("is_disambiguation", pa.bool_()),
+        ("see_also_found_by", pa.string()),
     ]
 )
 """Arrow schema of the Parquet corpus written by ``python -m dataset_scripts.corpus`` (one row per Article)."""

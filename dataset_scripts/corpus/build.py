@@ -6,11 +6,12 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from ..executors import make_executor
+from ..executors import ExecutorOptions, make_executor
 from .empty import clear_placeholders, empty_reason, write_placeholders
-from .formats.base import ReaderOptions
+from .folder import BUILD_RECORD
+from .options import CorpusOptions
 from .reading import resolve_read_ahead
-from .sources import FORMAT_MODULES, STREAMS_PER_SHARD, plan_shards
+from .sources import FORMAT_MODULES, plan_shards
 from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 
 CARD_TEMPLATE = """---
@@ -44,58 +45,52 @@ Text from Wikipedia is © Wikipedia contributors, licensed CC BY-SA 4.0; other i
 def build_corpus(
     inputs: list[str | Path],
     output_dir: str | Path,
-    *,
-    fmt: str = "auto",
-    num_proc: int = 1,
-    limit: int | None = None,
-    options: ReaderOptions = ReaderOptions(),
-    executor: str = "local",
-    slurm_partition: str | None = None,
-    streams_per_shard: int = STREAMS_PER_SHARD,
-    read_ahead: str = "auto",
+    options: CorpusOptions = CorpusOptions(),
+    executor: ExecutorOptions = ExecutorOptions(),
 ) -> Counter:
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
-    ``redirects/*.parquet``, ``skipped/*.parquet`` and a ``README.md`` card that ``datasets.load_dataset``
-    reads. A rerun into the same folder resumes: finished shards are not read again. ``streams_per_shard`` sets
-    how many bz2 streams of an indexed multistream dump make one task. ``read_ahead`` (``auto``, ``process``,
-    ``off``) says whether each task reads ahead in a process of its own; ``auto`` does when a core is free for it.
+    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, the options and the
+    statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
+    into the same folder resumes: finished shards are not read again.
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    shards, unknown = plan_shards(inputs, fmt, streams_per_shard)
+    shards, unknown = plan_shards(inputs, options.fmt, options.streams_per_shard)
     if not shards:
         raise SystemExit(f"no readable input among {', '.join(map(str, inputs))}")
     # Files in input folders that no reader knows are recorded as skipped by the first task.
-    read_ahead = resolve_read_ahead(read_ahead, min(num_proc, len(shards)), executor)
-    reader = ShardReader(shards, options, limit, extra_skipped=unknown, read_ahead=read_ahead)
-    pipeline = [reader, ArticleExtractor(options)]
+    read_ahead = resolve_read_ahead(options.read_ahead, min(executor.num_proc, len(shards)), executor.kind)
+    reader = ShardReader(shards, options.reader, options.limit, extra_skipped=unknown, read_ahead=read_ahead)
+    pipeline = [reader, ArticleExtractor(options.reader)]
     pipeline.append(CorpusWriter(output_dir))
     run = make_executor(
         executor,
         pipeline,
         tasks=len(shards),
-        workers=num_proc,
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
-        slurm_partition=slurm_partition,
         preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
     )
     clear_placeholders(output_dir)
     run.run()
+    if executor.kind == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
+        return Counter()  # jobs submitted: they write the corpus; the rerun that finds them done writes the card
     stats = merged_stats(output_dir)
     write_placeholders(output_dir)
-    write_card(output_dir, inputs, stats)
+    names = [Path(p).name for p in inputs]
+    write_card(output_dir, names, stats)
+    record = {"inputs": names, "options": options.to_dict(), "statistics": dict(stats)}
+    (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
     return stats
 
 
-def write_card(output_dir: Path, inputs: list[str | Path], stats: Counter) -> None:
+def write_card(output_dir: Path, input_names: list[str], stats: Counter) -> None:
     """The corpus README.md: a `configs:` block for `load_dataset` and the build statistics."""
     rows = "\n".join(f"| {key} | {value:,} |" for key, value in sorted(stats.items()))
     table = "| statistic | count |\n|---|---|\n" + rows
     if not stats["articles"]:
         table = f"**This corpus is empty**: {empty_reason(stats)}.\n\n{table}"
-    names = ", ".join(f"`{Path(p).name}`" for p in inputs)
+    names = ", ".join(f"`{name}`" for name in input_names)
     (output_dir / "README.md").write_text(CARD_TEMPLATE.format(license="cc-by-sa-4.0", inputs=names, table=table))
-    (output_dir / "build_stats.json").write_text(json.dumps(dict(stats), indent=1, sort_keys=True))

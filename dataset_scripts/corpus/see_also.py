@@ -1,8 +1,18 @@
-"""The See also section: which heading names it, and which articles it lists.
+"""The See also section: which heading names it, which section is it when no name is known, and which articles
+it lists.
 
 Editors write the heading with any spacing and case (``==See also==``, ``== See Also ==``), and the list in
 many shapes: bullet lists of (piped) links, wrapped in ``{{div col}}`` or inside ``{{columns-list|...}}``,
 ``{{annotated link|Foo}}`` entries, a ``{{main|Foo}}`` hatnote. Portal boxes and book links are not articles.
+
+Finding the section (`find_see_also_sections`) uses two signals, in order:
+
+1. the heading's name: the built-in table `SEE_ALSO_TITLES` (the 30 largest Wikipedias and a few more) for the
+   dump's language, English, and any ``--see-also-title``;
+2. when no heading has a known name and none was given: the section's structure (`looks_like_see_also`). A
+   See also section is a late top-level section (only sections with little prose follow it: notes, references,
+   external links) whose body is a list of internal links and list templates with little prose around them.
+   This finds "Verīs taipoš", "Тағы қараңыз" or "ดูเพิ่ม" without knowing the words.
 """
 
 from __future__ import annotations
@@ -13,18 +23,69 @@ import mwparserfromhell
 
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
 
+HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
+"""A wikitext heading line (level = number of ``=``)."""
+
 SEE_ALSO_TITLES: dict[str, tuple[str, ...]] = {
+    # the 30 largest Wikipedias by articles (and their script variants), then smaller ones met in tests
     "en": ("see also", "related articles", "related pages"),
+    "ceb": ("tan-awa usab", "kitaa usab", "tan-awa pud"),
     "de": ("siehe auch",),
-    "fr": ("voir aussi", "articles connexes"),
-    "es": ("véase también",),
-    "it": ("voci correlate",),
+    "fr": ("voir aussi", "articles connexes", "liens internes"),
+    "sv": ("se även", "se också"),
     "nl": ("zie ook",),
-    "pt": ("ver também",),
+    "ru": ("см. также", "смотри также", "смотрите также"),
+    "es": ("véase también", "ver también", "vea también"),
+    "it": ("voci correlate", "vedi anche"),
+    "pl": ("zobacz też", "zobacz także"),
+    "arz": ("شوف كمان", "انظر أيضا", "انظر أيضًا", "اقرا كمان"),
+    "zh": (
+        "参见",
+        "參見",
+        "参看",
+        "參看",
+        "另见",
+        "另見",
+        "相关条目",
+        "相關條目",
+        "相关词条",
+        "相關詞條",
+        "參閱",
+        "参阅",
+    ),
+    "ja": ("関連項目", "関連記事"),
+    "uk": ("див. також", "дивіться також"),
+    "vi": ("xem thêm",),
+    "war": ("kitaa liwat", "kitaa gihapon"),
+    "ar": ("انظر أيضا", "انظر أيضًا", "طالع أيضا", "طالع أيضًا", "اقرأ أيضا"),
+    "pt": ("ver também", "veja também"),
+    "fa": ("جستارهای وابسته", "همچنین ببینید"),
+    "ca": ("vegeu també", "vegi també"),
+    "id": ("lihat pula", "lihat juga"),
+    "sr": ("види још", "видети још", "vidi još", "videti još", "погледајте још"),
+    "ko": ("같이 보기", "함께 보기", "관련 항목"),
+    "no": ("se også",),
+    "nb": ("se også",),
+    "ce": ("хьажа иштта", "хьажа кхин а"),
+    "fi": ("katso myös",),
+    "tr": ("ayrıca bakınız", "ayrıca bakın"),
+    "hu": ("lásd még", "kapcsolódó szócikkek"),
+    "cs": ("související články", "viz též", "viz také"),
+    "tt": ("шулай ук карагыз", "шулай ук кара"),
+    "sh": ("vidi još", "također pogledajte", "takođe pogledajte"),
+    "ro": ("vezi și", "vezi şi"),
+    "eu": ("ikus, gainera", "ikus gainera"),
+    "he": ("ראו גם", "ראה גם"),
+    "ms": ("lihat juga", "lihat pula"),
+    "hy": ("տես նաև",),
+    "da": ("se også",),
+    "bg": ("вижте също",),
+    "eo": ("vidu ankaŭ",),
+    "el": ("δείτε επίσης", "βλέπε επίσης"),
+    "hi": ("इन्हें भी देखें", "यह भी देखें"),
+    "th": ("ดูเพิ่ม",),
     "af": ("sien ook",),
     "nn": ("sjå òg", "sjå også"),
-    "no": ("se også",),
-    "sv": ("se även",),
     "ltg": ("verīs taipoš",),
     "lv": ("skatīt arī",),
 }
@@ -37,14 +98,141 @@ _HEADING_KEY = re.compile(r"[\s_]+")
 
 def heading_key(title: str) -> str:
     """A heading compared loosely: case-folded, white space folded, trailing punctuation (WikiExtractor's ".")
-    and a trailing colon removed."""
-    return _HEADING_KEY.sub(" ", title).strip().rstrip(".:").strip().casefold()
+    and a trailing colon (also the full-width one) removed."""
+    return _HEADING_KEY.sub(" ", title).strip().rstrip(".:：").strip().casefold()
 
 
 def see_also_names(language: str = "en", extra: tuple[str, ...] = ()) -> frozenset[str]:
-    """The heading keys that mark the See also section for ``language`` (English always included)."""
-    names = set(SEE_ALSO_TITLES["en"]) | set(SEE_ALSO_TITLES.get(language, ())) | set(extra)
+    """The heading keys that mark the See also section for ``language`` (English always included; a variant
+    such as ``zh-hant`` or ``zh-yue`` falls back to its base language)."""
+    own = SEE_ALSO_TITLES.get(language) or SEE_ALSO_TITLES.get(language.split("-")[0], ())
+    names = set(SEE_ALSO_TITLES["en"]) | set(own) | set(extra)
     return frozenset(heading_key(n) for n in names)
+
+
+FOUND_BY_NAME, FOUND_BY_STRUCTURE = "name", "structure"
+
+
+def find_see_also_sections(
+    wikitext: str, names: frozenset[str], namespaces: Namespaces = ENGLISH, by_structure: bool = True
+) -> tuple[list[str], str]:
+    """The raw wikitext of the See also section(s) of a page, and how they were found.
+
+    Args:
+        wikitext: the page (comments already removed).
+        names: heading keys from `see_also_names`.
+        namespaces: the wiki's namespace names (links to files or categories are not list entries).
+        by_structure: look for a section by its structure when no heading has a known name.
+
+    Returns:
+        ``(sections, found_by)``: every section whose heading is a known name (with its subsections) and
+        ``"name"``; else at most one section found by `looks_like_see_also` and ``"structure"``; else ``([], "")``.
+    """
+    headings = list(HEADING.finditer(wikitext))
+    bodies = []
+    for i, heading in enumerate(headings):
+        level = len(heading.group(1))
+        end = next((h.start() for h in headings[i + 1 :] if len(h.group(1)) <= level), len(wikitext))
+        bodies.append((level, heading.group(2), wikitext[heading.end() : end]))
+    named = [body for _, title, body in bodies if heading_key(title) in names]
+    if named or not by_structure:
+        return named, FOUND_BY_NAME if named else ""
+    top_level = min((level for level, _, _ in bodies), default=2)
+    top = [(title, body) for level, title, body in bodies if level == top_level]
+    before = _words(_prose(wikitext[: headings[0].start()])) if headings else 0
+    for position, (title, body) in enumerate(top):
+        later = [b for _, b in top[position + 1 :]]
+        if before >= MIN_PROSE_BEFORE and looks_like_see_also(title, body, later, namespaces):
+            return [body], FOUND_BY_STRUCTURE
+        before += _words(_prose(_strip_lists(body)))  # prose of the article body, lists aside
+    return [], ""
+
+
+_LIST_ITEM = re.compile(r"^[ \t]*[*#]+[ \t]*(.*)$", re.M)
+_WIKILINK = re.compile(r"\[\[([^\[\]|]*)(?:\|[^\[\]]*)?\]\]")
+_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
+_TABLE = re.compile(r"^[ \t]*\{\|(?:(?!^[ \t]*\{\|).)*?^[ \t]*\|\}", re.M | re.S)
+_REF_TAG = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?</ref\s*>", re.S | re.I)
+_EXTERNAL = re.compile(r"\[(?:https?:)?//[^\]]*\]|https?://\S+")
+_CITATION = re.compile(r"<ref|\{\{\s*(?:cite|citation|reflist|refbegin|references|literatur|lien web|ouvrage)", re.I)
+_DIGIT = re.compile(r"\d")  # years, pages, editions: a list of works or sources
+_LIST_TEMPLATE = re.compile(r"\{\{\s*(?:[^{}|]*col[^{}|]*|columns?-list|annotated link|anl)\s*[|}]", re.I)
+MAX_ITEM_WORDS = 12
+"""Words of prose an entry may carry besides its link (``* [[X]] – a short description``)."""
+MAX_PROSE_WORDS = 40
+"""Words of prose outside the list that a See also section may hold (a hatnote, a sentence of introduction)."""
+LATE_PROSE_WORDS = 80
+"""A section with more prose than this after the candidate means the candidate is not in the end matter."""
+MIN_PROSE_BEFORE = 25
+"""Words of prose the article must have before the candidate (a disambiguation page is all lists)."""
+MIN_ENTRIES = 1
+"""Entries a section needs (many See also sections list one article)."""
+MAX_ITEM_LINKS = 2
+"""Article links an entry may hold (``* [[X]] and [[Y]]``); more is a list of forms or sources, not See also."""
+
+
+_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(f"[{_UNSPACED}]|[^\\W{_UNSPACED}]+")
+
+
+def _words(text: str) -> int:
+    """Words of prose; in scripts written without spaces (Han, kana, Thai, ...) two characters count as one."""
+    unspaced = len(re.findall(f"[{_UNSPACED}]", text))
+    return len(_WORD.findall(text)) - unspaced + (unspaced + 1) // 2
+
+
+def _without_templates(text: str) -> str:
+    """Templates and tables removed, innermost first, to any depth (an unclosed one stays as text)."""
+    previous = None
+    while previous != text:
+        previous, text = text, _TABLE.sub(" ", _TEMPLATE.sub(" ", text))
+    return text
+
+
+def _prose(text: str) -> str:
+    """Text a reader sees as prose: links, templates, tables, references, external links and markup removed."""
+    text = _REF_TAG.sub(" ", _without_templates(text))
+    return re.sub(r"<[^>]*>|'{2,}|[\[\]{}|=]", " ", _EXTERNAL.sub(" ", _WIKILINK.sub(" ", text)))
+
+
+def looks_like_see_also(title: str, body: str, later: list[str], namespaces: Namespaces = ENGLISH) -> bool:
+    """Whether a top-level section has the structure of a See also section (see the module docstring).
+
+    Args:
+        title: the heading (short: at most 5 words).
+        body: the section's wikitext without the heading line.
+        later: the bodies of the top-level sections after it (each must have little prose).
+        namespaces: the wiki's namespace names.
+    """
+    if _words(title) > 5 or _CITATION.search(body) or HEADING.search(body):
+        return False
+    if any(_words(_prose(_strip_lists(_without_templates(b)))) > LATE_PROSE_WORDS for b in later):
+        return False
+    items = [item for item in _LIST_ITEM.findall(_TABLE.sub(" ", body)) if item.strip()]  # tables: lists of data
+    templated = bool(_LIST_TEMPLATE.search(body))
+    if not items and not templated:
+        return False
+    entries = links = 0
+    for item in items:
+        articles = [t for t in _WIKILINK.findall(item) if classify_link(t, namespaces) == "article"]
+        prose = _prose(item)
+        # the entry's own link may hold digits ("[[1997 Asian financial crisis]]"); the rest may not ("(2009)")
+        rest = _WIKILINK.sub(lambda m: m.group(0).strip("[]").split("|")[-1], _WIKILINK.sub(" ", item, count=1))
+        if 0 < len(articles) <= MAX_ITEM_LINKS and _words(prose) <= MAX_ITEM_WORDS and not _DIGIT.search(rest):
+            entries += 1
+            links += len(articles)
+        elif _EXTERNAL.search(item):
+            return False  # an external-links list
+    if items and (entries < 0.75 * len(items) or links > 1.5 * entries):
+        return False
+    outside = _strip_lists(_without_templates(body))
+    if _words(_prose(outside)) > MAX_PROSE_WORDS:
+        return False
+    return entries >= MIN_ENTRIES or len(see_also_targets(body, namespaces)) >= MIN_ENTRIES
+
+
+def _strip_lists(body: str) -> str:
+    return _LIST_ITEM.sub(" ", body)
 
 
 def see_also_targets(section_wikitext: str, namespaces: Namespaces = ENGLISH) -> list[str]:

@@ -136,6 +136,8 @@ def _count_article(stats: Counter, article: Article) -> None:
     stats["links"] += len(article.links)
     stats["see_also_edges"] += len(article.see_also)
     stats["articles_with_see_also"] += bool(article.see_also)
+    if article.see_also:  # readers of other formats find See also by heading name only
+        stats[f"see_also_by_{article.see_also_found_by or 'name'}"] += 1
     stats["disambiguation_pages"] += article.is_disambiguation
     if "\ufffd" in article.abstract or any("\ufffd" in s.text for s in article.sections):
         stats["articles_with_replaced_bytes"] += 1

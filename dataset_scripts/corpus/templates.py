@@ -17,7 +17,6 @@ from collections.abc import Callable
 
 import mwparserfromhell
 
-Params = tuple[list[str], dict[str, str]]
 Renderer = Callable[[list[str], dict[str, str]], str]
 
 _RANGE_WORDS = frozenset({"-", "–", "to", "and", "or", "by", "x", "×", "to(-)", "and(-)", "+/-", "±"})

@@ -22,7 +22,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
     from mwparserfromhell.parser.tokenizer import Tokenizer as _Tokenizer
 
 from .article import ROOT, Article, Link
-from .see_also import heading_key, see_also_names, see_also_targets
+from .see_also import find_see_also_sections, see_also_names, see_also_targets
 from .sentences import BLANK_LINE, sentence_spans
 from .templates import render_template
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
@@ -32,7 +32,6 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | re.I)
 # Tables open and close only at the start of a line; "\n" anchors them (a ^ with re.M made this scan 4x slower).
 _NESTED = re.compile(r"\{\{|\}\}|\n[ \t]*\{\||\n[ \t]*\|\}")
-_RAW_HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
 # What a removed template leaves behind: brackets with nothing or only punctuation in them, punctuation just
@@ -102,19 +101,6 @@ def strip_non_text(wikitext: str) -> str:
                         out.append(rendered)
     out.append(wikitext[opened_at if depth else kept_from :])
     return "".join(out).removeprefix("\n")
-
-
-def _see_also_sections(wikitext: str, names: frozenset[str]) -> list[str]:
-    """Raw wikitext of every See also section (comments and references removed)."""
-    headings = list(_RAW_HEADING.finditer(wikitext))
-    sections = []
-    for i, heading in enumerate(headings):
-        if heading_key(heading.group(2)) not in names:
-            continue
-        level = len(heading.group(1))
-        end = next((h.start() for h in headings[i + 1 :] if len(h.group(1)) <= level), len(wikitext))
-        sections.append(wikitext[heading.end() : end])
-    return sections
 
 
 class _Buffer:
@@ -361,7 +347,8 @@ def parse_wikitext(
         language: language code; picks the See also heading names and is stored in ``Article.language``.
         namespaces: namespace names whose links are files/categories or other namespaces (see
             :class:`~dataset_scripts.corpus.titles.Namespaces`).
-        see_also_titles: extra See also heading names for this corpus.
+        see_also_titles: extra See also heading names for this corpus; given, they replace the detection of
+            the section by its structure (see :mod:`.see_also`).
         source: stored as ``Article.source``.
 
     Returns:
@@ -372,7 +359,11 @@ def parse_wikitext(
     see_also: list[str] = []
     if "<!--" in wikitext:  # once, for both the See also scan and the text
         wikitext = _COMMENT.sub("", wikitext)
-    for section_text in _see_also_sections(wikitext, names):
+    is_disambiguation = bool(_DISAMBIGUATION.search(wikitext))
+    # a disambiguation page is lists throughout; given heading names replace the structural guess
+    by_structure = not see_also_titles and not is_disambiguation
+    sections, found_by = find_see_also_sections(wikitext, names, namespaces, by_structure=by_structure)
+    for section_text in sections:
         for target in see_also_targets(_REF.sub("", section_text), namespaces):
             if target not in see_also:
                 see_also.append(target)
@@ -415,8 +406,9 @@ def parse_wikitext(
         sections=build_sections(title, headings),
         links=links,
         see_also=see_also,
+        see_also_found_by=found_by if see_also else "",
         url=url,
         source=source,
         language=language,
-        is_disambiguation=bool(_DISAMBIGUATION.search(wikitext)),
+        is_disambiguation=is_disambiguation,
     )

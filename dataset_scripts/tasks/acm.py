@@ -15,10 +15,19 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .anchors import EXTRACTION_SKIPS, HarpOptions, LinkedSentence, anchor_words, passage_query, query_length
+from .anchors import (
+    EXTRACTION_SKIPS,
+    HARP,
+    HARP_CHOICES,
+    HarpOptions,
+    LinkedSentence,
+    anchor_words,
+    passage_query,
+    query_length,
+)
 from .attention import TextAttention
+from .spec import TEXT, TaskSpec, group_features
 
-TASK = "acm"
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
     "sentence-with-one-destination": "sentence whose anchors link to fewer than 2 distinct pages",
@@ -51,7 +60,7 @@ def acm_rows(
         return [], {"no-passage-word": 1}
     negative = None
     for _ in range(16):
-        if not pool:
+        if len(pool) == 0:
             break
         row = int(pool[rng.randrange(len(pool))])
         if row not in (first, second, source_row):
@@ -70,3 +79,22 @@ def acm_rows(
         "negative_title": passages.title(negative),
     }
     return [row], {}
+
+
+SPEC = TaskSpec(
+    name="acm",
+    title="Anchor Co-occurrence Modeling (ACM)",
+    features=group_features("query", anchor=TEXT, positive_title=TEXT, negative_title=TEXT),
+    fixed_side="query",
+    pairing=(
+        "For two anchors (a1, P1), (a2, P2) of one sentence linking to distinct pages: `query` = a1 plus l words of "
+        "P1's first section drawn by their attention from [CLS], `positive` = P2's first section, `negatives` = "
+        "[the first section of a random page of the corpus, neither the source nor P1 nor P2]."
+    ),
+    choices=HARP_CHOICES,
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: a random page of the whole corpus as the negative (baseline_steps)
+    query_max_length=250,  # the original code cuts both sides to 250 tokens
+    doc_max_length=250,
+    origin=HARP,
+)

@@ -29,6 +29,7 @@ import numpy as np
 from ..corpus.article import Article
 from .attention import Span, TextAttention
 from .language_model import normal_length, poisson_length
+from .spec import Origin
 
 QUERY_LENGTHS = ("poisson", "normal")
 EXTRACTION_SKIPS = {
@@ -39,6 +40,28 @@ EXTRACTION_SKIPS = {
     "anchor-target-without-first-section": "link to a disambiguation page or a page whose first section (lead) has no word",
 }
 """Links and articles left out before any task, counted in every HARP task's card."""
+
+HARP = Origin(
+    name="HARP",
+    reference="Ma et al., CIKM 2021",
+    objective="HARP's margin-1 pairwise hinge loss on (positive, negative), jointly with MLM, the four tasks mixed "
+    "uniformly",
+    citation="""@inproceedings{ma2021harp,
+  title     = {Pre-training for Ad-hoc Retrieval: Hyperlink is Also You Need},
+  author    = {Ma, Zhengyi and Dou, Zhicheng and Xu, Wei and Zhang, Xinyu and Jiang, Hao and Cao, Zhao and Wen, Ji-Rong},
+  booktitle = {Proceedings of the 30th ACM International Conference on Information and Knowledge Management},
+  year      = {2021},
+  doi       = {10.1145/3459637.3482286}
+}""",
+)
+HARP_CHOICES = (
+    "Anchors come from the corpus's links with their sentences; a destination is resolved against the whole corpus "
+    "(redirects followed) and represented by its first section (lead), cut to `passage_max_tokens` word pieces "
+    "(the original code's 250). Word importance is the last-layer attention of `importance_model`, averaged over "
+    "heads, summed over a word's pieces and occurrences, then a softmax over distinct words (eq. 1-3); words are "
+    "the runs of letters of the lowercased text, INQUERY stopwords never drawn, words drawn without replacement. "
+    "Query lengths: l ~ Poisson(3), l > 0 (the paper; `query_length=normal` gives the original code's N(3, 1))."
+)
 
 
 @dataclass(frozen=True)

@@ -88,4 +88,5 @@ SPEC = TaskSpec(
     choices="Sections with fewer than `min_words` words are not negatives; neither is a text equal to the abstract.",
     skip_reasons=SKIP_REASONS,
     sampler=ati_groups,
+    reads_links=False,
 )

@@ -7,7 +7,7 @@ encoder: alpha_t = (1/D) sum_i softmax(W_i^Q h_q . W_i^K h_t / sqrt(d/D)), with 
 - The encoder runs once per text (any attention implementation); the last layer's attention rows that are needed
   are then computed from its input hidden states and its own query/key projections, exactly as eq. 1 writes them,
   so no [layers x heads x T x T] tensor is ever materialised and SDPA/flash kernels stay usable.
-- A word is an ``[A-Za-z]+`` run of the text (lowercased), as in PROP; a word's weight is the sum of the attention
+- A word is a run of letters of the text (lowercased), as in PROP; a word's weight is the sum of the attention
   its word pieces receive; the row of a multi-token query span (an anchor) is the mean of its tokens' rows.
   Words beyond the model's ``max_length`` get no weight and are not candidates.
 - Results are cached in an SQLite file keyed by (model, max length, text, query spans): a rebuild, another task
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-_WORD = re.compile(r"[A-Za-z]+")
+_WORD = re.compile(r"[^\W\d_]+")
 Span = tuple[int, int]
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
-    """``(word, start, end)`` of every ``[A-Za-z]+`` run, the word lowercased."""
+    """``(word, start, end)`` of every run of letters, the word lowercased."""
     return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
@@ -156,7 +156,8 @@ class AttentionScorer:
             valid = token_word >= 0
             for q, values in enumerate(query_rows):
                 np.add.at(weights[q], token_word[valid], values[valid])
-            matrices.append(weights)
+            # rounded so that the last bits of a float sum (thread count, batch shape) never change a draw
+            matrices.append(np.round(weights, 6))
         return matrices
 
     def _read(self, keys: list[str]) -> dict[str, np.ndarray]:

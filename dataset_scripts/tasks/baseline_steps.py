@@ -32,14 +32,14 @@ from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
 from .attention import AttentionScorer, TextAttention, load_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng
-from .corpus_units import Unit, read_unit
+from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
 from .options import TaskOptions
-from .pipeline import BuildLayout, _atomic, write_json, write_rows
 from .prop import PropOptions, document_text, prop_groups
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .stats import TaskStats
+from .steps import BuildLayout, _atomic, write_json, write_rows
 
 PROP_TASKS = ("prop",)
 HARP_TASKS = ("rqp", "qdm", "rdp", "acm")
@@ -92,6 +92,11 @@ def _wants(tasks: Sequence[str], group: Sequence[str]) -> bool:
     return any(task in group for task in tasks)
 
 
+def _columns(tasks: Sequence[str]) -> tuple[str, ...]:
+    """The corpus columns the requested baseline tasks read (HARP: the links as well)."""
+    return (*WST_COLUMNS, "links") if _wants(tasks, HARP_TASKS) else WST_COLUMNS
+
+
 class CorpusStatsStep(PipelineStep):
     """Stage 1 of the baselines: PROP word counts, HARP passage index and anchors, per unit (see the module)."""
 
@@ -110,7 +115,7 @@ class CorpusStatsStep(PipelineStep):
         tokenizer = load_tokenizer(self.harp.importance_model) if todo and _wants(self.tasks, HARP_TASKS) else None
         stopwords = load_stopwords(self.prop.stopwords or None)
         for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
-            articles = read_unit(unit)
+            articles = read_unit(unit, _columns(self.tasks))
             marker: dict[str, Any] = {"articles": len(articles)}
             if _wants(self.tasks, PROP_TASKS):
                 counts = CorpusCounts.from_texts((document_text(a) for a in articles), stopwords)
@@ -252,9 +257,18 @@ class BaselineTasksStep(PipelineStep):
     type = "Baselines"
 
     def __init__(
-        self, root, units: Sequence[Unit], tasks, redirect_files, options: TaskOptions, prop: PropOptions, harp
+        self,
+        root,
+        units: Sequence[Unit],
+        tasks,
+        redirect_files,
+        options: TaskOptions,
+        prop: PropOptions,
+        harp,
+        cache=None,
     ):
         super().__init__()
+        self.cache = Path(cache) if cache else None
         self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
         self.redirect_files, self.options, self.prop, self.harp = [Path(p) for p in redirect_files], options, prop, harp
         self.files = BaselineFiles(self.layout)
@@ -302,11 +316,11 @@ class BaselineTasksStep(PipelineStep):
                 self.harp.importance_device or None,
                 self.harp.importance_batch_size,
                 max_length=self.harp.passage_max_tokens + 2,
-                cache=self.files.attention_cache,
+                cache=self.cache or self.files.attention_cache,
             )
 
     def _unit(self, unit: Unit) -> None:
-        articles = read_unit(unit)
+        articles = read_unit(unit, _columns(self.tasks))
         outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}
         if "prop" in outputs and self.collection is not None and len(self.collection):
             for article in articles:
@@ -374,3 +388,68 @@ class BaselineTasksStep(PipelineStep):
                 )
                 outputs[task].groups.extend(rows)
                 outputs[task].skipped.update(skipped)
+
+
+def add_arguments(parser) -> None:
+    """The build's PROP and HARP options (``python -m dataset_scripts.build --help``)."""
+    prop, harp = PropOptions(), HarpOptions()
+    group = parser.add_argument_group("PROP (--tasks prop)")
+    group.add_argument(
+        "--prop-variant",
+        choices=("paper", "original"),
+        default="paper",
+        help="the paper's sampling values, or the original code's (min count 10, t=1e-4, 10 pairs, df)",
+    )
+    group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
+    group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
+    group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
+    group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
+    group.add_argument("--stopwords", default="", help="stopword file for PROP and HARP (default: INQUERY)")
+    group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
+    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=harp.query_length)
+    group.add_argument(
+        "--harp-importance-model",
+        default=harp.importance_model,
+        help="BERT checkpoint whose last-layer attention weighs words (paper: bert-base-uncased)",
+    )
+    group.add_argument("--harp-device", default="", help="cpu, cuda, ... (default: CUDA when available)")
+    group.add_argument("--harp-batch-size", type=int, default=harp.importance_batch_size)
+    group.add_argument("--harp-passage-max-tokens", type=int, default=harp.passage_max_tokens)
+    group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)
+    group.add_argument("--harp-attention-cache", default=None,
+                       help="SQLite attention cache to share between builds (default: OUT/.build/harp/attention.sqlite)")  # fmt: skip
+
+
+def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
+    """The PROP and HARP options the command line asks for, and the attention cache to use."""
+    changes = {
+        "pairs_per_document": args.prop_pairs,
+        "min_count": args.prop_min_count,
+        "subsample": args.prop_subsample,
+        "background": args.prop_background,
+        "stopwords": args.stopwords,
+    }
+    changes = {key: value for key, value in changes.items() if value is not None}
+    prop = PropOptions.original(**changes) if args.prop_variant == "original" else PropOptions(**changes)
+    harp = HarpOptions(
+        query_length=args.harp_query_length,
+        passage_max_tokens=args.harp_passage_max_tokens,
+        qdm_max_pairs=args.harp_qdm_max_pairs,
+        importance_model=args.harp_importance_model,
+        importance_device=args.harp_device,
+        importance_batch_size=args.harp_batch_size,
+        stopwords=args.stopwords,
+    )
+    return prop, harp, args.harp_attention_cache
+
+
+def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, cache, world: int) -> list:
+    """The ``(name, pipeline, tasks)`` stages that build the requested PROP/HARP tasks (none if not requested)."""
+    wanted = tuple(t for t in tasks if t in BASELINE_TASKS)
+    if not wanted:
+        return []
+    return [
+        ("baseline-stats", [CorpusStatsStep(root, units, wanted, options, prop, harp)], world),
+        ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop)], 1),
+        ("baseline", [BaselineTasksStep(root, units, wanted, redirect_files, options, prop, harp, cache)], world),
+    ]

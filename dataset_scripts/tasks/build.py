@@ -1,64 +1,90 @@
-"""The task-dataset build as a library: the corpus to read, the parameters check, the three chained executors
-(per-article tasks -> corpus-wide tasks -> cards) and the Hub push. ``python -m dataset_scripts.build`` is its
+"""The task-dataset build as a library: :func:`build_datasets` reads (or builds) the corpus, checks the parameters
+against an earlier build in the same folder, and runs three chained datatrove stages (per-article tasks ->
+corpus-wide LTM -> cards); :func:`push` publishes what it wrote. ``python -m dataset_scripts.build`` is its
 command line."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..executors import make_executor
-from .corpus_units import Unit
+from ..corpus.folder import corpus_language, is_corpus_dir, read_build_record
+from ..corpus.options import CorpusOptions
+from ..executors import ExecutorOptions, make_executor
+from .anchors import HarpOptions
+from .corpus_units import Unit, corpus_files, plan_units
+from .options import TaskOptions
+from .prop import PropOptions
+from .registry import DEFAULT_TASKS, get_task
 from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
-
-EXECUTORS = ("local", "slurm", "ray")
 
 
 class BuildParametersError(ValueError):
     """The output folder holds a build made with other parameters; the message says what differs."""
 
 
-def is_corpus_dir(path: Path) -> bool:
-    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
-    return path.is_dir() and any((path / "data").glob("*.parquet"))
+@dataclass(frozen=True)
+class BuildOptions:
+    """One build of task datasets.
+
+    Args:
+        inputs: dump/corpus files or folders, or one built corpus folder (used as it is).
+        output_dir: where ``wikiformer-<task>/`` (and ``corpus/`` for raw inputs, ``.build/``) are written.
+        tasks: the task names, in registry order.
+        sampling: the samplers' options (seed, thresholds, variants).
+        corpus: how raw inputs are read into the corpus.
+        executor: where and how wide the stages run.
+        articles_per_unit: articles per work unit (one Parquet shard per task and unit).
+        repo_id: ``NS/wikiformer-{task}`` named in the cards' loading example (``None``: a placeholder).
+        command: the command line shown in the cards.
+        prop: PROP's sampling options (``--tasks prop``).
+        harp: HARP's options (``--tasks harp``).
+        attention_cache: HARP's attention cache file (``None``: ``.build/harp/attention.sqlite``).
+    """
+
+    inputs: tuple[Path, ...]
+    output_dir: Path
+    tasks: tuple[str, ...] = DEFAULT_TASKS
+    sampling: TaskOptions = field(default_factory=TaskOptions)
+    corpus: CorpusOptions = field(default_factory=CorpusOptions)
+    executor: ExecutorOptions = field(default_factory=ExecutorOptions)
+    articles_per_unit: int = 1000
+    repo_id: str | None = None
+    command: str | None = None
+    prop: PropOptions = field(default_factory=PropOptions)
+    harp: HarpOptions = field(default_factory=HarpOptions)
+    attention_cache: str | None = None
+
+    def __post_init__(self) -> None:
+        for task in self.tasks:
+            get_task(task)
+        if self.articles_per_unit < 1:
+            raise ValueError(f"articles_per_unit must be >= 1, got {self.articles_per_unit}")
 
 
-def prepare_corpus(inputs: list[Path], layout: BuildLayout, args: argparse.Namespace) -> tuple[Path, str]:
+def prepare_corpus(
+    inputs: tuple[Path, ...], layout: BuildLayout, corpus: CorpusOptions, executor: ExecutorOptions
+) -> tuple[Path, str]:
     """The corpus folder to read and a description of the source for the cards.
 
-    A single built corpus folder is used directly; anything else is read by the corpus build into
-    ``<output>/corpus`` (which resumes by itself: finished shards are not read again).
+    A single built corpus folder is used directly (its source: the inputs its ``build_stats.json`` records);
+    anything else is read by the corpus build into ``<output>/corpus`` (which resumes by itself: finished shards
+    are not read again).
     """
     if len(inputs) == 1 and is_corpus_dir(inputs[0]):
-        return inputs[0], _corpus_source(inputs[0] / "README.md") or f"the Parquet corpus folder {inputs[0].name}"
+        record = read_build_record(inputs[0]) or {}
+        names = record.get("inputs")
+        return inputs[0], ", ".join(names) if names else f"the Parquet corpus folder {inputs[0].name}"
     from ..corpus.build import build_corpus  # the dump readers load only when a dump is given
 
     corpus_dir = layout.root / "corpus"
-    build_corpus(
-        inputs,
-        corpus_dir,
-        fmt=args.format,
-        num_proc=args.num_proc,
-        limit=args.limit,
-        executor=args.executor,
-        slurm_partition=args.slurm_partition,
-    )
+    build_corpus(list(inputs), corpus_dir, corpus, executor)
     return corpus_dir, ", ".join(p.name for p in inputs)
-
-
-_CORPUS_INPUTS = re.compile(r"from: (.+?)\.?$", re.M)
-
-
-def _corpus_source(readme: Path) -> str | None:
-    """The input files a corpus card names (``... built by python -m dataset_scripts.corpus from: X, Y.``)."""
-    match = _CORPUS_INPUTS.search(readme.read_text("utf-8")) if readme.exists() else None
-    return match.group(1).replace("`", "").strip() if match else None
 
 
 def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
@@ -76,30 +102,90 @@ def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
         write_json(params, path)
 
 
-def make_executors(args, layout: BuildLayout, units: list[Unit], redirects, tasks, options, build_info):
-    """The three chained executors (stage 1 -> LTM -> cards) of the chosen kind; run the last one."""
-    world = max(1, min(args.num_proc, len(units)))
-    stages = [("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world)]
+def make_executors(
+    executor: ExecutorOptions,
+    layout: BuildLayout,
+    units: list[Unit],
+    redirects: list[Path],
+    tasks: tuple[str, ...],
+    options: TaskOptions,
+    build_info: dict[str, Any],
+    baselines: tuple = (PropOptions(), HarpOptions(), None),
+):
+    """The chained executors (stage 1 -> LTM -> PROP/HARP -> cards) of the chosen kind; run the last one.
+
+    ``baselines``: PROP's options, HARP's options and the attention cache (see :mod:`.baseline_steps`).
+    """
+    from .baseline_steps import baseline_stages
+
+    world = max(1, min(executor.num_proc, len(units)))
+    stages = []
+    if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
+        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world))
     if "ltm" in tasks:
         stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
+    stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
-    executor = None
+    previous = None
     for name, pipeline, tasks_count in stages:
-        executor = make_executor(
-            args.executor,
+        previous = make_executor(
+            executor,
             pipeline,
             tasks=tasks_count,
-            workers=args.num_proc,
             logging_dir=str(layout.logs(name, tasks_count)),
             job_name=f"wikiformer-{name}",
-            depends=executor,
+            depends=previous,
             skip_completed=name != "cards",  # the cards are cheap and follow the latest command line
-            slurm_partition=args.slurm_partition,
-            slurm_time=args.slurm_time,
             # workers fork from one server that has imported the steps once, instead of each importing them
-            preload=("dataset_scripts.tasks.steps",),
+            preload=("dataset_scripts.tasks.steps", "dataset_scripts.tasks.baseline_steps"),
         )
-    return executor
+    return previous
+
+
+def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
+    """Build the task datasets; returns the build summary (``.build/summary.json``: articles, See also counts
+    and each task's statistics), or ``None`` when the stages were submitted to Slurm (rerun when they are done).
+
+    Raises:
+        BuildParametersError: the output folder holds a build with other parameters.
+        CorpusLayoutError: an input folder is not a corpus.
+        Exception: whatever stopped a stage (a rerun resumes).
+    """
+    layout = BuildLayout(Path(build.output_dir))
+    layout.work.mkdir(parents=True, exist_ok=True)
+    corpus_dir, source = prepare_corpus(tuple(map(Path, build.inputs)), layout, build.corpus, build.executor)
+    if build.executor.kind == "slurm" and not is_corpus_dir(corpus_dir):
+        print(f"corpus jobs submitted to Slurm; rerun the same command when they are done ({corpus_dir})")
+        return None
+    data_files, redirect_files = corpus_files(corpus_dir)
+    units = plan_units(data_files, build.articles_per_unit)
+    corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
+    options = build.sampling.to_dict()
+    params = {"tasks": list(build.tasks), "options": options, "units": len(units), "corpus": corpus}
+    if "prop" in build.tasks:
+        params["prop"] = build.prop.to_dict()
+    if any(get_task(t).origin and get_task(t).origin.name == "HARP" for t in build.tasks):
+        params["harp"] = build.harp.to_dict()
+    check_parameters(layout, params)
+    build_info = {
+        "options": {
+            **options,
+            **{f"prop.{k}": v for k, v in params.get("prop", {}).items()},
+            **{f"harp.{k}": v for k, v in params.get("harp", {}).items()},
+        },
+        "source": source,
+        "language": corpus_language(data_files[0]) or "en",
+        "repo_id": build.repo_id,
+        "command": build.command,
+    }
+    baselines = (build.prop, build.harp, build.attention_cache)
+    executors = make_executors(
+        build.executor, layout, units, redirect_files, build.tasks, build.sampling, build_info, baselines
+    )
+    executors.run()
+    if build.executor.kind == "slurm":
+        return None
+    return json.loads((layout.work / "summary.json").read_text("utf-8"))
 
 
 def push(layout: BuildLayout, tasks, namespace: str, private: bool, written: list[str]) -> list[str]:
@@ -118,9 +204,3 @@ def push(layout: BuildLayout, tasks, namespace: str, private: bool, written: lis
             failed.append(task)
             print(f"push of {task} to {repo_id} failed: {error}", file=sys.stderr)
     return failed
-
-
-def corpus_language(data_file: Path) -> str:
-    """The language of a corpus (its first article's), ``en`` when it names none."""
-    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
-    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or "en"

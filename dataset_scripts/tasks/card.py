@@ -47,8 +47,9 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
         task_ids=["document-retrieval"],
         size_categories=[size_category(stats.rows)],
         source_datasets=["original"],
-        pretty_name=f"Wikiformer {spec.title} pre-training groups",
-        tags=["wikiformer", "wikipedia", "information-retrieval", "pretraining", task],
+        pretty_name=f"{_method(spec)} {spec.title} pre-training groups",
+        tags=["wikiformer", "wikipedia", "information-retrieval", "pretraining", task]
+        + ([spec.origin.name.lower()] if spec.origin and spec.origin.name.lower() != task else []),
         configs=[{"config_name": "default", "data_files": [{"split": "train", "path": "data/*.parquet"}]}],
     )
     content = f"---\n{data.to_yaml()}\n---\n\n" + _body(task, stats, statistics, build_info)
@@ -64,19 +65,25 @@ def write_card(
     return path
 
 
+def _method(spec) -> str:
+    return spec.origin.name if spec.origin else "Wikiformer"
+
+
 def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[str, Any]) -> str:
     repo_id = (info.get("repo_id") or "<namespace>/wikiformer-{task}").format(task=task)
     spec = get_task(task)
     fixed = spec.fixed_side
     columns = ", ".join(f"`{c}`" for c in spec.columns)
     options = info.get("options", {})
+    origin = spec.origin
+    reference = f"{origin.name} ({origin.reference})" if origin else "Wikiformer (Su et al., AAAI 2024)"
+    objective = origin.objective if origin else "a softmax cross-entropy over the group"
     lines = [
-        f"# Wikiformer {spec.title}",
+        f"# {_method(spec)} {spec.title}",
         "",
-        f"Pseudo query-document groups for the {spec.title} pre-training task of Wikiformer (Su et al., "
-        "AAAI 2024), built from Wikipedia with the Wikiformer kit. One row is one training group: the fixed side "
-        f"(`{fixed}`), one `positive` and a list of `negatives`; the trainer applies a softmax cross-entropy over "
-        "the group.",
+        f"Pseudo query-document groups for the {spec.title} pre-training task of {reference}, built with the "
+        "Wikiformer kit. One row is one training group: the fixed side "
+        f"(`{fixed}`), one `positive` and a list of `negatives`; the trainer applies {objective}.",
         "",
         "## How rows are formed",
         "",
@@ -131,7 +138,7 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         "## Citation",
         "",
         "```bibtex",
-        CITATION,
+        origin.citation if origin else CITATION,
         "```",
         "",
     ]

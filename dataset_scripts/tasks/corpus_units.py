@@ -49,14 +49,15 @@ def plan_units(data_files: Sequence[Path], articles_per_unit: int) -> list[Unit]
     return units
 
 
-TASK_COLUMNS = ("id", "title", "abstract", "sections", "see_also", "language", "is_disambiguation")
-"""The corpus columns the task samplers read. ``links`` (every link with its sentence: the largest column, and
-the costliest to turn into Python objects), ``url`` and ``source`` are not read."""
+WST_COLUMNS = ("id", "title", "abstract", "sections", "see_also", "language", "is_disambiguation")
+"""The corpus columns the Wiki Structure Tree tasks (SRR, RWI, ATI, the LTM index) read. Leaving out ``links``
+(every link with its sentence: the largest column, and the costliest to turn into Python objects), ``url`` and
+``source`` cuts a unit's read to a third."""
 
 
-def read_unit(unit: Unit, columns: Sequence[str] = TASK_COLUMNS) -> list[Article]:
-    """The articles of one unit, reading only the row groups that overlap it and only ``columns`` (fields not read
-    keep their defaults: no links unless ``columns`` names them)."""
+def read_unit(unit: Unit, columns: Sequence[str] | None = None) -> list[Article]:
+    """The articles of one unit, reading only the row groups that overlap it; only ``columns`` when given (fields
+    not read keep their defaults: no links unless ``columns`` names them), every column otherwise."""
     parquet = pq.ParquetFile(unit.file)
     groups, first_row, position = [], None, 0
     for number in range(parquet.metadata.num_row_groups):
@@ -67,6 +68,6 @@ def read_unit(unit: Unit, columns: Sequence[str] = TASK_COLUMNS) -> list[Article
         position += size
     if not groups:
         return []
-    table = parquet.read_row_groups(groups, columns=list(columns))
+    table = parquet.read_row_groups(groups, columns=list(columns) if columns is not None else None)
     table = table.slice(unit.start - first_row, unit.stop - unit.start)
     return [Article.from_dict(row) for row in table.to_pylist()]

@@ -11,7 +11,8 @@ corpus discarded, word2vec's subsampling of frequent words with threshold 1e-5, 
 
 How that is computed here (also stated in the PROP dataset card):
 
-- Words are ``[a-z]+`` runs of the lowercased text (the original code's tokenizer), stopwords removed.
+- Words are the runs of letters of the lowercased text (the original code's ``[a-zA-Z]+``, widened to every
+  script so that accented and non-Latin words stay whole), stopwords removed.
 - The vocabulary V holds the words with a corpus frequency of at least ``min_count``. ``c(w, D)`` and ``|D|`` count
   only words of V, so P(w|D) sums to 1 over V, and a draw from it is exactly a draw from the document's own words
   with probability |D| / (|D| + mu), else from the collection model P(w|C) (no top-K cut as in the original code).
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-_WORD = re.compile(r"[a-z]+")
+_WORD = re.compile(r"[^\W\d_]+")
 INQUERY = Path(__file__).resolve().parents[2] / "data" / "stopwords" / "inquery.txt"
 """The vendored INQUERY stopword list (418 words; see data/stopwords/README.md)."""
 BACKGROUNDS = ("cf", "df")
@@ -43,7 +44,7 @@ MAX_DRAWS_PER_WORD = 1000
 
 
 def words(text: str) -> list[str]:
-    """The ``[a-z]+`` words of the lowercased text, in order."""
+    """The words (runs of letters, digits and ``_`` excluded) of the lowercased text, in order."""
     return _WORD.findall(text.lower())
 
 
@@ -187,8 +188,19 @@ class DocumentModel:
     """
 
     def __init__(self, text: str, collection: CollectionModel, stopwords: frozenset[str]):
+        self._set(content_words(text, stopwords), collection)
+
+    @classmethod
+    def from_content_words(cls, content: list[str], collection: CollectionModel) -> DocumentModel:
+        """The model of a document given its words without stopwords (tokenised once by the caller)."""
+        model = cls.__new__(cls)
+        model._set(content, collection)
+        return model
+
+    def _set(self, content: list[str], collection: CollectionModel) -> None:
         self.collection = collection
-        self.words = [w for w in content_words(text, stopwords) if w in collection]
+        probability = collection.probability
+        self.words = [w for w in content if w in probability]
         self.counts = Counter(self.words)
         self.length = len(self.words)
 

@@ -25,11 +25,15 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import datasets
+
 from ..corpus.article import Article
 from .common import TaskOutput, truncate_words
-from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, content_words, poisson_length, words
+from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, poisson_length, words
+from .spec import Origin, TaskSpec, group_features
 
-TASK = "prop"
+TEXTS_FLOAT = datasets.List(datasets.Value("float64"))
+
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
     "empty-document": "document without any word",
@@ -110,13 +114,15 @@ def prop_groups(
     if article.is_disambiguation:
         out.skipped["disambiguation"] += 1
         return out
-    if not words(text):
+    every = words(text)
+    content = [w for w in every if w not in stopwords]
+    if not every:
         out.skipped["empty-document"] += 1
         return out
-    if not content_words(text, stopwords):
+    if not content:
         out.skipped["only-stopwords"] += 1
         return out
-    model = DocumentModel(text, collection, stopwords)
+    model = DocumentModel.from_content_words(content, collection)
     if model.length == 0:
         out.skipped["no-vocabulary-word"] += 1
         return out
@@ -146,3 +152,44 @@ def prop_groups(
             }
         )
     return out
+
+
+PROP = Origin(
+    name="PROP",
+    reference="Ma et al., WSDM 2021",
+    objective="PROP's margin-1 pairwise hinge loss on (positive, negative), jointly with whole-word MLM on the document",
+    citation="""@inproceedings{ma2021prop,
+  title     = {PROP: Pre-training with Representative Words Prediction for Ad-hoc Retrieval},
+  author    = {Ma, Xinyu and Guo, Jiafeng and Zhang, Ruqing and Fan, Yixing and Ji, Xiang and Cheng, Xueqi},
+  booktitle = {Proceedings of the 14th ACM International Conference on Web Search and Data Mining},
+  year      = {2021},
+  doi       = {10.1145/3437963.3441777}
+}""",
+)
+
+SPEC = TaskSpec(
+    name="prop",
+    title="Representative Words Prediction (ROP)",
+    features=group_features("document", log_likelihoods=TEXTS_FLOAT),
+    fixed_side="document",
+    pairing=(
+        'For a document D (title + ". " + text), a set length l ~ Poisson(3) (l > 0) and two sets S1, S2 of l '
+        "words drawn with replacement from D's Dirichlet-smoothed unigram model P(w|D) = (c(w,D) + mu P(w|C)) / "
+        "(|D| + mu), mu = the average document length: `positive` = the set with the higher likelihood "
+        "prod P(w|D), `negatives` = [the other], `log_likelihoods` = both log-likelihoods. The document is the fixed "
+        "side and the candidates are word sets: each is scored as `[CLS] set [SEP] document [SEP]`."
+    ),
+    choices=(
+        "Words are the runs of letters of the lowercased text without the INQUERY stopwords; the vocabulary holds "
+        "the words occurring at least `min_count` times in the corpus, and |D|, c(w,D) and mu count only its words, "
+        "so P(w|D) is a distribution over it and is sampled exactly (the document's words with probability "
+        "|D|/(|D|+mu), else the collection model). Subsampling (threshold `subsample`) thins the draws with "
+        "word2vec's keep probability sqrt(t/f) + t/f. A pair of equally likely sets is dropped. The paper's "
+        "values are the defaults; the original code's (min count 10, t = 1e-4, 10 pairs, document frequencies as "
+        "the collection model) are options."
+    ),
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: the collection model first (baseline_steps)
+    origin=PROP,
+)
+"""PROP's ROP task: built by :mod:`.baseline_steps` (it needs the corpus-wide collection model)."""

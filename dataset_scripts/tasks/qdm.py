@@ -17,10 +17,10 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 
-from .anchors import EXTRACTION_SKIPS, HarpOptions, LinkedSentence, context_query
+from .anchors import EXTRACTION_SKIPS, HARP, HARP_CHOICES, HarpOptions, LinkedSentence, context_query
 from .attention import TextAttention
+from .spec import TEXT, TaskSpec, group_features
 
-TASK = "qdm"
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
     "anchor-with-one-destination": "anchor text that links to a single page in the whole corpus",
@@ -88,3 +88,22 @@ def qdm_rows(
             }
         )
     return rows, skipped
+
+
+SPEC = TaskSpec(
+    name="qdm",
+    title="Query Disambiguation Modeling (QDM)",
+    features=group_features("query", anchor=TEXT, positive_title=TEXT, negative_title=TEXT),
+    fixed_side="query",
+    pairing=(
+        "For an occurrence of an anchor text that links to at least 2 pages across the corpus: `query` = the anchor "
+        "plus l words of its sentence drawn by their attention from the anchor, `positive` = the first section of "
+        "this occurrence's destination, `negatives` = [the first section of another destination of the same "
+        "anchor text]. At most `qdm_max_pairs` rows per anchor text (the occurrences of lowest seeded hash)."
+    ),
+    choices=HARP_CHOICES,
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: every anchor text's destinations first (baseline_steps)
+    doc_max_length=250,
+    origin=HARP,
+)

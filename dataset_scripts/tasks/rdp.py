@@ -16,10 +16,12 @@ from __future__ import annotations
 import math
 import random
 
-from .anchors import EXTRACTION_SKIPS, HarpOptions, LinkedSentence, sample_words
-from .attention import TextAttention
+import datasets
 
-TASK = "rdp"
+from .anchors import EXTRACTION_SKIPS, HARP, HARP_CHOICES, HarpOptions, LinkedSentence, sample_words
+from .attention import TextAttention
+from .spec import TEXTS, TaskSpec, group_features
+
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
     "sentence-with-one-destination": "sentence whose anchors link to fewer than 2 distinct pages",
@@ -66,3 +68,23 @@ def rdp_rows(
         "importance": [importance[high], importance[low]],
     }
     return [row], {}
+
+
+SPEC = TaskSpec(
+    name="rdp",
+    title="Representative Document Prediction (RDP)",
+    features=group_features("query", anchors=TEXTS, importance=datasets.List(datasets.Value("float64"))),
+    fixed_side="query",
+    pairing=(
+        "For a sentence whose anchors link to at least 2 distinct pages: two destinations drawn by anchor "
+        "importance (the [CLS] attention to the anchor's words, a softmax over the sentence's destinations); "
+        "`query` = the sentence, `positive` = the more important anchor's destination (first section), "
+        "`negatives` = [the other's]; `anchors` and `importance` name them."
+    ),
+    choices=HARP_CHOICES,
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide (baseline_steps)
+    query_max_length=64,  # the whole sentence: HARP's Table 1 reports 34.9 query tokens on average for RDP
+    doc_max_length=250,
+    origin=HARP,
+)

@@ -14,10 +14,19 @@ from __future__ import annotations
 
 import random
 
-from .anchors import EXTRACTION_SKIPS, HarpOptions, LinkedSentence, anchor_words, context_query, passage_query
+from .anchors import (
+    EXTRACTION_SKIPS,
+    HARP,
+    HARP_CHOICES,
+    HarpOptions,
+    LinkedSentence,
+    anchor_words,
+    context_query,
+    passage_query,
+)
 from .attention import TextAttention
+from .spec import TEXT, TaskSpec, group_features
 
-TASK = "rqp"
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
     "no-context-word": "anchor whose sentence has no content word besides the anchor",
@@ -72,3 +81,23 @@ def rqp_rows(
             }
         )
     return rows, skipped
+
+
+SPEC = TaskSpec(
+    name="rqp",
+    title="Representative Query Prediction (RQP)",
+    features=group_features("document", anchor=TEXT, destination=TEXT),
+    fixed_side="document",
+    pairing=(
+        "For an anchor a in sentence S of an article, linking to page P: `document` = P's first section, `positive` "
+        "= a plus l words of S drawn by their attention from the anchor (in sentence order), `negatives` = [as many "
+        "words of P drawn by their attention from [CLS], a's words excluded]. The document is the fixed side and "
+        "the candidates are queries. `article_id`/`title` name the source article, `anchor` and `destination` the "
+        "link."
+    ),
+    choices=HARP_CHOICES,
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: destinations resolved over the whole corpus (baseline_steps)
+    doc_max_length=250,
+    origin=HARP,
+)

@@ -134,4 +134,5 @@ SPEC = TaskSpec(
     ),
     skip_reasons=SKIP_REASONS,
     sampler=rwi_groups,
+    reads_links=False,
 )

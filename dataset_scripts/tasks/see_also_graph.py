@@ -106,6 +106,7 @@ class ArticleIndex:
 
     def __init__(self, index_files: Sequence[Path], redirect_files: Sequence[Path] = ()):
         tables = [pa.ipc.open_file(pa.memory_map(str(p), "r")).read_all() for p in index_files]
+        self._shards = tables
         self.table = pa.concat_tables(tables) if tables else INDEX_SCHEMA.empty_table()
         self.offsets = np.concatenate([[0], np.cumsum([t.num_rows for t in tables], dtype=np.int64)])
         self._titles = self.table.column("title").combine_chunks()
@@ -138,12 +139,20 @@ class ArticleIndex:
         return rows
 
     def rows(self, rows: Sequence[int]) -> dict[int, tuple[str, str, str]]:
-        """``row -> (article_id, display_title, text)`` for the given rows (read from disk)."""
-        unique = sorted(set(rows))
-        taken = self.table.select(["article_id", "display_title", "text"]).take(pa.array(unique, type=pa.int64()))
-        return dict(
-            zip(unique, zip(*(taken.column(c).to_pylist() for c in taken.column_names), strict=True), strict=True)
-        )
+        """``row -> (article_id, display_title, text)`` for the given rows (read from disk).
+
+        Rows are taken shard by shard: a take over the whole corpus table would first concatenate every shard's
+        texts into memory (pyarrow's take on a chunked table), i.e. read the whole index for a few rows."""
+        unique = np.unique(np.asarray(list(rows), dtype=np.int64))
+        shard_of = np.searchsorted(self.offsets, unique, side="right") - 1
+        found: dict[int, tuple[str, str, str]] = {}
+        for shard in np.unique(shard_of):
+            wanted = unique[shard_of == shard]
+            local = pa.array(wanted - self.offsets[shard], type=pa.int64())
+            taken = self._shards[shard].select(["article_id", "display_title", "text"]).take(local)
+            columns = [taken.column(c).to_pylist() for c in taken.column_names]
+            found.update(zip(wanted.tolist(), zip(*columns, strict=True), strict=True))
+        return found
 
 
 def _read_redirects(files: Sequence[Path]) -> tuple[pa.Array, pa.Array]:

@@ -13,7 +13,8 @@ How to add a task (one new file plus one registry line):
    fixed side ``query`` or ``document``) and counts what it leaves out under the keys of ``skip_reasons``.
 2. Declare ``SPEC = TaskSpec(name="<name>", title=..., features=group_features(fixed_side, **extra_columns),
    fixed_side=..., pairing=..., choices=..., skip_reasons=..., sampler=<name>_groups)`` in that module (and
-   ``query_max_length``/``doc_max_length`` where the paper's lengths are not 30/480).
+   ``query_max_length``/``doc_max_length`` where the paper's lengths are not 30/480; ``reads_links=False`` when
+   the sampler never reads ``Article.links``, so that the build can skip that column).
 3. Add ``<name>.SPEC`` to ``SPECS`` in :mod:`.registry`. ``--tasks <name>`` then builds
    ``wikiformer-<name>/`` with its card, and ``train.py`` pairs its rows and picks its lengths from the spec.
 
@@ -47,6 +48,23 @@ Sampler = Callable[["Article", random.Random, "TaskOptions"], "TaskOutput"]
 FIXED_SIDES = ("query", "document")
 
 
+@dataclass(frozen=True)
+class Origin:
+    """The method a task comes from when it is not Wikiformer's (PROP, HARP): what its dataset card names.
+
+    Args:
+        name: the method, e.g. ``"PROP"`` (card title and tags).
+        reference: the paper, e.g. ``"Ma et al., WSDM 2021"``.
+        objective: how the method trains on a row (card text), e.g. ``"a margin-1 pairwise hinge loss"``.
+        citation: the paper's BibTeX entry.
+    """
+
+    name: str
+    reference: str
+    objective: str
+    citation: str
+
+
 def group_features(fixed_side: str, **extra: datasets.Value | datasets.List) -> datasets.Features:
     """The features of a group row: the fixed side, ``positive``, ``negatives``, ``article_id``, ``title``, then
     the task's ``extra`` columns in the order given."""
@@ -72,7 +90,10 @@ class TaskSpec:
         sampler: the per-article sampler; ``None`` for a corpus-wide task with a stage of its own (LTM).
         query_max_length: the paper's token budget for the query side in training.
         doc_max_length: the paper's token budget for the document side in training.
+        reads_links: whether the sampler reads ``Article.links``; a unit whose tasks all say no is read without
+            that column (the largest: a third of the read).
         card_notes: build statistics -> extra card lines (e.g. the See Also Graph's size for LTM).
+        origin: the method the task comes from; ``None`` = Wikiformer.
     """
 
     name: str
@@ -85,7 +106,9 @@ class TaskSpec:
     sampler: Sampler | None
     query_max_length: int = 30
     doc_max_length: int = 480
+    reads_links: bool = True
     card_notes: Callable[[dict[str, Any]], list[str]] | None = field(default=None, compare=False)
+    origin: Origin | None = None
 
     def __post_init__(self) -> None:
         if self.fixed_side not in FIXED_SIDES:

@@ -173,4 +173,5 @@ SPEC = TaskSpec(
     ),
     skip_reasons=SKIP_REASONS,
     sampler=srr_groups,
+    reads_links=False,
 )

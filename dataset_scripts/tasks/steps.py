@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from . import ltm
 from .card import write_card
 from .common import TaskOutput, task_rng
-from .corpus_units import Unit, read_unit
+from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .options import TaskOptions
 from .registry import get_task
 from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
@@ -180,8 +180,9 @@ class ArticleTasksStep(PipelineStep):
         units, number = len(self.units), unit.number
         shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
         clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
-        articles = read_unit(unit)
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
+        links = any(get_task(task).reads_links for task in samplers)
+        articles = read_unit(unit, None if links else WST_COLUMNS)
         outputs = {task: TaskOutput() for task in samplers}
         for article in articles:
             for task, output in outputs.items():
@@ -276,12 +277,19 @@ def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence
     merged = {task: TaskStats() for task in tasks}
     articles, see_also = 0, {"articles": 0, "links": 0}
     for unit in units:
-        marker = json.loads(layout.marker("units", unit.number).read_text(encoding="utf-8"))
+        first = layout.marker("units", unit.number)
+        if not first.exists():  # a build of corpus-wide tasks only (PROP, HARP): their first stage counted articles
+            first = layout.marker("baseline-stats", unit.number)
+        marker = json.loads(first.read_text(encoding="utf-8"))
+        marker.setdefault("tasks", {})
         articles += marker["articles"]
         for key in see_also:
             see_also[key] += marker.get("see_also", {}).get(key, 0)
         if "ltm" in tasks:
             marker["tasks"].update(json.loads(layout.marker("ltm-units", unit.number).read_text("utf-8"))["tasks"])
+        baseline = layout.marker("baseline-units", unit.number)
+        if baseline.exists():
+            marker["tasks"].update(json.loads(baseline.read_text("utf-8"))["tasks"])
         for task in tasks:
             merged[task].merge(TaskStats.from_dict(marker["tasks"][task]))
     return {"articles": articles, "see_also": see_also, "tasks": merged}

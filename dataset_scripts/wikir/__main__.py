@@ -21,11 +21,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..corpus.arguments import add_corpus_arguments, corpus_options
+from ..corpus.folder import corpus_language, is_corpus_dir
+from ..executors import add_executor_arguments, executor_options
 from ..tasks.corpus_units import corpus_files
-from .build import WikirParametersError, build_wikir, corpus_language, is_corpus_dir, prepare_corpus
+from .build import WikirParametersError, build_wikir, prepare_corpus
+from .export import FORMATS
 from .options import WikirOptions
-
-EXECUTORS = ("local", "slurm", "ray")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -36,13 +38,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--output-dir", required=True, type=Path)
     parser.add_argument("--name", default=None, help="collection name in the card (default: WIKIR (<language>))")
     parser.add_argument("--note", default=None, help="a note for the card (e.g. relaxed parameters)")
-    build = parser.add_argument_group("build")
-    build.add_argument("--num-proc", type=int, default=1)
-    build.add_argument("--executor", choices=EXECUTORS, default="local")
-    build.add_argument("--slurm-partition", default=None)
-    build.add_argument("--format", default="auto", help="input format of raw inputs (see dataset_scripts.corpus)")
-    build.add_argument("--limit", type=int, default=None, help="read at most this many articles from raw inputs")
-    build.add_argument("--articles-per-unit", type=int, default=1000, help="articles per extraction unit")
+    parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per extraction unit")
+    add_executor_arguments(parser)
+    add_corpus_arguments(parser)
+    parser.add_argument("--max-articles", type=int, default=None, help="read only the first N corpus articles [-m]")
+    parser.add_argument(
+        "--export",
+        nargs="+",
+        choices=FORMATS,
+        default=[],
+        help="also write the original's layouts under OUT/original: csv (its default), json [-j], xml [-x]",
+    )
     wikir = parser.add_argument_group("WIKIR (original flag in brackets)")
     wikir.add_argument("--min-length", type=int, default=d.min_length, help="min words per article [-l]")
     wikir.add_argument("--doc-length", type=int, default=d.doc_length, help="words kept; link window [-d]")
@@ -68,8 +74,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     hub.add_argument("--repo-name", default=None, help="default: wikir-<language>")
     hub.add_argument("--private", action="store_true")
     args = parser.parse_args(argv)
-    if args.num_proc < 1:
-        parser.error("--num-proc must be >= 1")
     if (args.private or args.repo_name) and not args.push_to_hub:
         parser.error("--private and --repo-name only make sense with --push-to-hub")
     return args
@@ -104,19 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         options = options_from_args(args)
+        corpus, executor = corpus_options(args), executor_options(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    corpus_dir, source = prepare_corpus(
-        args.input,
-        args.output_dir,
-        fmt=args.format,
-        num_proc=args.num_proc,
-        limit=args.limit,
-        executor=args.executor,
-        slurm_partition=args.slurm_partition,
-    )
+    corpus_dir, source = prepare_corpus(args.input, args.output_dir, corpus, executor)
     info = {"source": source, "command": _public_command(argv if argv is not None else sys.argv[1:]), "note": args.note}
     if args.name:
         info["name"] = args.name
@@ -128,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
             corpus_dir,
             args.output_dir,
             options,
-            num_proc=args.num_proc,
+            executor=executor,
             articles_per_unit=args.articles_per_unit,
-            executor=args.executor,
-            slurm_partition=args.slurm_partition,
+            max_articles=args.max_articles,
+            export_formats=args.export,
             info=info,
         )
     except (WikirParametersError, ValueError) as error:

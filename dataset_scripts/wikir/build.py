@@ -12,14 +12,17 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..executors import make_executor
+from ..corpus.folder import corpus_language, is_corpus_dir
+from ..corpus.options import CorpusOptions
+from ..executors import ExecutorOptions, make_executor
 from ..tasks.corpus_units import Unit, corpus_files, plan_units
 from .assemble import SPLITS, assemble, read_redirects
 from .card import write_card
+from .export import export
 from .extract import EXTRACT_SCHEMA
 from .options import WikirOptions
 from .output import bm25_run, split_figures, training_rows, write_dataset, write_trec_folders
-from .pipeline import AssembleStep, ExtractStep, WikirLayout
+from .steps import AssembleStep, ExtractStep, WikirLayout
 
 logger = logging.getLogger(__name__)
 
@@ -28,28 +31,22 @@ class WikirParametersError(ValueError):
     """The output folder holds a build made with other parameters; the message says which."""
 
 
-def is_corpus_dir(path: Path) -> bool:
-    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
-    return path.is_dir() and any((path / "data").glob("*.parquet"))
-
-
-def prepare_corpus(inputs: Sequence[Path], root: Path, **corpus_options: Any) -> tuple[Path, str]:
+def prepare_corpus(
+    inputs: Sequence[Path],
+    root: Path,
+    corpus: CorpusOptions = CorpusOptions(),
+    executor: ExecutorOptions = ExecutorOptions(),
+) -> tuple[Path, str]:
     """The corpus folder to read and the source named in the card: a built corpus folder as it is, anything
-    else built first into ``<root>/.build/corpus`` by the corpus build (``corpus_options``: its keyword arguments)."""
+    else built first into ``<root>/.build/corpus`` by the corpus build."""
     inputs = [Path(p) for p in inputs]
     if len(inputs) == 1 and is_corpus_dir(inputs[0]):
         return inputs[0], f"the corpus folder `{inputs[0].name}`"
     from ..corpus.build import build_corpus  # the dump readers load only when a dump is given
 
     corpus_dir = WikirLayout(root).work / "corpus"
-    build_corpus(inputs, corpus_dir, **corpus_options)
+    build_corpus(inputs, corpus_dir, corpus, executor)
     return corpus_dir, ", ".join(f"`{p.name}`" for p in inputs)
-
-
-def corpus_language(data_file: Path) -> str:
-    """The language the corpus records for its first article (``""`` when unknown)."""
-    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
-    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or ""
 
 
 def build_wikir(
@@ -57,10 +54,10 @@ def build_wikir(
     output_dir: Path,
     options: WikirOptions = WikirOptions(),
     *,
-    num_proc: int = 1,
+    executor: ExecutorOptions = ExecutorOptions(),
     articles_per_unit: int = 1000,
-    executor: str = "local",
-    slurm_partition: str | None = None,
+    max_articles: int | None = None,
+    export_formats: Sequence[str] = (),
     info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Build the WIKIR collection of a built corpus into ``output_dir``; returns the build summary.
@@ -69,9 +66,10 @@ def build_wikir(
         corpus_dir: a folder written by ``python -m dataset_scripts.corpus``.
         output_dir: the collection folder (a Hugging Face dataset + one TREC folder per split).
         options: the WIKIR options.
-        num_proc: extraction processes.
+        executor: where and how wide the stages run (``num_proc`` extraction processes).
         articles_per_unit: articles per extraction unit (units, not processes, fix the output).
-        executor: ``local``, ``slurm`` or ``ray``.
+        max_articles: read only the first articles of the corpus (the original's ``-m``).
+        export_formats: also write the original's layouts (``csv``, ``json``, ``xml``; see :mod:`.export`).
         info: card fields: ``source``, ``command``, ``name``, ``note``.
 
     Raises:
@@ -80,10 +78,11 @@ def build_wikir(
     output_dir = Path(output_dir)
     layout = WikirLayout(output_dir)
     data_files, redirect_files = corpus_files(Path(corpus_dir))
-    units = plan_units(data_files, articles_per_unit)
+    units = limit_units(plan_units(data_files, articles_per_unit), max_articles)
     language = corpus_language(data_files[0])
     params = {
         "options": options.to_dict(),
+        "max_articles": max_articles,
         "units": len(units),
         "corpus": [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files],
     }
@@ -95,8 +94,9 @@ def build_wikir(
         **(info or {}),
         "options": options.to_dict(),
         "language": language,
+        "export": list(export_formats),
     }
-    world = max(1, min(num_proc, len(units)))
+    world = max(1, min(executor.num_proc, len(units)))
     stages = [
         ("extract", [ExtractStep(output_dir, units, options)], world),
         ("assemble", [AssembleStep(output_dir, units, redirect_files, info)], 1),
@@ -107,17 +107,31 @@ def build_wikir(
             executor,
             pipeline,
             tasks=tasks,
-            workers=num_proc,
             logging_dir=str(layout.logs(name, tasks)),
             job_name=f"wikir-{name}",
             depends=run,
             skip_completed=name != "assemble",  # the outputs follow the latest command line
-            slurm_partition=slurm_partition,
-            preload=("dataset_scripts.wikir.pipeline",),
+            preload=("dataset_scripts.wikir.steps",),
         )
     run.run()
     summary_path = layout.work / "summary.json"
     return json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {}
+
+
+def limit_units(units: Sequence[Unit], max_articles: int | None) -> list[Unit]:
+    """The units that hold the first ``max_articles`` articles of the corpus (the last one cut); all when None."""
+    if max_articles is None:
+        return list(units)
+    if max_articles < 1:
+        raise ValueError(f"max_articles must be >= 1, got {max_articles}")
+    kept, left = [], max_articles
+    for unit in units:
+        if left <= 0:
+            break
+        size = min(unit.stop - unit.start, left)
+        kept.append(Unit(unit.number, unit.file, unit.start, unit.start + size))
+        left -= size
+    return kept
 
 
 def _check_parameters(layout: WikirLayout, params: dict[str, Any]) -> None:
@@ -156,6 +170,8 @@ def assemble_outputs(root: Path, units: Sequence[Unit], redirect_files: Sequence
         collection.stats["training queries without a BM25 negative"] = without
     parts = write_dataset(layout.root, collection, triples)
     written = write_trec_folders(layout.root, collection, run, figures, _slug(info["name"]))
+    for fmt in info.get("export", []):
+        export(collection, layout.root / "original", fmt)
     bm25 = options.bm25_language(info["language"])
     write_card(
         layout.root, collection, figures, {**info, "bm25": bm25, "parts": parts, "triples": {"rows": len(triples)}}

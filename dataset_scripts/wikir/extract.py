@@ -26,6 +26,9 @@ EXTRACT_SCHEMA = pa.schema(
 """A unit's extraction: ``key`` = the normalised title links resolve to, ``skip`` = why the article is not a
 document (empty when it is one), ``targets`` = the normalised targets of the links that count, in order."""
 
+WIKIR_COLUMNS = ("id", "title", "abstract", "sections", "links", "is_disambiguation")
+"""The corpus columns the extraction reads (the links with their sentences included)."""
+
 SKIP_SHORT = "shorter than min_length words"
 SKIP_DISAMBIGUATION = "disambiguation page"
 SKIP_EMPTY = "empty document after cleaning"

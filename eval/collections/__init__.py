@@ -1,14 +1,18 @@
-"""Test collections: loaders for TREC, rank_llm, BEIR/MTEB (disk or Hub), SMART and TREC SGML files, and the
-`Collection` they all produce."""
+"""Test collections: loaders for TREC, rank_llm, BEIR/MTEB (disk or Hub), SMART, TREC SGML, JSON-lines and MS MARCO
+files (plain, compressed or in an archive), folder sniffing, and the `Collection` they all produce."""
 
 from __future__ import annotations
 
 from .beir import load_beir_folder, load_hf_collection
 from .collection import Collection, Qrels, Run
 from .errors import CollectionFormatError
+from .folder import load_files, load_folder, read_msmarco_top1000, read_tsv_documents
+from .jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
 from .rankllm import read_rankllm_candidates
+from .relevance import default_relevance_level
 from .resolve import FORMATS, load_collection
 from .smart import CRANFIELD_GAINS, read_smart_documents, read_smart_qrels, read_smart_queries
+from .sniff import sniff
 from .trec import read_trec_qrels, read_trec_run, read_trec_topics, write_trec_run
 from .trec_sgml import read_trec_sgml_documents
 
@@ -19,9 +23,16 @@ __all__ = [
     "CollectionFormatError",
     "Qrels",
     "Run",
+    "default_relevance_level",
     "load_beir_folder",
     "load_collection",
+    "load_files",
+    "load_folder",
     "load_hf_collection",
+    "read_jsonl_documents",
+    "read_jsonl_qrels",
+    "read_jsonl_queries",
+    "read_msmarco_top1000",
     "read_rankllm_candidates",
     "read_smart_documents",
     "read_smart_qrels",
@@ -30,5 +41,7 @@ __all__ = [
     "read_trec_run",
     "read_trec_sgml_documents",
     "read_trec_topics",
+    "read_tsv_documents",
+    "sniff",
     "write_trec_run",
 ]

@@ -111,6 +111,11 @@ def load_files(
         collection.documents.update(documents)
         collection.queries.update(queries)
         collection.runs[_run_name(path, collection.runs)] = run
+    for path in kinds.get("msmarco-top1000", []):
+        documents, queries, run = read_msmarco_top1000(path)
+        collection.documents.update(documents)
+        collection.queries.update(queries)
+        collection.runs[_run_name(path, collection.runs)] = run
     document_files = kinds.get(next((k for k, f in DOCUMENT_FORMATS.items() if f == chosen), ""), [])
     per_file = {path: _read_documents(path) for path in document_files}
     _check_copies(folder, per_file, kinds, chosen)
@@ -158,7 +163,7 @@ def _choose_document_format(folder: Path, kinds: dict[str, list[Path]], fmt: str
         detected = next(iter(by_format))
         if fmt is None or fmt == detected:
             return detected, detected
-    detected = "rankllm" if kinds.get("rankllm") else "trec"
+    detected = "rankllm" if kinds.get("rankllm") or kinds.get("msmarco-top1000") else "trec"
     if fmt is not None and fmt != detected:
         raise CollectionFormatError(folder, f"asked for format {fmt!r} but the files look like {detected!r}")
     return None, detected
@@ -197,6 +202,33 @@ def read_tsv_documents(path: str | Path) -> dict[str, str]:
             columns = [columns[0], columns[2], columns[3]]
         documents[columns[0]] = " ".join(" ".join(columns[1:]).split())
     return documents
+
+
+def read_msmarco_top1000(path: str | Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
+    """MS MARCO's ``top1000.*.tsv``: ``qid<TAB>pid<TAB>query<TAB>passage`` per line, the BM25 top 1000 of each
+    query in no particular order.
+
+    Returns:
+        ``(documents, queries, run)``; every candidate scores 0.0 (the file has no ranking; trec_eval then orders
+        ties by document id).
+
+    Raises:
+        CollectionFormatError: a line without four tab-separated fields, naming the line.
+    """
+    documents: dict[str, str] = {}
+    queries: dict[str, str] = {}
+    run: dict[str, dict[str, float]] = {}
+    for number, line in numbered_lines(path):
+        if not line.strip():
+            continue
+        fields = line.rstrip("\r\n").split("\t")
+        if len(fields) != 4:
+            raise CollectionFormatError(path, "expected 'qid<TAB>pid<TAB>query<TAB>passage'", number)
+        qid, pid, query, passage = fields
+        queries.setdefault(qid, " ".join(query.split()))
+        documents.setdefault(pid, " ".join(passage.split()))
+        run.setdefault(qid, {})[pid] = 0.0
+    return documents, queries, run
 
 
 def _id_scheme(docid: str) -> str:

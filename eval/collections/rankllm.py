@@ -43,12 +43,16 @@ def read_rankllm_candidates(path: str | Path) -> tuple[dict[str, str], dict[str,
         if not isinstance(entry, dict) or "query" not in entry or "hits" not in entry:
             raise CollectionFormatError(path, f"entry {index} has no 'query' and 'hits'")
         hits = entry["hits"]
+        if not isinstance(entry["query"], str) or not isinstance(hits, list):
+            raise CollectionFormatError(path, f"entry {index}: 'query' must be text and 'hits' a list")
         if not hits:
             logger.warning("%s: entry %d (%r) has no hits; skipped", path, index, entry["query"][:60])
             continue
         qids = set()
         ranking: dict[str, float] = {}
         for position, hit in enumerate(hits):
+            if not isinstance(hit, dict):
+                raise CollectionFormatError(path, f"entry {index}, hit {position} is not an object")
             missing = [key for key in ("qid", "docid", "content") if key not in hit]
             if missing:
                 raise CollectionFormatError(path, f"entry {index}, hit {position} lacks {missing}")
@@ -58,7 +62,14 @@ def read_rankllm_candidates(path: str | Path) -> tuple[dict[str, str], dict[str,
                 duplicates += 1
                 continue
             # rank_llm writes scores descending; without a score, fall back to the rank order
-            ranking[docid] = float(hit.get("score", -hit.get("rank", position + 1)))
+            try:
+                ranking[docid] = float(hit["score"]) if "score" in hit else -float(hit.get("rank", position + 1))
+            except (TypeError, ValueError):
+                raise CollectionFormatError(
+                    path, f"entry {index}, hit {position}: score or rank is not a number"
+                ) from None
+            if not isinstance(hit["content"], str):
+                raise CollectionFormatError(path, f"entry {index}, hit {position}: 'content' is not text")
             if docid in documents:
                 conflicting_texts += documents[docid] != hit["content"]
             else:

@@ -27,8 +27,10 @@ from pathlib import Path
 from .archive import archive_stem, extract_archive, is_archive
 from .beir import load_beir_folder, load_hf_collection
 from .collection import Collection
+from .errors import CollectionFormatError
 from .folder import load_files, load_folder
 from .relevance import default_relevance_level
+from .textfile import read_text
 
 logger = logging.getLogger(__name__)
 
@@ -95,10 +97,28 @@ def _apply_metadata(collection: Collection, folder: Path | None, relevance_level
     metadata_path = folder / "collection.json" if folder else None
     stated = None
     if metadata_path and metadata_path.exists():
-        metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
-        collection.name = metadata.get("name", collection.name)
+        metadata = _read_metadata(metadata_path)
+        collection.name = str(metadata.get("name", collection.name))
         if "relevance_level" in metadata:
-            stated = int(metadata["relevance_level"]), f"from {metadata_path}"
+            stated = metadata["relevance_level"], f"from {metadata_path}"
     if relevance_level is not None:
         stated = relevance_level, "from --relevance-level"
     collection.relevance_level, collection.relevance_source = stated or default_relevance_level(collection.qrels)
+
+
+def _read_metadata(path: Path) -> dict:
+    """``collection.json``: ``{"name": str, "relevance_level": int}``, both optional.
+
+    Raises:
+        CollectionFormatError: not a JSON object, or a relevance level that is not an integer.
+    """
+    try:
+        metadata = json.loads(read_text(path))
+    except json.JSONDecodeError as error:
+        raise CollectionFormatError(path, f"not valid JSON ({error})") from None
+    if not isinstance(metadata, dict):
+        raise CollectionFormatError(path, 'expected {"name": ..., "relevance_level": ...}')
+    level = metadata.get("relevance_level", 1)
+    if isinstance(level, bool) or not isinstance(level, int):
+        raise CollectionFormatError(path, f"relevance_level {level!r} is not an integer")
+    return metadata

@@ -9,7 +9,8 @@ Layouts recognised, as the tools that write them lay them out:
 * documents ``docid<TAB>text`` (MS MARCO ``collection.tsv``), ``docid<TAB>url<TAB>title<TAB>body``
   (MS MARCO documents), TREC SGML ``<DOC>`` blocks, SMART ``.I`` records, and JSON lines (Pyserini
   ``{"id", "contents"}``, ir_datasets ``{"doc_id", ...}`` and ``{"query_id", "text"}``, BEIR ``{"_id", ...}``);
-* rank_llm candidates (a JSON list of ``{query, hits}``);
+* rank_llm candidates (a JSON list of ``{query, hits}``) and MS MARCO's ``top1000.*.tsv``
+  (``qid<TAB>pid<TAB>query<TAB>passage``);
 * archives of a collection (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``).
 
 Files may be compressed (``.gz``, ``.bz2``, ``.xz``) and start with a byte-order mark.
@@ -45,7 +46,7 @@ class Sniffed:
 def sniff(path: Path) -> Sniffed:
     """Guess what a collection file holds from its first 8 KB.
 
-    Kinds: ``metadata`` (``collection.json``), ``documentation``, ``archive``, ``rankllm``, ``sgml-documents``, ``topics``, ``smart``, ``run``,
+    Kinds: ``metadata`` (``collection.json``), ``documentation``, ``archive``, ``rankllm``, ``msmarco-top1000``, ``sgml-documents``, ``topics``, ``smart``, ``run``,
     ``qrels``, ``tsv-documents``, ``jsonl-documents``, ``jsonl-queries``, ``jsonl-qrels``; None with a reason
     for anything else.
     """
@@ -70,6 +71,8 @@ def sniff(path: Path) -> Sniffed:
     if stripped.startswith("["):
         return Sniffed("rankllm") if re.match(r"\[\s*(\{\s*\"(query|hits)\"|\])", stripped) else Sniffed(None, "JSON")
     if stripped.startswith("{"):
+        if path.suffix == ".json":  # one JSON object (a metrics or metadata file), not JSON lines
+            return Sniffed("documentation")
         return _sniff_jsonl(path, head)
     if re.search(r"<DOC>", head, re.I) and re.search(r"<DOCNO>", head, re.I):
         return Sniffed("sgml-documents")
@@ -101,6 +104,8 @@ def _sniff_lines(path: Path, lines: list[str]) -> Sniffed:
             return Sniffed("topics")
         if len(columns) == 4 and re.match(r"https?://", columns[1]):
             return Sniffed("tsv-documents")
+        if len(columns) == 4 and all(_INTEGER.fullmatch(c) for c in columns[:2]):
+            return Sniffed("msmarco-top1000")  # qid, pid, query, passage: candidates with their texts
         if len(columns) == 2:
             words = [len(line.partition("\t")[2].split()) for line in lines]
             return Sniffed("tsv-documents" if sum(words) / len(words) > 20 else "topics")

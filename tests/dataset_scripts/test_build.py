@@ -18,7 +18,7 @@ import pytest
 from dataset_scripts.build import main
 from dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
 from dataset_scripts.corpus.titles import normalize_title
-from dataset_scripts.tasks.registry import ALL_TASKS, get_task
+from dataset_scripts.tasks.registry import DEFAULT_TASKS, get_task
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow  # end to end: dump -> corpus -> datasets, several builds
@@ -89,7 +89,7 @@ def heading_chain(text: str, path: list[str]) -> list[int] | None:
 def test_every_task_produces_valid_groups(built):
     summary = json.loads((built / ".build" / "summary.json").read_text())
     assert summary["articles"] == 106
-    for task in ALL_TASKS:
+    for task in DEFAULT_TASKS:
         groups = rows(built, task)
         assert groups and summary[task]["rows"] == len(groups), task
         fixed = get_task(task).fixed_side
@@ -215,8 +215,6 @@ def _write_corpus(folder: Path, articles: list[Article]) -> Path:
 def test_a_task_without_groups_is_an_empty_dataset_that_says_why(built, tmp_path, capsys):
     from datasets import load_dataset
 
-    from dataset_scripts.tasks.registry import FEATURES
-
     articles = [Article.from_dict(_corpus_row(built, i)) for i in ("12", "25")]
     for article in articles:
         article.see_also = []
@@ -228,7 +226,7 @@ def test_a_task_without_groups_is_an_empty_dataset_that_says_why(built, tmp_path
     assert (out / "wikiformer-srr" / "README.md").exists()
     assert f"**This dataset is empty**: {reason}." in (out / "wikiformer-ltm" / "README.md").read_text()
     empty = load_dataset(str(out / "wikiformer-ltm"), split="train", streaming=True)
-    assert empty.features == FEATURES["ltm"] and list(empty) == []
+    assert empty.features == get_task("ltm").features and list(empty) == []
     assert main(["--input", str(corpus), "--output-dir", str(tmp_path / "o2"), "--tasks", "ltm"]) == 1
 
 
@@ -267,16 +265,17 @@ def test_bad_task_name_is_a_clear_error(tmp_path, capsys):
 
 
 def test_slurm_executors_are_chained(built, tmp_path):
-    from dataset_scripts.build import make_executors, parse_args
+    from dataset_scripts.build import build_options, parse_args
+    from dataset_scripts.tasks.build import make_executors
     from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
     from dataset_scripts.tasks.options import TaskOptions
     from dataset_scripts.tasks.steps import BuildLayout
 
-    args = parse_args(["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"])
-    args.slurm_partition = "cpu"
+    argv = ["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"]
+    executor = build_options(parse_args([*argv, "--slurm-partition", "cpu"]), argv).executor
     data, redirects = corpus_files(built / "corpus")
     units = plan_units(data, 30)
-    cards = make_executors(args, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
+    cards = make_executors(executor, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
     ltm = cards.depends
     assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
     assert ltm.world_size == 3 and ltm.depends.world_size == 3 and ltm.depends.depends is None

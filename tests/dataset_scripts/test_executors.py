@@ -115,30 +115,56 @@ exec "$@"
 """
 
 
-@pytest.mark.slow
-def test_slurm_writes_job_scripts_that_build_the_same_datasets(corpus, local_build, tmp_path, monkeypatch, capsys):
-    bin_dir = tmp_path / "bin"
+def fake_slurm(bin_dir: Path, calls: Path) -> None:
+    """``sbatch`` (records each script and its options, answers a job id), ``srun`` and ``scontrol`` on PATH."""
     bin_dir.mkdir()
-    calls = tmp_path / "sbatch-calls.txt"
-    for name, text in (
-        ("sbatch", FAKE_SBATCH.format(python=sys.executable, calls=str(calls))),
-        ("srun", FAKE_SRUN),
-        ("scontrol", FAKE_SCONTROL),
-    ):
+    fakes = {"sbatch": FAKE_SBATCH.format(python=sys.executable, calls=str(calls)), "srun": FAKE_SRUN}
+    fakes["scontrol"] = FAKE_SCONTROL
+    for name, text in fakes.items():
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod((bin_dir / name).stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    out = tmp_path / "out"
-    args = ["--input", str(corpus), "--output-dir", str(out), "--num-proc", "2", *UNIT]
-    assert main([*args, "--executor", "slurm", "--slurm-partition", "cpu", "--slurm-time", "2:00:00"]) == 0
-    assert "jobs submitted" in capsys.readouterr().out
 
-    submitted = calls.read_text().splitlines()
-    scripts = [(tmp_path / f"job-{n}.sh").read_text() for n in range(1, len(submitted) + 1)]
-    stages = [s for s in scripts if "launch_pickled_pipeline" in s]
-    assert [s.split("wikiformer-")[1].split("\n")[0] for s in stages if "#SBATCH --job-name" in s] == [
-        "tasks", "ltm", "cards"
-    ]  # fmt: skip
+
+def run_jobs(scripts: list[str], folder: Path) -> None:
+    """Run job scripts as Slurm would: every array task of each, one job after the other."""
+    for script in scripts:
+        array = next(line for line in script.splitlines() if line.startswith("#SBATCH --array"))
+        path = folder / "job.sh"
+        path.write_text(script)
+        for task in range(int(array.rsplit("-", 1)[1]) + 1):
+            env = {**os.environ, "SLURM_ARRAY_TASK_ID": str(task), "SLURM_NODELIST": "localhost"}
+            subprocess.run(["bash", str(path)], env=env, check=True, capture_output=True, cwd=folder)
+
+
+@pytest.mark.slow
+def test_slurm_writes_job_scripts_that_build_the_same_datasets(local_build, tmp_path, monkeypatch, capsys):
+    """Dump -> datasets on Slurm: the first command submits the corpus job, the rerun the three task-stage jobs
+    (each waiting for the one before); run here as Slurm runs them, they write what the local executor writes."""
+    calls = tmp_path / "sbatch-calls.txt"
+    fake_slurm(tmp_path / "bin", calls)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    out = tmp_path / "out"
+    args = ["--input", str(ENWIKI_SAMPLE), *LIMIT, "--output-dir", str(out), "--num-proc", "2", *UNIT]
+    slurm = ["--executor", "slurm", "--slurm-partition", "cpu", "--slurm-time", "2:00:00"]
+
+    def submitted() -> list[tuple[str, str]]:
+        lines = calls.read_text().splitlines()
+        return [(c, (tmp_path / f"job-{n}.sh").read_text()) for n, c in enumerate(lines, 1)]
+
+    assert main([*args, *slurm]) == 0
+    assert "corpus jobs submitted" in capsys.readouterr().out
+    assert not list((out / "corpus" / "data").glob("*.parquet"))  # nothing planned on a corpus not built yet
+    corpus_jobs = [s for _, s in submitted() if "launch_pickled_pipeline" in s]
+    assert len(corpus_jobs) == 1 and "#SBATCH --job-name=wikiformer-corpus" in corpus_jobs[0]
+    run_jobs(corpus_jobs, tmp_path)
+
+    before = len(submitted())
+    assert main([*args, *slurm]) == 0
+    assert "jobs submitted" in capsys.readouterr().out
+    jobs = [(c, s) for c, s in submitted()[before:] if "launch_pickled_pipeline" in s]
+    stages = [s for _, s in jobs]
+    names = [line.split("wikiformer-")[1] for s in stages for line in s.splitlines() if "--job-name" in line]
+    assert names == ["tasks", "ltm", "cards"]
     for script in stages:
         assert "#SBATCH --partition=cpu" in script and "#SBATCH --time=2:00:00" in script
         assert f"cd {PROJECT_ROOT} && export PYTHONPATH={PROJECT_ROOT}" in script
@@ -148,17 +174,10 @@ def test_slurm_writes_job_scripts_that_build_the_same_datasets(corpus, local_bui
     # waits for the one before it to succeed
     arrays = [line for s in stages for line in s.splitlines() if line.startswith("#SBATCH --array")]
     assert arrays == ["#SBATCH --array=0-1", "#SBATCH --array=0-1", "#SBATCH --array=0-0"]
-    stage_calls = [c for c, s in zip(submitted, scripts, strict=True) if "launch_pickled_pipeline" in s]
-    assert "dependency" not in stage_calls[0]
-    assert "--dependency=afterok:1" in stage_calls[1] and "--dependency=afterok:" in stage_calls[2]
+    assert "dependency" not in jobs[0][0]
+    assert all("--dependency=afterok:" in c for c, _ in jobs[1:])
 
-    # run each job script as Slurm would: every array task in turn, stage after stage
-    for script, array in zip(stages, arrays, strict=True):
-        path = tmp_path / "job.sh"
-        path.write_text(script)
-        for task in range(int(array.rsplit("-", 1)[1]) + 1):
-            env = {**os.environ, "SLURM_ARRAY_TASK_ID": str(task), "SLURM_NODELIST": "localhost"}
-            subprocess.run(["bash", str(path)], env=env, check=True, capture_output=True, cwd=tmp_path)
+    run_jobs(stages, tmp_path)
     assert digests(out) == digests(local_build)
 
 

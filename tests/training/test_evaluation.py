@@ -90,3 +90,15 @@ def test_a_dev_collection_without_judgments_is_refused(tmp_path):
 def test_bad_fusion_settings_are_refused():
     with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\]"):
         load_rerank_eval(DataArguments(eval_dir=str(DL20_MINI), eval_fusion_alpha=2.0))
+
+
+@pytest.mark.parametrize("name", ["wikiformer-bert-base.yaml", "cpu-hour.yaml"])
+def test_configs_select_on_a_dev_collection_that_is_no_test_collection(name):
+    from eval.splits import same_source
+    from tests.conftest import PROJECT_ROOT
+    from training.arguments import parse_arguments
+
+    _, data, _ = parse_arguments([str(PROJECT_ROOT / "configs" / name), "--use_cpu", "true"])
+    assert data.eval_dir and data.test_dirs and data.eval_depth >= 30
+    assert not any(same_source(data.eval_dir, test) for test in data.test_dirs)
+    assert any("trec_dl20_passage" in test for test in data.test_dirs)

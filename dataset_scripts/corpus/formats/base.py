@@ -132,5 +132,5 @@ def read_head(path: str | Path, size: int = 4096) -> bytes:
     try:
         with open_binary(path) as stream:
             return stream.read(size)
-    except (OSError, EOFError):
+    except (OSError, EOFError, lzma.LZMAError):
         return b""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import lzma
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,17 +100,28 @@ class _Prefixed:
         self.stream.close()
 
 
-def _xml_stream(stream: BinaryIO):
+class _XmlStream:
     """What the XML parser reads: UTF-8 with bad bytes replaced, or, for a dump in another encoding, the raw
-    bytes, which the parser decodes as the byte-order mark or XML declaration says."""
-    head = stream.read(1024)
-    encoding = xml_encoding(head)
-    if encoding == "utf-8":
-        return _Utf8Stream(_Prefixed(head, stream))
-    if encoding in ("utf-16-le", "utf-16-be") and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        # XML wants a byte-order mark on UTF-16; without one the parser would not detect it
-        head = (codecs.BOM_UTF16_LE if encoding == "utf-16-le" else codecs.BOM_UTF16_BE) + head
-    return _Prefixed(head, stream)
+    bytes, which the parser decodes as the byte-order mark or XML declaration says. The encoding is looked up on
+    the first read, so that a file broken from its first bytes fails inside the parse (a counted skip)."""
+
+    def __init__(self, stream: BinaryIO):
+        self.stream = stream
+        self.inner = None
+
+    def read(self, size: int = _CHUNK) -> bytes:
+        if self.inner is None:
+            head = self.stream.read(1024)
+            encoding = xml_encoding(head)
+            if encoding == "utf-8":
+                self.inner = _Utf8Stream(_Prefixed(head, self.stream))
+            else:
+                if encoding in ("utf-16-le", "utf-16-be") and not head.startswith(
+                    (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+                ):  # XML wants a byte-order mark on UTF-16; without one the parser would not detect it
+                    head = (codecs.BOM_UTF16_LE if encoding == "utf-16-le" else codecs.BOM_UTF16_BE) + head
+                self.inner = _Prefixed(head, self.stream)
+        return self.inner.read(size)
 
 
 class _MultistreamRange:
@@ -158,11 +170,11 @@ def read_siteinfo(path: str | Path, stream: BinaryIO | None = None) -> dict:
     own = stream is None
     stream = stream or open_binary(path)
     try:
-        for _, element in etree.iterparse(_xml_stream(stream), events=("end",), tag=("{*}siteinfo", "{*}page")):
+        for _, element in etree.iterparse(_XmlStream(stream), events=("end",), tag=("{*}siteinfo", "{*}page")):
             if etree.QName(element).localname == "siteinfo":
                 info = _siteinfo(element)
             break
-    except (etree.XMLSyntaxError, OSError, EOFError, LookupError):
+    except (etree.XMLSyntaxError, OSError, EOFError, LookupError, lzma.LZMAError):
         pass
     finally:
         if own:
@@ -174,7 +186,9 @@ def _siteinfo(element) -> dict:
     dbname = element.findtext("{*}dbname") or ""
     match = _DBNAME.match(dbname)
     namespaces = tuple(
-        (int(ns.get("key")), (ns.text or "").strip()) for ns in element.iterfind("{*}namespaces/{*}namespace")
+        (int(ns.get("key")), (ns.text or "").strip())
+        for ns in element.iterfind("{*}namespaces/{*}namespace")
+        if re.fullmatch(r"-?\d+", ns.get("key") or "")  # a damaged entry is left out, not fatal
     )
     base = element.findtext("{*}base") or ""
     return {
@@ -202,7 +216,7 @@ def read_raw(
     """
     file = str(path)
     if byte_range is None:
-        stream = _xml_stream(open_binary(path, on_bytes))
+        stream = _XmlStream(open_binary(path, on_bytes))
         info = None
     else:
         info = read_siteinfo(path)
@@ -229,7 +243,7 @@ def read_raw(
                 del element.getparent()[0]
     except etree.XMLSyntaxError as error:
         yield Skipped("malformed-xml", file, f"after page {last!r}", f"{error}; the rest of this file is not read")
-    except (EOFError, OSError) as error:
+    except (EOFError, OSError, lzma.LZMAError) as error:
         yield Skipped("truncated-file", file, f"after page {last!r}", f"{error}; the rest of this file is not read")
     finally:
         getattr(stream.stream, "close", lambda: None)()

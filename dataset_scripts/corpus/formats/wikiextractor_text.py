@@ -18,6 +18,7 @@ per wikitext level). The reader streams the file line by line, one document at a
 from __future__ import annotations
 
 import html
+import lzma
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -108,7 +109,7 @@ def _read_lines(path: Path, lines: Iterable[bytes], options: ReaderOptions) -> I
 
 def readable_lines(path: Path, lines: Iterable[bytes]) -> Iterator[bytes | Skipped]:
     """The lines of a stream, then a ``Skipped(reason="truncated")`` instead of an exception if the stream breaks
-    (a truncated ``.bz2``/``.gz`` raises ``EOFError`` part way)."""
+    (a truncated ``.bz2``/``.gz`` raises ``EOFError`` part way, a damaged ``.xz`` ``LZMAError``)."""
     iterator = iter(lines)
     number = 0
     while True:
@@ -116,7 +117,7 @@ def readable_lines(path: Path, lines: Iterable[bytes]) -> Iterator[bytes | Skipp
             raw = next(iterator)
         except StopIteration:
             return
-        except (EOFError, OSError) as error:
+        except (EOFError, OSError, lzma.LZMAError) as error:
             yield Skipped("truncated", str(path), f"line {number + 1}", f"cannot read further: {error}")
             return
         number += 1

@@ -25,7 +25,7 @@ def test_features_are_the_documented_contract():
             ),
             "links": datasets.List({"target": text, "anchor": text, "sentence": text, "section": datasets.Value("int32")}),
             "see_also": datasets.List(text), "url": text, "source": text, "language": text,
-            "is_disambiguation": datasets.Value("bool"),
+            "is_disambiguation": datasets.Value("bool"), "see_also_found_by": text,
         }
     )  # fmt: skip
     assert ARTICLE_FEATURES.arrow_schema.remove_metadata() == ARTICLE_SCHEMA

@@ -14,8 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from dataset_scripts.corpus.build import build_corpus
+from dataset_scripts.corpus.folder import read_build_record
 from dataset_scripts.corpus.formats.base import CorpusFormatError
+from dataset_scripts.corpus.options import CorpusOptions
 from dataset_scripts.corpus.sources import plan_shards
+from dataset_scripts.executors import ExecutorOptions
 from tests.conftest import PROJECT_ROOT
 
 
@@ -86,7 +89,7 @@ def test_multistream_dump_is_read_by_byte_ranges(enwiki_sample, tmp_path):
     assert [s.end for s in shards[:-1]] == [s.start for s in shards[1:]]
 
     whole = build_corpus([enwiki_sample], tmp_path / "whole")
-    ranged = build_corpus([dump], tmp_path / "ranged", num_proc=2, streams_per_shard=5)
+    ranged = build_corpus([dump], tmp_path / "ranged", CorpusOptions(streams_per_shard=5), ExecutorOptions(num_proc=2))
     assert ranged["articles"] == whole["articles"] == 106
     assert ranged["redirects"] == whole["redirects"] == 99
     assert article_ids(tmp_path / "ranged") == article_ids(tmp_path / "whole")
@@ -95,7 +98,7 @@ def test_multistream_dump_is_read_by_byte_ranges(enwiki_sample, tmp_path):
 def test_interrupted_build_resumes_without_duplicates(enwiki_sample, tmp_path):
     dump = make_multistream(enwiki_sample, tmp_path, pages_per_stream=50)
     out = tmp_path / "corpus"
-    build_corpus([dump], out, num_proc=1, streams_per_shard=2)
+    build_corpus([dump], out, CorpusOptions(streams_per_shard=2))
     finished = out / "data" / "00000.parquet"
     before = finished.stat().st_mtime_ns
     # As if the run had died during its last task: no completion mark, no outputs yet.
@@ -104,7 +107,7 @@ def test_interrupted_build_resumes_without_duplicates(enwiki_sample, tmp_path):
     for folder in ("data", "redirects", "skipped", "stats"):
         for path in (out / folder).glob(f"{last:05d}.*"):
             path.unlink()
-    stats = build_corpus([dump], out, num_proc=1, streams_per_shard=2)
+    stats = build_corpus([dump], out, CorpusOptions(streams_per_shard=2))
     assert finished.stat().st_mtime_ns == before  # a finished task is not run again
     assert stats["articles"] == 106
     ids = article_ids(out)
@@ -116,9 +119,12 @@ def test_limit_and_unknown_files(enwiki_sample, tmp_path):
     folder.mkdir()
     (folder / "dump.xml.bz2").write_bytes(enwiki_sample.read_bytes())
     (folder / "notes.bin").write_bytes(b"\x00\x01 nothing a reader knows")
-    stats = build_corpus([folder], tmp_path / "out", limit=10)
+    stats = build_corpus([folder], tmp_path / "out", CorpusOptions(limit=10))
     assert stats["articles"] == 10
     assert stats["skipped:unknown-format"] == 1
+    record = read_build_record(tmp_path / "out")  # what the task build reads back
+    assert record["inputs"] == ["in"] and record["options"]["limit"] == 10
+    assert record["statistics"] == dict(stats)
 
 
 def test_a_named_file_of_unknown_format_is_an_error(tmp_path):
@@ -150,6 +156,6 @@ def test_an_empty_build_is_a_loadable_empty_dataset_that_says_why(enwiki_sample,
     # placeholders left in a folder (an empty build stopped before its logs) never stay beside real shards
     again = tmp_path / "again"
     shutil.copytree(out / "data", again / "data")
-    build_corpus([enwiki_sample], again, limit=3)
+    build_corpus([enwiki_sample], again, CorpusOptions(limit=3))
     assert not (again / "data" / "empty.parquet").exists()
     assert load_dataset(str(again), split="train").num_rows == 3

@@ -11,6 +11,7 @@ import pytest
 
 from dataset_scripts.corpus import reading
 from dataset_scripts.corpus.build import build_corpus
+from dataset_scripts.corpus.options import CorpusOptions
 from tests.conftest import PROJECT_ROOT
 from tests.dataset_scripts.corpus.test_build import make_multistream
 
@@ -45,7 +46,7 @@ def test_the_corpus_is_the_same_whether_read_ahead_or_in_line(enwiki_sample, tmp
     dump = make_multistream(enwiki_sample, tmp_path, pages_per_stream=40)
     tables = {}
     for mode in ("process", "off"):
-        stats = build_corpus([dump], tmp_path / mode, streams_per_shard=2, read_ahead=mode)
+        stats = build_corpus([dump], tmp_path / mode, CorpusOptions(read_ahead=mode, streams_per_shard=2))
         assert (stats["articles"], stats["redirects"]) == (106, 99)
         tables[mode] = [pq.read_table(p) for p in sorted((tmp_path / mode / "data").glob("*.parquet"))]
     assert len(tables["process"]) == len(tables["off"]) > 1

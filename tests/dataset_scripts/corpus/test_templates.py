@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dataset_scripts.corpus.extract import read_articles
 from dataset_scripts.corpus.formats import mediawiki_xml
 from dataset_scripts.corpus.templates import RENDERERS, render_template, template_name
 from dataset_scripts.corpus.wikitext import clean_debris, debris_count, parse_wikitext, strip_non_text
@@ -11,7 +12,7 @@ from dataset_scripts.corpus.wikitext import clean_debris, debris_count, parse_wi
 
 @pytest.fixture(scope="module")
 def sample(enwiki_sample):
-    return {a.title: a for a in mediawiki_xml.read(enwiki_sample) if hasattr(a, "sections")}
+    return {a.title: a for a in read_articles(mediawiki_xml, enwiki_sample) if hasattr(a, "sections")}
 
 
 @pytest.mark.parametrize(

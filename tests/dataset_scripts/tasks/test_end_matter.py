@@ -6,21 +6,20 @@ import pytest
 
 from dataset_scripts.corpus.article import Article
 from dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter
+from dataset_scripts.corpus.extract import read_articles
 from dataset_scripts.corpus.formats import mediawiki_xml
 from dataset_scripts.corpus.see_also import heading_key
 from dataset_scripts.tasks.common import END_MATTER_SKIP, count_words, end_matter, task_rng
 from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.registry import TASKS
+from dataset_scripts.tasks.registry import SPECS
 
 NAMES = end_matter_names("en")
+ARTICLE_SAMPLERS = {spec.name: spec.sampler for spec in SPECS if spec.sampler is not None}  # SRR, RWI, ATI
 
 
 @pytest.fixture(scope="module")
 def sample(enwiki_sample) -> dict[str, Article]:
-    return {a.title: a for a in mediawiki_xml.read(enwiki_sample) if isinstance(a, Article)}
-
-
-ARTICLE_SAMPLERS = {name: spec.sampler for name, spec in TASKS.items() if spec.sampler}
+    return {a.title: a for a in read_articles(mediawiki_xml, enwiki_sample) if isinstance(a, Article)}
 
 
 def _rows(articles, options):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from dataset_scripts.tasks.card import render_card
 from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.registry import ALL_TASKS, SPECS, get_task, parse_tasks
+from dataset_scripts.tasks.registry import ALL_TASKS, DEFAULT_TASKS, SPECS, get_task, parse_tasks
 from dataset_scripts.tasks.spec import TEXT, TEXTS, TaskSpec
 from dataset_scripts.tasks.stats import TaskStats
 
@@ -33,13 +33,23 @@ def test_sampled_rows_have_exactly_the_spec_columns_and_reasons(doc, seed, min_w
 
 
 def test_registry_order_names_and_lookup():
-    assert ALL_TASKS == ("srr", "rwi", "ati", "ltm")
+    assert ALL_TASKS == ("srr", "rwi", "ati", "ltm", "prop", "rqp", "qdm", "rdp", "acm")
+    assert DEFAULT_TASKS == ("srr", "rwi", "ati", "ltm")
     assert [spec.name for spec in SPECS] == list(ALL_TASKS)
     assert parse_tasks("LTM, srr") == ("srr", "ltm")
-    with pytest.raises(KeyError, match="known tasks: srr, rwi, ati, ltm"):
-        get_task("prop")
+    assert parse_tasks("harp,prop") == ("prop", "rqp", "qdm", "rdp", "acm")
+    with pytest.raises(KeyError, match="known tasks: srr, rwi, ati, ltm, prop"):
+        get_task("nope")
     assert (get_task("ltm").query_max_length, get_task("ltm").doc_max_length) == (255, 255)
     assert get_task("rwi").fixed_side == "document" and get_task("ltm").sampler is None
+    # SRR, RWI and ATI read only the tree, so the build reads their units without links; a new task reads all
+    assert {spec.name: spec.reads_links for spec in SPECS} == {
+        "srr": False,
+        "rwi": False,
+        "ati": False,
+        **{name: True for name in ALL_TASKS[3:]},
+    }
+    assert TaskSpec("x", "X", get_task("ati").features, "query", "", "", {}, None).reads_links
 
 
 def test_a_spec_must_hold_its_group_columns():
@@ -58,7 +68,9 @@ def test_card_is_written_from_the_spec(task):
     stats.skipped[reason] = 2
     statistics = {"articles": 5, "see_also": {"articles": 4, "links": 6}}
     card = str(render_card(task, stats, statistics, {"options": TaskOptions().to_dict(), "source": "x.xml"}))
-    assert f"# Wikiformer {spec.title}" in card and spec.pairing in card and spec.choices in card
+    method = spec.origin.name if spec.origin else "Wikiformer"
+    assert f"# {method} {spec.title}" in card and spec.pairing in card and spec.choices in card
+    assert (spec.origin.citation if spec.origin else "su2024wikiformer") in card
     assert ", ".join(f"`{c}`" for c in spec.columns) in card
     assert f"| `{reason}` | {spec.skip_reasons[reason]} | 2 |" in card
     assert ("See Also Graph: 6 links from 4 articles." in card) == (task == "ltm")

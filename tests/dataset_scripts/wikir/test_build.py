@@ -3,6 +3,7 @@ through ``datasets.load_dataset`` and ``python -m eval``."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dataset_scripts.corpus.article import Article
+from dataset_scripts.executors import ExecutorOptions
 from dataset_scripts.wikir.__main__ import main
 from dataset_scripts.wikir.build import WikirParametersError, build_wikir
 from dataset_scripts.wikir.options import WikirOptions
@@ -31,11 +33,13 @@ pytestmark = pytest.mark.slow  # each build runs the datatrove stages (a few sec
 #     system" (word 59, second sentence). No other article of the sample links to Angola in its first 200 words.
 ANGOLA = "701"
 ANGOLA_LINKERS = {"704": 11, "705": 59, "708": 2, "709": 12, "710": 29}
-ANGOLA_FIRST_SENTENCE = "Angola officially the Republic of Angola Kikongo Kimbundu and Umbundu"
+ANGOLA_FIRST_SENTENCE = "Angola officially the Republic of Angola República de Angola ɐ̃ˈɡɔlɐ"
 
 
 def build(corpus: Path, out: Path, num_proc: int = 1, **options) -> dict:
-    return build_wikir(corpus, out, WikirOptions(**options), num_proc=num_proc, articles_per_unit=30)
+    return build_wikir(
+        corpus, out, WikirOptions(**options), executor=ExecutorOptions(num_proc=num_proc), articles_per_unit=30
+    )
 
 
 def qrels(folder: Path, split: str) -> dict[str, dict[str, int]]:
@@ -194,9 +198,42 @@ def test_the_shipped_mini_collection_is_what_the_builder_writes(enwiki_corpus, t
     shipped = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
     out = tmp_path / "mini"
     options = WikirOptions(min_links=1, validation_size=5, test_size=5, bm25_k=20)
-    build_wikir(enwiki_corpus, out, options, num_proc=2, articles_per_unit=30, info={"name": "WIKIR (en) mini"})
+    build_wikir(
+        enwiki_corpus,
+        out,
+        options,
+        executor=ExecutorOptions(num_proc=2),
+        articles_per_unit=30,
+        info={"name": "WIKIR (en) mini"},
+    )
     files = sorted(p.relative_to(shipped) for p in shipped.rglob("*") if p.is_file() and p.name != "README.md")
     assert len(files) == 23
     for relative in files:
         assert (out / relative).read_bytes() == (shipped / relative).read_bytes(), relative
     assert "minimum of linking documents relaxed from 5 to 1" in (shipped / "README.md").read_text()
+
+
+def test_the_original_layouts_and_max_articles(enwiki_corpus, tmp_path):
+    out = tmp_path / "original-layouts"
+    argv = ["--input", str(enwiki_corpus), "--output-dir", str(out), "--min-links", "1", "--validation-size", "2",
+            "--test-size", "2", "--max-articles", "50", "--articles-per-unit", "30", "--export", "csv", "json", "xml"]  # fmt: skip
+    assert main(argv) == 0
+    summary = json.loads((out / ".build" / "summary.json").read_text())
+    assert summary["stats"]["articles read"] == 50  # the first 50 rows of the corpus (units of 30: 30 + 20)
+    documents = {r["_id"]: r["text"] for r in pq.read_table(out / "corpus").to_pylist()}
+    original = out / "original"
+    with open(original / "documents.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["id_right", "text_right"] and dict(rows[1:]) == documents
+    assert json.loads((original / "documents.json").read_text()) == documents
+    assert (original / "documents.xml").read_text().count("<DOCNO>") == len(documents)
+    queries = {r["_id"]: r for r in pq.read_table(out / "queries").to_pylist()}
+    for split in ("train", "validation", "test"):
+        in_split = {q: r["text"] for q, r in queries.items() if r["split"] == split}
+        assert json.loads((original / split / "queries.json").read_text()) == in_split
+        assert (original / f"{split}.queries.xml").read_text().count("<num>") == len(in_split)
+        lines = (original / split / "qrels").read_text().splitlines()
+        assert [line.split("\t") for line in lines] == [
+            [r["query-id"], "0", r["corpus-id"], str(r["score"])]
+            for r in pq.read_table(out / "qrels" / f"{split}.parquet").to_pylist()
+        ]

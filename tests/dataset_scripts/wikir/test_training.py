@@ -10,35 +10,45 @@ from tests.conftest import PROJECT_ROOT
 from tests.training.conftest import run_train, save_tiny_encoder, train_command
 from training.arguments import DataArguments, parse_arguments
 from training.data import load_task
-from training.evaluation import load_rerank_eval
+from training.evaluation import load_rerank_eval, load_test_sets
 
 MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
 
 
-def test_triples_load_as_a_task():
+def test_triples_load_as_a_task(tmp_path, monkeypatch):
+    import datasets
+
+    # a fresh cache: datasets 5.2 reuses the Arrow cache of a local folder rebuilt in place (same configs)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "cache"))
     task = load_task(str(MINI), "wikir", 16, 48, config="triples")
-    assert len(task.fixed) == 5 and not task.candidates_are_queries
+    assert len(task) == 5 and not task.candidates_are_queries
     topics = dict(line.split("\t") for line in (MINI / "train" / "topics.tsv").read_text().splitlines())
-    assert sorted(task.fixed) == sorted(topics.values())
-    assert all(len(negatives) == 15 and positive not in negatives for positive, negatives in
-               zip(task.positives, task.negatives, strict=True))  # fmt: skip
+    groups = [task.group(row) for row in range(len(task))]
+    assert sorted(query for query, _, _ in groups) == sorted(topics.values())
+    assert all(len(negatives) == 15 and positive not in negatives for _, positive, negatives in groups)
 
 
-def test_the_validation_split_is_an_eval_dir():
-    eval_set = load_rerank_eval(DataArguments(eval_dir=str(MINI / "validation"), eval_depth=20))
-    assert eval_set.name == "validation" and eval_set.relevance_level == 1 and len(eval_set.queries) == 5
+def test_the_validation_split_is_an_eval_dir_and_the_test_split_a_test_dir():
+    data = DataArguments(eval_dir=str(MINI / "validation"), test_dirs=[str(MINI / "test")], eval_depth=20)
+    eval_set = load_rerank_eval(data)
+    assert eval_set.name == "wikir-en-mini-validation" and eval_set.relevance_level == 1
     judged = {}
     for line in (MINI / "validation" / "qrels.txt").read_text().splitlines():
         qid, _, docid, grade = line.split()
         judged.setdefault(qid, {})[docid] = int(grade)
-    assert eval_set.qrels == judged
-    assert all(len(candidates) == 20 for _, _, candidates in eval_set.queries)
+    assert eval_set.qrels == judged and len(eval_set.query_ids) == 5
+    assert all(len(candidates) == 20 for candidates in eval_set.candidates.values())
+    bm25 = eval_set.collection.runs["bm25"]  # the shipped run is what is re-ranked
+    assert all(set(candidates) == set(bm25[qid]) for qid, candidates in eval_set.candidates.items())
+    (test_set,) = load_test_sets(data)
+    assert test_set.name == "wikir-en-mini-test" and not set(test_set.query_ids) & set(eval_set.query_ids)
 
 
 def test_the_wikir_config_parses():
     _, data, training = parse_arguments([str(PROJECT_ROOT / "configs" / "wikir-finetune-cpu.yaml")])
     assert data.train_datasets == ["data/samples/eval/wikir-en-mini"] and data.dataset_configs == ["triples"]
     assert data.eval_dir == "data/samples/eval/wikir-en-mini/validation"
+    assert data.test_dirs == ["data/samples/eval/wikir-en-mini/test"]
     assert training.metric_for_best_model == "ndcg@10" and training.load_best_model_at_end
 
 

@@ -194,3 +194,16 @@ def test_tar_members_outside_the_folder_are_refused(tmp_path):
     with pytest.raises(CollectionFormatError, match="evil.tar: cannot unpack"):
         load_collection(str(archive))
     assert not (tmp_path.parent / "qrels").exists()
+
+
+def test_msmarco_top1000_candidates_with_texts(tmp_path):
+    # MS MARCO's top1000.dev layout: qid, pid, query, passage (unranked BM25 candidates)
+    (tmp_path / "top1000.dev").write_text(
+        "188714\t1000052\tfoods and supplements to lower blood sugar\tWatch portion sizes.\n"
+        "188714\t1000084\tfoods and supplements to lower blood sugar\tCinnamon may help.\n"
+    )
+    (tmp_path / "qrels.dev.small.tsv").write_text("188714\t0\t1000052\t1\n")
+    collection = load_collection(str(tmp_path))
+    assert collection.queries == {"188714": "foods and supplements to lower blood sugar"}
+    assert collection.documents["1000084"] == "Cinnamon may help."
+    assert collection.runs["top1000"] == {"188714": {"1000052": 0.0, "1000084": 0.0}}

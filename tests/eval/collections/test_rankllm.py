@@ -52,3 +52,19 @@ def test_malformed_candidates(tmp_path, entries, message):
     path.write_text(json.dumps(entries))
     with pytest.raises(CollectionFormatError, match=message):
         read_rankllm_candidates(path)
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ([{"query": "q", "hits": [1]}], "hit 0 is not an object"),
+        ([{"query": 3, "hits": []}], "'query' must be text"),
+        ([{"query": "q", "hits": [{"qid": 1, "docid": "d", "content": "t", "score": "high"}]}], "not a number"),
+        ([{"query": "q", "hits": [{"qid": 1, "docid": "d", "content": None}]}], "'content' is not text"),
+    ],
+)
+def test_malformed_hits_are_named(tmp_path, entries, message):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(entries))
+    with pytest.raises(CollectionFormatError, match=message):
+        read_rankllm_candidates(path)

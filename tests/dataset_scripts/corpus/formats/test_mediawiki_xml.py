@@ -236,5 +236,5 @@ def test_a_declared_8bit_encoding_is_decoded_by_the_parser(tmp_path):
         )
     )
     assert mediawiki_xml.sniff(path, path.read_bytes()[:4096])
-    (article,) = mediawiki_xml.read(path)
+    (article,) = read_articles(mediawiki_xml, path)
     assert article.title == "Café" and article.abstract == "Un café."

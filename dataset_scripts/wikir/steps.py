@@ -23,7 +23,7 @@ from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
 from ..tasks.corpus_units import Unit, read_unit
-from .extract import EXTRACT_SCHEMA, extract
+from .extract import EXTRACT_SCHEMA, WIKIR_COLUMNS, extract
 from .options import WikirOptions
 
 
@@ -61,7 +61,7 @@ def _atomic_write(path: Path, write) -> None:
 def extract_unit(unit: Unit, options: WikirOptions) -> tuple[pa.Table, Counter]:
     """The extraction rows of one unit and its link statistics."""
     counts: Counter = Counter()
-    rows = [extract(article, options, counts) for article in read_unit(unit)]
+    rows = [extract(article, options, counts) for article in read_unit(unit, WIKIR_COLUMNS)]
     return pa.Table.from_pylist(rows, schema=EXTRACT_SCHEMA), counts
 
 

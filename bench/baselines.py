@@ -1,0 +1,128 @@
+"""The paper's comparison at equal budget: Wikiformer vs PROP vs HARP vs BM25, zero-shot, on DL20, Cranfield, NPL.
+
+Each method is built from the same corpus and trained by the same ``train.py`` from the same start with the same
+budget (steps, pairs per step, lengths, learning-rate schedule: ``configs/demo-cpu.yaml``,
+``configs/prop-demo-cpu.yaml``, ``configs/harp-demo-cpu.yaml``), each through ``release.py --system NAME`` (datasets,
+train, export; finished stages are reused). The three checkpoints then re-rank the same BM25 top ``--depth`` of the
+first ``--max-queries`` judged queries of each collection; ``*`` marks a system significantly worse than Wikiformer
+(Fisher's randomization test, p < 0.05), as in the paper's tables::
+
+    python bench/baselines.py --max-steps 100 --max-queries 30 --depth 20 --max-length 256 --output-dir /tmp/bench-baselines
+
+On a GPU pass ``--config-dir`` with the bert-base configs (and a real corpus) for the paper-scale comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` importable
+
+from eval.collections import load_collection, write_trec_run  # noqa: E402
+from eval.collections.trec import ranked  # noqa: E402
+from eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
+from eval.metrics import evaluate_run  # noqa: E402
+from eval.report import combined_markdown_table, compare, latex_table, markdown_table  # noqa: E402
+from eval.rerank import PairScorer, rerank  # noqa: E402
+
+SYSTEMS = {"Wikiformer": "wikiformer", "PROP": "prop", "HARP": "harp"}
+COLLECTIONS = {"dl20": ("trec_dl20_passage", 2), "cranfield": ("cranfield", 1), "npl": ("npl", 1)}
+MEASURES = ["nDCG@10", "RR@10", "P@10"]
+
+
+def train_system(system: str, args, out: Path) -> Path:
+    """Build, train and export one system with ``release.py``; returns its Hub-ready model folder."""
+    folder = out / system
+    command = [sys.executable, "release.py", "--system", system, "--output-dir", str(folder)]
+    command += ["--stages", "datasets,train,export", "--seed", str(args.seed), "--max-steps", str(args.max_steps)]
+    command += ["--input", *args.input]
+    if args.config_dir:
+        command += ["--config", str(Path(args.config_dir) / f"{system}.yaml")]
+    started = time.perf_counter()
+    logging.info("$ %s", " ".join(command[1:]))
+    subprocess.run(command, cwd=PROJECT_ROOT, check=True)
+    logging.info("%s: built and trained in %.0f s", system, time.perf_counter() - started)
+    return folder / system
+
+
+def candidates_for(collection, query_ids: list[str], depth: int) -> dict[str, dict[str, float]]:
+    """The BM25 first stage: the collection's own BM25 run (DL20) or bm25s with its defaults."""
+    if collection.runs:
+        run = collection.default_run()
+    else:
+        run = BM25Retriever(collection.documents, BM25Options()).retrieve(
+            collection.queries, k=depth, query_ids=query_ids
+        )
+    return {qid: dict(ranked(run[qid])[:depth]) for qid in query_ids if qid in run}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--input",
+        nargs="+",
+        default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
+        help="the corpus every method is built from (default: the vendored enwiki sample)",
+    )
+    parser.add_argument("--config-dir", default=None, help="a folder with wikiformer.yaml, prop.yaml, harp.yaml")
+    parser.add_argument("--max-steps", type=int, default=100, help="optimizer steps, the same for every method")
+    parser.add_argument(
+        "--data", default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"), help="folder with the collections"
+    )
+    parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
+    parser.add_argument("--max-queries", type=int, default=30)
+    parser.add_argument("--depth", type=int, default=20)
+    parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--permutations", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--output-dir", default="/tmp/bench-baselines")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    out = Path(args.output_dir).resolve()
+    models = {label: train_system(system, args, out) for label, system in SYSTEMS.items()}
+    comparisons = []
+    for name in args.collections:
+        folder, relevance_level = COLLECTIONS[name]
+        path = Path(args.data) / folder
+        if not path.exists():
+            logging.warning("%s: %s not found, skipped", name, path)
+            continue
+        collection = load_collection(str(path), relevance_level=relevance_level)
+        collection.name = name
+        query_ids = collection.judged_query_ids()[: args.max_queries]
+        candidates = candidates_for(collection, query_ids, args.depth)
+        write_trec_run(candidates, out / "eval" / name / "bm25.run", tag="bm25")
+        runs = {"BM25": candidates}
+        for label, checkpoint in models.items():
+            scorer = PairScorer(str(checkpoint), max_length=args.max_length, batch_size=args.batch_size)
+            runs[label] = rerank(
+                collection, candidates, scorer, out / "eval" / name / f"{label}.run", query_ids=query_ids, tag=label
+            )
+        qrels = {qid: collection.qrels[qid] for qid in query_ids}
+        evaluations = {label: evaluate_run(run, qrels, MEASURES, relevance_level) for label, run in runs.items()}
+        comparison = compare(
+            name, evaluations, MEASURES, reference="Wikiformer", permutations=args.permutations, seed=args.seed
+        )
+        comparison.save_json(out / "eval" / name / "comparison.json")
+        (out / "eval" / name / "table.tex").write_text(latex_table(comparison), encoding="utf-8")
+        print(markdown_table(comparison))
+        comparisons.append(comparison)
+    if comparisons:
+        table = combined_markdown_table(comparisons, ["nDCG@10", "RR@10"])
+        (out / "table.md").write_text(table, encoding="utf-8")
+        print(
+            f"{args.max_steps} steps each from the same start and corpus; top {args.depth} BM25 candidates re-ranked, "
+            f"max length {args.max_length}; * = significantly worse than Wikiformer\n\n{table}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""What a built corpus folder holds, read without loading the readers: whether a folder is one, the record of
+its build (``build_stats.json``: input names, options, statistics) and its language."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+BUILD_RECORD = "build_stats.json"
+
+
+def is_corpus_dir(path: str | Path) -> bool:
+    """Whether ``path`` is a built corpus folder (``data/*.parquet``)."""
+    path = Path(path)
+    return path.is_dir() and any((path / "data").glob("*.parquet"))
+
+
+def read_build_record(corpus_dir: str | Path) -> dict[str, Any] | None:
+    """What a corpus build recorded in ``build_stats.json``: ``inputs`` (file names), ``options``
+    (``CorpusOptions``) and ``statistics``; ``None`` for a folder without it (a corpus built elsewhere)."""
+    path = Path(corpus_dir) / BUILD_RECORD
+    return json.loads(path.read_text("utf-8")) if path.exists() else None
+
+
+def corpus_language(data_file: str | Path) -> str:
+    """The language a corpus records for its first article (``""`` when it names none)."""
+    batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
+    return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or ""

