@@ -19,7 +19,7 @@ from ..see_also import heading_key, see_also_names
 from ..sentences import sentence_spans
 from ..titles import normalize_title
 from ..tree import build_sections
-from .base import CorpusFormatError, ReaderOptions, Skipped, open_binary
+from .base import ReaderOptions, Skipped, open_input
 
 COMPRESSION_SUFFIXES = (".bz2", ".gz", ".xz")
 
@@ -213,10 +213,7 @@ def read_document(path: Path) -> bytes | Skipped:
     A file that cannot be opened raises :class:`CorpusFormatError` naming it; a compressed file that breaks off or
     is corrupt gives ``Skipped(reason="truncated")``.
     """
-    try:
-        stream = open_binary(path)
-    except OSError as error:
-        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+    stream = open_input(path)
     try:
         with stream:
             return stream.read()

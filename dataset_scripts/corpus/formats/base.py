@@ -108,6 +108,14 @@ def open_binary(path: str | Path, on_bytes: Callable[[int], object] | None = Non
     return raw
 
 
+def open_input(path: str | Path) -> BinaryIO:
+    """:func:`open_binary` for a reader: a file that cannot be opened raises :class:`CorpusFormatError` naming it."""
+    try:
+        return open_binary(path)
+    except OSError as error:
+        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+
+
 class _CountingReader(io.RawIOBase):
     """A file whose reads are reported to a callback."""
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ..article import Article
 from ._builder import ArticleBuilder
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
-from .wikiextractor_text import mark_disambiguation, parse_body, readable_lines
+from .base import ReaderOptions, Redirect, Skipped
+from .wikiextractor_text import mark_disambiguation, parse_body, read_line_records
 
 NAME = "wikiextractor-json"
 
@@ -41,26 +41,11 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         One :class:`Article` per record with text, or a :class:`Skipped` naming the line.
     """
-    try:
-        handle = open_binary(path)
-    except OSError as error:
-        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
-    with handle:
-        for number, raw in enumerate(readable_lines(path, handle), start=1):
-            if isinstance(raw, Skipped):
-                yield raw
-            elif raw.strip():
-                yield _record(path, number, raw, options)
+    yield from read_line_records(path, options, _record)
 
 
-def _record(path: Path, number: int, raw: bytes, options: ReaderOptions) -> Article | Skipped:
+def _record(path: Path, number: int, line: str, options: ReaderOptions) -> Article | Skipped:
     where = f"line {number}"
-    if options.max_article_bytes and len(raw) > options.max_article_bytes:
-        return Skipped("too-large", str(path), where, f"{len(raw)} bytes > {options.max_article_bytes}")
-    try:
-        line = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return Skipped("non-utf8", str(path), where, f"invalid UTF-8 at byte {error.start} of the line")
     try:
         record = json.loads(line)
     except json.JSONDecodeError as error:

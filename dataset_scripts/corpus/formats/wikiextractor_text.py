@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 import lzma
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import mwparserfromhell
@@ -29,7 +29,7 @@ from mwparserfromhell.nodes import Comment, ExternalLink, HTMLEntity, Tag, Templ
 from ..article import Article
 from ..titles import classify_link, normalize_title
 from ._builder import ArticleBuilder
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
+from .base import ReaderOptions, Redirect, Skipped, open_input
 
 NAME = "wikiextractor-text"
 
@@ -61,10 +61,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         One :class:`Article` per document with text, or a :class:`Skipped` with the reason.
     """
-    try:
-        handle = open_binary(path)
-    except OSError as error:
-        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+    handle = open_input(path)
     with handle:
         yield from _read_lines(path, handle, options)
 
@@ -122,6 +119,40 @@ def readable_lines(path: Path, lines: Iterable[bytes]) -> Iterator[bytes | Skipp
             return
         number += 1
         yield raw
+
+
+def read_line_records(
+    path: Path, options: ReaderOptions, record: Callable[[Path, int, str, ReaderOptions], Article | Skipped]
+) -> Iterator[Article | Skipped]:
+    """Stream a one-record-a-line file: ``record(path, number, line, options)`` for each non-blank line.
+
+    A line over ``max_article_bytes`` or with bytes that are not UTF-8 yields :class:`Skipped` naming the file and
+    the line number instead; a stream that breaks off yields ``Skipped(reason="truncated")`` (see
+    :func:`readable_lines`).
+    """
+    with open_input(path) as handle:
+        for number, raw in enumerate(readable_lines(path, handle), start=1):
+            if isinstance(raw, Skipped):
+                yield raw
+            elif raw.strip():
+                yield _decoded_record(path, number, raw, options, record)
+
+
+def _decoded_record(
+    path: Path,
+    number: int,
+    raw: bytes,
+    options: ReaderOptions,
+    record: Callable[[Path, int, str, ReaderOptions], Article | Skipped],
+) -> Article | Skipped:
+    where = f"line {number}"
+    if options.max_article_bytes and len(raw) > options.max_article_bytes:
+        return Skipped("too-large", str(path), where, f"{len(raw)} bytes > {options.max_article_bytes}")
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Skipped("non-utf8", str(path), where, f"invalid UTF-8 at byte {error.start} of the line")
+    return record(path, number, line, options)
 
 
 def _parse_header(raw: bytes) -> dict[str, str] | None:

@@ -34,7 +34,7 @@ from lxml import etree
 
 from ..article import Article
 from ._builder import ArticleBuilder, document_id, normalize_space
-from .base import CorpusFormatError, ReaderOptions, Redirect, Skipped, open_binary
+from .base import ReaderOptions, Redirect, Skipped, open_input
 
 NAME = "xml-sections"
 
@@ -57,10 +57,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         One :class:`Article` per document with text, or a :class:`Skipped` with the reason.
     """
-    try:
-        stream = open_binary(path)
-    except OSError as error:
-        raise CorpusFormatError(f"{path}: cannot open: {error}") from error
+    stream = open_input(path)
     count = 0
     line = 0
     with stream:
