@@ -143,8 +143,32 @@ def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | Non
     return method, alpha
 
 
+def _scorer(args: argparse.Namespace):
+    """The run tag of the model (``--tag``, else its folder name) and its scorer."""
+    from .rerank import PairScorer
+
+    tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
+    return tag, PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
+
+
+def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, query_ids, scorer, path: Path, tag):
+    """The model's run over the first stage's candidates, resumable from ``path`` unless ``--no-resume``."""
+    from .rerank import rerank
+
+    return rerank(
+        collection,
+        candidates,
+        scorer,
+        path,
+        depth=args.depth,
+        query_ids=query_ids,
+        tag=tag,
+        resume=not args.no_resume,
+    )
+
+
 def cmd_rerank(args: argparse.Namespace) -> int:
-    from .rerank import PairScorer, check_first_stage_scores, fuse_run, rerank
+    from .rerank import check_first_stage_scores, fuse_run
 
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
@@ -154,21 +178,11 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     out = Path(args.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_trec_run(candidates, out / f"{name}.run", tag=name)
-    tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
-    scorer = PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
+    tag, scorer = _scorer(args)
     fusion = _fusion_setting(args, scorer)
     if fusion:
         check_first_stage_scores(candidates, name)  # before any scoring: a rank-only run fails fast
-    run = rerank(
-        collection,
-        candidates,
-        scorer,
-        out / f"{tag}.run",
-        depth=args.depth,
-        query_ids=query_ids,
-        tag=tag,
-        resume=not args.no_resume,
-    )
+    run = _rerank(args, collection, candidates, query_ids, scorer, out / f"{tag}.run", tag)
     systems = {name: candidates, tag: run}
     if fusion:
         fused_tag = f"{tag}+{name}"
@@ -191,7 +205,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
 
 def cmd_tune_fusion(args: argparse.Namespace) -> int:
-    from .rerank import PairScorer, check_first_stage_scores, rerank, tune_fusion
+    from .rerank import check_first_stage_scores, tune_fusion
 
     collection = _load(args)
     if not collection.qrels:
@@ -200,18 +214,8 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     name, candidates = _candidates(args, collection, query_ids)
     check_first_stage_scores(candidates, name)
     out = Path(args.output_dir)
-    tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
-    scorer = PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
-    run = rerank(
-        collection,
-        candidates,
-        scorer,
-        out / f"{tag}.run",
-        depth=args.depth,
-        query_ids=query_ids,
-        tag=tag,
-        resume=not args.no_resume,
-    )
+    tag, scorer = _scorer(args)
+    run = _rerank(args, collection, candidates, query_ids, scorer, out / f"{tag}.run", tag)
     qrels = {qid: collection.qrels[qid] for qid in query_ids if qid in collection.qrels}
     choice = tune_fusion(
         run, candidates, qrels, args.measure, args.methods, args.alphas, collection.relevance_level, name
