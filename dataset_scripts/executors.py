@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,43 @@ def make_executor(
         # one CPU and 1 GB a task: a task stage worker peaks near 0.5 GB (README, Scale), datatrove asks for 2 GB
         return RayPipelineExecutor(pipeline, workers=options.num_proc, cpus_per_task=1, mem_per_cpu_gb=1, **common)
     raise SystemExit(f"unknown executor {kind!r}: choose {', '.join(EXECUTORS)}")
+
+
+def chain_executors(
+    options: ExecutorOptions,
+    stages: list[tuple[str, list, int]],
+    *,
+    logs: Callable[[str, int], Path],
+    job_prefix: str,
+    last_always_reruns: bool = True,
+    preload: tuple[str, ...] = (),
+):
+    """Executors for ``stages`` (``(name, pipeline, tasks)`` in order), each depending on the one before.
+
+    Run the returned (last) executor to run them all; the last stage is never skipped as completed when
+    ``last_always_reruns`` (cheap outputs that follow the latest command line).
+
+    Args:
+        options: which executor (see :func:`make_executor`).
+        stages: the stages, first to last.
+        logs: the logging folder of a stage from its name and task count.
+        job_prefix: the Slurm job names are ``{job_prefix}-{stage name}``.
+        last_always_reruns: whether the last stage reruns even when an earlier run finished it.
+        preload: modules the local fork server imports once (see :func:`make_executor`).
+    """
+    previous = None
+    for index, (name, pipeline, tasks) in enumerate(stages):
+        previous = make_executor(
+            options,
+            pipeline,
+            tasks=tasks,
+            logging_dir=str(logs(name, tasks)),
+            job_name=f"{job_prefix}-{name}",
+            depends=previous,
+            skip_completed=not (last_always_reruns and index == len(stages) - 1),
+            preload=preload,
+        )
+    return previous
 
 
 def slurm_environment() -> str:

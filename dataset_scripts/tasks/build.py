@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from ..corpus.folder import corpus_language, is_corpus_dir, read_build_record
 from ..corpus.options import CorpusOptions
-from ..executors import ExecutorOptions, make_executor
+from ..executors import ExecutorOptions, chain_executors
 from .anchors import HarpOptions
 from .corpus_units import Unit, corpus_files, plan_units
 from .options import TaskOptions
@@ -126,20 +126,10 @@ def make_executors(
         stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
     stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
-    previous = None
-    for name, pipeline, tasks_count in stages:
-        previous = make_executor(
-            executor,
-            pipeline,
-            tasks=tasks_count,
-            logging_dir=str(layout.logs(name, tasks_count)),
-            job_name=f"wikiformer-{name}",
-            depends=previous,
-            skip_completed=name != "cards",  # the cards are cheap and follow the latest command line
-            # workers fork from one server that has imported the steps once, instead of each importing them
-            preload=("dataset_scripts.tasks.steps", "dataset_scripts.tasks.baseline_steps"),
-        )
-    return previous
+    # workers fork from one server that has imported the steps once, instead of each importing them
+    preload = ("dataset_scripts.tasks.steps", "dataset_scripts.tasks.baseline_steps")
+    # the cards (the last stage) are cheap and follow the latest command line
+    return chain_executors(executor, stages, logs=layout.logs, job_prefix="wikiformer", preload=preload)
 
 
 def build_datasets(build: BuildOptions) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from ..corpus.folder import corpus_language, is_corpus_dir
 from ..corpus.options import CorpusOptions
-from ..executors import ExecutorOptions, make_executor
+from ..executors import ExecutorOptions, chain_executors
 from ..tasks.corpus_units import Unit, corpus_files, plan_units
 from .assemble import SPLITS, assemble, read_redirects
 from .card import write_card
@@ -101,18 +101,10 @@ def build_wikir(
         ("extract", [ExtractStep(output_dir, units, options)], world),
         ("assemble", [AssembleStep(output_dir, units, redirect_files, info)], 1),
     ]
-    run = None
-    for name, pipeline, tasks in stages:
-        run = make_executor(
-            executor,
-            pipeline,
-            tasks=tasks,
-            logging_dir=str(layout.logs(name, tasks)),
-            job_name=f"wikir-{name}",
-            depends=run,
-            skip_completed=name != "assemble",  # the outputs follow the latest command line
-            preload=("dataset_scripts.wikir.steps",),
-        )
+    # the outputs (the last stage) follow the latest command line
+    run = chain_executors(
+        executor, stages, logs=layout.logs, job_prefix="wikir", preload=("dataset_scripts.wikir.steps",)
+    )
     run.run()
     summary_path = layout.work / "summary.json"
     return json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {}
