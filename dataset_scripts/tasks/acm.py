@@ -22,6 +22,7 @@ from .anchors import (
     HarpOptions,
     LinkedSentence,
     anchor_words,
+    destination_pair_row,
     passage_query,
     query_length,
 )
@@ -68,16 +69,7 @@ def acm_rows(
             break
     if negative is None:
         return [], {"no-random-negative": 1}
-    row = {
-        "query": f"{anchor.text} {words}",
-        "positive": passages.text(second),
-        "negatives": [passages.text(negative)],
-        "article_id": sentence.article_id,
-        "title": sentence.title,
-        "anchor": anchor.text,
-        "positive_title": passages.title(second),
-        "negative_title": passages.title(negative),
-    }
+    row = destination_pair_row(sentence, f"{anchor.text} {words}", anchor, passages, second, negative)
     return [row], {}
 
 

@@ -263,3 +263,17 @@ def passage_query(
     if not terms:
         return None
     return in_text_order(attention, sample_words(rng, terms, probabilities, size))
+
+
+def destination_pair_row(sentence: LinkedSentence, query: str, anchor: Anchor, passages, positive: int, negative: int):
+    """The row of a query against two destination pages (ACM, QDM): their first sections and titles, by row."""
+    return {
+        "query": query,
+        "positive": passages.text(positive),
+        "negatives": [passages.text(negative)],
+        "article_id": sentence.article_id,
+        "title": sentence.title,
+        "anchor": anchor.text,
+        "positive_title": passages.title(positive),
+        "negative_title": passages.title(negative),
+    }

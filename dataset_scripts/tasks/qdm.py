@@ -17,7 +17,15 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 
-from .anchors import EXTRACTION_SKIPS, HARP, HARP_CHOICES, HarpOptions, LinkedSentence, context_query
+from .anchors import (
+    EXTRACTION_SKIPS,
+    HARP,
+    HARP_CHOICES,
+    HarpOptions,
+    LinkedSentence,
+    context_query,
+    destination_pair_row,
+)
 from .attention import TextAttention
 from .spec import TEXT, TaskSpec, group_features
 
@@ -75,18 +83,7 @@ def qdm_rows(
             continue
         others = [d for d in destinations if d != anchor.target]
         negative = others[rng.randrange(len(others))]
-        rows.append(
-            {
-                "query": query[0],
-                "positive": passages.text(anchor.target),
-                "negatives": [passages.text(negative)],
-                "article_id": sentence.article_id,
-                "title": sentence.title,
-                "anchor": anchor.text,
-                "positive_title": passages.title(anchor.target),
-                "negative_title": passages.title(negative),
-            }
-        )
+        rows.append(destination_pair_row(sentence, query[0], anchor, passages, anchor.target, negative))
     return rows, skipped
 
 
