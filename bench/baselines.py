@@ -24,15 +24,12 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` importable
 
-from eval.collections import load_collection, write_trec_run  # noqa: E402
-from eval.collections.trec import ranked  # noqa: E402
-from eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
+from bench.effectiveness import COLLECTIONS, load_collections  # noqa: E402
 from eval.metrics import evaluate_run  # noqa: E402
 from eval.report import combined_markdown_table, compare, latex_table, markdown_table  # noqa: E402
 from eval.rerank import PairScorer, rerank  # noqa: E402
 
 SYSTEMS = {"Wikiformer": "wikiformer", "PROP": "prop", "HARP": "harp"}
-COLLECTIONS = {"dl20": ("trec_dl20_passage", 2), "cranfield": ("cranfield", 1), "npl": ("npl", 1)}
 MEASURES = ["nDCG@10", "RR@10", "P@10"]
 
 
@@ -49,17 +46,6 @@ def train_system(system: str, args, out: Path) -> Path:
     subprocess.run(command, cwd=PROJECT_ROOT, check=True)
     logging.info("%s: built and trained in %.0f s", system, time.perf_counter() - started)
     return folder / system
-
-
-def candidates_for(collection, query_ids: list[str], depth: int) -> dict[str, dict[str, float]]:
-    """The BM25 first stage: the collection's own BM25 run (DL20) or bm25s with its defaults."""
-    if collection.runs:
-        run = collection.default_run()
-    else:
-        run = BM25Retriever(collection.documents, BM25Options()).retrieve(
-            collection.queries, k=depth, query_ids=query_ids
-        )
-    return {qid: dict(ranked(run[qid])[:depth]) for qid in query_ids if qid in run}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,17 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.output_dir).resolve()
     models = {label: train_system(system, args, out) for label, system in SYSTEMS.items()}
     comparisons = []
-    for name in args.collections:
-        folder, relevance_level = COLLECTIONS[name]
-        path = Path(args.data) / folder
-        if not path.exists():
-            logging.warning("%s: %s not found, skipped", name, path)
-            continue
-        collection = load_collection(str(path), relevance_level=relevance_level)
-        collection.name = name
-        query_ids = collection.judged_query_ids()[: args.max_queries]
-        candidates = candidates_for(collection, query_ids, args.depth)
-        write_trec_run(candidates, out / "eval" / name / "bm25.run", tag="bm25")
+    for name, (collection, query_ids, candidates) in load_collections(args, out / "eval").items():
         runs = {"BM25": candidates}
         for label, checkpoint in models.items():
             scorer = PairScorer(str(checkpoint), max_length=args.max_length, batch_size=args.batch_size)
@@ -106,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                 collection, candidates, scorer, out / "eval" / name / f"{label}.run", query_ids=query_ids, tag=label
             )
         qrels = {qid: collection.qrels[qid] for qid in query_ids}
-        evaluations = {label: evaluate_run(run, qrels, MEASURES, relevance_level) for label, run in runs.items()}
+        evaluations = {label: evaluate_run(run, qrels, MEASURES, COLLECTIONS[name][1]) for label, run in runs.items()}
         comparison = compare(
             name, evaluations, MEASURES, reference="Wikiformer", permutations=args.permutations, seed=args.seed
         )

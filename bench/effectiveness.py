@@ -211,8 +211,12 @@ class Bench:
         return "\n".join(lines)
 
 
-def load_collections(args: argparse.Namespace) -> dict[str, tuple[Collection, list[str], Run]]:
-    """Every test collection found under ``--data``, its judged queries and its BM25 candidates."""
+def load_collections(
+    args: argparse.Namespace, runs_dir: Path | None = None
+) -> dict[str, tuple[Collection, list[str], Run]]:
+    """Every test collection found under ``--data``, its judged queries and its BM25 candidates (written to
+    ``runs_dir/<collection>/bm25.run``, default ``--output-dir/runs``)."""
+    runs_dir = Path(args.output_dir) / "runs" if runs_dir is None else runs_dir
     found = {}
     for name in args.collections:
         folder, level = COLLECTIONS[name]
@@ -224,7 +228,7 @@ def load_collections(args: argparse.Namespace) -> dict[str, tuple[Collection, li
         collection.name = name
         query_ids = collection.judged_query_ids()[: args.max_queries]
         candidates = first_stage(name, collection, query_ids, args.depth)
-        write_trec_run(candidates, Path(args.output_dir) / "runs" / name / "bm25.run", tag="bm25")
+        write_trec_run(candidates, runs_dir / name / "bm25.run", tag="bm25")
         found[name] = (collection, query_ids, candidates)
     return found
 
