@@ -7,7 +7,16 @@ from pathlib import Path
 from huggingface_hub import HfApi
 
 
-def push_dataset_folder(folder: Path, repo_id: str, *, private: bool = False, token: str | None = None) -> str:
+def push_dataset_folder(
+    folder: Path,
+    repo_id: str,
+    *,
+    private: bool = False,
+    token: str | None = None,
+    commit_message: str | None = None,
+    ignore_patterns: list[str] | None = None,
+    delete_patterns: list[str] | None = None,
+) -> str:
     """Create ``repo_id`` (a dataset repo) if needed and upload ``folder`` in one commit.
 
     Parquet shards on the Hub that are not in ``folder`` any more are deleted in the same commit, so a rebuilt
@@ -18,6 +27,10 @@ def push_dataset_folder(folder: Path, repo_id: str, *, private: bool = False, to
         repo_id: ``<namespace>/wikiformer-<task>``.
         private: create the repo private (an existing repo keeps its visibility).
         token: Hub token; default: the logged-in one or ``HF_TOKEN``.
+        commit_message: default: ``Upload <folder name> built by the Wikiformer kit``.
+        ignore_patterns: local files not uploaded (default: none).
+        delete_patterns: files on the Hub deleted in the same commit unless uploaded again (default:
+            ``data/*.parquet``).
 
     Returns:
         The commit URL.
@@ -28,7 +41,8 @@ def push_dataset_folder(folder: Path, repo_id: str, *, private: bool = False, to
         folder_path=str(folder),
         repo_id=repo_id,
         repo_type="dataset",
-        commit_message=f"Upload {Path(folder).name} built by the Wikiformer kit",
-        delete_patterns=["data/*.parquet"],
+        commit_message=commit_message or f"Upload {Path(folder).name} built by the Wikiformer kit",
+        ignore_patterns=ignore_patterns,
+        delete_patterns=delete_patterns or ["data/*.parquet"],
     )
     return str(commit.commit_url if hasattr(commit, "commit_url") else commit)

@@ -87,19 +87,16 @@ def options_from_args(args: argparse.Namespace) -> WikirOptions:
 
 def push(folder: Path, repo_id: str, private: bool) -> str:
     """Upload the collection (not its ``.build`` work files) to a dataset repo; returns the commit URL."""
-    from huggingface_hub import HfApi
+    from ..hub.publish import push_dataset_folder
 
-    api = HfApi()
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    commit = api.upload_folder(
-        folder_path=str(folder),
-        repo_id=repo_id,
-        repo_type="dataset",
+    return push_dataset_folder(
+        folder,
+        repo_id,
+        private=private,
         commit_message=f"Upload {repo_id} built by the Wikiformer kit (WIKIR)",
         ignore_patterns=[".build/**", ".build/*"],
         delete_patterns=["*.parquet", "*/*.parquet"],
     )
-    return str(getattr(commit, "commit_url", commit))
 
 
 def main(argv: list[str] | None = None) -> int:
