@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 from .collection import Run
 from .errors import CollectionFormatError
-from .textfile import read_text
+from .textfile import read_json
 
 logger = logging.getLogger(__name__)
 
@@ -29,10 +28,7 @@ def read_rankllm_candidates(path: str | Path) -> tuple[dict[str, str], dict[str,
         CollectionFormatError: not a list, an entry without ``query``/``hits``, a hit without ``qid``,
             ``docid`` or ``content``, or hits of one entry naming different query ids.
     """
-    try:
-        entries = json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise CollectionFormatError(path, f"not valid JSON ({error})") from None
+    entries = read_json(path)
     if not isinstance(entries, list):
         raise CollectionFormatError(path, "expected a JSON list of {query, hits} entries")
     documents: dict[str, str] = {}

@@ -19,7 +19,6 @@ stated level it follows from the qrels (`eval.collections.relevance`): 2 for TRE
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
@@ -30,7 +29,7 @@ from .collection import Collection
 from .errors import CollectionFormatError
 from .folder import load_files, load_folder
 from .relevance import default_relevance_level
-from .textfile import read_text
+from .textfile import read_json
 
 logger = logging.getLogger(__name__)
 
@@ -112,10 +111,7 @@ def _read_metadata(path: Path) -> dict:
     Raises:
         CollectionFormatError: not a JSON object, or a relevance level that is not an integer.
     """
-    try:
-        metadata = json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise CollectionFormatError(path, f"not valid JSON ({error})") from None
+    metadata = read_json(path)
     if not isinstance(metadata, dict):
         raise CollectionFormatError(path, 'expected {"name": ..., "relevance_level": ...}')
     level = metadata.get("relevance_level", 1)

@@ -12,6 +12,7 @@ import bz2
 import codecs
 import gzip
 import io
+import json
 import lzma
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +66,18 @@ def read_text(path: str | Path, errors: str = "strict") -> str:
             ``errors="strict"``), or a compressed file that is truncated or corrupt.
     """
     return "".join(line for _, line in numbered_lines(path, errors))
+
+
+def read_json(path: str | Path):
+    """The JSON value of a whole file (read as `read_text`).
+
+    Raises:
+        CollectionFormatError: not valid JSON (or not text, as `read_text`), naming the file.
+    """
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as error:
+        raise CollectionFormatError(path, f"not valid JSON ({error})") from None
 
 
 def numbered_lines(path: str | Path, errors: str = "strict") -> Iterator[tuple[int, str]]:
