@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from ..build_params import record_parameters
 from ..corpus.folder import corpus_language, is_corpus_dir, read_build_record
 from ..corpus.options import CorpusOptions
 from ..executors import ExecutorOptions, chain_executors
@@ -21,7 +22,7 @@ from .corpus_units import Unit, corpus_files, plan_units
 from .options import TaskOptions
 from .prop import PropOptions
 from .registry import DEFAULT_TASKS, get_task
-from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, write_json
+from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep
 
 
 class BuildParametersError(ValueError):
@@ -89,17 +90,7 @@ def prepare_corpus(
 
 def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
     """Record the build parameters, or refuse to mix them with those of an earlier build in the same folder."""
-    path = layout.work / "params.json"
-    if path.exists():
-        previous = json.loads(path.read_text("utf-8"))
-        if previous != params:
-            changed = sorted(k for k in set(previous) | set(params) if previous.get(k) != params.get(k))
-            raise BuildParametersError(
-                f"{layout.root} holds a build made with other parameters ({', '.join(changed)} differ); "
-                "use another --output-dir, or delete that folder to rebuild"
-            )
-    else:
-        write_json(params, path)
+    record_parameters(layout.root, layout.work, params, what="a build", error=BuildParametersError)
 
 
 def make_executors(

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..build_params import record_parameters
 from ..corpus.folder import corpus_language, is_corpus_dir
 from ..corpus.options import CorpusOptions
 from ..executors import ExecutorOptions, chain_executors
@@ -127,21 +128,9 @@ def limit_units(units: Sequence[Unit], max_articles: int | None) -> list[Unit]:
 
 
 def _check_parameters(layout: WikirLayout, params: dict[str, Any]) -> None:
-    path = layout.work / "params.json"
-    if path.exists():
-        previous = json.loads(path.read_text("utf-8"))
-        if previous != params:
-            changed = sorted(k for k in set(previous) | set(params) if previous.get(k) != params.get(k))
-            if "options" in changed:
-                old, new = previous.get("options", {}), params["options"]
-                changed += sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-            raise WikirParametersError(
-                f"{layout.root} holds a WIKIR build made with other parameters ({', '.join(changed)} differ); "
-                "use another --output-dir, or delete that folder to rebuild"
-            )
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(params, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    record_parameters(
+        layout.root, layout.work, params, what="a WIKIR build", error=WikirParametersError, expand=("options",)
+    )
 
 
 def assemble_outputs(root: Path, units: Sequence[Unit], redirect_files: Sequence[Path], info: dict[str, Any]) -> None:
