@@ -36,6 +36,7 @@ import yaml
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` and `modeling_wikiformer` importable
 
+from bench.sample_tasks import build_task_datasets  # noqa: E402
 from eval.collections import Collection, Run, write_trec_run  # noqa: E402
 from eval.collections.trec import ranked  # noqa: E402
 from eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
@@ -81,20 +82,9 @@ def variants(studies: list[str], sizes: list[int]) -> list[Variant]:
 
 def build_tasks(args: argparse.Namespace) -> Path:
     """The task datasets folder; built from ``--input`` with the kit's own command when missing."""
-    tasks_dir = Path(args.tasks_dir or Path(args.output_dir) / "datasets")
-    if not all((tasks_dir / f"wikiformer-{t}").is_dir() for t in TASKS):
-        command = [
-            sys.executable,
-            "-m",
-            "dataset_scripts.build",
-            "--input",
-            *args.input,
-            "--output-dir",
-            str(tasks_dir),
-        ]
-        print("$", " ".join(command), flush=True)
-        subprocess.run(command, cwd=PROJECT_ROOT, check=True)
-    return tasks_dir
+    return build_task_datasets(
+        Path(args.tasks_dir or Path(args.output_dir) / "datasets"), args.input, TASKS, quiet=False
+    )
 
 
 def _per_task(config: dict, key: str, tasks: tuple[str, ...]) -> list[str]:

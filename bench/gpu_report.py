@@ -34,19 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.device import GpuMonitor, add_device_arguments, describe, resolve_device  # noqa: E402
+from bench.sample_tasks import build_task_datasets  # noqa: E402
 
 DL20 = ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
 TASKS = ("srr", "rwi", "ati", "ltm")
-
-
-def build_tasks(inputs: list[str], output_dir: Path) -> Path:
-    if not (output_dir / "wikiformer-ltm").exists():
-        subprocess.run(
-            [sys.executable, "-m", "dataset_scripts.build", "--input", *inputs, "--output-dir", str(output_dir)],
-            cwd=ROOT,
-            check=True,
-        )
-    return output_dir
 
 
 def zero_shot(model_dir: Path, out: Path, args) -> dict[str, float]:
@@ -184,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict:
     out = args.out or Path(tempfile.mkdtemp(prefix="gpu-report-"))
     out.mkdir(parents=True, exist_ok=True)
     report: dict = {"device": describe(args.device), "args": {k: str(v) for k, v in vars(args).items()}}
-    tasks = build_tasks(args.input, out / "tasks")
+    tasks = build_task_datasets(out / "tasks", args.input, TASKS, quiet=False)
     report["before"] = zero_shot(start_model(out / "start", args), out / "eval-before", args)
     report["train"] = train(tasks, out / "run", args)
     report["after"] = zero_shot(out / "run" / "model", out / "eval-after", args)

@@ -32,30 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.sample_tasks import build_task_datasets  # noqa: E402
+
 TASKS = ("srr", "rwi", "ati", "ltm")
 ENWIKI_ARTICLES = 6_900_000  # English Wikipedia articles (namespace 0, without redirects), 2024-2025
-
-
-def build_tasks(output_dir: Path) -> Path:
-    """The four task datasets from the vendored enwiki sample (built once)."""
-    if not (output_dir / "wikiformer-ltm").exists():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "dataset_scripts.build",
-                "--input",
-                str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2"),
-                "--output-dir",
-                str(output_dir),
-                "--num-proc",
-                "1",
-            ],
-            cwd=ROOT,
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-    return output_dir
 
 
 def write_scaled(source: Path, target: Path, times: int) -> int:
@@ -137,7 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="wikiformer-memory-"))
-    tasks = build_tasks(work / "tasks")
+    tasks = build_task_datasets(work / "tasks", tasks=TASKS)
     results = {}
     for scale in args.scales:
         folder = work / f"x{scale}"

@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.device import GpuMonitor, add_device_arguments, describe, resolve_device  # noqa: E402
+from bench.sample_tasks import build_task_datasets  # noqa: E402
 from train import load_model  # noqa: E402
 from training import (  # noqa: E402
     GroupCollator,
@@ -52,29 +52,6 @@ from training import (  # noqa: E402
     load_task,
     resolve_model_path,
 )
-
-
-def build_srr(output_dir: Path) -> Path:
-    """Build the task datasets from the vendored enwiki sample (once) and return the SRR folder."""
-    srr = output_dir / "wikiformer-srr"
-    if not srr.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "dataset_scripts.build",
-                "--input",
-                str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2"),
-                "--output-dir",
-                str(output_dir),
-                "--tasks",
-                "srr",
-            ],
-            cwd=ROOT,
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-    return srr
 
 
 def full_groups(source: Path, group_size: int, query_length: int, doc_length: int) -> Task:
@@ -212,7 +189,11 @@ def main(argv: list[str] | None = None) -> dict:
 
     torch.manual_seed(0)
     tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(args.model))
-    data = args.data or build_srr(Path(tempfile.gettempdir()) / "wikiformer-bench-tasks")
+    data = (
+        args.data
+        or build_task_datasets(Path(tempfile.gettempdir()) / "wikiformer-bench-tasks", tasks=("srr",))
+        / "wikiformer-srr"
+    )
     task = full_groups(data, args.group_size, args.query_length, args.doc_length)
     pairs = (args.steps - 1) * args.batch * args.group_size
     runs = {"wikiformer": lambda: run_ours(task, args, tokenizer)}
