@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
+from ..atomic_files import atomic_write
 from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
 from .attention import AttentionScorer, TextAttention, load_tokenizer, truncate_tokens
@@ -39,7 +40,7 @@ from .prop import PropOptions, document_text, prop_groups
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .stats import TaskStats
-from .steps import BuildLayout, _atomic, write_json, write_rows
+from .steps import BuildLayout, write_json, write_rows
 
 PROP_TASKS = ("prop",)
 HARP_TASKS = ("rqp", "qdm", "rdp", "acm")
@@ -127,7 +128,7 @@ class CorpusStatsStep(PipelineStep):
                     },
                     schema=_COUNTS,
                 )
-                _atomic(self.files.counts(unit.number), lambda tmp, t=table: pq.write_table(t, tmp))
+                atomic_write(self.files.counts(unit.number), lambda tmp, t=table: pq.write_table(t, tmp))
                 marker["prop"] = {"documents": counts.documents, "words": counts.words}
             if _wants(self.tasks, HARP_TASKS):
                 self._harp(unit, articles, tokenizer)
@@ -152,7 +153,7 @@ class CorpusStatsStep(PipelineStep):
             schema=INDEX_SCHEMA,
         )
         self.files.passages(unit.number).parent.mkdir(parents=True, exist_ok=True)
-        _atomic(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
+        atomic_write(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
         keys, targets, ranks = [], [], []
         for article in articles:
             for link, start in zip(article.links, anchor_starts(article), strict=True):
@@ -162,7 +163,7 @@ class CorpusStatsStep(PipelineStep):
                     targets.append(link.target)
                     ranks.append(qdm.occurrence_rank(self.options.seed, key, article.id, link.sentence, start))
         table = pa.table({"key": keys, "target": targets, "rank": ranks}, schema=_ANCHORS)
-        _atomic(self.files.anchors(unit.number), lambda tmp: pq.write_table(table, tmp))
+        atomic_write(self.files.anchors(unit.number), lambda tmp: pq.write_table(table, tmp))
 
 
 class CorpusModelStep(PipelineStep):
@@ -197,7 +198,7 @@ class CorpusModelStep(PipelineStep):
         merged = counts.group_by("word").aggregate([("cf", "sum"), ("df", "sum")])
         merged = merged.rename_columns(["word", "cf", "df"]).sort_by("word")
         merged = merged.filter(pa.compute.greater_equal(merged.column("cf"), self.prop.min_count))
-        _atomic(self.files.vocabulary, lambda tmp: pq.write_table(merged, tmp))
+        atomic_write(self.files.vocabulary, lambda tmp: pq.write_table(merged, tmp))
         write_json({"documents": documents, "words": words_total}, self.files.totals)
 
     def _qdm_plan(self) -> None:
@@ -225,7 +226,7 @@ class CorpusModelStep(PipelineStep):
             },
             schema=pa.schema([("key", pa.string()), ("destinations", pa.list_(pa.int64())), ("cutoff", pa.int64())]),
         )
-        _atomic(self.files.qdm_plan, lambda tmp: pq.write_table(table, tmp))
+        atomic_write(self.files.qdm_plan, lambda tmp: pq.write_table(table, tmp))
 
 
 class _Passages:

@@ -9,9 +9,7 @@ interrupted build resumes at the first unit without a marker and never duplicate
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +22,7 @@ from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.logging import logger
 from tqdm.auto import tqdm
 
+from ..atomic_files import atomic_write, clear_partial
 from . import ltm
 from .card import write_card
 from .common import TaskOutput, task_rng
@@ -86,7 +85,7 @@ class BuildLayout:
 def write_rows(rows: Sequence[dict[str, Any]], features: datasets.Features, path: Path) -> None:
     """Write rows as a Parquet shard atomically (temporary file, then rename), byte-reproducibly."""
     table = pa.Table.from_pylist(list(rows), schema=features.arrow_schema)
-    _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
 EMPTY_SHARD = "train-empty.parquet"
@@ -96,7 +95,7 @@ EMPTY_SHARD = "train-empty.parquet"
 def write_empty_shard(path: Path, features: datasets.Features) -> None:
     """An empty Parquet shard with the task's schema and no row group (``datasets`` would read a 0-row row group
     with batch size 0 and fail); ``load_dataset(..., streaming=True)`` reads it as 0 rows with every column."""
-    _atomic(path, lambda tmp: pq.ParquetWriter(tmp, features.arrow_schema).close())
+    atomic_write(path, lambda tmp: pq.ParquetWriter(tmp, features.arrow_schema).close())
 
 
 def empty_task_reason(task: str, stats: TaskStats, statistics: dict[str, Any]) -> str:
@@ -111,40 +110,7 @@ def empty_task_reason(task: str, stats: TaskStats, statistics: dict[str, Any]) -
 
 def write_json(data: Any, path: Path) -> None:
     """Write JSON atomically, with sorted keys."""
-    _atomic(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"))
-
-
-class DiskFullError(OSError):
-    """The disk (or a quota, or a file size limit) ran out while a unit was written; finished units are kept and
-    a rerun of the same command resumes at this one."""
-
-
-_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
-
-
-def _atomic(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        if error.errno in _OUT_OF_SPACE or "No space left" in str(error) or "File too large" in str(error):
-            raise DiskFullError(
-                error.errno or errno.ENOSPC,
-                f"disk full while writing {path} ({error.strerror or error}); the units finished before it are "
-                "kept: free some space and rerun the same command to resume",
-            ) from error
-        raise
-    os.replace(tmp, path)
-
-
-def clear_partial(paths: Sequence[Path]) -> None:
-    """Remove what a killed earlier run left half-written for these files (``.<name>.tmp-<pid>``)."""
-    for path in paths:
-        if path.parent.is_dir():
-            for stale in path.parent.glob(f".{path.name}.tmp-*"):
-                stale.unlink(missing_ok=True)
+    atomic_write(path, lambda tmp: tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"))
 
 
 class ArticleTasksStep(PipelineStep):
@@ -201,11 +167,11 @@ class ArticleTasksStep(PipelineStep):
             self.stat_update(f"{task}_rows", value=len(output.groups))
         if "ltm" in self.tasks:
             self.layout.index_file(unit.number).parent.mkdir(parents=True, exist_ok=True)
-            _atomic(
+            atomic_write(
                 self.layout.index_file(unit.number), lambda tmp: write_index(index_table(articles, self.options), tmp)
             )
             edges = edge_table(articles)
-            _atomic(self.layout.edges_file(unit.number), lambda tmp: pq.write_table(edges, tmp))
+            atomic_write(self.layout.edges_file(unit.number), lambda tmp: pq.write_table(edges, tmp))
             marker["see_also"] = {"articles": sum(1 for a in articles if a.see_also), "links": edges.num_rows}
         self.stat_update("articles", value=len(articles))
         write_json(marker, self.layout.marker("units", unit.number))

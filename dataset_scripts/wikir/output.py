@@ -16,6 +16,7 @@ from eval.collections.trec import ranked, write_trec_run
 from eval.first_stage.bm25 import BM25Options, BM25Retriever
 from eval.metrics import evaluate_run
 
+from ..atomic_files import atomic_write
 from .assemble import SPLITS, Collection
 from .options import WikirOptions
 
@@ -64,10 +65,7 @@ def split_figures(collection: Collection, run: dict[str, dict[str, float]]) -> d
 
 
 def _atomic_parquet(table: pa.Table, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    tmp.replace(path)
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
 def _write_sharded(rows: list[dict[str, Any]], schema: pa.Schema, folder: Path, stem: str) -> None:

@@ -10,7 +10,6 @@ with its marker is not extracted again, so an interrupted build resumes.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import pyarrow.parquet as pq
 from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
+from ..atomic_files import atomic_write
 from ..tasks.corpus_units import Unit, read_unit
 from .extract import EXTRACT_SCHEMA, WIKIR_COLUMNS, extract
 from .options import WikirOptions
@@ -51,13 +51,6 @@ class WikirLayout:
         return self.work / "logs" / f"{stage}-w{world_size}"
 
 
-def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    write(tmp)
-    os.replace(tmp, path)
-
-
 def extract_unit(unit: Unit, options: WikirOptions) -> tuple[pa.Table, Counter]:
     """The extraction rows of one unit and its link statistics."""
     counts: Counter = Counter()
@@ -85,9 +78,9 @@ class ExtractStep(PipelineStep):
         with tqdm(total=sum(u.stop - u.start for u in todo), desc=f"WIKIR (rank {rank})", unit="art") as bar:
             for unit in todo:
                 table, counts = extract_unit(unit, self.options)
-                _atomic_write(self.layout.extraction(unit.number), lambda tmp, table=table: pq.write_table(table, tmp))
+                atomic_write(self.layout.extraction(unit.number), lambda tmp, table=table: pq.write_table(table, tmp))
                 marker = json.dumps({"articles": table.num_rows, **counts}, sort_keys=True)
-                _atomic_write(
+                atomic_write(
                     self.layout.marker(unit.number), lambda tmp, text=marker: tmp.write_text(text, encoding="utf-8")
                 )
                 self.stat_update("articles", value=table.num_rows)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from dataset_scripts.atomic_files import DiskFullError, atomic_write
 from dataset_scripts.build import main
-from dataset_scripts.tasks.steps import DiskFullError, _atomic
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
 
 UNIT = ["--articles-per-unit", "5"]
@@ -27,7 +27,7 @@ def test_an_out_of_space_write_is_a_disk_full_error_without_a_partial_file(tmp_p
         raise OSError(errno.ENOSPC, "No space left on device")
 
     with pytest.raises(DiskFullError, match=f"disk full while writing {target}"):
-        _atomic(target, write)
+        atomic_write(target, write)
     assert list(tmp_path.iterdir()) == []
 
 
