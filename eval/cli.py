@@ -24,7 +24,7 @@ from .collections import Collection, Run, read_trec_run, write_trec_run
 from .collections.relevance import is_graded
 from .collections.trec import ranked
 from .metrics import DEFAULT_MEASURES, evaluate_run
-from .splits import load_collection_part as load_collection
+from .splits import load_collection_part
 
 logger = logging.getLogger("eval")
 
@@ -59,7 +59,7 @@ def _add_first_stage(parser: argparse.ArgumentParser, flag: str) -> None:
 
 def _load(args: argparse.Namespace) -> Collection:
     """The collection of ``--collection``; graded qrels make the relevance level and its reason printed."""
-    collection = load_collection(args.collection, args.relevance_level)
+    collection = load_collection_part(args.collection, args.relevance_level)
     if is_graded(collection.qrels):
         print(
             f"{collection.name}: binary measures count grades >= {collection.relevance_level} as relevant "
