@@ -126,3 +126,12 @@ def test_an_interruption_mid_batch_across_two_queries_resumes_to_the_identical_r
     assert resumed.calls == [9, 9, 3]  # windows 2-4 only: the same windows as the uninterrupted run
     assert output.read_bytes() == (tmp_path / "whole.run").read_bytes()
     assert (tmp_path / "r.run.done").read_bytes() == (tmp_path / "whole.run.done").read_bytes()
+
+
+def test_a_run_in_another_dtype_is_not_resumed_into_a_float32_one(dl20, scorer, tiny_bert_ranker, tmp_path):
+    ids = list(dl20.queries)[:2]
+    output = tmp_path / "r.run"
+    rerank(dl20, dl20.runs["candidates"], scorer, output, depth=2, query_ids=ids[:1])
+    bf16 = PairScorer(str(tiny_bert_ranker), max_length=64, batch_size=8, device="cpu", dtype="bfloat16")
+    with pytest.raises(ValueError, match=r"different settings .*depth=2; now .*depth=2 dtype=bfloat16\)"):
+        rerank(dl20, dl20.runs["candidates"], bf16, output, depth=2, query_ids=ids)
