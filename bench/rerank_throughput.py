@@ -159,16 +159,41 @@ def main(argv: list[str] | None = None) -> dict:
             results.append(torch.as_tensor(scores).float())
         return results
 
+    # how full eval rerank's batches are: batches, pairs, padded and real tokens (device sums: no sync per batch)
+    fill = {name: [0, 0, 0, torch.zeros((), device=args.device)] for name in ("eval", "eval_per_query")}
+    counting: list[str] = []
+
+    def count_batch(_module, _args, kwargs):
+        if counting:
+            rows, width = kwargs["attention_mask"].shape
+            record = fill[counting[0]]
+            record[0], record[1], record[2] = record[0] + 1, record[1] + rows, record[2] + rows * width
+            record[3] += kwargs["attention_mask"].sum()
+
+    scorer.model.register_forward_pre_hook(count_batch, with_kwargs=True)
+
+    def counted(name: str, window: int | None):
+        def run(indices: list[int]) -> list[torch.Tensor]:
+            counting[:] = [name]
+            try:
+                return runner(indices, window)
+            finally:
+                counting.clear()
+
+        return run
+
     runners = [
         ("ours", ours),
-        ("eval", lambda indices: runner(indices, None)),
-        ("eval_per_query", lambda indices: runner(indices, 1)),
+        ("eval", counted("eval", None)),
+        ("eval_per_query", counted("eval_per_query", 1)),
         ("theirs", theirs),
     ]
     autocast = torch.autocast(torch.device(args.device).type, dtype=torch.bfloat16, enabled=args.bf16)
     with autocast:
         for _, run in runners:  # warm-up: first-call allocations and lazy initialisation, for all
             run([0])
+    for record in fill.values():
+        record[:3], record[3] = [0, 0, 0], torch.zeros((), device=args.device)
     seconds = dict.fromkeys((name for name, _ in runners), 0.0)
     largest_difference = 0.0
     with GpuMonitor(args.device) as monitor, autocast:
@@ -200,6 +225,14 @@ def main(argv: list[str] | None = None) -> dict:
         f"largest score difference {largest_difference:.1e}"
     )
     print(f"device: {describe(args.device)}; {monitor.summary() or 'no GPU'}\n")
+    filled = {}
+    for name, (batches, scored, padded, real) in fill.items():
+        filled[name] = {"pairs_per_batch": scored / batches, "real_tokens": real.item() / padded}
+    print(
+        f"eval rerank batches: {filled['eval']['pairs_per_batch']:.1f} pairs a batch across queries, "
+        f"{filled['eval_per_query']['pairs_per_batch']:.1f} query by query (of {args.batch_size}); real (unpadded) "
+        f"tokens {filled['eval']['real_tokens']:.0%} vs {filled['eval_per_query']['real_tokens']:.0%}\n"
+    )
     print("| method | seconds | pairs/s | speed vs CrossEncoder |")
     print("|---|---:|---:|---:|")
     for name, elapsed in rows:
@@ -211,6 +244,7 @@ def main(argv: list[str] | None = None) -> dict:
         "pairs": pairs,
         "pairs_per_second": {name: pairs / elapsed for name, elapsed in rows},
         "vs_cross_encoder": {name: seconds["theirs"] / elapsed for name, elapsed in rows},
+        "eval_batch_fill": filled,
         "gpu_utilization": monitor.utilization,
         "peak_gpu_memory_bytes": monitor.peak_memory,
     }
