@@ -36,8 +36,13 @@ from functools import lru_cache
 from pathlib import Path
 
 _WORD = re.compile(r"[^\W\d_]+")
-INQUERY = Path(__file__).resolve().parents[2] / "data" / "stopwords" / "inquery.txt"
+_STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
+INQUERY = _STOPWORD_DIR / "inquery.txt"
 """The vendored INQUERY stopword list (418 words; see data/stopwords/README.md)."""
+NLTK_ENGLISH = _STOPWORD_DIR / "nltk-english.txt"
+"""The vendored NLTK English stopword list (179 words; see data/stopwords/README.md)."""
+STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH}
+"""The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
 BACKGROUNDS = ("cf", "df")
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
@@ -52,12 +57,22 @@ def words(text: str) -> list[str]:
 def load_stopwords(path: str | Path | None = None) -> frozenset[str]:
     """A stopword list (one word a line, ``#`` comments ignored), lowercased; default: the vendored INQUERY list.
 
+    ``path`` is a file, or names of the vendored lists (:data:`STOPWORD_LISTS`) joined by ``+`` for their union:
+    ``"inquery"``, ``"nltk"``, ``"nltk+inquery"`` (the original PROP code's NLTK English + INQUERY).
+
     Raises:
         FileNotFoundError: the file does not exist (the message names it).
     """
-    path = Path(path) if path else INQUERY
+    names = str(path).split("+") if path else ["inquery"]
+    if all(name in STOPWORD_LISTS for name in names):
+        return frozenset().union(*(_read_stopwords(STOPWORD_LISTS[name]) for name in names))
+    return _read_stopwords(Path(path))
+
+
+def _read_stopwords(path: Path) -> frozenset[str]:
     if not path.is_file():
-        raise FileNotFoundError(f"stopword list {path} not found")
+        known = ", ".join(STOPWORD_LISTS)
+        raise FileNotFoundError(f"stopword list {path} not found (nor is it a vendored list name: {known}, '+'-joined)")
     lines = path.read_text(encoding="utf-8").splitlines()
     return frozenset(w.strip().lower() for w in lines if w.strip() and not w.lstrip().startswith("#"))
 
