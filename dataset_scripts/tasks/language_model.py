@@ -127,14 +127,16 @@ class CorpusCounts:
     @classmethod
     def from_texts(cls, texts: Iterable[str], stopwords: frozenset[str]) -> CorpusCounts:
         """Count the content words of the given documents."""
-        cf, df, documents, total = Counter(), Counter(), 0, 0
+        # every token counted at C speed (Counter.update of a list or set), stopwords dropped once at the end
+        cf, df, documents = Counter(), Counter(), 0
         for text in texts:
-            counts = Counter(content_words(text, stopwords))
-            cf.update(counts)
-            df.update(counts.keys())
+            every = words(text)
+            cf.update(every)
+            df.update(set(every))
             documents += 1
-            total += sum(counts.values())
-        return cls(documents, total, cf, df)
+        for word in stopwords.intersection(cf):
+            del cf[word], df[word]
+        return cls(documents, sum(cf.values()), cf, df)
 
 
 class CollectionModel:
@@ -203,19 +205,31 @@ class DocumentModel:
     """
 
     def __init__(self, text: str, collection: CollectionModel, stopwords: frozenset[str]):
-        self._set(content_words(text, stopwords), collection)
+        self._set(self._in_vocabulary(content_words(text, stopwords), collection), collection)
 
     @classmethod
     def from_content_words(cls, content: list[str], collection: CollectionModel) -> DocumentModel:
         """The model of a document given its words without stopwords (tokenised once by the caller)."""
         model = cls.__new__(cls)
-        model._set(content, collection)
+        model._set(cls._in_vocabulary(content, collection), collection)
         return model
 
-    def _set(self, content: list[str], collection: CollectionModel) -> None:
-        self.collection = collection
+    @classmethod
+    def from_words(cls, every: list[str], collection: CollectionModel, stopwords: frozenset[str]) -> DocumentModel:
+        """The model of a document given all its words, stopwords included (filtered in one pass)."""
         probability = collection.probability
-        self.words = [w for w in content if w in probability]
+        model = cls.__new__(cls)
+        model._set([w for w in every if w in probability and w not in stopwords], collection)
+        return model
+
+    @staticmethod
+    def _in_vocabulary(content: list[str], collection: CollectionModel) -> list[str]:
+        probability = collection.probability
+        return [w for w in content if w in probability]
+
+    def _set(self, vocabulary_words: list[str], collection: CollectionModel) -> None:
+        self.collection = collection
+        self.words = vocabulary_words
         self.counts = Counter(self.words)
         self.length = len(self.words)
 
@@ -237,11 +251,21 @@ class DocumentModel:
     def sample_set(self, rng: random.Random, size: int) -> list[str] | None:
         """``size`` words drawn with replacement from P(w|D) thinned by subsampling; ``None`` when subsampling
         rejected :data:`MAX_DRAWS_PER_WORD` draws in a row."""
+        # draw() and CollectionModel.sample() inlined, the same random numbers in the same order: this loop runs
+        # ~10 times per kept word at the paper's threshold and was the largest cost of a PROP build
+        collection, random_ = self.collection, rng.random
+        length, words, keep = self.length, self.words, collection.keep
+        total = self.length + collection.mu
+        cumulative, vocabulary = collection._cumulative, collection.vocabulary
+        mass, last = cumulative[-1], len(vocabulary) - 1
         chosen: list[str] = []
         while len(chosen) < size:
             for _ in range(MAX_DRAWS_PER_WORD):
-                word = self.draw(rng)
-                if rng.random() < self.collection.keep[word]:
+                if length and random_() * total < length:
+                    word = words[rng.randrange(length)]
+                else:
+                    word = vocabulary[min(bisect.bisect_right(cumulative, random_() * mass), last)]
+                if random_() < keep[word]:
                     chosen.append(word)
                     break
             else:

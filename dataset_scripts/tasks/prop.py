@@ -118,16 +118,13 @@ def prop_groups(
         out.skipped["disambiguation"] += 1
         return out
     every = words(text)
-    content = [w for w in every if w not in stopwords]
     if not every:
         out.skipped["empty-document"] += 1
         return out
-    if not content:
-        out.skipped["only-stopwords"] += 1
-        return out
-    model = DocumentModel.from_content_words(content, collection)
+    model = DocumentModel.from_words(every, collection, stopwords)
     if model.length == 0:
-        out.skipped["no-vocabulary-word"] += 1
+        content = any(w not in stopwords for w in every)
+        out.skipped["no-vocabulary-word" if content else "only-stopwords"] += 1
         return out
     document = truncate_words(text, max_words)
     for _ in range(options.pairs_per_document):
