@@ -22,7 +22,8 @@ from .corpus_units import Unit, corpus_files, plan_units
 from .options import TaskOptions
 from .prop import PropOptions
 from .registry import DEFAULT_TASKS, get_task
-from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep
+from .see_also_join import bucket_count
+from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, SeeAlsoJoinStep
 
 
 class BuildParametersError(ValueError):
@@ -103,18 +104,22 @@ def make_executors(
     build_info: dict[str, Any],
     baselines: tuple = (PropOptions(), HarpOptions(), None),
 ):
-    """The chained executors (stage 1 -> LTM -> PROP/HARP -> cards) of the chosen kind; run the last one.
+    """The chained executors (stage 1 -> See also join -> LTM -> PROP/HARP -> cards) of the chosen kind; run the
+    last one.
 
     ``baselines``: PROP's options, HARP's options and the attention cache (see :mod:`.baseline_steps`).
     """
     from .baseline_steps import baseline_stages
 
     world = max(1, min(executor.num_proc, len(units)))
+    buckets = bucket_count(sum(u.stop - u.start for u in units))
     stages = []
     if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
-        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options)], world))
+        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options, redirects, buckets)], world))
     if "ltm" in tasks:
-        stages.append(("ltm", [LtmStep(layout.root, units, redirects, options)], world))
+        join = SeeAlsoJoinStep(layout.root, units, len(redirects), buckets)
+        stages.append(("see-also-join", [join], max(1, min(executor.num_proc, buckets))))
+        stages.append(("ltm", [LtmStep(layout.root, units, options, buckets)], world))
     stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
     # workers fork from one server that has imported the steps once, instead of each importing them

@@ -3,14 +3,17 @@
 Per corpus shard, :func:`index_table` writes one Arrow IPC file of ``(title, article_id, display_title, text,
 eligible)`` rows in corpus order (``text`` already cut to the LTM word budget) and :func:`edge_table` the shard's
 See also links. :class:`ArticleIndex` memory-maps all index files (texts are read from disk only for the rows a
-group uses) and resolves link targets to rows in bulk with Arrow's hash lookup, following redirects; only the
-normalised titles and the eligibility flags are held in memory.
+group uses); only the eligibility flags (and the eligible rows, 5 bytes an article in all) are held in memory. LTM
+resolves link targets in the partitioned title join on disk (:mod:`.see_also_join`);
+:meth:`ArticleIndex.resolve` resolves them in memory with Arrow's hash lookup over every title and redirect (the
+reference the join is tested against, and what the HARP/ACM baselines use).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -109,27 +112,39 @@ class ArticleIndex:
         self._shards = tables
         self.table = pa.concat_tables(tables) if tables else INDEX_SCHEMA.empty_table()
         self.offsets = np.concatenate([[0], np.cumsum([t.num_rows for t in tables], dtype=np.int64)])
-        self._titles = self.table.column("title").combine_chunks()
         self.eligible = self.table.column("eligible").to_numpy(zero_copy_only=False).astype(bool)
-        self.eligible_rows = np.flatnonzero(self.eligible)
-        self._redirect_sources, self._redirect_targets = _read_redirects(redirect_files)
+        rows = np.flatnonzero(self.eligible)
+        self.eligible_rows = rows.astype(np.int32) if len(self.eligible) < 2**31 else rows
+        self._redirect_files = list(redirect_files)
+
+    @cached_property
+    def _titles(self) -> pa.Array:
+        """Every normalised title, in memory (only :meth:`resolve` needs them)."""
+        return self.table.column("title").combine_chunks()
+
+    @cached_property
+    def _redirects(self) -> tuple[pa.Array, pa.Array]:
+        return _read_redirects(self._redirect_files)
 
     def __len__(self) -> int:
         return self.table.num_rows
 
     def resolve(self, titles: Sequence[str]) -> list[int | None]:
-        """Row numbers of the articles the titles name (after following redirects), ``None`` when missing."""
+        """Row numbers of the articles the titles name (after following redirects), ``None`` when missing.
+
+        Holds every title and redirect of the corpus in memory: LTM uses :class:`.see_also_join.TitleJoin`."""
+        redirect_sources, redirect_targets = self._redirects
         current = pa.array([normalize_title(t) for t in titles], type=pa.string())
         rows = pc.index_in(current, value_set=self._titles).to_pylist()
         for _ in range(MAX_REDIRECT_HOPS):
             pending = [i for i, row in enumerate(rows) if row is None]
-            if not pending or len(self._redirect_sources) == 0:
+            if not pending or len(redirect_sources) == 0:
                 break
-            hop = pc.index_in(current.take(pending), value_set=self._redirect_sources).to_pylist()
+            hop = pc.index_in(current.take(pending), value_set=redirect_sources).to_pylist()
             followed = [(i, h) for i, h in zip(pending, hop, strict=True) if h is not None]
             if not followed:
                 break
-            targets = self._redirect_targets.take([h for _, h in followed])
+            targets = redirect_targets.take([h for _, h in followed])
             found = pc.index_in(targets, value_set=self._titles).to_pylist()
             current = current.to_pylist()
             for (i, _), target, row in zip(followed, targets.to_pylist(), found, strict=True):

@@ -1,9 +1,10 @@
 """The datatrove steps that build the task datasets from a Parquet corpus, and where they write.
 
 Stage 1 (:class:`ArticleTasksStep`, one task per process) samples SRR, RWI and ATI unit by unit and writes each
-unit's LTM index shard and See also links; stage 2 (:class:`LtmStep`) depends on all of stage 1 and samples LTM
-over the whole corpus; stage 3 (:class:`FinalizeStep`, one task) merges the statistics and writes the dataset
-cards. Every unit writes its files under a temporary name, renames them, and only then writes its marker, so an
+unit's LTM index shard, See also links and titles cut into the join's buckets (and the redirect files, cut the
+same way); the join stage (:class:`SeeAlsoJoinStep`) builds each bucket of the title join on disk; the LTM stage
+(:class:`LtmStep`) samples LTM over the whole corpus, resolving See also targets in the join; the last stage
+(:class:`FinalizeStep`, one task) merges the statistics and writes the dataset cards. Every unit writes its files under a temporary name, renames them, and only then writes its marker, so an
 interrupted build resumes at the first unit without a marker and never duplicates or loses rows.
 """
 
@@ -30,6 +31,7 @@ from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .options import TaskOptions
 from .registry import get_task
 from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
+from .see_also_join import TitleJoin, build_bucket, write_redirect_parts, write_title_parts
 from .stats import TaskStats
 
 LTM_UNITS_PER_BATCH = 64
@@ -77,6 +79,22 @@ class BuildLayout:
         """A unit's See also links (Parquet)."""
         return self.work / "see-also" / f"{unit:05d}.parquet"
 
+    def join_dir(self, buckets: int) -> Path:
+        """The See also title join's files for ``buckets`` buckets (see :mod:`.see_also_join`)."""
+        return self.work / f"see-also-join-{buckets}"
+
+    def title_parts(self, unit: int, buckets: int) -> Path:
+        """A unit's titles and corpus rows cut into the join's buckets (Arrow IPC, one record batch a bucket)."""
+        return self.join_dir(buckets) / "titles" / f"{unit:05d}.arrow"
+
+    def redirect_parts(self, number: int, buckets: int) -> Path:
+        """Corpus redirect file ``number`` cut into the join's buckets."""
+        return self.join_dir(buckets) / "redirects" / f"{number:05d}.arrow"
+
+    def bucket_file(self, bucket: int, buckets: int) -> Path:
+        """One bucket of the join (SQLite: titles and redirects of that bucket)."""
+        return self.join_dir(buckets) / "buckets" / f"{bucket:05d}.sqlite"
+
     def logs(self, stage: str, world_size: int) -> Path:
         """datatrove's logging folder of a stage (per world size, since its completions are per rank)."""
         return self.work / "logs" / f"{stage}-w{world_size}"
@@ -122,30 +140,56 @@ class ArticleTasksStep(PipelineStep):
         units: all units of the corpus (this rank takes ``units[rank::world_size]``).
         tasks: the tasks being built.
         options: sampling options.
+        redirect_files: the corpus redirect shards (cut into the join's buckets when LTM is built; this rank
+            takes ``redirect_files[rank::world_size]``).
+        buckets: the number of buckets of the See also title join.
     """
 
     name = "SRR/RWI/ATI + See also links"
     type = "Wikiformer"
 
-    def __init__(self, root: Path, units: Sequence[Unit], tasks: Sequence[str], options: TaskOptions):
+    def __init__(
+        self,
+        root: Path,
+        units: Sequence[Unit],
+        tasks: Sequence[str],
+        options: TaskOptions,
+        redirect_files: Sequence[Path] = (),
+        buckets: int = 1,
+    ):
         super().__init__()
         self.layout, self.units, self.tasks, self.options = BuildLayout(Path(root)), list(units), tuple(tasks), options
+        self.redirect_files, self.buckets = [Path(p) for p in redirect_files], buckets
+        self.first_rows = [0]  # corpus row of each unit's first article
+        for unit in self.units:
+            self.first_rows.append(self.first_rows[-1] + unit.stop - unit.start)
+
+    def _done(self, unit: Unit) -> bool:
+        if not self.layout.unit_done("units", unit.number, len(self.units)):
+            return False
+        return "ltm" not in self.tasks or self.layout.title_parts(unit.number, self.buckets).exists()
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
-        """Process this rank's units that are not done yet."""
-        todo = [
-            u for u in self.units[rank::world_size] if not self.layout.unit_done("units", u.number, len(self.units))
-        ]
+        """Process this rank's units that are not done yet (and cut its redirect files into buckets)."""
+        todo = [u for u in self.units[rank::world_size] if not self._done(u)]
         with tqdm(total=sum(u.stop - u.start for u in todo), desc=f"articles (rank {rank})", unit="art") as bar:
             for unit in todo:
                 self._unit(unit, bar)
+        if "ltm" in self.tasks:
+            for number in range(rank, len(self.redirect_files), world_size):
+                path = self.layout.redirect_parts(number, self.buckets)
+                if not path.exists():
+                    clear_partial([path])
+                    source = self.redirect_files[number]
+                    atomic_write(path, lambda tmp, source=source: write_redirect_parts(source, self.buckets, tmp))
         if data:
             yield from data
 
     def _unit(self, unit: Unit, bar: tqdm) -> None:
         units, number = len(self.units), unit.number
         shards = [self.layout.shard(t, number, units) for t in self.tasks if get_task(t).sampler]
-        clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number)])
+        titles = self.layout.title_parts(number, self.buckets)
+        clear_partial([*shards, self.layout.index_file(number), self.layout.edges_file(number), titles])
         samplers = {task: get_task(task).sampler for task in self.tasks if get_task(task).sampler}
         links = any(get_task(task).reads_links for task in samplers)
         articles = read_unit(unit, None if links else WST_COLUMNS)
@@ -167,9 +211,10 @@ class ArticleTasksStep(PipelineStep):
             self.stat_update(f"{task}_rows", value=len(output.groups))
         if "ltm" in self.tasks:
             self.layout.index_file(unit.number).parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(
-                self.layout.index_file(unit.number), lambda tmp: write_index(index_table(articles, self.options), tmp)
-            )
+            index = index_table(articles, self.options)
+            atomic_write(self.layout.index_file(unit.number), lambda tmp: write_index(index, tmp))
+            first_row = self.first_rows[number]
+            atomic_write(titles, lambda tmp: write_title_parts(index.column("title"), first_row, self.buckets, tmp))
             edges = edge_table(articles)
             atomic_write(self.layout.edges_file(unit.number), lambda tmp: pq.write_table(edges, tmp))
             marker["see_also"] = {"articles": sum(1 for a in articles if a.see_also), "links": edges.num_rows}
@@ -177,23 +222,58 @@ class ArticleTasksStep(PipelineStep):
         write_json(marker, self.layout.marker("units", unit.number))
 
 
-class LtmStep(PipelineStep):
-    """Stage 2: LTM rows for the See also links of this rank's units, against the whole corpus index.
+class SeeAlsoJoinStep(PipelineStep):
+    """The join stage: build the buckets of the See also title join (``range(rank, buckets, world_size)``) from
+    the parts stage 1 wrote; a bucket whose file exists is done.
 
     Args:
         root: the build's output folder (stage 1 must be complete).
         units: all units of the corpus.
-        redirect_files: the corpus redirect shards.
+        redirect_count: the number of corpus redirect shards.
+        buckets: the number of buckets.
+    """
+
+    name = "See also title join"
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit], redirect_count: int, buckets: int):
+        super().__init__()
+        self.layout, self.units = BuildLayout(Path(root)), list(units)
+        self.redirect_count, self.buckets = redirect_count, buckets
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        """Build this rank's buckets that are not built yet."""
+        layout, buckets = self.layout, self.buckets
+        titles = [layout.title_parts(u.number, buckets) for u in self.units]
+        redirects = [layout.redirect_parts(n, buckets) for n in range(self.redirect_count)]
+        for bucket in range(rank, buckets, world_size):
+            path = layout.bucket_file(bucket, buckets)
+            if path.exists():
+                continue
+            clear_partial([path])
+            atomic_write(path, lambda tmp, bucket=bucket: build_bucket(bucket, buckets, titles, redirects, tmp))
+            self.stat_update("buckets", value=1)
+        if data:
+            yield from data
+
+
+class LtmStep(PipelineStep):
+    """The LTM stage: LTM rows for the See also links of this rank's units, against the whole corpus index and
+    the title join (the join stage must be complete).
+
+    Args:
+        root: the build's output folder.
+        units: all units of the corpus.
         options: sampling options.
+        buckets: the number of buckets of the title join.
     """
 
     name = "LTM over the See Also Graph"
     type = "Wikiformer"
 
-    def __init__(self, root: Path, units: Sequence[Unit], redirect_files: Sequence[Path], options: TaskOptions):
+    def __init__(self, root: Path, units: Sequence[Unit], options: TaskOptions, buckets: int = 1):
         super().__init__()
-        self.layout, self.units, self.options = BuildLayout(Path(root)), list(units), options
-        self.redirect_files = [Path(p) for p in redirect_files]
+        self.layout, self.units, self.options, self.buckets = BuildLayout(Path(root)), list(units), options, buckets
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Process this rank's units that are not done yet for LTM."""
@@ -201,14 +281,14 @@ class LtmStep(PipelineStep):
             u for u in self.units[rank::world_size] if not self.layout.unit_done("ltm-units", u.number, len(self.units))
         ]
         if todo:
-            index = ArticleIndex([self.layout.index_file(u.number) for u in self.units], self.redirect_files)
+            index = ArticleIndex([self.layout.index_file(u.number) for u in self.units])
+            join = TitleJoin([self.layout.bucket_file(b, self.buckets) for b in range(self.buckets)])
             with tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
-                # links are resolved a batch of units at a time: one hash lookup over all titles per batch, and
-                # only that batch's link targets in memory
+                # links are resolved a batch of units at a time: only that batch's link targets in memory
                 for first in range(0, len(todo), LTM_UNITS_PER_BATCH):
                     batch = todo[first : first + LTM_UNITS_PER_BATCH]
                     edges = [pq.read_table(self.layout.edges_file(u.number)) for u in batch]
-                    resolved = index.resolve([t for e in edges for t in e.column("target").to_pylist()])
+                    resolved = join.resolve([t for e in edges for t in e.column("target").to_pylist()])
                     start = 0
                     for unit, unit_edges in zip(batch, edges, strict=True):
                         self._unit(unit, index, unit_edges, resolved[start : start + unit_edges.num_rows])
