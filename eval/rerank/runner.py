@@ -92,15 +92,22 @@ def _windows(
         yield current
 
 
+def _window_size(scorer, window: int | None) -> int:
+    if window is None:
+        return DEFAULT_WINDOW_BATCHES * getattr(scorer, "batch_size", 32)
+    if window < 1:
+        raise ValueError(f"window must be at least 1 pair (1 scores query by query), got {window}")
+    return window
+
+
 def _reranked_windows(
-    collection: Collection, work: list[tuple[str, list[str]]], scorer, window: int | None, progress
+    collection: Collection, work: list[tuple[str, list[str]]], scorer, window: int, progress
 ) -> Iterator[list[tuple[str, dict, int]]]:
     """Each window's queries, re-ranked: ``(query id, ranking, documents missing from the corpus)`` in work order.
 
     A window's pairs go to the scorer in one call, so its model batches are filled across queries and its pairs are
     sorted by length together (`modeling_wikiformer.score_pairs`); missing documents are kept below the scored
     ones, in their first-stage order."""
-    window = window or DEFAULT_WINDOW_BATCHES * getattr(scorer, "batch_size", 32)
     for queries in _windows(collection, work, window):
         known = [[d for d in docids if d in collection.documents] for _, docids in queries]
         texts = [collection.queries[qid] for qid, _ in queries]
@@ -133,6 +140,7 @@ def rerank_run(
     window: int | None = None,
 ) -> Run:
     """Re-rank in memory (no run file): what training's evaluation uses. See `rerank` for the arguments."""
+    window = _window_size(scorer, window)
     ids = list(query_ids if query_ids is not None else candidates)
     work = _work(collection, candidates, ids, depth)
     run: Run = {}
@@ -184,6 +192,7 @@ def rerank(
         The re-ranked run (resumed queries included).
     """
     output = Path(output)
+    window = _window_size(scorer, window)
     settings = (
         f"model={getattr(scorer, 'model_path', type(scorer).__name__)} "
         f"max_length={getattr(scorer, 'max_length', None)} depth={depth}"

@@ -105,6 +105,9 @@ def test_batches_are_filled_across_queries_with_the_scores_of_query_by_query_bat
         assert together[qid] == pytest.approx(ranking, abs=1e-5)
         assert sorted(together[qid], key=together[qid].get) == sorted(ranking, key=ranking.get)
     assert read_trec_run(tmp_path / "together.run").keys() == alone.keys()
+    with pytest.raises(ValueError, match="window must be at least 1 pair"):
+        rerank(dl20, candidates, scorer, tmp_path / "bad.run", window=0)
+    assert not (tmp_path / "bad.run").exists()  # refused before any file is written
 
 
 def test_an_interruption_mid_batch_across_two_queries_resumes_to_the_identical_run(dl20, scorer, tmp_path):
