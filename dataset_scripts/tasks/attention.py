@@ -22,6 +22,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -228,10 +229,35 @@ def load_tokenizer(model_name_or_path: str):
 
 def truncate_tokens(texts: Sequence[str], tokenizer, max_tokens: int) -> list[str]:
     """Each text cut after its ``max_tokens``-th word piece (at the piece's end in the original text)."""
-    encoded = tokenizer(
-        list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
-    )
+    backend = _truncating_backend(tokenizer, max_tokens)
+    if backend is not None:  # a fast tokenizer: its Rust encodings, without building transformers' Python dicts
+        offsets = [encoding.offsets for encoding in backend.encode_batch(list(texts), add_special_tokens=False)]
+    else:
+        encoded = tokenizer(
+            list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
+        )
+        offsets = encoded["offset_mapping"]
     return [
-        text[: offsets[-1][1]] if offsets and len(offsets) == max_tokens else text.strip()
-        for text, offsets in zip(texts, encoded["offset_mapping"], strict=True)
+        text[: pieces[-1][1]] if pieces and len(pieces) == max_tokens else text.strip()
+        for text, pieces in zip(texts, offsets, strict=True)
     ]
+
+
+_BACKENDS: dict[tuple[int, int], Any] = {}
+
+
+def _truncating_backend(tokenizer, max_tokens: int):
+    """A copy of a fast tokenizer's ``tokenizers.Tokenizer`` that truncates to ``max_tokens`` pieces, as the
+    tokenizer's own call with ``truncation=True, max_length=max_tokens`` does (``None``: not a fast tokenizer)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        return None
+    key = (id(tokenizer), max_tokens)
+    if key not in _BACKENDS:
+        from tokenizers import Tokenizer
+
+        copy = Tokenizer.from_str(backend.to_str())
+        copy.no_padding()
+        copy.enable_truncation(max_tokens)
+        _BACKENDS[key] = (tokenizer, copy)  # the tokenizer is kept so that its id is not reused
+    return _BACKENDS[key][1]
