@@ -230,16 +230,18 @@ def load_tokenizer(model_name_or_path: str):
 def truncate_tokens(texts: Sequence[str], tokenizer, max_tokens: int) -> list[str]:
     """Each text cut after its ``max_tokens``-th word piece (at the piece's end in the original text)."""
     backend = _truncating_backend(tokenizer, max_tokens)
-    if backend is not None:  # a fast tokenizer: its Rust encodings, without building transformers' Python dicts
-        offsets = [encoding.offsets for encoding in backend.encode_batch(list(texts), add_special_tokens=False)]
-    else:
-        encoded = tokenizer(
-            list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
-        )
-        offsets = encoded["offset_mapping"]
+    if backend is not None:  # a fast tokenizer: its Rust encodings, only the last piece's offsets read back
+        encodings = backend.encode_batch(list(texts), add_special_tokens=False)
+        return [
+            text[: encoding.token_to_chars(max_tokens - 1)[1]] if len(encoding) == max_tokens else text.strip()
+            for text, encoding in zip(texts, encodings, strict=True)
+        ]
+    encoded = tokenizer(
+        list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
+    )
     return [
         text[: pieces[-1][1]] if pieces and len(pieces) == max_tokens else text.strip()
-        for text, pieces in zip(texts, offsets, strict=True)
+        for text, pieces in zip(texts, encoded["offset_mapping"], strict=True)
     ]
 
 

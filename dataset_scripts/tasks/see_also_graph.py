@@ -119,6 +119,13 @@ class ArticleIndex:
 
     def resolve(self, titles: Sequence[str]) -> list[int | None]:
         """Row numbers of the articles the titles name (after following redirects), ``None`` when missing."""
+        unique = list(dict.fromkeys(titles))  # a unit's links name the same pages again and again
+        if len(unique) < len(titles):
+            rows = dict(zip(unique, self._resolve(unique), strict=True))
+            return [rows[title] for title in titles]
+        return self._resolve(unique)
+
+    def _resolve(self, titles: Sequence[str]) -> list[int | None]:
         current = pa.array([normalize_title(t) for t in titles], type=pa.string())
         rows = pc.index_in(current, value_set=self._titles).to_pylist()
         for _ in range(MAX_REDIRECT_HOPS):
