@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 from ..atomic_files import atomic_write
 from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
-from .attention import AttentionScorer, TextAttention, load_tokenizer, truncate_tokens
+from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng
 from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
@@ -113,7 +113,8 @@ class CorpusStatsStep(PipelineStep):
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Process this rank's units that are not done yet."""
         todo = [u for u in self.units[rank::world_size] if not self.layout.marker("baseline-stats", u.number).exists()]
-        tokenizer = load_tokenizer(self.harp.importance_model) if todo and _wants(self.tasks, HARP_TASKS) else None
+        harp = todo and _wants(self.tasks, HARP_TASKS)
+        tokenizer = load_passage_tokenizer(self.harp.importance_model) if harp else None
         stopwords = load_stopwords(self.prop.stopwords or None)
         for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
             articles = read_unit(unit, _columns(self.tasks))

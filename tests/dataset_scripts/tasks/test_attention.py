@@ -10,6 +10,7 @@ from transformers import AutoTokenizer, BertConfig, BertModel
 from dataset_scripts.tasks.attention import (
     AttentionScorer,
     last_layer_attention,
+    load_passage_tokenizer,
     load_tokenizer,
     truncate_tokens,
     word_spans,
@@ -82,3 +83,12 @@ def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
         ]
         assert truncate_tokens(texts, tokenizer, limit) == expected
     assert truncate_tokens(["word " * 40], tokenizer, 8) == ["word word word word word word word word"]
+
+
+def test_the_embedded_passage_tokenizer_is_the_backend_transformers_builds():
+    import json
+
+    passage = load_passage_tokenizer("embedded:minilm")
+    assert json.loads(passage.to_str()) == json.loads(load_tokenizer("embedded:minilm").backend_tokenizer.to_str())
+    texts = ["Kaunotys pogosts ir Latvejis Latgolys.", "word " * 300, ""]
+    assert truncate_tokens(texts, passage, 250) == truncate_tokens(texts, load_tokenizer("embedded:minilm"), 250)
