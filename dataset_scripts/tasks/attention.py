@@ -20,7 +20,7 @@ import hashlib
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,9 @@ class TextAttention:
     spans: list[Span]
     cls: np.ndarray
     rows: np.ndarray
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+    """What the samplers derived from this attention (term distributions, first positions), computed once: a
+    destination is drawn from for every anchor that links to it, a sentence by RQP and QDM alike."""
 
     def words_in(self, span: Span) -> list[int]:
         """Indices of the words that overlap a character span."""
