@@ -145,8 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         for size in ("small", "large"):
             for name, tasks in BUILDS.items():
                 seconds, elapsed = build(size, name, tasks)
-                cpu.setdefault(name, {})[size] = min(seconds, cpu[name].get(size, seconds))
-                wall.setdefault(name, {})[size] = min(elapsed, wall[name].get(size, elapsed))
+                least, fastest = cpu.setdefault(name, {}), wall.setdefault(name, {})
+                least[size], fastest[size] = (
+                    min(seconds, least.get(size, seconds)),
+                    min(elapsed, fastest.get(size, elapsed)),
+                )
     costs = {name: split_cost((sizes["small"], c["small"]), (sizes["large"], c["large"])) for name, c in cpu.items()}
     base, ours = costs["wikiformer"], costs["prop + harp"]
     result = {
