@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def build(size: str, name: str, tasks: str) -> tuple[float, float]:
         folder = out / size / f"build-{name.replace(' + ', '-')}"
+        shutil.rmtree(folder, ignore_errors=True)  # a build into a finished folder would resume: nothing to do
         arguments = ["--input", str(out / size / "corpus"), "--output-dir", str(folder), "--articles-per-unit", "200"]
         return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache])
 
