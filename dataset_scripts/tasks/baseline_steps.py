@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 from ..atomic_files import atomic_write
 from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
-from .attention import AttentionScorer, TextAttention, load_tokenizer, truncate_tokens
+from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng
 from .corpus_units import WST_COLUMNS, Unit, read_unit
 from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
@@ -113,7 +113,8 @@ class CorpusStatsStep(PipelineStep):
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Process this rank's units that are not done yet."""
         todo = [u for u in self.units[rank::world_size] if not self.layout.marker("baseline-stats", u.number).exists()]
-        tokenizer = load_tokenizer(self.harp.importance_model) if todo and _wants(self.tasks, HARP_TASKS) else None
+        harp = todo and _wants(self.tasks, HARP_TASKS)
+        tokenizer = load_passage_tokenizer(self.harp.importance_model) if harp else None
         stopwords = load_stopwords(self.prop.stopwords or None)
         for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
             articles = read_unit(unit, _columns(self.tasks))
@@ -229,26 +230,58 @@ class CorpusModelStep(PipelineStep):
         atomic_write(self.files.qdm_plan, lambda tmp: pq.write_table(table, tmp))
 
 
+class _Pending:
+    """A destination's text or title not fetched yet: filled in by :meth:`_Passages.fill` (one batched read per
+    unit instead of one read per row; a row from the index costs a pyarrow take)."""
+
+    __slots__ = ("row", "field")
+
+    def __init__(self, row: int, field: int):
+        self.row, self.field = row, field
+
+
 class _Passages:
-    """Destination passages by index row: text, title and [CLS] attention (texts fetched on demand)."""
+    """Destination passages by index row: text, title and [CLS] attention. Rows not fetched with the unit's
+    destinations (QDM's and ACM's negatives) come back as :class:`_Pending` and are read together by :meth:`fill`;
+    the task functions only place texts and titles into rows, never read them."""
 
     def __init__(self, index: ArticleIndex, attention: dict[int, TextAttention]):
         self.index, self._attention = index, attention
         self._rows = index.rows(list(attention))
 
-    def _row(self, row: int) -> tuple[str, str, str]:
-        if row not in self._rows:
-            self._rows.update(self.index.rows([row]))
-        return self._rows[row]
+    def _get(self, row: int, field: int):
+        found = self._rows.get(row)
+        return found[field] if found is not None else _Pending(row, field)
 
-    def text(self, row: int) -> str:
-        return self._row(row)[2]
+    def text(self, row: int):
+        return self._get(row, 2)
 
-    def title(self, row: int) -> str:
-        return self._row(row)[1]
+    def title(self, row: int):
+        return self._get(row, 1)
 
     def attention(self, row: int) -> TextAttention:
         return self._attention[row]
+
+    def fill(self, groups: list[dict]) -> None:
+        """Replace every :class:`_Pending` value of the rows (top level or in a list) by the text it stands for."""
+        pending = {value.row for group in groups for value in _values(group) if isinstance(value, _Pending)}
+        if not pending:
+            return
+        self._rows.update(self.index.rows(sorted(pending)))
+        for group in groups:
+            for key, value in group.items():
+                if isinstance(value, _Pending):
+                    group[key] = self._rows[value.row][value.field]
+                elif isinstance(value, list) and any(isinstance(v, _Pending) for v in value):
+                    group[key] = [self._rows[v.row][v.field] if isinstance(v, _Pending) else v for v in value]
+
+
+def _values(group: dict):
+    for value in group.values():
+        if isinstance(value, list):
+            yield from value
+        else:
+            yield value
 
 
 class BaselineTasksStep(PipelineStep):
@@ -389,6 +422,9 @@ class BaselineTasksStep(PipelineStep):
                 )
                 outputs[task].groups.extend(rows)
                 outputs[task].skipped.update(skipped)
+        for task in HARP_TASKS:
+            if task in outputs:
+                passages.fill(outputs[task].groups)
 
 
 def add_arguments(parser) -> None:

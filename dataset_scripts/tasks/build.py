@@ -89,6 +89,13 @@ def prepare_corpus(
     return corpus_dir, ", ".join(p.name for p in inputs)
 
 
+def source_formats(record: dict[str, Any]) -> list[str] | None:
+    """The input formats a corpus build record names (they decide the cards' licence): ``formats``, or for a
+    corpus built before they were recorded its ``--format`` when one was forced; ``None`` when unknown."""
+    fmt = record.get("options", {}).get("fmt", "auto")
+    return record.get("formats") or ([fmt] if fmt != "auto" else None)
+
+
 def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
     """Record the build parameters, or refuse to mix them with those of an earlier build in the same folder."""
     record_parameters(layout.root, layout.work, params, what="a build", error=BuildParametersError)
@@ -153,9 +160,8 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     if any(get_task(t).origin and get_task(t).origin.name == "HARP" for t in build.tasks):
         params["harp"] = build.harp.to_dict()
     check_parameters(layout, params)
-    record = read_build_record(corpus_dir) or {}
     build_info = {
-        "formats": record.get("formats"),
+        "formats": source_formats(read_build_record(corpus_dir) or {}),
         "options": {
             **options,
             **{f"prop.{k}": v for k, v in params.get("prop", {}).items()},

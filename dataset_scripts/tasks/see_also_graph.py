@@ -133,6 +133,13 @@ class ArticleIndex:
         """Row numbers of the articles the titles name (after following redirects), ``None`` when missing.
 
         Holds every title and redirect of the corpus in memory: LTM uses :class:`.see_also_join.TitleJoin`."""
+        unique = list(dict.fromkeys(titles))  # a unit's links name the same pages again and again
+        if len(unique) < len(titles):
+            rows = dict(zip(unique, self._resolve(unique), strict=True))
+            return [rows[title] for title in titles]
+        return self._resolve(unique)
+
+    def _resolve(self, titles: Sequence[str]) -> list[int | None]:
         redirect_sources, redirect_targets = self._redirects
         current = pa.array([normalize_title(t) for t in titles], type=pa.string())
         rows = pc.index_in(current, value_set=self._titles).to_pylist()

@@ -7,7 +7,14 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertConfig, BertModel
 
-from dataset_scripts.tasks.attention import AttentionScorer, last_layer_attention, word_spans
+from dataset_scripts.tasks.attention import (
+    AttentionScorer,
+    last_layer_attention,
+    load_passage_tokenizer,
+    load_tokenizer,
+    truncate_tokens,
+    word_spans,
+)
 
 TINY = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 
@@ -55,3 +62,33 @@ def test_word_weights_sum_pieces_and_cache(tiny_bert, tmp_path):
     second = again.score([(text, [anchor])])
     assert again.computed == 0 and np.array_equal(second[0].rows, attention.rows)
     assert word_spans("U.S. x") == [("u", 0, 1), ("s", 2, 3), ("x", 5, 6)]
+
+
+def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
+    tokenizer = load_tokenizer(str(tiny_bert))
+    texts = [
+        "Short one.",
+        "",
+        "  Kaunotys pogosts ir Latvejis Latgolys ",
+        "word " * 40 + "Varakļuonu novods ūtrais.",
+        "中文字 " * 30,
+    ]
+    for limit in (8, 25, 250):
+        encoded = tokenizer(
+            texts, add_special_tokens=False, truncation=True, max_length=limit, return_offsets_mapping=True
+        )
+        expected = [
+            t[: o[-1][1]] if o and len(o) == limit else t.strip()
+            for t, o in zip(texts, encoded["offset_mapping"], strict=True)
+        ]
+        assert truncate_tokens(texts, tokenizer, limit) == expected
+    assert truncate_tokens(["word " * 40], tokenizer, 8) == ["word word word word word word word word"]
+
+
+def test_the_embedded_passage_tokenizer_is_the_backend_transformers_builds():
+    import json
+
+    passage = load_passage_tokenizer("embedded:minilm")
+    assert json.loads(passage.to_str()) == json.loads(load_tokenizer("embedded:minilm").backend_tokenizer.to_str())
+    texts = ["Kaunotys pogosts ir Latvejis Latgolys.", "word " * 300, ""]
+    assert truncate_tokens(texts, passage, 250) == truncate_tokens(texts, load_tokenizer("embedded:minilm"), 250)

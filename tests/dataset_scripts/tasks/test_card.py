@@ -34,3 +34,11 @@ def test_a_wikipedia_build_keeps_cc_by_sa_and_attribution():
 def test_other_inputs_name_the_input_corpus_licence():
     metadata, licence = card(source="site.zip", formats=["html"])
     assert metadata["license"] == "other" and "licence of the input corpus (site.zip)" in licence
+
+
+def test_the_source_formats_come_from_the_corpus_build_record():
+    from dataset_scripts.tasks.build import source_formats
+
+    assert source_formats({"formats": ["msmarco-tsv"], "options": {"fmt": "auto"}}) == ["msmarco-tsv"]
+    assert source_formats({"options": {"fmt": "msmarco-tsv"}}) == ["msmarco-tsv"]  # recorded before formats were
+    assert source_formats({"options": {"fmt": "auto"}}) is None and source_formats({}) is None
