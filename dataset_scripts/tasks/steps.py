@@ -282,7 +282,7 @@ class LtmStep(PipelineStep):
         ]
         if todo:
             index = ArticleIndex([self.layout.index_file(u.number) for u in self.units])
-            join = TitleJoin([self.layout.bucket_file(b, self.buckets) for b in range(self.buckets)])
+            join = self.title_join()
             with tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
                 # links are resolved a batch of units at a time: only that batch's link targets in memory
                 for first in range(0, len(todo), LTM_UNITS_PER_BATCH):
@@ -296,6 +296,10 @@ class LtmStep(PipelineStep):
                         bar.update()
         if data:
             yield from data
+
+    def title_join(self) -> TitleJoin:
+        """What resolves See also targets to corpus rows: the join stage's bucket files."""
+        return TitleJoin([self.layout.bucket_file(b, self.buckets) for b in range(self.buckets)])
 
     def _unit(self, unit: Unit, index: ArticleIndex, edges: pa.Table, resolved: list[int | None]) -> None:
         clear_partial([self.layout.shard("ltm", unit.number, len(self.units))])
