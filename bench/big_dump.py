@@ -152,11 +152,16 @@ def _part_names(prefix: str, part: int | None, first: int, last: int) -> tuple[s
 
 
 def write_dump(
-    output_dir: Path, articles: int, parts: int = 1, prefix: str = "enwiki-big", workers: int = 2
+    output_dir: Path,
+    articles: int,
+    parts: int = 1,
+    prefix: str = "enwiki-big",
+    workers: int = 2,
+    sample_path: Path = SAMPLE,
 ) -> list[Path]:
-    """Write a multistream dump of at least ``articles`` articles (whole copies of the sample); returns the
-    dump files (each with its index beside it)."""
-    sample = Sample()
+    """Write a multistream dump of at least ``articles`` articles (whole copies of the sample at
+    ``sample_path``); returns the dump files (each with its index beside it)."""
+    sample = Sample(sample_path)
     copies = max(1, math.ceil(articles / sample.articles_per_copy))
     streams = list(_streams(sample, copies))
     per_part = math.ceil(len(streams) / parts)
@@ -193,8 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", type=int, default=1, help="split into this many part files")
     parser.add_argument("--prefix", default="enwiki-big")
     parser.add_argument("--workers", type=int, default=2, help="processes compressing streams")
+    parser.add_argument(
+        "--sample", type=Path, default=SAMPLE, help="the real dump to repeat (default: the vendored enwiki sample)"
+    )
     args = parser.parse_args(argv)
-    files = write_dump(args.output_dir, args.articles, args.parts, args.prefix, args.workers)
+    files = write_dump(args.output_dir, args.articles, args.parts, args.prefix, args.workers, args.sample)
     for path in files:
         print(f"{path} ({path.stat().st_size / 2**20:.1f} MiB)")
     return 0

@@ -17,7 +17,8 @@ query ever chooses anything. On a GPU (the paper's figures)::
     python bench/effectiveness.py --config configs/cpu-hour.yaml --steps 1500 --device cuda \
         --input ../shared/data/wikipedia --output-dir /tmp/bench-effectiveness
 
-On a CPU, limit everything (``--max-queries 10 --depth 20 --studies curve``). ``--studies --model NAME=PATH``
+On a CPU, limit everything (``--max-queries 10 --depth 20 --studies curve``). ``--collections cranfield#test``
+reports only the queries that a ``cranfield#dev`` selection (``configs/cpu-hour.yaml``) never saw. ``--studies --model NAME=PATH``
 evaluates given checkpoints only. Runs resume: trained models and re-ranked queries in ``--output-dir`` are reused.
 """
 
@@ -36,6 +37,7 @@ import yaml
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` and `modeling_wikiformer` importable
 
+from bench.device import add_device_arguments, describe, resolve_device  # noqa: E402
 from bench.sample_tasks import build_task_datasets  # noqa: E402
 from eval.collections import Collection, Run, write_trec_run  # noqa: E402
 from eval.collections.trec import ranked  # noqa: E402
@@ -43,7 +45,7 @@ from eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
 from eval.metrics import evaluate_run  # noqa: E402
 from eval.report import compare  # noqa: E402
 from eval.rerank import PairScorer, fuse_run, rerank, tune_fusion  # noqa: E402
-from eval.splits import load_collection_part  # noqa: E402
+from eval.splits import load_collection_part, same_source, split_spec  # noqa: E402
 
 COLLECTIONS = {
     # name: (folder under --data, relevance level for binary measures)
@@ -119,7 +121,8 @@ def train(variant: Variant, args: argparse.Namespace, tasks_dir: Path, config: d
             command += ["--lr_drop_step", str(int(config["lr_drop_step"] * args.steps / config["max_steps"]))]
         command += ["--eval_strategy", "no", "--load_best_model_at_end", "false", "--save_strategy", "steps"]
         command += ["--save_steps", str(every), "--save_total_limit", str(args.curve_points + 1)]
-        command += ["--use_cpu", str(args.device == "cpu").lower(), "--report_to", "none", "--seed", str(args.seed)]
+        command += ["--use_cpu", str(args.device == "cpu").lower(), "--bf16", str(args.bf16).lower()]
+        command += ["--report_to", "none", "--seed", str(args.seed)]
         if variant.max_train_samples:
             command += ["--max_train_samples", str(variant.max_train_samples)]
         print("$", " ".join(command), flush=True)
@@ -175,8 +178,9 @@ class Bench:
                     evaluations[f"{system} ({kind})"] = evaluate_run(
                         runs[name][kind], qrels, [MEASURE], collection.relevance_level
                     )
+            reference = "BM25" if len(query_ids) > 1 else None  # a paired test needs two queries
             comparison = compare(
-                name, evaluations, [MEASURE], "BM25", permutations=self.args.permutations, seed=self.args.seed
+                name, evaluations, [MEASURE], reference, permutations=self.args.permutations, seed=self.args.seed
             )
             results[name] = comparison.to_dict()
             bm25_cells += [f"{comparison.means['BM25'][MEASURE]:.4f}"] * 2
@@ -201,6 +205,13 @@ class Bench:
         return "\n".join(lines)
 
 
+def collection_spec(data: str, name: str) -> str:
+    """``cranfield#test`` -> ``DATA/cranfield#test``: the folder of a study collection, with its query part."""
+    base, part = split_spec(name)
+    path = str(Path(data) / COLLECTIONS[base][0])
+    return f"{path}#{part}" if part else path
+
+
 def load_collections(
     args: argparse.Namespace, runs_dir: Path | None = None
 ) -> dict[str, tuple[Collection, list[str], Run]]:
@@ -209,12 +220,11 @@ def load_collections(
     runs_dir = Path(args.output_dir) / "runs" if runs_dir is None else runs_dir
     found = {}
     for name in args.collections:
-        folder, level = COLLECTIONS[name]
-        path = Path(args.data) / folder
-        if not path.exists():
-            logging.warning("%s: %s not found, skipped", name, path)
+        spec, level = collection_spec(args.data, name), COLLECTIONS[split_spec(name)[0]][1]
+        if not Path(split_spec(spec)[0]).exists():
+            logging.warning("%s: %s not found, skipped", name, split_spec(spec)[0])
             continue
-        collection = load_collection_part(str(path), relevance_level=level)
+        collection = load_collection_part(spec, relevance_level=level)
         collection.name = name
         query_ids = collection.judged_query_ids()[: args.max_queries]
         candidates = first_stage(name, collection, query_ids, args.depth)
@@ -243,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--config", default=str(PROJECT_ROOT / "configs" / "cpu-hour.yaml"), help="training config")
     parser.add_argument("--steps", type=int, default=1500, help="the step budget of every training run")
-    parser.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    add_device_arguments(parser)
     parser.add_argument("--studies", nargs="*", default=list(STUDIES), choices=STUDIES, help="none: --model rows only")
     parser.add_argument(
         "--model", action="append", default=[], metavar="NAME=PATH", help="a trained checkpoint to add (repeatable)"
@@ -255,7 +265,13 @@ def main(argv: list[str] | None = None) -> int:
         "--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")]
     )
     parser.add_argument("--data", default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"))
-    parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
+    parser.add_argument(
+        "--collections",
+        nargs="+",
+        default=list(COLLECTIONS),
+        metavar="NAME[#PART]",
+        help=f"of {', '.join(COLLECTIONS)}; NAME#test for the queries a NAME#dev --tune-on (or training) did not see",
+    )
     parser.add_argument("--max-queries", type=int, help="first N judged queries per collection (default: all)")
     parser.add_argument("--depth", type=int, default=100, help="BM25 candidates re-ranked per query")
     parser.add_argument("--max-length", type=int, default=256)
@@ -268,10 +284,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output-dir", default="/tmp/bench-effectiveness")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    resolve_device(args)
+    print(f"device: {describe(args.device)}; bf16 training: {args.bf16}", flush=True)
     if not args.studies and not args.model:
         parser.error("nothing to do: give --studies and/or --model NAME=PATH")
-    if args.tune_on and any(COLLECTIONS[c][0] in args.tune_on for c in args.collections):
-        parser.error(f"--tune-on {args.tune_on} is a test collection of this study; give a dev collection")
+    unknown = [c for c in args.collections if split_spec(c)[0] not in COLLECTIONS]
+    if unknown:
+        parser.error(f"--collections {' '.join(unknown)}: choose from {', '.join(COLLECTIONS)} (optionally #dev/#test)")
+    tests = [collection_spec(args.data, name) for name in args.collections]
+    if args.tune_on and any(same_source(args.tune_on, test) for test in tests):
+        parser.error(f"--tune-on {args.tune_on} overlaps a test collection of this study; give a dev collection")
     config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
     bench = Bench(load_collections(args), args)
     if not bench.collections:

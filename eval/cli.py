@@ -46,6 +46,24 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-queries", type=int, help="use only the first N judged queries (quick runs on CPU)")
 
 
+def _add_scoring(parser: argparse.ArgumentParser) -> None:
+    """The options of the subcommands that score pairs with a checkpoint."""
+    parser.add_argument("--max-length", type=int, help="pair length in tokens (default: the checkpoint's, else 512)")
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=32,
+        help="pairs per forward pass (CrossEncoder.predict's default); batches are filled across queries",
+    )
+    parser.add_argument("--device", help="torch device (default: cuda if available)")
+    parser.add_argument(
+        "--dtype",
+        choices=("auto", "float32", "bfloat16", "float16"),  # eval.rerank.scorer.DTYPE_CHOICES, without torch
+        default="auto",
+        help="weight dtype (default auto: the checkpoint's stored dtype; float16 is refused on a CPU)",
+    )
+
+
 def _add_first_stage(parser: argparse.ArgumentParser, flag: str) -> None:
     parser.add_argument(flag, default=None, help="bm25, dense, or given (the first run shipped with the collection)")
     parser.add_argument("--k", type=int, default=100, help="candidates per query")
@@ -148,7 +166,10 @@ def _scorer(args: argparse.Namespace):
     from .rerank import PairScorer
 
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
-    return tag, PairScorer(args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device)
+    scorer = PairScorer(
+        args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device, dtype=args.dtype
+    )
+    return tag, scorer
 
 
 def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, query_ids, scorer, path: Path, tag):
@@ -330,11 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--candidates", help="a TREC run file, or the name of a run shipped with the collection")
     _add_first_stage(rr, "--first-stage")
     rr.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
-    rr.add_argument("--max-length", type=int, help="pair length in tokens (default: the checkpoint's, else 512)")
-    rr.add_argument(
-        "--batch-size", type=int, default=32, help="pairs per forward pass (CrossEncoder.predict's default)"
-    )
-    rr.add_argument("--device", help="torch device (default: cuda if available)")
+    _add_scoring(rr)
     rr.add_argument("--tag", help="run name (default: the model folder name)")
     rr.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming OUT/<tag>.run")
     rr.add_argument("--output-dir", required=True)
@@ -353,9 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--candidates", help="a TREC run file (with scores), or the name of a run of the collection")
     _add_first_stage(tune, "--first-stage")
     tune.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
-    tune.add_argument("--max-length", type=int)
-    tune.add_argument("--batch-size", type=int, default=16)
-    tune.add_argument("--device")
+    _add_scoring(tune)
     tune.add_argument("--tag")
     tune.add_argument("--measure", default="nDCG@10", help="the measure maximised (default nDCG@10)")
     tune.add_argument("--methods", nargs="+", default=["zscore", "minmax", "rrf"], choices=("zscore", "minmax", "rrf"))

@@ -11,6 +11,7 @@ from .empty import clear_placeholders, empty_reason, write_placeholders
 from .folder import BUILD_RECORD
 from .options import CorpusOptions
 from .reading import resolve_read_ahead
+from .source_license import source_license
 from .sources import FORMAT_MODULES, plan_shards
 from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 
@@ -23,7 +24,7 @@ configs:
   data_files: redirects/*.parquet
 - config_name: skipped
   data_files: skipped/*.parquet
-license: {license}
+{license}
 ---
 
 # Wikiformer corpus
@@ -38,7 +39,9 @@ text and sentence, See also targets), built by `python -m dataset_scripts.corpus
 
 {table}
 
-Text from Wikipedia is © Wikipedia contributors, licensed CC BY-SA 4.0; other inputs keep their own licenses.
+## License
+
+{license_text}
 """
 
 
@@ -51,7 +54,7 @@ def build_corpus(
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
-    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, the options and the
+    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options and the
     statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
     into the same folder resumes: finished shards are not read again.
     """
@@ -80,17 +83,25 @@ def build_corpus(
     stats = merged_stats(output_dir)
     write_placeholders(output_dir)
     names = [Path(p).name for p in inputs]
-    write_card(output_dir, names, stats)
-    record = {"inputs": names, "options": options.to_dict(), "statistics": dict(stats)}
+    # the formats decide the licence the cards state (corpus/source_license.py)
+    formats = sorted({shard.fmt for shard in shards})
+    write_card(output_dir, names, stats, formats)
+    record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
     (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
     return stats
 
 
-def write_card(output_dir: Path, input_names: list[str], stats: Counter) -> None:
-    """The corpus README.md: a `configs:` block for `load_dataset` and the build statistics."""
+def write_card(output_dir: Path, input_names: list[str], stats: Counter, formats: list[str] | None = None) -> None:
+    """The corpus README.md: a `configs:` block for `load_dataset`, the build statistics and the licence of the
+    input ``formats`` (:func:`.source_license.source_license`; ``None``: Wikipedia)."""
     rows = "\n".join(f"| {key} | {value:,} |" for key, value in sorted(stats.items()))
     table = "| statistic | count |\n|---|---|\n" + rows
     if not stats["articles"]:
         table = f"**This corpus is empty**: {empty_reason(stats)}.\n\n{table}"
     names = ", ".join(f"`{name}`" for name in input_names)
-    (output_dir / "README.md").write_text(CARD_TEMPLATE.format(license="cc-by-sa-4.0", inputs=names, table=table))
+    licence = source_license(formats or ["mediawiki-xml"], ", ".join(input_names))
+    metadata = "\n".join(f"{key}: {value}" for key, value in licence.card_data().items())
+    text = "\n\n".join(licence.paragraphs)
+    (output_dir / "README.md").write_text(
+        CARD_TEMPLATE.format(license=metadata, license_text=text, inputs=names, table=table)
+    )

@@ -399,13 +399,19 @@ def add_arguments(parser) -> None:
         "--prop-variant",
         choices=("paper", "original"),
         default="paper",
-        help="the paper's sampling values, or the original code's (min count 10, t=1e-4, 10 pairs, df)",
+        help="the paper's sampling values, or the original code's (min count 10, t=1e-4, 10 pairs, df, "
+        "NLTK+INQUERY stopwords)",
     )
     group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
     group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
     group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
     group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
-    group.add_argument("--stopwords", default="", help="stopword file for PROP and HARP (default: INQUERY)")
+    group.add_argument(
+        "--stopwords",
+        default=None,
+        help="stopword file, or vendored list names joined by '+' (inquery, nltk), for PROP and HARP "
+        "(default: inquery; PROP's --prop-variant original: nltk+inquery)",
+    )
     group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
     group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=harp.query_length)
     group.add_argument(
@@ -439,7 +445,7 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         importance_model=args.harp_importance_model,
         importance_device=args.harp_device,
         importance_batch_size=args.harp_batch_size,
-        stopwords=args.stopwords,
+        stopwords=args.stopwords or "",
     )
     return prop, harp, args.harp_attention_cache
 

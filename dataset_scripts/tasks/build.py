@@ -153,7 +153,9 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     if any(get_task(t).origin and get_task(t).origin.name == "HARP" for t in build.tasks):
         params["harp"] = build.harp.to_dict()
     check_parameters(layout, params)
+    record = read_build_record(corpus_dir) or {}
     build_info = {
+        "formats": record.get("formats"),
         "options": {
             **options,
             **{f"prop.{k}": v for k, v in params.get("prop", {}).items()},

@@ -8,6 +8,7 @@ from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from ..corpus.source_license import WIKIPEDIA_FORMATS, source_license
 from .registry import get_task
 from .stats import TaskStats
 
@@ -35,20 +36,23 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
         task: a registered task name (:data:`.registry.ALL_TASKS`).
         stats: the task's statistics.
         statistics: build-wide statistics (``articles``, ``see_also``).
-        build_info: ``options`` (the TaskOptions dict), ``source`` (dump or corpus name), ``language``, ``repo_id``
-            (how users load it), ``command`` (the build command).
+        build_info: ``options`` (the TaskOptions dict), ``source`` (dump or corpus name), ``formats`` (the corpus's
+            input formats, which decide the licence; absent: Wikipedia), ``language``, ``repo_id`` (how users load
+            it), ``command`` (the build command).
     """
     spec = get_task(task)
     language = build_info.get("language") or "en"
+    licence = _licence(build_info)
+    wikipedia = licence.license == "cc-by-sa-4.0" or bool(set(build_info.get("formats") or ()) & WIKIPEDIA_FORMATS)
     data = DatasetCardData(
-        license="cc-by-sa-4.0",
+        **licence.card_data(),
         language=[language],
         task_categories=["text-retrieval"],
         task_ids=["document-retrieval"],
         size_categories=[size_category(stats.rows)],
         source_datasets=["original"],
         pretty_name=f"{_method(spec)} {spec.title} pre-training groups",
-        tags=["wikiformer", "wikipedia", "information-retrieval", "pretraining", task]
+        tags=["wikiformer", *(["wikipedia"] if wikipedia else []), "information-retrieval", "pretraining", task]
         + ([spec.origin.name.lower()] if spec.origin and spec.origin.name.lower() != task else []),
         configs=[{"config_name": "default", "data_files": [{"split": "train", "path": "data/*.parquet"}]}],
     )
@@ -63,6 +67,12 @@ def write_card(
     path = Path(task_dir) / "README.md"
     render_card(task, stats, statistics, build_info).save(path)
     return path
+
+
+def _licence(info: dict[str, Any]):
+    """The source's licence (a build that names no formats: a Wikipedia build, as cards always said)."""
+    formats = info.get("formats", ("mediawiki-xml",))
+    return source_license(formats, info.get("source", ""))
 
 
 def _method(spec) -> str:
@@ -130,11 +140,7 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         "",
         "## License and attribution",
         "",
-        "The texts come from Wikipedia and are licensed under the Creative Commons Attribution-ShareAlike 4.0 "
-        "license (CC BY-SA 4.0; older revisions CC BY-SA 3.0). Text © Wikipedia contributors; the authors of each "
-        "article are listed in its page history (`title` and `article_id` identify the article). Reuse must give "
-        "attribution and share alike.",
-        "",
+        *(line for paragraph in _licence(info).paragraphs for line in (paragraph, "")),
         "## Citation",
         "",
         "```bibtex",

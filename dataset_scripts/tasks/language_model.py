@@ -36,8 +36,13 @@ from functools import lru_cache
 from pathlib import Path
 
 _WORD = re.compile(r"[^\W\d_]+")
-INQUERY = Path(__file__).resolve().parents[2] / "data" / "stopwords" / "inquery.txt"
+_STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
+INQUERY = _STOPWORD_DIR / "inquery.txt"
 """The vendored INQUERY stopword list (418 words; see data/stopwords/README.md)."""
+NLTK_ENGLISH = _STOPWORD_DIR / "nltk-english.txt"
+"""The vendored NLTK English stopword list (179 words; see data/stopwords/README.md)."""
+STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH}
+"""The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
 BACKGROUNDS = ("cf", "df")
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
@@ -52,12 +57,22 @@ def words(text: str) -> list[str]:
 def load_stopwords(path: str | Path | None = None) -> frozenset[str]:
     """A stopword list (one word a line, ``#`` comments ignored), lowercased; default: the vendored INQUERY list.
 
+    ``path`` is a file, or names of the vendored lists (:data:`STOPWORD_LISTS`) joined by ``+`` for their union:
+    ``"inquery"``, ``"nltk"``, ``"nltk+inquery"`` (the original PROP code's NLTK English + INQUERY).
+
     Raises:
         FileNotFoundError: the file does not exist (the message names it).
     """
-    path = Path(path) if path else INQUERY
+    names = str(path).split("+") if path else ["inquery"]
+    if all(name in STOPWORD_LISTS for name in names):
+        return frozenset().union(*(_read_stopwords(STOPWORD_LISTS[name]) for name in names))
+    return _read_stopwords(Path(path))
+
+
+def _read_stopwords(path: Path) -> frozenset[str]:
     if not path.is_file():
-        raise FileNotFoundError(f"stopword list {path} not found")
+        known = ", ".join(STOPWORD_LISTS)
+        raise FileNotFoundError(f"stopword list {path} not found (nor is it a vendored list name: {known}, '+'-joined)")
     lines = path.read_text(encoding="utf-8").splitlines()
     return frozenset(w.strip().lower() for w in lines if w.strip() and not w.lstrip().startswith("#"))
 
@@ -112,14 +127,16 @@ class CorpusCounts:
     @classmethod
     def from_texts(cls, texts: Iterable[str], stopwords: frozenset[str]) -> CorpusCounts:
         """Count the content words of the given documents."""
-        cf, df, documents, total = Counter(), Counter(), 0, 0
+        # every token counted at C speed (Counter.update of a list or set), stopwords dropped once at the end
+        cf, df, documents = Counter(), Counter(), 0
         for text in texts:
-            counts = Counter(content_words(text, stopwords))
-            cf.update(counts)
-            df.update(counts.keys())
+            every = words(text)
+            cf.update(every)
+            df.update(set(every))
             documents += 1
-            total += sum(counts.values())
-        return cls(documents, total, cf, df)
+        for word in stopwords.intersection(cf):
+            del cf[word], df[word]
+        return cls(documents, sum(cf.values()), cf, df)
 
 
 class CollectionModel:
@@ -188,19 +205,31 @@ class DocumentModel:
     """
 
     def __init__(self, text: str, collection: CollectionModel, stopwords: frozenset[str]):
-        self._set(content_words(text, stopwords), collection)
+        self._set(self._in_vocabulary(content_words(text, stopwords), collection), collection)
 
     @classmethod
     def from_content_words(cls, content: list[str], collection: CollectionModel) -> DocumentModel:
         """The model of a document given its words without stopwords (tokenised once by the caller)."""
         model = cls.__new__(cls)
-        model._set(content, collection)
+        model._set(cls._in_vocabulary(content, collection), collection)
         return model
 
-    def _set(self, content: list[str], collection: CollectionModel) -> None:
-        self.collection = collection
+    @classmethod
+    def from_words(cls, every: list[str], collection: CollectionModel, stopwords: frozenset[str]) -> DocumentModel:
+        """The model of a document given all its words, stopwords included (filtered in one pass)."""
         probability = collection.probability
-        self.words = [w for w in content if w in probability]
+        model = cls.__new__(cls)
+        model._set([w for w in every if w in probability and w not in stopwords], collection)
+        return model
+
+    @staticmethod
+    def _in_vocabulary(content: list[str], collection: CollectionModel) -> list[str]:
+        probability = collection.probability
+        return [w for w in content if w in probability]
+
+    def _set(self, vocabulary_words: list[str], collection: CollectionModel) -> None:
+        self.collection = collection
+        self.words = vocabulary_words
         self.counts = Counter(self.words)
         self.length = len(self.words)
 
@@ -222,11 +251,21 @@ class DocumentModel:
     def sample_set(self, rng: random.Random, size: int) -> list[str] | None:
         """``size`` words drawn with replacement from P(w|D) thinned by subsampling; ``None`` when subsampling
         rejected :data:`MAX_DRAWS_PER_WORD` draws in a row."""
+        # draw() and CollectionModel.sample() inlined, the same random numbers in the same order: this loop runs
+        # ~10 times per kept word at the paper's threshold and was the largest cost of a PROP build
+        collection, random_ = self.collection, rng.random
+        length, words, keep = self.length, self.words, collection.keep
+        total = self.length + collection.mu
+        cumulative, vocabulary = collection._cumulative, collection.vocabulary
+        mass, last = cumulative[-1], len(vocabulary) - 1
         chosen: list[str] = []
         while len(chosen) < size:
             for _ in range(MAX_DRAWS_PER_WORD):
-                word = self.draw(rng)
-                if rng.random() < self.collection.keep[word]:
+                if length and random_() * total < length:
+                    word = words[rng.randrange(length)]
+                else:
+                    word = vocabulary[min(bisect.bisect_right(cumulative, random_() * mass), last)]
+                if random_() < keep[word]:
                     chosen.append(word)
                     break
             else:

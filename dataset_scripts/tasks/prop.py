@@ -56,7 +56,8 @@ class PropOptions:
         subsample: word2vec's subsampling threshold t (0 = off).
         background: the collection model: ``"cf"`` (word counts, the paper) or ``"df"`` (document frequencies,
             the original code).
-        stopwords: a stopword file; ``""`` = the vendored INQUERY list.
+        stopwords: a stopword file or vendored list names (``"nltk+inquery"``, see
+            :func:`.language_model.load_stopwords`); ``""`` = the vendored INQUERY list (the paper).
     """
 
     poisson_lambda: float = 3.0
@@ -74,8 +75,10 @@ class PropOptions:
 
     @classmethod
     def original(cls, **changes: Any) -> PropOptions:
-        """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs, document frequencies."""
-        return cls(**{"pairs_per_document": 10, "min_count": 10, "subsample": 1e-4, "background": "df", **changes})
+        """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs, document frequencies,
+        NLTK English + INQUERY stopwords."""
+        values = {"pairs_per_document": 10, "min_count": 10, "subsample": 1e-4, "background": "df"}
+        return cls(**{**values, "stopwords": "nltk+inquery", **changes})
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (build parameters, dataset card)."""
@@ -115,16 +118,13 @@ def prop_groups(
         out.skipped["disambiguation"] += 1
         return out
     every = words(text)
-    content = [w for w in every if w not in stopwords]
     if not every:
         out.skipped["empty-document"] += 1
         return out
-    if not content:
-        out.skipped["only-stopwords"] += 1
-        return out
-    model = DocumentModel.from_content_words(content, collection)
+    model = DocumentModel.from_words(every, collection, stopwords)
     if model.length == 0:
-        out.skipped["no-vocabulary-word"] += 1
+        content = any(w not in stopwords for w in every)
+        out.skipped["no-vocabulary-word" if content else "only-stopwords"] += 1
         return out
     document = truncate_words(text, max_words)
     for _ in range(options.pairs_per_document):
@@ -180,13 +180,14 @@ SPEC = TaskSpec(
         "side and the candidates are word sets: each is scored as `[CLS] set [SEP] document [SEP]`."
     ),
     choices=(
-        "Words are the runs of letters of the lowercased text without the INQUERY stopwords; the vocabulary holds "
-        "the words occurring at least `min_count` times in the corpus, and |D|, c(w,D) and mu count only its words, "
-        "so P(w|D) is a distribution over it and is sampled exactly (the document's words with probability "
-        "|D|/(|D|+mu), else the collection model). Subsampling (threshold `subsample`) thins the draws with "
+        "Words are the runs of letters of the lowercased text without the stopwords (INQUERY, as the paper); the "
+        "vocabulary holds the words occurring at least `min_count` times in the corpus, and |D|, c(w,D) and mu count "
+        "only its words, so P(w|D) is a distribution over it and is sampled exactly (the document's words with "
+        "probability |D|/(|D|+mu), else the collection model). Subsampling (threshold `subsample`) thins the draws with "
         "word2vec's keep probability sqrt(t/f) + t/f. A pair of equally likely sets is dropped. The paper's "
         "values are the defaults; the original code's (min count 10, t = 1e-4, 10 pairs, document frequencies as "
-        "the collection model) are options."
+        "the collection model, NLTK English + INQUERY stopwords) are options; `prop.stopwords` names the list used "
+        "(empty: INQUERY)."
     ),
     skip_reasons=SKIP_REASONS,
     sampler=None,  # corpus-wide: the collection model first (baseline_steps)

@@ -1,11 +1,12 @@
-"""Re-ranking a candidate run, query by query, resumably: each finished query is appended to the TREC run file
-and recorded in ``<run>.done`` (whose first line records the model, max length and depth); a restarted run with
-the same settings skips the queries recorded there."""
+"""Re-ranking a candidate run resumably, in windows of consecutive queries whose pairs fill the model's batches
+across queries: each finished window's queries are appended to the TREC run file and recorded in ``<run>.done``
+(whose first line records the model, max length, depth and a non-float32 dtype); a restarted run with the same
+settings skips the queries recorded there."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -15,6 +16,10 @@ from ..collections.trec import format_run_lines, ranked, read_trec_run
 from .scorer import PairScorer
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_WINDOW_BATCHES = 16
+"""Scorer batches in a default window (see `rerank`): enough for batches filled across queries and pairs of similar
+lengths together, little to score again after an interruption."""
 
 
 def _done_path(output: Path) -> Path:
@@ -69,17 +74,60 @@ def _work(
     return [(qid, [docid for docid, _ in ranked(candidates[qid])[:depth]]) for qid in ids if qid not in skip]
 
 
-def _rerank_query(collection: Collection, qid: str, docids: list[str], scorer, progress) -> tuple[dict, int]:
-    """One query's re-ranked candidates, and how many were missing from the corpus (kept below, in order)."""
-    known = [d for d in docids if d in collection.documents]
-    unknown = [d for d in docids if d not in collection.documents]
-    scores = scorer.score([collection.queries[qid]] * len(known), [collection.documents[d] for d in known], progress)
-    ranking = dict(zip(known, scores, strict=True))
-    floor = min(scores, default=0.0)
-    for position, docid in enumerate(unknown, start=1):
-        ranking[docid] = floor - position
-    progress(len(unknown))
-    return ranking, len(unknown)
+def _windows(
+    collection: Collection, work: list[tuple[str, list[str]]], window: int
+) -> Iterator[list[tuple[str, list[str]]]]:
+    """Consecutive whole queries, gathered until they hold at least ``window`` pairs to score (the last may hold
+    fewer). A query is never split, so a window's queries are finished together and a resumed run, which starts at
+    the first unfinished query, forms the same windows as an uninterrupted one."""
+    current: list[tuple[str, list[str]]] = []
+    pairs = 0
+    for qid, docids in work:
+        current.append((qid, docids))
+        pairs += sum(1 for docid in docids if docid in collection.documents)
+        if pairs >= window:
+            yield current
+            current, pairs = [], 0
+    if current:
+        yield current
+
+
+def _window_size(scorer, window: int | None) -> int:
+    if window is None:
+        return DEFAULT_WINDOW_BATCHES * getattr(scorer, "batch_size", 32)
+    if window < 1:
+        raise ValueError(f"window must be at least 1 pair (1 scores query by query), got {window}")
+    return window
+
+
+def _reranked_windows(
+    collection: Collection, work: list[tuple[str, list[str]]], scorer, window: int, progress
+) -> Iterator[list[tuple[str, dict, int]]]:
+    """Each window's queries, re-ranked: ``(query id, ranking, documents missing from the corpus)`` in work order.
+
+    A window's pairs go to the scorer in one call, so its model batches are filled across queries and its pairs are
+    sorted by length together (`modeling_wikiformer.score_pairs`); missing documents are kept below the scored
+    ones, in their first-stage order."""
+    for queries in _windows(collection, work, window):
+        known = [[d for d in docids if d in collection.documents] for _, docids in queries]
+        texts = [collection.queries[qid] for qid, _ in queries]
+        scores = scorer.score(
+            [text for text, docs in zip(texts, known, strict=True) for _ in docs],
+            [collection.documents[d] for docs in known for d in docs],
+            progress,
+        )
+        done, start = [], 0
+        for (qid, docids), docs in zip(queries, known, strict=True):
+            own = scores[start : start + len(docs)]
+            start += len(docs)
+            ranking = dict(zip(docs, own, strict=True))
+            unknown = [d for d in docids if d not in collection.documents]
+            floor = min(own, default=0.0)
+            for position, docid in enumerate(unknown, start=1):
+                ranking[docid] = floor - position
+            progress(len(unknown))
+            done.append((qid, ranking, len(unknown)))
+        yield done
 
 
 def rerank_run(
@@ -89,8 +137,10 @@ def rerank_run(
     depth: int | None = None,
     query_ids: Sequence[str] | None = None,
     progress: bool = True,
+    window: int | None = None,
 ) -> Run:
     """Re-rank in memory (no run file): what training's evaluation uses. See `rerank` for the arguments."""
+    window = _window_size(scorer, window)
     ids = list(query_ids if query_ids is not None else candidates)
     work = _work(collection, candidates, ids, depth)
     run: Run = {}
@@ -98,9 +148,10 @@ def rerank_run(
     with tqdm(
         total=sum(len(d) for _, d in work), desc=f"re-rank {collection.name}", unit="pair", disable=not progress
     ) as bar:
-        for qid, docids in work:
-            run[qid], unknown = _rerank_query(collection, qid, docids, scorer, bar.update)
-            missing += unknown
+        for finished in _reranked_windows(collection, work, scorer, window, bar.update):
+            for qid, ranking, unknown in finished:
+                run[qid] = ranking
+                missing += unknown
     if missing:
         logger.warning("%d candidate documents are not in the corpus; kept unscored below the scored ones", missing)
     return run
@@ -115,6 +166,7 @@ def rerank(
     query_ids: Sequence[str] | None = None,
     tag: str = "rerank",
     resume: bool = True,
+    window: int | None = None,
 ) -> Run:
     """Re-rank the top ``depth`` candidates of every query and write the new run in TREC format.
 
@@ -131,16 +183,23 @@ def rerank(
         query_ids: queries to re-rank (default: every query of ``candidates``).
         tag: run name for the last TREC column.
         resume: continue a previous, interrupted call with the same output and settings (model, max length,
-            depth; other settings raise a ValueError); False starts afresh.
+            depth, dtype; other settings raise a ValueError); False starts afresh.
+        window: pairs scored together: consecutive whole queries are gathered until they hold this many, their
+            pairs sorted by length and cut into full batches across queries (default: 16 of the scorer's
+            batches; 1 scores query by query). Each window's queries are written together once all are scored.
 
     Returns:
         The re-ranked run (resumed queries included).
     """
     output = Path(output)
+    window = _window_size(scorer, window)
     settings = (
         f"model={getattr(scorer, 'model_path', type(scorer).__name__)} "
         f"max_length={getattr(scorer, 'max_length', None)} depth={depth}"
     )
+    dtype = getattr(scorer, "dtype", "float32")
+    if dtype != "float32":  # float32 runs keep the settings line of runs started before dtypes were chosen
+        settings += f" dtype={dtype}"
     run, done = _resume_state(output, resume, tag, settings)
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
     work = _work(collection, candidates, ids, depth)
@@ -151,14 +210,16 @@ def rerank(
         open(output, "a", encoding="utf-8") as out,
         open(_done_path(output), "a", encoding="utf-8") as done_log,
     ):
-        for qid, docids in work:
-            ranking, unknown = _rerank_query(collection, qid, docids, scorer, bar.update)
-            missing_docs += unknown
-            out.write(format_run_lines(qid, ranking, tag))
+        for finished in _reranked_windows(collection, work, scorer, window, bar.update):
+            # a window's queries are recorded together: a resumed run starts at a window boundary, so it forms
+            # the same windows (and batches) as an uninterrupted run and writes the same scores
+            out.write("".join(format_run_lines(qid, ranking, tag) for qid, ranking, _ in finished))
             out.flush()
-            done_log.write(f"{qid}\n")
+            done_log.write("".join(f"{qid}\n" for qid, _, _ in finished))
             done_log.flush()
-            run[qid] = ranking
+            for qid, ranking, unknown in finished:
+                run[qid] = ranking
+                missing_docs += unknown
     if missing_docs:
         logger.warning(
             "%d candidate documents are not in the corpus; kept unscored below the scored ones", missing_docs

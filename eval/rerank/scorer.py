@@ -14,6 +14,29 @@ from modeling_wikiformer import DEFAULT_ALPHA, score_pairs
 
 logger = logging.getLogger(__name__)
 
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+"""The weight dtypes a scorer loads a checkpoint in (``auto``: the checkpoint's stored dtype)."""
+DTYPE_CHOICES = ("auto", *DTYPES)
+
+
+def load_dtype(dtype: str, device: torch.device) -> torch.dtype | str:
+    """The ``dtype`` to pass to ``from_pretrained``: ``"auto"`` (the stored dtype) or a torch dtype.
+
+    Raises:
+        ValueError: an unknown name, float16 on a CPU (slow or unsupported there: use bfloat16 or float32), or
+            bfloat16 on a GPU without bfloat16 support.
+    """
+    if dtype not in DTYPE_CHOICES:
+        raise ValueError(f"dtype {dtype!r}: choose one of {', '.join(DTYPE_CHOICES)}")
+    if dtype == "float16" and device.type == "cpu":
+        raise ValueError(
+            "dtype float16 on a CPU: many CPU kernels lack float16 (slow or unsupported); use bfloat16 or float32 "
+            "(or a GPU)"
+        )
+    if dtype == "bfloat16" and device.type == "cuda" and not torch.cuda.is_bf16_supported():
+        raise ValueError(f"dtype bfloat16: {torch.cuda.get_device_name(device)} does not support it; use float16")
+    return dtype if dtype == "auto" else DTYPES[dtype]
+
 
 def _saved_max_length(model_path: str) -> int | None:
     # CrossEncoder (and Wikiformer, which writes CrossEncoder files too) records its pair length here
@@ -38,6 +61,11 @@ class ModelScorer:
     def __init__(self, model, tokenizer, max_length: int = 512, batch_size: int = 16):
         self.model, self.tokenizer, self.max_length, self.batch_size = model, tokenizer, max_length, batch_size
         self.model_path = getattr(model, "name_or_path", "") or type(model).__name__
+
+    @property
+    def dtype(self) -> str:
+        """The model's weight dtype, e.g. ``"float32"`` (recorded with a resumable run's settings)."""
+        return str(next(self.model.parameters()).dtype).removeprefix("torch.")
 
     @property
     def fusion(self) -> tuple[str, float] | None:
@@ -89,6 +117,8 @@ class PairScorer(ModelScorer):
             ``min(512, max_position_embeddings)``.
         batch_size: pairs per forward pass.
         device: torch device (default: cuda when available, else cpu).
+        dtype: weight dtype: ``auto`` keeps the checkpoint's stored dtype (a float16 one is loaded in float32 on a
+            CPU, with a warning), or ``float32``, ``bfloat16``, ``float16`` (refused on a CPU). Scores are float32.
 
     Example::
 
@@ -96,13 +126,30 @@ class PairScorer(ModelScorer):
         scores = scorer.score(["what is a statutory deed"] * 2, ["A deed is ...", "Statutes ..."])
     """
 
-    def __init__(self, model: str, max_length: int | None = None, batch_size: int = 32, device: str | None = None):
+    def __init__(
+        self,
+        model: str,
+        max_length: int | None = None,
+        batch_size: int = 32,
+        device: str | None = None,
+        dtype: str = "auto",
+    ):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.model_path = str(model)
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        load_as = load_dtype(dtype, self.device)
         self.tokenizer = AutoTokenizer.from_pretrained(self.model_path, trust_remote_code=True)
-        self.model = AutoModelForSequenceClassification.from_pretrained(self.model_path, trust_remote_code=True)
+        self.model = AutoModelForSequenceClassification.from_pretrained(
+            self.model_path, trust_remote_code=True, dtype=load_as
+        )
+        if self.device.type == "cpu" and self.dtype == "float16":
+            logger.warning(
+                "%s is stored in float16, which CPUs run slowly or not at all: scoring in float32 "
+                "(--dtype bfloat16 for half the memory)",
+                self.model_path,
+            )
+            self.model.float()
         self.model.to(self.device).eval()
         labels = self.model.config.num_labels
         if labels not in (1, 2):

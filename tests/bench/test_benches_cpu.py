@@ -74,6 +74,10 @@ def test_rerank_throughput_bench_on_cpu(tmp_path):
     result = run_bench(
         "rerank_throughput.py",
         "--device", "cpu", "--data", str(DL20_MINI / "candidates.json"), "--num-pairs", "8", "--max-length", "64",
+        "--depth", "3", "--batch-size", "4", "--dtype", "bfloat16",
         tmp_path=tmp_path,
     )  # fmt: skip
-    assert "`python -m eval rerank` (PairScorer)" in result.stdout and "device: CPU" in result.stdout
+    assert "`python -m eval rerank` (batches across queries)" in result.stdout and "device: CPU" in result.stdout
+    assert "8 (query, passage) pairs from candidates.json (3 queries, depth 3, 1 blocks)" in result.stdout
+    assert "weights in bfloat16" in result.stdout
+    assert "4.0 pairs a batch across queries, 2.7 query by query (of 4)" in result.stdout  # 3 + 3 + 2 pairs

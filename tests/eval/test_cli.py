@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.eval.conftest import DL20_MINI, run_fresh
 
 
@@ -108,3 +110,19 @@ def test_first_stage_bm25(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert len(output.read_text().splitlines()) == 100 and "bm25: nDCG@10" in result.stdout
+
+
+def test_rerank_dtype_is_checked_and_recorded(tiny_bert_ranker, tmp_path, capsys):
+    from eval.cli import main
+
+    common = ["rerank", "--model", str(tiny_bert_ranker), "--collection", str(DL20_MINI), "--candidates", "bm25"]
+    common += ["--k", "3", "--max-queries", "2", "--device", "cpu", "--tag", "tiny", "--output-dir", str(tmp_path)]
+    with pytest.raises(SystemExit):
+        main([*common, "--dtype", "fp16"])
+    error = capsys.readouterr().err
+    assert "--dtype: invalid choice: 'fp16'" in error and "bfloat16" in error
+    assert main([*common, "--dtype", "float16"]) == 2
+    assert "error: dtype float16 on a CPU" in capsys.readouterr().err
+    assert main([*common, "--dtype", "bfloat16"]) == 0
+    assert (tmp_path / "tiny.run.done").read_text().splitlines()[0].endswith("depth=None dtype=bfloat16")
+    assert len((tmp_path / "tiny.run").read_text().splitlines()) == 6

@@ -80,6 +80,8 @@ def test_cli_builds_a_dataset_that_load_dataset_reads(enwiki_sample, tmp_path):
     ]
     card = (out / "README.md").read_text()
     assert "config_name: articles" in card and "| articles | 106 |" in card
+    assert "license: cc-by-sa-4.0" in card and "Wikipedia contributors" in card
+    assert json.loads((out / "build_stats.json").read_text())["formats"] == ["mediawiki-xml"]
 
 
 def test_multistream_dump_is_read_by_byte_ranges(enwiki_sample, tmp_path):

@@ -112,3 +112,6 @@ def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_ber
     assert all(r["article_id"].startswith("D") for r in built)
     card = (tmp_path / "out" / "wikiformer-prop" / "README.md").read_text()
     assert "`prop.background`: df" in card and "`prop.pairs_per_document`: 10" in card
+    assert "`prop.stopwords`: nltk+inquery" in card
+    assert "license: other" in card and "non-commercial research" in card and "CC BY-SA" not in card
+    assert "license: other" in (tmp_path / "out" / "corpus" / "README.md").read_text()

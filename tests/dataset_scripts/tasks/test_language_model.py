@@ -32,6 +32,23 @@ def test_inquery_list_is_vendored_and_used():
     assert words("The U.S. x-ray, 2nd") == ["the", "u", "s", "x", "ray", "nd"]
 
 
+def test_nltk_english_list_and_the_original_codes_union():
+    nltk = load_stopwords("nltk")
+    assert len(nltk) == 179 and {"i", "me", "don't", "mightn", "wouldn't"} <= nltk and "#" not in "".join(nltk)
+    union = load_stopwords("nltk+inquery")
+    assert union == nltk | STOP and len(union) == 418 + 57  # 57 NLTK words are not in INQUERY
+    assert {"t", "s", "don", "ll", "theirs"} <= union - STOP  # the contraction pieces [a-zA-Z]+ leaves
+    assert load_stopwords("inquery") == load_stopwords("") == STOP
+    with pytest.raises(FileNotFoundError, match="nltk\\+inqury.*vendored list name"):
+        load_stopwords("nltk+inqury")
+
+
+def test_a_stopword_file_is_read_as_given(tmp_path):
+    path = tmp_path / "stop.txt"
+    path.write_text("# my list\nFoo\n\n  bar \n", encoding="utf-8")
+    assert load_stopwords(str(path)) == {"foo", "bar"}
+
+
 def test_counts_and_mu_of_three_documents():
     counts = CorpusCounts.from_texts(THREE, STOP)
     assert counts.cf == Counter(apple=3, banana=2, cherry=3) and counts.df == Counter(apple=2, banana=2, cherry=2)

@@ -74,3 +74,9 @@ def test_original_code_values_are_an_option():
     )
     with pytest.raises(ValueError, match="background"):
         PropOptions(background="tf")
+
+
+def test_original_variant_uses_nltk_and_inquery_stopwords_and_the_paper_inquery():
+    assert PropOptions().stopwords == ""  # INQUERY (section 4.4.2 of the paper)
+    assert PropOptions.original().stopwords == "nltk+inquery"
+    assert PropOptions.original(stopwords="my.txt").stopwords == "my.txt"

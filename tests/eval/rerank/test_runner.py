@@ -10,15 +10,22 @@ from tests.eval.conftest import DL20_MINI
 
 
 class CountingScorer:
-    """Wraps a PairScorer and records how many pairs each call scored."""
+    """Wraps a PairScorer and records how many pairs each call scored, and each model batch's size."""
 
-    def __init__(self, scorer):
-        self.scorer, self.calls = scorer, []
-        self.model_path, self.max_length = scorer.model_path, scorer.max_length
+    def __init__(self, scorer, interrupt_at_batch: int | None = None):
+        self.scorer, self.calls, self.batches, self.interrupt_at_batch = scorer, [], [], interrupt_at_batch
+        self.model_path, self.max_length, self.batch_size = scorer.model_path, scorer.max_length, scorer.batch_size
 
     def score(self, queries, documents, progress=None):
         self.calls.append(len(queries))
-        return self.scorer.score(queries, documents, progress)
+
+        def batch_done(size):
+            self.batches.append(size)
+            if len(self.batches) == self.interrupt_at_batch:
+                raise KeyboardInterrupt  # as Ctrl-C (or a lost machine) in the middle of a window
+            progress(size)
+
+        return self.scorer.score(queries, documents, batch_done)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +58,7 @@ def test_resume_skips_finished_queries_and_redoes_interrupted_ones(dl20, scorer,
         out.write(f"{ids[2]} Q0 x 1 1.0 rerank\n")
     counting = CountingScorer(scorer)
     resumed = rerank(dl20, dl20.runs["candidates"], counting, output, depth=3, query_ids=ids)
-    assert counting.calls == [3, 3]  # only queries 3 and 4 scored again
+    assert counting.calls == [6]  # only queries 3 and 4 scored again (one window)
     assert resumed.keys() == full.keys()
     for qid, ranking in full.items():
         assert resumed[qid] == pytest.approx(ranking, abs=1e-5)
@@ -61,7 +68,7 @@ def test_resume_skips_finished_queries_and_redoes_interrupted_ones(dl20, scorer,
         rerank(dl20, dl20.runs["candidates"], scorer, output, depth=5, query_ids=ids)
     fresh = CountingScorer(scorer)
     rerank(dl20, dl20.runs["candidates"], fresh, output, depth=3, query_ids=ids, resume=False)
-    assert fresh.calls == [3, 3, 3, 3]
+    assert fresh.calls == [12]
 
 
 def test_bad_queries_and_missing_documents_are_counted(scorer, tmp_path, caplog):
@@ -83,3 +90,51 @@ def test_bad_queries_and_missing_documents_are_counted(scorer, tmp_path, caplog)
         "2 candidate documents are not in the corpus",
     ):
         assert message in caplog.text
+
+
+def test_batches_are_filled_across_queries_with_the_scores_of_query_by_query_batching(dl20, scorer, tmp_path):
+    candidates = dl20.runs["candidates"]
+    per_query, across = CountingScorer(scorer), CountingScorer(scorer)
+    alone = rerank(dl20, candidates, per_query, tmp_path / "alone.run", depth=7, window=1)
+    together = rerank(dl20, candidates, across, tmp_path / "together.run", depth=7)
+    assert len(dl20.queries) == 10
+    assert per_query.calls == [7] * 10 and per_query.batches == [7] * 10  # batch size 8: 7 of 8 slots used
+    assert across.calls == [70] and across.batches == [8] * 8 + [6]  # default window 16 x 8 pairs
+    assert list(together) == list(alone)
+    for qid, ranking in alone.items():
+        assert together[qid] == pytest.approx(ranking, abs=1e-5)
+        assert sorted(together[qid], key=together[qid].get) == sorted(ranking, key=ranking.get)
+    assert read_trec_run(tmp_path / "together.run").keys() == alone.keys()
+    with pytest.raises(ValueError, match="window must be at least 1 pair"):
+        rerank(dl20, candidates, scorer, tmp_path / "bad.run", window=0)
+    assert not (tmp_path / "bad.run").exists()  # refused before any file is written
+
+
+def test_an_interruption_mid_batch_across_two_queries_resumes_to_the_identical_run(dl20, scorer, tmp_path):
+    candidates = dl20.runs["candidates"]
+    settings = {"depth": 3, "tag": "tiny", "window": 8}  # batches of 8 over queries of 3 pairs: 9, 9, 9, 3 a window
+    rerank(dl20, candidates, scorer, tmp_path / "whole.run", **settings)
+    output = tmp_path / "r.run"
+    # window 1 scores 9 pairs in batches of 8 + 1; the first batch of window 2 (8 pairs of 3 queries) holds pairs
+    # of two queries at least, and the run stops there
+    interrupted = CountingScorer(scorer, interrupt_at_batch=3)
+    with pytest.raises(KeyboardInterrupt):
+        rerank(dl20, candidates, interrupted, output, **settings)
+    first_window = list(dl20.queries)[:3]
+    assert interrupted.batches == [8, 1, 8] and interrupted.calls == [9, 9]
+    assert (tmp_path / "r.run.done").read_text().splitlines()[1:] == first_window
+    assert read_trec_run(output).keys() == set(first_window)
+    resumed = CountingScorer(scorer)
+    rerank(dl20, candidates, resumed, output, **settings)
+    assert resumed.calls == [9, 9, 3]  # windows 2-4 only: the same windows as the uninterrupted run
+    assert output.read_bytes() == (tmp_path / "whole.run").read_bytes()
+    assert (tmp_path / "r.run.done").read_bytes() == (tmp_path / "whole.run.done").read_bytes()
+
+
+def test_a_run_in_another_dtype_is_not_resumed_into_a_float32_one(dl20, scorer, tiny_bert_ranker, tmp_path):
+    ids = list(dl20.queries)[:2]
+    output = tmp_path / "r.run"
+    rerank(dl20, dl20.runs["candidates"], scorer, output, depth=2, query_ids=ids[:1])
+    bf16 = PairScorer(str(tiny_bert_ranker), max_length=64, batch_size=8, device="cpu", dtype="bfloat16")
+    with pytest.raises(ValueError, match=r"different settings .*depth=2; now .*depth=2 dtype=bfloat16\)"):
+        rerank(dl20, dl20.runs["candidates"], bf16, output, depth=2, query_ids=ids)

@@ -66,3 +66,49 @@ def test_a_crossencoder_folder_scores_like_crossencoder(tiny_bert_ranker, tmp_pa
     assert scorer.max_length == 48
     expected = cross_encoder.predict(list(zip(QUERIES, DOCUMENTS, strict=True)), activation_fn=torch.nn.Identity())
     assert scorer.score(QUERIES, DOCUMENTS) == pytest.approx([float(v) for v in expected], abs=1e-5)
+
+
+def test_dtype_auto_keeps_the_stored_dtype_and_names_are_checked(tiny_bert_ranker, tmp_path, caplog):
+    assert PairScorer(str(tiny_bert_ranker), device="cpu").dtype == "float32"
+    bf16 = PairScorer(str(tiny_bert_ranker), device="cpu", dtype="bfloat16")
+    assert bf16.dtype == "bfloat16" and next(bf16.model.parameters()).dtype == torch.bfloat16
+    scores = bf16.score(QUERIES, DOCUMENTS)
+    assert all(type(score) is float for score in scores)
+    BertForSequenceClassification.from_pretrained(tiny_bert_ranker).half().save_pretrained(tmp_path)
+    AutoTokenizer.from_pretrained(tiny_bert_ranker).save_pretrained(tmp_path)
+    assert PairScorer(str(tmp_path), device="cpu", dtype="bfloat16").dtype == "bfloat16"
+    with caplog.at_level("WARNING"):
+        auto = PairScorer(str(tmp_path), device="cpu")  # stored float16: float32 on a CPU, said loudly
+    assert auto.dtype == "float32" and "stored in float16, which CPUs run slowly or not at all" in caplog.text
+    with pytest.raises(ValueError, match="dtype float16 on a CPU: .* use bfloat16 or float32"):
+        PairScorer(str(tmp_path), device="cpu", dtype="float16")
+    with pytest.raises(ValueError, match="dtype 'fp16': choose one of auto, float32, bfloat16, float16"):
+        PairScorer(str(tiny_bert_ranker), device="cpu", dtype="fp16")
+
+
+@pytest.mark.slow
+def test_bfloat16_scores_are_close_to_float32_and_keep_their_order(tmp_path):
+    from modeling_wikiformer import WikiformerForRanking, save_for_hub
+
+    torch.manual_seed(0)
+    model = WikiformerForRanking.from_bert()  # the embedded MiniLM encoder: scores that differ between pairs
+    save_for_hub(model, AutoTokenizer.from_pretrained(model.name_or_path), tmp_path, max_length=64)
+    queries = ["wing slipstream", "heat conduction in slabs", "a", "boundary layer", "propeller noise"] * 2
+    documents = [
+        "an experimental study of a wing in a propeller slipstream was made",
+        "short",
+        "boundary layer control",
+        "heat transfer in a slab of finite thickness",
+        "noise of propellers at high tip speed",
+        "x y z",
+        "the",
+        "supersonic flow over a cone",
+        "laminar boundary layer on a flat plate",
+        "pressure distribution",
+    ]
+    full = PairScorer(str(tmp_path), device="cpu").score(queries, documents)
+    half = PairScorer(str(tmp_path), device="cpu", dtype="bfloat16").score(queries, documents)
+    spread = max(full) - min(full)
+    assert half == pytest.approx(full, abs=0.02 * spread)
+    assert half != full  # bfloat16 did compute
+    assert sorted(range(10), key=full.__getitem__) == sorted(range(10), key=half.__getitem__)

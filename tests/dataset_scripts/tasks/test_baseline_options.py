@@ -1,0 +1,23 @@
+"""The PROP/HARP command-line options of the build (baseline_steps.add_arguments / options_from_args)."""
+
+from __future__ import annotations
+
+import argparse
+
+from dataset_scripts.tasks.baseline_steps import add_arguments, options_from_args
+
+
+def parse(*argv: str):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return options_from_args(parser.parse_args(list(argv)))
+
+
+def test_stopwords_default_to_the_papers_inquery_and_the_original_variant_to_nltk_and_inquery():
+    prop, harp, _ = parse()
+    assert prop.stopwords == "" and harp.stopwords == ""  # INQUERY, as both papers
+    prop, harp, _ = parse("--prop-variant", "original")
+    assert (prop.stopwords, prop.min_count, prop.background) == ("nltk+inquery", 10, "df")
+    assert harp.stopwords == ""  # the variant is PROP's
+    prop, harp, _ = parse("--prop-variant", "original", "--stopwords", "inquery")
+    assert prop.stopwords == "inquery" and harp.stopwords == "inquery"
