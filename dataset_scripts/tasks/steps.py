@@ -246,6 +246,13 @@ class SeeAlsoJoinStep(PipelineStep):
         layout, buckets = self.layout, self.buckets
         titles = [layout.title_parts(u.number, buckets) for u in self.units]
         redirects = [layout.redirect_parts(n, buckets) for n in range(self.redirect_count)]
+        missing = [p for p in titles + redirects if not p.exists()]
+        if missing:
+            raise FileNotFoundError(
+                f"{len(missing)} part files of the See also join are missing, e.g. {missing[0]}: stage 1 of this "
+                f"build was run by a version without the join; delete {layout.work / 'logs'} and rerun the same "
+                "command (finished units are not sampled again)"
+            )
         for bucket in range(rank, buckets, world_size):
             path = layout.bucket_file(bucket, buckets)
             if path.exists():

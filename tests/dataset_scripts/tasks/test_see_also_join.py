@@ -108,6 +108,15 @@ def test_ltm_rows_equal_those_of_the_in_memory_resolution(corpus, tmp_path):
         assert (joined / shard).read_bytes() == (in_memory / shard).read_bytes()
 
 
+def test_a_stage_one_without_the_join_parts_is_named(corpus, tmp_path):
+    units, redirects = stage_one(corpus, tmp_path, buckets=2)
+    BuildLayout(tmp_path).title_parts(units[0].number, 2).unlink()
+    for bucket in range(2):
+        BuildLayout(tmp_path).bucket_file(bucket, 2).unlink()
+    with pytest.raises(FileNotFoundError, match="1 part files of the See also join are missing, e.g. .*00000.arrow"):
+        list(SeeAlsoJoinStep(tmp_path, units, len(redirects), 2).run())
+
+
 def synthetic_join(tmp_path: Path, titles: list[str], redirects: list[tuple[str, str]], buckets: int) -> TitleJoin:
     """A join over ``titles`` (two title part files, as two units) and ``redirects`` with ``buckets`` buckets."""
     half = len(titles) // 2
