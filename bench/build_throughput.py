@@ -52,9 +52,9 @@ def measure(command: list[str] | str) -> dict:
     its largest process and of the whole tree (sampled every 50 ms)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    process = subprocess.Popen(
-        command, cwd=ROOT, shell=isinstance(command, str), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    # a file, not a pipe: progress bars of a long run fill a pipe nobody reads until the end, and the run blocks
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(command, cwd=ROOT, shell=isinstance(command, str), stdout=subprocess.DEVNULL, stderr=log)
     root, worker, total, cpu = psutil.Process(process.pid), 0, 0, {}
     while process.poll() is None:
         try:
@@ -73,7 +73,9 @@ def measure(command: list[str] | str) -> dict:
         worker, total = max([worker, *rss]), max(total, sum(rss))
         time.sleep(0.05)
     seconds = time.perf_counter() - start
-    stderr = process.stderr.read().decode(errors="replace")
+    log.seek(0)
+    stderr = log.read().decode(errors="replace")
+    log.close()
     if process.returncode != 0:
         raise SystemExit(f"failed ({process.returncode}): {command}\n{stderr[-3000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
