@@ -2,6 +2,10 @@
 own ceiling, start-up and merge, peak memory per worker, disk, and a projection for English Wikipedia.
 
     python bench/build_throughput.py [--articles 2000 10000] [--num-proc 1 2] [--parts 16] [--no-end-to-end]
+    python bench/build_throughput.py --corpus CORPUS_DIR [CORPUS_DIR ...] [--num-proc 1 2]
+
+``--corpus``: the task stage alone on built corpus folders (e.g. slices of one big corpus: 10k, 20k, 50k articles),
+each ``--num-proc`` beside its ceiling, and the peak RSS of one worker against the corpus size.
 
 For each size, ``bench/big_dump.py`` writes a multistream dump of that many real articles in ``--parts`` part
 files (each with its index, as Wikimedia ships English Wikipedia). Each run is its own process (wall time, CPU
@@ -48,9 +52,9 @@ def measure(command: list[str] | str) -> dict:
     its largest process and of the whole tree (sampled every 50 ms)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    process = subprocess.Popen(
-        command, cwd=ROOT, shell=isinstance(command, str), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    # a file, not a pipe: progress bars of a long run fill a pipe nobody reads until the end, and the run blocks
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(command, cwd=ROOT, shell=isinstance(command, str), stdout=subprocess.DEVNULL, stderr=log)
     root, worker, total, cpu = psutil.Process(process.pid), 0, 0, {}
     while process.poll() is None:
         try:
@@ -69,7 +73,9 @@ def measure(command: list[str] | str) -> dict:
         worker, total = max([worker, *rss]), max(total, sum(rss))
         time.sleep(0.05)
     seconds = time.perf_counter() - start
-    stderr = process.stderr.read().decode(errors="replace")
+    log.seek(0)
+    stderr = log.read().decode(errors="replace")
+    log.close()
     if process.returncode != 0:
         raise SystemExit(f"failed ({process.returncode}): {command}\n{stderr[-3000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -246,6 +252,38 @@ def bench_size(articles: int, args, work: Path) -> dict:
     return {"n": n, "results": results, "ceilings": ceilings, "loops": loops, "dump_mib": disk["dump"]}
 
 
+def bench_corpus(corpus: Path, args, work: Path) -> dict:
+    """The task stage alone on a built corpus: each ``--num-proc``, its ceiling (the same work as p independent
+    processes, and a pure-Python loop), peak RSS of one worker; prints a table and returns the figures."""
+    import pyarrow.parquet as pq
+
+    n = sum(pq.ParquetFile(f).metadata.num_rows for f in sorted((corpus / "data").glob("*.parquet")))
+    task_cmd = [sys.executable, "-m", "dataset_scripts.build", "--articles-per-unit", str(args.articles_per_unit)]
+    results = {}
+    for p in args.num_proc:
+        results[f"t{p}"] = measure([*task_cmd, "--input", str(corpus), "--output-dir", str(work / f"t{p}"), "--num-proc", str(p)])  # fmt: skip
+        results[f"stages{p}"] = stage_seconds(work / f"t{p}")
+    for p in args.num_proc[1:]:
+        task_jobs = [" ".join([*task_cmd, "--input", str(c), "--output-dir", str(work / f"ti{p}-{i}")]) for i, c in enumerate(sliced_corpora(corpus, work / "slices", p))]  # fmt: skip
+        results[f"t-indep{p}"] = measure(" & ".join(task_jobs) + " & wait")
+    loops = {p: loop_ceiling(p) for p in args.num_proc[1:]}
+    print(f"\n### task stage on {corpus} ({n} articles), {os.cpu_count()} cores\n")
+    print("| run | wall s | articles/s | articles/s per process | CPU s | articles per CPU s | peak RSS of one process MiB | peak RSS all MiB |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    lines = [row(f"task stage, --num-proc {p}", n, results[f"t{p}"], p) for p in args.num_proc]
+    lines += [row(f"task stage, {p} independent processes on 1/{p} each", n, results[f"t-indep{p}"], p) for p in args.num_proc[1:]]  # fmt: skip
+    print("\n".join(lines))
+    first = args.num_proc[0]
+    for p in args.num_proc:
+        stages = results[f"stages{p}"]
+        print(f"- --num-proc {p}: See also join + LTM {stages['ltm']:.1f} s, statistics merge + cards {stages['merge']:.1f} s")  # fmt: skip
+    for p in args.num_proc[1:]:
+        speedup = results[f"t{first}"]["s"] / results[f"t{p}"]["s"]
+        ceiling = results[f"t{first}"]["s"] / results[f"t-indep{p}"]["s"]
+        print(f"- task stage --num-proc {p} / {first}: {speedup:.2f}x; this machine's ceiling for the same work as {p} independent processes: {ceiling:.2f}x, a pure-Python loop: {loops[p]:.2f}x")  # fmt: skip
+    return {"n": n, "results": results, "loops": loops}
+
+
 def projection(summary: dict, num_proc: list[int]) -> None:
     """English Wikipedia hours on 16 and 64 cores from the measured CPU seconds per article of one process (wall
     time on a shared machine measures its neighbours too), for linear scaling and for the speed-up measured here."""
@@ -277,7 +315,25 @@ def main() -> None:
     parser.add_argument("--articles-per-unit", type=int, default=250, help="task stage unit size")
     parser.add_argument("--no-end-to-end", dest="end_to_end", action="store_false", help="skip dump -> datasets runs")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure here")
+    parser.add_argument("--corpus", type=Path, nargs="+", default=None, help="built corpus folders: task stage only")
     args = parser.parse_args()
+    if args.corpus:
+        everything = []
+        for corpus in args.corpus:
+            work = Path(tempfile.mkdtemp(prefix="build-bench-"))
+            try:
+                everything.append(bench_corpus(corpus.resolve(), args, work))
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+        print(
+            "\n| articles | " + " | ".join(f"peak RSS of one process, --num-proc {p} MiB" for p in args.num_proc) + " |"
+        )
+        print("|---|" + "---|" * len(args.num_proc))
+        for s in everything:
+            print(f"| {s['n']} | " + " | ".join(f"{s['results'][f't{p}']['worker_mib']:.0f}" for p in args.num_proc) + " |")  # fmt: skip
+        if args.json:
+            args.json.write_text(json.dumps(everything, indent=1))
+        return
     summary, everything = None, []
     for articles in args.articles:
         work = Path(tempfile.mkdtemp(prefix="build-bench-"))

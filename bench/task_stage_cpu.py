@@ -35,12 +35,21 @@ def measure(corpus: Path, out: Path) -> str:
     data, redirects = corpus_files(corpus)
     units = plan_units(data, 100)
     tasks, options = ("srr", "rwi", "ati", "ltm"), TaskOptions()
-    first = steps.ArticleTasksStep(out, units, tasks, options)
-    second = steps.LtmStep(out, units, redirects, options)
+    if hasattr(steps, "SeeAlsoJoinStep"):  # the See also title join on disk (its own stage)
+        from dataset_scripts.tasks.see_also_join import bucket_count
+
+        buckets = bucket_count(sum(u.stop - u.start for u in units))
+        first = steps.ArticleTasksStep(out, units, tasks, options, redirects, buckets)
+        join = steps.SeeAlsoJoinStep(out, units, len(redirects), buckets)
+        second = [join, steps.LtmStep(out, units, options, buckets)]
+    else:  # revisions resolving titles in memory
+        first = steps.ArticleTasksStep(out, units, tasks, options)
+        second = [steps.LtmStep(out, units, redirects, options)]
     start = time.process_time()
     list(first.run())
     middle = time.process_time()
-    list(second.run())
+    for step in second:
+        list(step.run())
     end = time.process_time()
     n = sum(u.stop - u.start for u in units)
     return f"{n} articles: stage 1 {middle - start:.2f} CPU s, LTM {end - middle:.2f} CPU s, {n / (end - start):.0f} articles per CPU s"

@@ -113,8 +113,15 @@ class ArticleIndex:
         self.table = pa.concat_tables(tables) if tables else INDEX_SCHEMA.empty_table()
         self.offsets = np.concatenate([[0], np.cumsum([t.num_rows for t in tables], dtype=np.int64)])
         self.eligible = self.table.column("eligible").to_numpy(zero_copy_only=False).astype(bool)
-        rows = np.flatnonzero(self.eligible)
-        self.eligible_rows = rows.astype(np.int32) if len(self.eligible) < 2**31 else rows
+        # shard by shard: no int64 array of every eligible row (8 bytes an article) on the way
+        row_type = np.int32 if len(self.eligible) < 2**31 else np.int64
+        self.eligible_rows = np.concatenate(
+            [np.array([], dtype=row_type)]
+            + [
+                (np.flatnonzero(self.eligible[start:stop]) + start).astype(row_type)
+                for start, stop in zip(self.offsets[:-1], self.offsets[1:], strict=True)
+            ]
+        )
         self._redirect_files = list(redirect_files)
 
     @cached_property

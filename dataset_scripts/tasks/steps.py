@@ -246,6 +246,13 @@ class SeeAlsoJoinStep(PipelineStep):
         layout, buckets = self.layout, self.buckets
         titles = [layout.title_parts(u.number, buckets) for u in self.units]
         redirects = [layout.redirect_parts(n, buckets) for n in range(self.redirect_count)]
+        missing = [p for p in titles + redirects if not p.exists()]
+        if missing:
+            raise FileNotFoundError(
+                f"{len(missing)} part files of the See also join are missing, e.g. {missing[0]}: stage 1 of this "
+                f"build was run by a version without the join; delete {layout.work / 'logs'} and rerun the same "
+                "command (finished units are not sampled again)"
+            )
         for bucket in range(rank, buckets, world_size):
             path = layout.bucket_file(bucket, buckets)
             if path.exists():
@@ -282,7 +289,7 @@ class LtmStep(PipelineStep):
         ]
         if todo:
             index = ArticleIndex([self.layout.index_file(u.number) for u in self.units])
-            join = TitleJoin([self.layout.bucket_file(b, self.buckets) for b in range(self.buckets)])
+            join = self.title_join()
             with tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
                 # links are resolved a batch of units at a time: only that batch's link targets in memory
                 for first in range(0, len(todo), LTM_UNITS_PER_BATCH):
@@ -296,6 +303,10 @@ class LtmStep(PipelineStep):
                         bar.update()
         if data:
             yield from data
+
+    def title_join(self) -> TitleJoin:
+        """What resolves See also targets to corpus rows: the join stage's bucket files."""
+        return TitleJoin([self.layout.bucket_file(b, self.buckets) for b in range(self.buckets)])
 
     def _unit(self, unit: Unit, index: ArticleIndex, edges: pa.Table, resolved: list[int | None]) -> None:
         clear_partial([self.layout.shard("ltm", unit.number, len(self.units))])

@@ -278,5 +278,9 @@ def test_slurm_executors_are_chained(built, tmp_path):
     cards = make_executors(executor, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
     ltm = cards.depends
     assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
-    assert ltm.world_size == 3 and ltm.depends.world_size == 3 and ltm.depends.depends is None
-    assert type(ltm.pipeline[0]).__name__ == "LtmStep" and type(ltm.depends.pipeline[0]).__name__ == "ArticleTasksStep"
+    join = ltm.depends  # one bucket for a small corpus: one task
+    assert (
+        ltm.world_size == 3 and join.world_size == 1 and join.depends.world_size == 3 and join.depends.depends is None
+    )
+    assert type(ltm.pipeline[0]).__name__ == "LtmStep" and type(join.pipeline[0]).__name__ == "SeeAlsoJoinStep"
+    assert type(join.depends.pipeline[0]).__name__ == "ArticleTasksStep"

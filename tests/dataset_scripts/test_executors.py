@@ -22,11 +22,12 @@ LIMIT = ["--limit", "40"]  # pages of the sample: 20 articles, 4 units of 5
 
 
 def digests(folder: Path) -> dict[str, str]:
-    """SHA-256 of every dataset shard, LTM index shard and See also file of a build."""
+    """SHA-256 of every dataset shard, LTM index shard, See also file and file of the title join of a build."""
     files = [
         *folder.glob("wikiformer-*/data/*.parquet"),
         *folder.glob(".build/ltm-index/*"),
         *folder.glob(".build/see-also/*"),
+        *folder.glob(".build/see-also-join-*/*/*"),
     ]
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(files)}
 
@@ -138,7 +139,7 @@ def run_jobs(scripts: list[str], folder: Path) -> None:
 
 @pytest.mark.slow
 def test_slurm_writes_job_scripts_that_build_the_same_datasets(local_build, tmp_path, monkeypatch, capsys):
-    """Dump -> datasets on Slurm: the first command submits the corpus job, the rerun the three task-stage jobs
+    """Dump -> datasets on Slurm: the first command submits the corpus job, the rerun the four task-stage jobs
     (each waiting for the one before); run here as Slurm runs them, they write what the local executor writes."""
     calls = tmp_path / "sbatch-calls.txt"
     fake_slurm(tmp_path / "bin", calls)
@@ -164,16 +165,16 @@ def test_slurm_writes_job_scripts_that_build_the_same_datasets(local_build, tmp_
     jobs = [(c, s) for c, s in submitted()[before:] if "launch_pickled_pipeline" in s]
     stages = [s for _, s in jobs]
     names = [line.split("wikiformer-")[1] for s in stages for line in s.splitlines() if "--job-name" in line]
-    assert names == ["tasks", "ltm", "cards"]
+    assert names == ["tasks", "see-also-join", "ltm", "cards"]
     for script in stages:
         assert "#SBATCH --partition=cpu" in script and "#SBATCH --time=2:00:00" in script
         assert f"cd {PROJECT_ROOT} && export PYTHONPATH={PROJECT_ROOT}" in script
         if sys.prefix != sys.base_prefix:
             assert f"source {Path(sys.prefix) / 'bin' / 'activate'} && " in script
-    # 4 units on 2 processes: arrays of 2 tasks for stage 1 and LTM, 1 for the cards; each stage after the first
-    # waits for the one before it to succeed
+    # 4 units on 2 processes: arrays of 2 tasks for stage 1 and LTM, 1 for the join (one bucket) and the cards;
+    # each stage after the first waits for the one before it to succeed
     arrays = [line for s in stages for line in s.splitlines() if line.startswith("#SBATCH --array")]
-    assert arrays == ["#SBATCH --array=0-1", "#SBATCH --array=0-1", "#SBATCH --array=0-0"]
+    assert arrays == ["#SBATCH --array=0-1", "#SBATCH --array=0-0", "#SBATCH --array=0-1", "#SBATCH --array=0-0"]
     assert "dependency" not in jobs[0][0]
     assert all("--dependency=afterok:" in c for c, _ in jobs[1:])
 

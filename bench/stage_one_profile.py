@@ -1,0 +1,56 @@
+"""Where stage 1 of the task build spends its CPU, unit by unit (default 1,000 articles): the Parquet read, Arrow ->
+Python (to_pylist), building Article objects, the SRR/RWI/ATI samplers, the LTM index and See also rows.
+
+    python bench/stage_one_profile.py CORPUS_DIR
+"""
+
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
+
+from dataset_scripts.corpus.article import Article  # noqa: E402
+from dataset_scripts.tasks.common import task_rng  # noqa: E402
+from dataset_scripts.tasks.corpus_units import WST_COLUMNS, corpus_files, plan_units  # noqa: E402
+from dataset_scripts.tasks.options import TaskOptions  # noqa: E402
+from dataset_scripts.tasks.registry import get_task  # noqa: E402
+from dataset_scripts.tasks.see_also_graph import edge_table, index_table  # noqa: E402
+
+data, _ = corpus_files(Path(sys.argv[1]))
+units = plan_units(data, 1000)
+opts = TaskOptions()
+t = dict(parquet_read=0.0, to_pylist=0.0, article_from_dict=0.0, samplers=0.0, ltm_index=0.0)
+n = 0
+for unit in units:
+    c0 = time.process_time()
+    parquet = pq.ParquetFile(unit.file)
+    groups, first_row, position = [], None, 0
+    for number in range(parquet.metadata.num_row_groups):
+        size = parquet.metadata.row_group(number).num_rows
+        if position < unit.stop and position + size > unit.start:
+            groups.append(number)
+            first_row = position if first_row is None else first_row
+        position += size
+    table = parquet.read_row_groups(groups, columns=list(WST_COLUMNS)).slice(
+        unit.start - first_row, unit.stop - unit.start
+    )
+    c1 = time.process_time()
+    rows = table.to_pylist()
+    c2 = time.process_time()
+    arts = [Article.from_dict(r) for r in rows]
+    c3 = time.process_time()
+    for a in arts:
+        for task in ("srr", "rwi", "ati"):
+            get_task(task).sampler(a, task_rng(opts.seed, task, a.id), opts)
+    c4 = time.process_time()
+    index_table(arts, opts)
+    edge_table(arts)
+    c5 = time.process_time()
+    n += len(arts)
+    for k, v in zip(t, (c1 - c0, c2 - c1, c3 - c2, c4 - c3, c5 - c4), strict=True):
+        t[k] += v
+total = sum(t.values())
+print(f"{n} articles, {total:.2f} CPU s: " + ", ".join(f"{k} {v:.2f} s ({100 * v / total:.0f}%)" for k, v in t.items()))
