@@ -8,13 +8,11 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
 
 from dataset_scripts.corpus.article import Article  # noqa: E402
 from dataset_scripts.tasks.common import task_rng  # noqa: E402
-from dataset_scripts.tasks.corpus_units import WST_COLUMNS, corpus_files, plan_units  # noqa: E402
+from dataset_scripts.tasks.corpus_units import WST_COLUMNS, corpus_files, plan_units, read_unit_table  # noqa: E402
 from dataset_scripts.tasks.options import TaskOptions  # noqa: E402
 from dataset_scripts.tasks.registry import get_task  # noqa: E402
 from dataset_scripts.tasks.see_also_graph import edge_table, index_table  # noqa: E402
@@ -26,17 +24,7 @@ t = dict(parquet_read=0.0, to_pylist=0.0, article_from_dict=0.0, samplers=0.0, l
 n = 0
 for unit in units:
     c0 = time.process_time()
-    parquet = pq.ParquetFile(unit.file)
-    groups, first_row, position = [], None, 0
-    for number in range(parquet.metadata.num_row_groups):
-        size = parquet.metadata.row_group(number).num_rows
-        if position < unit.stop and position + size > unit.start:
-            groups.append(number)
-            first_row = position if first_row is None else first_row
-        position += size
-    table = parquet.read_row_groups(groups, columns=list(WST_COLUMNS)).slice(
-        unit.start - first_row, unit.stop - unit.start
-    )
+    table = read_unit_table(unit, WST_COLUMNS)
     c1 = time.process_time()
     rows = table.to_pylist()
     c2 = time.process_time()

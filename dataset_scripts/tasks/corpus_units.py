@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..corpus.article import Article
@@ -55,9 +56,9 @@ WST_COLUMNS = ("id", "title", "abstract", "sections", "see_also", "language", "i
 ``source`` cuts a unit's read to a third."""
 
 
-def read_unit(unit: Unit, columns: Sequence[str] | None = None) -> list[Article]:
-    """The articles of one unit, reading only the row groups that overlap it; only ``columns`` when given (fields
-    not read keep their defaults: no links unless ``columns`` names them), every column otherwise."""
+def read_unit_table(unit: Unit, columns: Sequence[str] | None = None) -> pa.Table | None:
+    """The rows of one unit as an Arrow table, reading only the row groups that overlap it (``None`` if none do);
+    only ``columns`` when given, every column otherwise."""
     parquet = pq.ParquetFile(unit.file)
     groups, first_row, position = [], None, 0
     for number in range(parquet.metadata.num_row_groups):
@@ -67,7 +68,13 @@ def read_unit(unit: Unit, columns: Sequence[str] | None = None) -> list[Article]
             first_row = position if first_row is None else first_row
         position += size
     if not groups:
-        return []
+        return None
     table = parquet.read_row_groups(groups, columns=list(columns) if columns is not None else None)
-    table = table.slice(unit.start - first_row, unit.stop - unit.start)
-    return [Article.from_dict(row) for row in table.to_pylist()]
+    return table.slice(unit.start - first_row, unit.stop - unit.start)
+
+
+def read_unit(unit: Unit, columns: Sequence[str] | None = None) -> list[Article]:
+    """The articles of one unit (see `read_unit_table`); fields not read keep their defaults: no links unless
+    ``columns`` names them."""
+    table = read_unit_table(unit, columns)
+    return [] if table is None else [Article.from_dict(row) for row in table.to_pylist()]
