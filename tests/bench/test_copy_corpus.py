@@ -28,7 +28,7 @@ def built(tmp_path_factory):
     many = write_dump(root / "dumpk", articles=106 * COPIES, workers=1)
     build_corpus([str(p) for p in one], root / "c1", CorpusOptions(read_ahead="off"))
     build_corpus([str(p) for p in many], root / "ck", CorpusOptions(read_ahead="off"))
-    copy_corpus(root / "c1", COPIES, root / "copied", articles_per_file=150)
+    copy_corpus(root / "c1", COPIES, root / "copied", articles_per_file=100)
     return root
 
 
@@ -61,7 +61,7 @@ def test_each_copy_links_inside_itself_and_the_folder_is_a_corpus(built):
     redirects = rows(built / "copied", "redirects")[len(rows(built / "c1", "redirects")) :]
     assert all(r["source"].endswith(" (copy 1)") for r in redirects)
     assert sum(r["target"].endswith(" (copy 1)") for r in redirects) > 10
-    assert len(list((built / "copied" / "data").glob("*.parquet"))) == 2  # 150 articles a file: one copy a file
+    assert len(list((built / "copied" / "data").glob("*.parquet"))) == 2  # 100 articles a file: one copy (106) a file
     stats = json.loads((built / "copied" / "build_stats.json").read_text())["statistics"]
     assert stats == json.loads((built / "ck" / "build_stats.json").read_text())["statistics"]
     assert stats["articles"] == len(articles)
