@@ -2,10 +2,11 @@
 own ceiling, start-up and merge, peak memory per worker, disk, and a projection for English Wikipedia.
 
     python bench/build_throughput.py [--articles 2000 10000] [--num-proc 1 2] [--parts 16] [--no-end-to-end]
-    python bench/build_throughput.py --corpus CORPUS_DIR [CORPUS_DIR ...] [--num-proc 1 2]
+    python bench/build_throughput.py --corpus CORPUS_DIR [CORPUS_DIR ...] [--num-proc 1 2] [--no-ceiling]
 
-``--corpus``: the task stage alone on built corpus folders (e.g. slices of one big corpus: 10k, 20k, 50k articles),
-each ``--num-proc`` beside its ceiling, and the peak RSS of one worker against the corpus size.
+``--corpus``: the task stage alone on built corpus folders (e.g. ``bench/copy_corpus.py`` copies of one corpus at
+10k-500k articles), each ``--num-proc`` beside its ceiling (not with ``--no-ceiling``), and the peak RSS, anonymous
+memory and USS of one worker against the corpus size, whole run and per stage (``bench/memory_sampler.py``).
 
 For each size, ``bench/big_dump.py`` writes a multistream dump of that many real articles in ``--parts`` part
 files (each with its index, as Wikimedia ships English Wikipedia). Each run is its own process (wall time, CPU
