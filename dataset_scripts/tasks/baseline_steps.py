@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
@@ -32,11 +34,11 @@ from ..atomic_files import atomic_write
 from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
-from .common import TaskOutput, task_rng
+from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import WST_COLUMNS, Unit, read_unit
-from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
+from .language_model import CollectionModel, UnitTokens, load_stopwords, words
 from .options import TaskOptions
-from .prop import PropOptions, document_text, prop_groups
+from .prop import PropDocument, PropOptions, document_rows, document_skip, document_text
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .stats import TaskStats
@@ -47,6 +49,15 @@ HARP_TASKS = ("rqp", "qdm", "rdp", "acm")
 BASELINE_TASKS = PROP_TASKS + HARP_TASKS
 _HARP_ROWS = {"rqp": rqp.rqp_rows, "qdm": qdm.qdm_rows, "rdp": rdp.rdp_rows, "acm": acm.acm_rows}
 _COUNTS = pa.schema([("word", pa.string()), ("cf", pa.int64()), ("df", pa.int64())])
+_DOCUMENTS = pa.schema(
+    [
+        ("article_id", pa.string()),
+        ("title", pa.string()),
+        ("document", pa.string()),
+        ("skip", pa.string()),
+        ("words", pa.list_(pa.int32())),
+    ]
+)
 _ANCHORS = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank", pa.int64())])
 
 
@@ -57,8 +68,12 @@ class BaselineFiles:
         self.layout = layout
 
     def counts(self, unit: int) -> Path:
-        """A unit's PROP word counts."""
+        """A unit's PROP word counts (its content words, sorted: the ids of :meth:`documents` index them)."""
         return self.layout.work / "prop" / "counts" / f"{unit:05d}.parquet"
+
+    def documents(self, unit: int) -> Path:
+        """A unit's PROP documents: id, title, the cut ``document``, skip reason, content words as ids."""
+        return self.layout.work / "prop" / "documents" / f"{unit:05d}.parquet"
 
     @property
     def vocabulary(self) -> Path:
@@ -120,22 +135,36 @@ class CorpusStatsStep(PipelineStep):
             articles = read_unit(unit, _columns(self.tasks))
             marker: dict[str, Any] = {"articles": len(articles)}
             if _wants(self.tasks, PROP_TASKS):
-                counts = CorpusCounts.from_texts((document_text(a) for a in articles), stopwords)
-                table = pa.table(
-                    {
-                        "word": sorted(counts.cf),
-                        "cf": [counts.cf[w] for w in sorted(counts.cf)],
-                        "df": [counts.df[w] for w in sorted(counts.cf)],
-                    },
-                    schema=_COUNTS,
-                )
-                atomic_write(self.files.counts(unit.number), lambda tmp, t=table: pq.write_table(t, tmp))
-                marker["prop"] = {"documents": counts.documents, "words": counts.words}
+                marker["prop"] = self._prop(unit, articles, stopwords)
             if _wants(self.tasks, HARP_TASKS):
                 self._harp(unit, articles, tokenizer)
             write_json(marker, self.layout.marker("baseline-stats", unit.number))
         if data:
             yield from data
+
+    def _prop(self, unit: Unit, articles, stopwords: frozenset[str]) -> dict[str, int]:
+        """The unit's word counts and its documents as the rows stage needs them (tokenised once, here)."""
+        texts = [document_text(a) for a in articles]
+        tokens = UnitTokens.from_texts(texts, stopwords)
+        counts = pa.table({"word": tokens.words, "cf": tokens.cf, "df": tokens.df}, schema=_COUNTS)
+        atomic_write(self.files.counts(unit.number), lambda tmp: pq.write_table(counts, tmp))
+        skips = [document_skip(a, bool(has)) for a, has in zip(articles, tokens.has_words.tolist(), strict=True)]
+        documents = pa.table(
+            {
+                "article_id": [a.id for a in articles],
+                "title": [a.title for a in articles],
+                "document": [
+                    "" if skip else truncate_words(text, self.options.max_words)
+                    for text, skip in zip(texts, skips, strict=True)
+                ],
+                "skip": skips,
+                "words": pa.ListArray.from_arrays(pa.array(tokens.offsets, pa.int32()), pa.array(tokens.ids)),
+            },
+            schema=_DOCUMENTS,
+        )
+        self.files.documents(unit.number).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.files.documents(unit.number), lambda tmp: pq.write_table(documents, tmp))
+        return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
 
     def _harp(self, unit: Unit, articles, tokenizer) -> None:
         from ..corpus.titles import normalize_title
@@ -341,6 +370,7 @@ class BaselineTasksStep(PipelineStep):
                 self.prop.subsample,
                 self.prop.background,
             )
+            self.vocabulary = pa.array(self.collection.vocabulary, type=pa.string())
         if _wants(self.tasks, HARP_TASKS):
             self.index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
             plan = pq.read_table(self.files.qdm_plan).to_pylist()
@@ -354,24 +384,11 @@ class BaselineTasksStep(PipelineStep):
             )
 
     def _unit(self, unit: Unit) -> None:
-        articles = read_unit(unit, _columns(self.tasks))
         outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}
-        if "prop" in outputs and self.collection is not None and len(self.collection):
-            for article in articles:
-                sampled = prop_groups(
-                    article,
-                    task_rng(self.options.seed, "prop", article.id),
-                    self.collection,
-                    self.stopwords,
-                    self.prop,
-                    self.options.max_words,
-                )
-                outputs["prop"].groups.extend(sampled.groups)
-                outputs["prop"].skipped.update(sampled.skipped)
-        elif "prop" in outputs:
-            outputs["prop"].skipped["no-vocabulary-word"] += len(articles)
+        if "prop" in outputs:
+            self._prop(unit, outputs["prop"])
         if _wants(self.tasks, HARP_TASKS):
-            self._harp(unit, articles, outputs)
+            self._harp(unit, read_unit(unit, _columns(self.tasks)), outputs)
         marker: dict[str, Any] = {"tasks": {}}
         for task, output in outputs.items():
             spec = get_task(task)
@@ -382,6 +399,33 @@ class BaselineTasksStep(PipelineStep):
                 write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
             self.stat_update(f"{task}_rows", value=len(output.groups))
         write_json(marker, self.layout.marker("baseline-units", unit.number))
+
+    def _prop(self, unit: Unit, output: TaskOutput) -> None:
+        """The unit's ROP rows, from the documents and word ids the statistics stage kept."""
+        documents = pq.read_table(self.files.documents(unit.number))
+        if self.collection is None or not len(self.collection):
+            output.skipped["no-vocabulary-word"] += documents.num_rows
+            return
+        # the unit's word ids -> vocabulary ids (-1: not in V), then each document's words of V, in text order
+        unit_words = pq.read_table(self.files.counts(unit.number), columns=["word"]).column("word")
+        to_vocabulary = pc.index_in(unit_words, value_set=self.vocabulary).fill_null(-1).to_numpy()
+        lists = documents.column("words").combine_chunks()
+        local = lists.flatten().to_numpy()
+        offsets = lists.offsets.to_numpy() - lists.offsets[0].as_py()
+        mapped = to_vocabulary[local] if len(local) else np.zeros(0, np.int64)
+        in_vocabulary = mapped >= 0
+        kept = mapped[in_vocabulary]
+        kept_offsets = np.concatenate([[0], np.cumsum(in_vocabulary)])[offsets]
+        columns = [documents.column(c).to_pylist() for c in ("article_id", "title", "document", "skip")]
+        for i, (article_id, title, text, skip) in enumerate(zip(*columns, strict=True)):
+            document = PropDocument(
+                article_id, title, text, skip, offsets[i + 1] > offsets[i], kept[kept_offsets[i] : kept_offsets[i + 1]]
+            )
+            sampled = document_rows(
+                document, task_rng(self.options.seed, "prop", article_id), self.collection, self.prop
+            )
+            output.groups.extend(sampled.groups)
+            output.skipped.update(sampled.skipped)
 
     def _harp(self, unit: Unit, articles, outputs: dict[str, TaskOutput]) -> None:
         offset = int(self.index.offsets[unit.number])

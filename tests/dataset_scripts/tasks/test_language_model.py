@@ -73,10 +73,19 @@ def test_draws_follow_the_document_model():
     d2 = DocumentModel(THREE[1], model(), STOP)  # |D2| = 2, |D2| + mu = 14/3; apple: (0 + 8/3 * 3/8) / (14/3)
     expected = {"apple": 3 / 14, "banana": (1 + 2 / 3) / (14 / 3), "cherry": (1 + 1) / (14 / 3)}
     assert sum(expected.values()) == pytest.approx(1.0)
-    rng = random.Random(0)
-    drawn = Counter(d2.draw(rng) for _ in range(30_000))
+    # 30,000 one-word sets without subsampling: single draws from P(w|D) (the vectorised sampler the build uses)
+    sets = d2.sample_sets(random.Random(0), [1] * 30_000)
+    drawn = Counter(d2.collection.vocabulary[int(s[0])] for s in sets)
     for word, probability in expected.items():
         assert drawn[word] / 30_000 == pytest.approx(probability, abs=0.01)
+    # subsampling thins P(w|D) by keep(w): P(w) keep(w) / sum (keep: apple 0.5, banana 1, cherry 0.25)
+    thinned = DocumentModel(THREE[1], model(), STOP)
+    thinned.collection.keep_by_id[:] = [0.5, 1.0, 0.25]
+    sets = thinned.sample_sets(random.Random(1), [1] * 30_000)
+    drawn = Counter(thinned.collection.vocabulary[int(s[0])] for s in sets)
+    mass = sum(p * k for p, k in zip(expected.values(), (0.5, 1.0, 0.25), strict=True))
+    for (word, probability), keep in zip(expected.items(), (0.5, 1.0, 0.25), strict=True):
+        assert drawn[word] / 30_000 == pytest.approx(probability * keep / mass, abs=0.01)
 
 
 def test_vocabulary_cut_and_subsampling_keep_probability():
@@ -116,3 +125,19 @@ def test_sample_set_gives_up_when_subsampling_rejects_everything():
     counts = CorpusCounts.from_texts(["frequent " * 50], frozenset())
     hopeless = CollectionModel(counts.cf, counts.df, 1, counts.words, 1, subsample=1e-12)
     assert DocumentModel("frequent", hopeless, frozenset()).sample_set(random.Random(0), 2) is None
+    assert DocumentModel("frequent", hopeless, frozenset()).sample_sets(random.Random(0), [1, 3, 2]) == [None] * 3
+
+
+def test_sample_sets_are_filled_in_draw_order_and_are_reproducible():
+    d1 = DocumentModel(THREE[0], model(), STOP)
+    sets = d1.sample_sets(random.Random(5), [3, 1, 2])
+    assert [len(s) for s in sets] == [3, 1, 2] and all(0 <= i < 3 for s in sets for i in s.tolist())
+    again = d1.sample_sets(random.Random(5), [3, 1, 2])
+    assert [s.tolist() for s in sets] == [s.tolist() for s in again]
+    # the same draws make the sets whatever their sizes: [3, 1, 2] and [6] see the same six words
+    assert sum((s.tolist() for s in sets), []) == d1.sample_sets(random.Random(5), [6])[0].tolist()
+    # the likelihood is an exact sum: a reordered set ties exactly
+    assert d1.log_likelihoods([sets[0], sets[0][::-1]])[0] == d1.log_likelihoods([sets[0][::-1]])[0]
+    assert d1.log_likelihoods([sets[0]])[0] == pytest.approx(
+        d1.log_likelihood(d1.collection.vocabulary[i] for i in sets[0])
+    )
