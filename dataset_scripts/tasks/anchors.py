@@ -24,7 +24,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -140,6 +140,24 @@ def anchor_starts(article: Article) -> list[int]:
     return starts
 
 
+class LinkRecord(NamedTuple):
+    """One link of an article as HARP reads it: its section, its sentence, its anchor text (stripped) and where
+    the anchor starts in the sentence (-1: not found, see :func:`anchor_starts`)."""
+
+    section: int
+    sentence: str
+    anchor: str
+    start: int
+
+
+def link_records(article: Article) -> list[LinkRecord]:
+    """The article's links as :class:`LinkRecord` s, in article order."""
+    return [
+        LinkRecord(link.section, link.sentence, link.anchor.strip(), start)
+        for link, start in zip(article.links, anchor_starts(article), strict=True)
+    ]
+
+
 def linked_sentences(
     article: Article,
     rows: Sequence[int | None],
@@ -154,13 +172,24 @@ def linked_sentences(
         own_row: the article's own row (a link resolving to it is a self link).
         has_passage: whether a destination row has a usable first section.
     """
-    skipped: Counter = Counter()
     if not article.links:
-        skipped["article-without-links"] += 1
-        return [], skipped
+        return [], Counter({"article-without-links": 1})
+    return group_links(article.id, article.title, link_records(article), rows, own_row, has_passage)
+
+
+def group_links(
+    article_id: str,
+    title: str,
+    links: Iterable[LinkRecord],
+    rows: Iterable[int | None],
+    own_row: int | None,
+    has_passage: Callable[[int], bool],
+) -> tuple[list[LinkedSentence], Counter]:
+    """:func:`linked_sentences` from an article's link records (as the build's statistics stage keeps them) and
+    the destination row of each."""
+    skipped: Counter = Counter()
     sentences: dict[tuple[int, str], LinkedSentence] = {}
-    for link, row, start in zip(article.links, rows, anchor_starts(article), strict=True):
-        anchor = link.anchor.strip()
+    for (section, sentence, anchor, start), row in zip(links, rows, strict=True):
         if start < 0:
             skipped["anchor-not-in-sentence"] += 1
         elif row is None:
@@ -170,8 +199,9 @@ def linked_sentences(
         elif not has_passage(row):
             skipped["anchor-target-without-first-section"] += 1
         else:
-            key = (link.section, link.sentence)
-            entry = sentences.setdefault(key, LinkedSentence(article.id, article.title, link.sentence))
+            entry = sentences.get((section, sentence))
+            if entry is None:
+                entry = sentences[section, sentence] = LinkedSentence(article_id, title, sentence)
             entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row))
     result = list(sentences.values())
     for entry in result:

@@ -17,6 +17,7 @@ depend on the number of processes.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -32,7 +33,7 @@ from tqdm.auto import tqdm
 
 from ..atomic_files import atomic_write
 from . import acm, qdm, rdp, rqp
-from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
+from .anchors import HarpOptions, LinkedSentence, group_links, link_records
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import WST_COLUMNS, Unit, read_unit
@@ -58,7 +59,20 @@ _DOCUMENTS = pa.schema(
         ("words", pa.list_(pa.int32())),
     ]
 )
-_ANCHORS = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank", pa.int64())])
+_LINKS = pa.schema(
+    [
+        ("article", pa.int32()),  # position in the unit
+        ("article_id", pa.string()),
+        ("title", pa.string()),
+        ("section", pa.int32()),
+        ("sentence", pa.string()),
+        ("anchor", pa.string()),  # stripped
+        ("start", pa.int32()),  # of the anchor in the sentence, -1: not found
+        ("target", pa.string()),
+        ("key", pa.string()),  # qdm.anchor_key
+        ("rank", pa.int64()),  # qdm.occurrence_rank, -1: anchor not found
+    ]
+)
 
 
 class BaselineFiles:
@@ -89,9 +103,10 @@ class BaselineFiles:
         """A unit's HARP passage index shard (Arrow IPC, the See also index schema)."""
         return self.layout.work / "harp" / "passages" / f"{unit:05d}.arrow"
 
-    def anchors(self, unit: int) -> Path:
-        """A unit's anchors (Parquet)."""
-        return self.layout.work / "harp" / "anchors" / f"{unit:05d}.parquet"
+    def links(self, unit: int) -> Path:
+        """A unit's links as HARP reads them (Parquet, one row per link, article order): the rows stage builds
+        its sentences from them without reading the corpus; the QDM plan reads their anchor keys and ranks."""
+        return self.layout.work / "harp" / "links" / f"{unit:05d}.parquet"
 
     @property
     def qdm_plan(self) -> Path:
@@ -137,7 +152,7 @@ class CorpusStatsStep(PipelineStep):
             if _wants(self.tasks, PROP_TASKS):
                 marker["prop"] = self._prop(unit, articles, stopwords)
             if _wants(self.tasks, HARP_TASKS):
-                self._harp(unit, articles, tokenizer)
+                marker["harp"] = self._harp(unit, articles, tokenizer)
             write_json(marker, self.layout.marker("baseline-stats", unit.number))
         if data:
             yield from data
@@ -166,7 +181,8 @@ class CorpusStatsStep(PipelineStep):
         atomic_write(self.files.documents(unit.number), lambda tmp: pq.write_table(documents, tmp))
         return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
 
-    def _harp(self, unit: Unit, articles, tokenizer) -> None:
+    def _harp(self, unit: Unit, articles, tokenizer) -> dict[str, int]:
+        """The unit's passage index shard and link records; returns the articles without links (counted)."""
         from ..corpus.titles import normalize_title
 
         passages = truncate_tokens([a.abstract for a in articles], tokenizer, self.harp.passage_max_tokens)
@@ -184,16 +200,18 @@ class CorpusStatsStep(PipelineStep):
         )
         self.files.passages(unit.number).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
-        keys, targets, ranks = [], [], []
-        for article in articles:
-            for link, start in zip(article.links, anchor_starts(article), strict=True):
-                if start >= 0:
-                    key = qdm.anchor_key(link.anchor)
-                    keys.append(key)
-                    targets.append(link.target)
-                    ranks.append(qdm.occurrence_rank(self.options.seed, key, article.id, link.sentence, start))
-        table = pa.table({"key": keys, "target": targets, "rank": ranks}, schema=_ANCHORS)
-        atomic_write(self.files.anchors(unit.number), lambda tmp: pq.write_table(table, tmp))
+        rows = []
+        for position, article in enumerate(articles):
+            for link, (section, sentence, anchor, start) in zip(article.links, link_records(article), strict=True):
+                key = qdm.anchor_key(anchor)
+                rank = qdm.occurrence_rank(self.options.seed, key, article.id, sentence, start) if start >= 0 else -1
+                rows.append(
+                    (position, article.id, article.title, section, sentence, anchor, start, link.target, key, rank)
+                )
+        columns = zip(*rows, strict=True) if rows else ([] for _ in _LINKS.names)
+        table = pa.table(dict(zip(_LINKS.names, map(list, columns), strict=True)), schema=_LINKS)
+        atomic_write(self.files.links(unit.number), lambda tmp: pq.write_table(table, tmp))
+        return {"article-without-links": sum(1 for a in articles if not a.links)}
 
 
 class CorpusModelStep(PipelineStep):
@@ -233,7 +251,9 @@ class CorpusModelStep(PipelineStep):
 
     def _qdm_plan(self) -> None:
         index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
-        anchors = pa.concat_tables([pq.read_table(self.files.anchors(u.number)) for u in self.units])
+        columns = ["key", "target", "rank"]
+        anchors = pa.concat_tables([pq.read_table(self.files.links(u.number), columns=columns) for u in self.units])
+        anchors = anchors.filter(pc.greater_equal(anchors.column("rank"), 0))  # anchors found in their sentence
         rows = index.resolve(anchors.column("target").to_pylist())
         by_key: dict[str, tuple[set[int], list[int]]] = {}
         for key, row, rank in zip(
@@ -388,7 +408,7 @@ class BaselineTasksStep(PipelineStep):
         if "prop" in outputs:
             self._prop(unit, outputs["prop"])
         if _wants(self.tasks, HARP_TASKS):
-            self._harp(unit, read_unit(unit, _columns(self.tasks)), outputs)
+            self._harp(unit, outputs)
         marker: dict[str, Any] = {"tasks": {}}
         for task, output in outputs.items():
             spec = get_task(task)
@@ -427,18 +447,26 @@ class BaselineTasksStep(PipelineStep):
             output.groups.extend(sampled.groups)
             output.skipped.update(sampled.skipped)
 
-    def _harp(self, unit: Unit, articles, outputs: dict[str, TaskOutput]) -> None:
+    def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> None:
         offset = int(self.index.offsets[unit.number])
-        targets = [link.target for article in articles for link in article.links]
-        resolved = self.index.resolve(targets) if targets else []
+        marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
+        links = pq.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])
+        article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
+        resolved = self.index.resolve(target) if target else []
         sentences: list[tuple[LinkedSentence, int, int]] = []
-        extraction: Counter = Counter()
-        start = 0
-        for position, article in enumerate(articles):
-            rows = resolved[start : start + len(article.links)]
-            start += len(article.links)
-            found, skipped = linked_sentences(article, rows, offset + position, lambda r: bool(self.index.eligible[r]))
-            sentences.extend((s, number, offset + position) for number, s in enumerate(found))
+        extraction: Counter = Counter(marker["harp"])
+        eligible = self.index.eligible
+        # each article's links are a run of rows
+        bounds = [0, *(i for i in range(1, len(article)) if article[i] != article[i - 1]), len(article)]
+        for lo, hi in itertools.pairwise(bounds):
+            if lo == hi:
+                continue
+            own_row = offset + article[lo]
+            records = zip(section[lo:hi], sentence[lo:hi], anchor[lo:hi], start[lo:hi], strict=True)
+            found, skipped = group_links(
+                article_id[lo], title[lo], records, resolved[lo:hi], own_row, lambda r: bool(eligible[r])
+            )
+            sentences.extend((s, number, own_row) for number, s in enumerate(found))
             extraction.update(skipped)
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
         texts = self.index.rows(destinations)
