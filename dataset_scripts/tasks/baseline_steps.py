@@ -11,8 +11,8 @@ on the same units, with the same resumable markers:
 3. :class:`BaselineTasksStep` (per unit): the rows. HARP's attention is computed for every sentence with an anchor
    and every destination passage of the unit in one batched call (cached in ``.build/harp/attention.sqlite``).
 
-Every row's RNG is derived from the seed, the task and the article (and sentence) ids, so the output does not
-depend on the number of processes.
+Every row's RNG is derived from the seed, the task and the article id (one ``random.Random`` per task and article,
+drawn from in sentence order), so the output does not depend on the number of processes.
 """
 
 from __future__ import annotations
@@ -479,11 +479,14 @@ class BaselineTasksStep(PipelineStep):
         for task in HARP_TASKS:
             if task in outputs:
                 outputs[task].skipped.update(extraction)
+        rngs: dict[str, Any] = {}
         for (sentence, number, source_row), attention in zip(sentences, scored, strict=False):
+            if number == 0:  # an article's first sentence: one RNG per task and article, drawn in sentence order
+                rngs = {task: task_rng(self.options.seed, task, sentence.article_id) for task in outputs}
             for task in HARP_TASKS:
                 if task not in outputs:
                     continue
-                rng = task_rng(self.options.seed, task, sentence.article_id, str(number))
+                rng = rngs[task]
                 extra: dict[str, Any] = {}
                 if task == "qdm":
                     extra = {"plan": self.plan, "seed": self.options.seed}
