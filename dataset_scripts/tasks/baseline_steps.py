@@ -37,7 +37,7 @@ from .anchors import HarpOptions, LinkedSentence, group_links, link_records
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import WST_COLUMNS, Unit, read_unit
-from .language_model import CollectionModel, UnitTokens, load_stopwords, words
+from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, document_text
 from .registry import get_task
@@ -192,9 +192,7 @@ class CorpusStatsStep(PipelineStep):
                 "article_id": [a.id for a in articles],
                 "display_title": [a.title for a in articles],
                 "text": passages,
-                "eligible": [
-                    bool(words(p)) and not a.is_disambiguation for a, p in zip(articles, passages, strict=True)
-                ],
+                "eligible": [has_word(p) and not a.is_disambiguation for a, p in zip(articles, passages, strict=True)],
             },
             schema=INDEX_SCHEMA,
         )

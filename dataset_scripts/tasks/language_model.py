@@ -56,6 +56,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def has_word(text: str) -> bool:
+    """Whether :func:`words` finds any word in ``text`` (without listing them)."""
+    return _WORD.search(text.lower()) is not None
+
+
 @lru_cache(maxsize=8)
 def load_stopwords(path: str | Path | None = None) -> frozenset[str]:
     """A stopword list (one word a line, ``#`` comments ignored), lowercased; default: the vendored INQUERY list.

@@ -12,6 +12,7 @@ from dataset_scripts.tasks.language_model import (
     CollectionModel,
     CorpusCounts,
     DocumentModel,
+    has_word,
     load_stopwords,
     normal_length,
     poisson_length,
@@ -30,6 +31,8 @@ def model(background: str = "cf", subsample: float = 0.0) -> CollectionModel:
 def test_inquery_list_is_vendored_and_used():
     assert len(STOP) == 418 and {"the", "a", "about"} <= STOP
     assert words("The U.S. x-ray, 2nd") == ["the", "u", "s", "x", "ray", "nd"]
+    for text in ("", "12 34 !", "_3", "İ", "Ⅻ", "x1"):
+        assert has_word(text) == bool(words(text))
 
 
 def test_nltk_english_list_and_the_original_codes_union():
