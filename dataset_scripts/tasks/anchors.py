@@ -127,22 +127,9 @@ class LinkedSentence:
         return list(dict.fromkeys(a.target for a in self.anchors))
 
 
-def anchor_starts(article: Article) -> list[int]:
-    """Per link of the article, where its anchor text starts in its sentence (-1: not found). A sentence that
-    holds the same anchor text twice gives its links successive occurrences."""
-    starts, searched_from = [], {}
-    for link in article.links:
-        anchor, key = link.anchor.strip(), (link.section, link.sentence, link.anchor.strip())
-        start = link.sentence.find(anchor, searched_from.get(key, 0)) if anchor else -1
-        if start >= 0:
-            searched_from[key] = start + len(anchor)
-        starts.append(start)
-    return starts
-
-
 class LinkRecord(NamedTuple):
     """One link of an article as HARP reads it: its section, its sentence, its anchor text (stripped) and where
-    the anchor starts in the sentence (-1: not found, see :func:`anchor_starts`)."""
+    the anchor starts in the sentence (-1: not found)."""
 
     section: int
     sentence: str
@@ -150,12 +137,28 @@ class LinkRecord(NamedTuple):
     start: int
 
 
+def find_anchors(links: Iterable[tuple[int, str, str]]) -> list[LinkRecord]:
+    """An article's links ``(section, sentence, anchor text)``, in article order, with where each anchor starts in
+    its sentence. A sentence that holds the same anchor text twice gives its links successive occurrences."""
+    records, searched_from = [], {}
+    for section, sentence, text in links:
+        anchor = text.strip()
+        key = (section, sentence, anchor)
+        start = sentence.find(anchor, searched_from.get(key, 0)) if anchor else -1
+        if start >= 0:
+            searched_from[key] = start + len(anchor)
+        records.append(LinkRecord(section, sentence, anchor, start))
+    return records
+
+
 def link_records(article: Article) -> list[LinkRecord]:
-    """The article's links as :class:`LinkRecord` s, in article order."""
-    return [
-        LinkRecord(link.section, link.sentence, link.anchor.strip(), start)
-        for link, start in zip(article.links, anchor_starts(article), strict=True)
-    ]
+    """The article's links as :class:`LinkRecord` s (see :func:`find_anchors`)."""
+    return find_anchors((link.section, link.sentence, link.anchor) for link in article.links)
+
+
+def anchor_starts(article: Article) -> list[int]:
+    """Per link of the article, where its anchor text starts in its sentence (-1: not found)."""
+    return [record.start for record in link_records(article)]
 
 
 def linked_sentences(

@@ -32,14 +32,15 @@ from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
 from ..atomic_files import atomic_write
+from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
-from .anchors import HarpOptions, LinkedSentence, group_links, link_records
+from .anchors import HarpOptions, LinkedSentence, find_anchors, group_links
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng, truncate_words
-from .corpus_units import WST_COLUMNS, Unit, read_unit
+from .corpus_units import Unit, list_fields, read_unit_table
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
 from .options import TaskOptions
-from .prop import PropDocument, PropOptions, document_rows, document_skip, document_text
+from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .stats import TaskStats
@@ -123,9 +124,12 @@ def _wants(tasks: Sequence[str], group: Sequence[str]) -> bool:
     return any(task in group for task in tasks)
 
 
-def _columns(tasks: Sequence[str]) -> tuple[str, ...]:
-    """The corpus columns the requested baseline tasks read (HARP: the links as well)."""
-    return (*WST_COLUMNS, "links") if _wants(tasks, HARP_TASKS) else WST_COLUMNS
+def _columns(tasks: Sequence[str]) -> list[str]:
+    """The corpus columns the statistics stage reads for the requested baseline tasks."""
+    columns = ["id", "title", "abstract", "is_disambiguation"]
+    return (
+        columns + (["sections"] if _wants(tasks, PROP_TASKS) else []) + (["links"] if _wants(tasks, HARP_TASKS) else [])
+    )
 
 
 class CorpusStatsStep(PipelineStep):
@@ -147,27 +151,32 @@ class CorpusStatsStep(PipelineStep):
         tokenizer = load_passage_tokenizer(self.harp.importance_model) if harp else None
         stopwords = load_stopwords(self.prop.stopwords or None)
         for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
-            articles = read_unit(unit, _columns(self.tasks))
-            marker: dict[str, Any] = {"articles": len(articles)}
+            table = read_unit_table(unit, _columns(self.tasks))
+            table = ARTICLE_SCHEMA.empty_table().select(_columns(self.tasks)) if table is None else table
+            marker: dict[str, Any] = {"articles": table.num_rows}
             if _wants(self.tasks, PROP_TASKS):
-                marker["prop"] = self._prop(unit, articles, stopwords)
+                marker["prop"] = self._prop(unit, table, stopwords)
             if _wants(self.tasks, HARP_TASKS):
-                marker["harp"] = self._harp(unit, articles, tokenizer)
+                marker["harp"] = self._harp(unit, table, tokenizer)
             write_json(marker, self.layout.marker("baseline-stats", unit.number))
         if data:
             yield from data
 
-    def _prop(self, unit: Unit, articles, stopwords: frozenset[str]) -> dict[str, int]:
+    def _prop(self, unit: Unit, table: pa.Table, stopwords: frozenset[str]) -> dict[str, int]:
         """The unit's word counts and its documents as the rows stage needs them (tokenised once, here)."""
-        texts = [document_text(a) for a in articles]
+        ids, titles, abstracts, disambiguation = (
+            table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")
+        )
+        sections = list_fields(table.column("sections"), "text")
+        texts = [join_document(t, [a, *s]) for t, a, s in zip(titles, abstracts, sections, strict=True)]
         tokens = UnitTokens.from_texts(texts, stopwords)
         counts = pa.table({"word": tokens.words, "cf": tokens.cf, "df": tokens.df}, schema=_COUNTS)
         atomic_write(self.files.counts(unit.number), lambda tmp: pq.write_table(counts, tmp))
-        skips = [document_skip(a, bool(has)) for a, has in zip(articles, tokens.has_words.tolist(), strict=True)]
+        skips = [document_skip(*flags) for flags in zip(disambiguation, tokens.has_words.tolist(), strict=True)]
         documents = pa.table(
             {
-                "article_id": [a.id for a in articles],
-                "title": [a.title for a in articles],
+                "article_id": ids,
+                "title": titles,
                 "document": [
                     "" if skip else truncate_words(text, self.options.max_words)
                     for text, skip in zip(texts, skips, strict=True)
@@ -181,35 +190,38 @@ class CorpusStatsStep(PipelineStep):
         atomic_write(self.files.documents(unit.number), lambda tmp: pq.write_table(documents, tmp))
         return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
 
-    def _harp(self, unit: Unit, articles, tokenizer) -> dict[str, int]:
+    def _harp(self, unit: Unit, table: pa.Table, tokenizer) -> dict[str, int]:
         """The unit's passage index shard and link records; returns the articles without links (counted)."""
         from ..corpus.titles import normalize_title
 
-        passages = truncate_tokens([a.abstract for a in articles], tokenizer, self.harp.passage_max_tokens)
+        ids, titles, abstracts, disambiguation = (
+            table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")
+        )
+        passages = truncate_tokens(abstracts, tokenizer, self.harp.passage_max_tokens)
         index = pa.table(
             {
-                "title": [normalize_title(a.title) for a in articles],
-                "article_id": [a.id for a in articles],
-                "display_title": [a.title for a in articles],
+                "title": [normalize_title(t) for t in titles],
+                "article_id": ids,
+                "display_title": titles,
                 "text": passages,
-                "eligible": [has_word(p) and not a.is_disambiguation for a, p in zip(articles, passages, strict=True)],
+                "eligible": [has_word(p) and not d for p, d in zip(passages, disambiguation, strict=True)],
             },
             schema=INDEX_SCHEMA,
         )
         self.files.passages(unit.number).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
         rows = []
-        for position, article in enumerate(articles):
-            for link, (section, sentence, anchor, start) in zip(article.links, link_records(article), strict=True):
+        links = list_fields(table.column("links"), "section", "sentence", "anchor", "target")
+        for position, (article_id, title, article_links) in enumerate(zip(ids, titles, links, strict=True)):
+            records = find_anchors(link[:3] for link in article_links)
+            for (section, sentence, anchor, start), link in zip(records, article_links, strict=True):
                 key = qdm.anchor_key(anchor)
-                rank = qdm.occurrence_rank(self.options.seed, key, article.id, sentence, start) if start >= 0 else -1
-                rows.append(
-                    (position, article.id, article.title, section, sentence, anchor, start, link.target, key, rank)
-                )
+                rank = qdm.occurrence_rank(self.options.seed, key, article_id, sentence, start) if start >= 0 else -1
+                rows.append((position, article_id, title, section, sentence, anchor, start, link[3], key, rank))
         columns = zip(*rows, strict=True) if rows else ([] for _ in _LINKS.names)
         table = pa.table(dict(zip(_LINKS.names, map(list, columns), strict=True)), schema=_LINKS)
         atomic_write(self.files.links(unit.number), lambda tmp: pq.write_table(table, tmp))
-        return {"article-without-links": sum(1 for a in articles if not a.links)}
+        return {"article-without-links": sum(1 for article_links in links if not article_links)}
 
 
 class CorpusModelStep(PipelineStep):

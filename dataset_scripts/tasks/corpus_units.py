@@ -78,3 +78,16 @@ def read_unit(unit: Unit, columns: Sequence[str] | None = None) -> list[Article]
     ``columns`` names them."""
     table = read_unit_table(unit, columns)
     return [] if table is None else [Article.from_dict(row) for row in table.to_pylist()]
+
+
+def list_fields(column: pa.ChunkedArray | pa.Array, *fields: str) -> list[list]:
+    """Per row of a list-of-structs column (``sections``, ``links``), its items' ``fields``: a value per item for
+    one field, a tuple per item for several. Read field by field from Arrow, without building the corpus's
+    Section or Link objects (the costliest part of reading a unit with its links)."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    items = array.flatten()  # the items of every row, the array's slice taken into account
+    values = [items.field(name).to_pylist() for name in fields]
+    flat = values[0] if len(fields) == 1 else list(zip(*values, strict=True))
+    offsets = array.offsets.to_numpy()
+    offsets = (offsets - offsets[0]).tolist()
+    return [flat[start:stop] for start, stop in zip(offsets[:-1], offsets[1:], strict=True)]

@@ -22,6 +22,7 @@ rejecting.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -88,13 +89,19 @@ class PropOptions:
 
 def document_text(article: Article) -> str:
     """The PROP document: the title + ". " + the article's text (the original code's ``title + '. ' + content``)."""
-    title, text = article.title.strip(), article.text.strip()
+    return join_document(article.title, [article.abstract, *(section.text for section in article.sections)])
+
+
+def join_document(title: str, parts: Iterable[str]) -> str:
+    """:func:`document_text` from the title and the texts of the abstract and sections (``Article.text``'s
+    parts), for readers that hold columns rather than articles."""
+    title, text = title.strip(), "\n\n".join(p for p in parts if p).strip()
     return f"{title}. {text}" if title and text else title or text
 
 
-def document_skip(article: Article, has_words: bool) -> str:
+def document_skip(is_disambiguation: bool, has_words: bool) -> str:
     """Why a document makes no row whatever the vocabulary (a skip reason), or ``""``."""
-    if article.is_disambiguation:
+    if is_disambiguation:
         return "disambiguation"
     return "" if has_words else "empty-document"
 
@@ -150,7 +157,7 @@ def prop_groups(
         article.id,
         article.title,
         truncate_words(text, max_words),
-        document_skip(article, bool(every)),
+        document_skip(article.is_disambiguation, bool(every)),
         bool(content),
         collection.ids(content),
     )
