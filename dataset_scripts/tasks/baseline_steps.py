@@ -4,12 +4,16 @@ Both need the whole corpus before any row: PROP its collection language model, H
 sections and, for QDM, every anchor text's destinations. So they run in three stages beside the Wikiformer ones,
 on the same units, with the same resumable markers:
 
-1. :class:`CorpusStatsStep` (per unit): PROP's word counts; HARP's passage index shard (title, id, first section
-   cut to ``passage_max_tokens`` word pieces) and the unit's anchors (anchor text, target, occurrence rank).
+1. :class:`CorpusStatsStep` (per unit, the only stage that reads the corpus, and only the columns it needs): PROP's
+   word counts and the unit's documents (the cut ``document`` and its words as ids into the unit's word list:
+   tokenised once); HARP's passage index shard (title, id, first section cut to ``passage_max_tokens`` word
+   pieces) and the unit's link records (article, sentence, anchor and where it starts, target, anchor text key).
 2. :class:`CorpusModelStep` (one task): the PROP vocabulary (counts merged, ``min_count`` cut) and the QDM plan
-   (ambiguous anchor texts, their destinations after redirects, the rank cut-off of their ``qdm_max_pairs`` rows).
-3. :class:`BaselineTasksStep` (per unit): the rows. HARP's attention is computed for every sentence with an anchor
-   and every destination passage of the unit in one batched call (cached in ``.build/harp/attention.sqlite``).
+   (ambiguous anchor texts, their destinations after redirects, the rank cut-off of their ``qdm_max_pairs`` rows;
+   occurrence ranks are hashed for the ambiguous texts only).
+3. :class:`BaselineTasksStep` (per unit): the rows, from the work files of stages 1 and 2 alone. HARP's attention
+   is computed for every sentence with an anchor and every destination passage of the unit in one batched call
+   (cached in ``.build/harp/attention.sqlite``).
 
 Every row's RNG is derived from the seed, the task and the article id (one ``random.Random`` per task and article,
 drawn from in sentence order), so the output does not depend on the number of processes.
@@ -17,6 +21,7 @@ drawn from in sentence order), so the output does not depend on the number of pr
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 from collections import Counter
@@ -71,7 +76,6 @@ _LINKS = pa.schema(
         ("start", pa.int32()),  # of the anchor in the sentence, -1: not found
         ("target", pa.string()),
         ("key", pa.string()),  # qdm.anchor_key
-        ("rank", pa.int64()),  # qdm.occurrence_rank, -1: anchor not found
     ]
 )
 
@@ -106,7 +110,7 @@ class BaselineFiles:
 
     def links(self, unit: int) -> Path:
         """A unit's links as HARP reads them (Parquet, one row per link, article order): the rows stage builds
-        its sentences from them without reading the corpus; the QDM plan reads their anchor keys and ranks."""
+        its sentences from them without reading the corpus; the QDM plan reads their anchor keys."""
         return self.layout.work / "harp" / "links" / f"{unit:05d}.parquet"
 
     @property
@@ -215,9 +219,9 @@ class CorpusStatsStep(PipelineStep):
         for position, (article_id, title, article_links) in enumerate(zip(ids, titles, links, strict=True)):
             records = find_anchors(link[:3] for link in article_links)
             for (section, sentence, anchor, start), link in zip(records, article_links, strict=True):
-                key = qdm.anchor_key(anchor)
-                rank = qdm.occurrence_rank(self.options.seed, key, article_id, sentence, start) if start >= 0 else -1
-                rows.append((position, article_id, title, section, sentence, anchor, start, link[3], key, rank))
+                rows.append(
+                    (position, article_id, title, section, sentence, anchor, start, link[3], qdm.anchor_key(anchor))
+                )
         columns = zip(*rows, strict=True) if rows else ([] for _ in _LINKS.names)
         table = pa.table(dict(zip(_LINKS.names, map(list, columns), strict=True)), schema=_LINKS)
         atomic_write(self.files.links(unit.number), lambda tmp: pq.write_table(table, tmp))
@@ -230,10 +234,12 @@ class CorpusModelStep(PipelineStep):
     name = "PROP vocabulary + QDM plan"
     type = "Baselines"
 
-    def __init__(self, root, units: Sequence[Unit], tasks, redirect_files, harp: HarpOptions, prop: PropOptions):
+    def __init__(
+        self, root, units: Sequence[Unit], tasks, redirect_files, harp: HarpOptions, prop: PropOptions, seed: int = 42
+    ):
         super().__init__()
         self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
-        self.redirect_files, self.harp, self.prop = [Path(p) for p in redirect_files], harp, prop
+        self.redirect_files, self.harp, self.prop, self.seed = [Path(p) for p in redirect_files], harp, prop, seed
         self.files = BaselineFiles(self.layout)
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
@@ -261,22 +267,33 @@ class CorpusModelStep(PipelineStep):
 
     def _qdm_plan(self) -> None:
         index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
-        columns = ["key", "target", "rank"]
-        anchors = pa.concat_tables([pq.read_table(self.files.links(u.number), columns=columns) for u in self.units])
-        anchors = anchors.filter(pc.greater_equal(anchors.column("rank"), 0))  # anchors found in their sentence
-        rows = index.resolve(anchors.column("target").to_pylist())
-        by_key: dict[str, tuple[set[int], list[int]]] = {}
-        for key, row, rank in zip(
-            anchors.column("key").to_pylist(), rows, anchors.column("rank").to_pylist(), strict=True
-        ):
-            if row is not None and index.eligible[row]:
-                destinations, ranks = by_key.setdefault(key, (set(), []))
-                destinations.add(row)
-                ranks.append(rank)
+        columns = ["key", "target", "start"]
+        tables = [pq.read_table(self.files.links(u.number), columns=columns) for u in self.units]
+        links = pa.concat_tables(tables)
+        keys, targets, starts = (links.column(c).to_pylist() for c in columns)
+        # each anchor text's destinations (anchors found in their sentence, usable destinations)
+        usable: list[int] = []
+        destinations: dict[str, set[int]] = {}
+        for number, (key, row, start) in enumerate(zip(keys, index.resolve(targets), starts, strict=True)):
+            if start >= 0 and row is not None and index.eligible[row]:
+                destinations.setdefault(key, set()).add(row)
+                usable.append(number)
+        # the occurrence ranks of the ambiguous ones only (a hash each), read unit by unit
+        ranks: dict[str, list[int]] = {key: [] for key, rows in destinations.items() if len(rows) >= 2}
+        wanted = [number for number in usable if keys[number] in ranks]
+        bounds = np.cumsum([0, *(t.num_rows for t in tables)]).tolist()
+        for unit, first, stop in zip(self.units, bounds[:-1], bounds[1:], strict=True):
+            numbers = wanted[bisect.bisect_left(wanted, first) : bisect.bisect_left(wanted, stop)]
+            if not numbers:
+                continue
+            read = pq.read_table(self.files.links(unit.number), columns=["article_id", "sentence"])
+            taken = read.take([n - first for n in numbers])
+            for number, article_id, sentence in zip(numbers, *(c.to_pylist() for c in taken.columns), strict=True):
+                key = keys[number]
+                ranks[key].append(qdm.occurrence_rank(self.seed, key, article_id, sentence, starts[number]))
         plan = {
-            key: (sorted(destinations), sorted(ranks)[: self.harp.qdm_max_pairs][-1])
-            for key, (destinations, ranks) in sorted(by_key.items())
-            if len(destinations) >= 2
+            key: (sorted(destinations[key]), sorted(occurrences)[: self.harp.qdm_max_pairs][-1])
+            for key, occurrences in sorted(ranks.items())
         }
         table = pa.table(
             {
@@ -460,7 +477,7 @@ class BaselineTasksStep(PipelineStep):
     def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> None:
         offset = int(self.index.offsets[unit.number])
         marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
-        links = pq.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])
+        links = pq.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
         article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
         resolved = self.index.resolve(target) if target else []
         sentences: list[tuple[LinkedSentence, int, int]] = []
@@ -578,6 +595,6 @@ def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, pr
         return []
     return [
         ("baseline-stats", [CorpusStatsStep(root, units, wanted, options, prop, harp)], world),
-        ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop)], 1),
+        ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop, options.seed)], 1),
         ("baseline", [BaselineTasksStep(root, units, wanted, redirect_files, options, prop, harp, cache)], world),
     ]
