@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -360,6 +360,28 @@ def _values(group: dict):
             yield value
 
 
+DESTINATIONS_KEPT = 4096
+"""Destination passages whose attention (and the term distributions drawn from it) a rows worker keeps across
+units: popular pages are linked from most units."""
+
+
+class _RecentAttention(OrderedDict):
+    """The attention of the destinations used last, by index row (least recently used dropped by :meth:`trim`)."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def __getitem__(self, row: int) -> TextAttention:
+        self.move_to_end(row)
+        return super().__getitem__(row)
+
+    def trim(self) -> None:
+        """Drop the least recently used entries beyond ``size``."""
+        while len(self) > self.size:
+            self.popitem(last=False)
+
+
 class BaselineTasksStep(PipelineStep):
     """Stage 3 of the baselines: the PROP and HARP rows of this rank's units (see the module)."""
 
@@ -396,11 +418,13 @@ class BaselineTasksStep(PipelineStep):
                 self._unit(unit)
             if self.scorer is not None:
                 self.scorer.close()
+            self.destinations.clear()  # datatrove writes the step's attributes to JSON at the end
         if data:
             yield from data
 
     def _setup(self) -> None:
         self.collection = self.index = self.scorer = None
+        self.destinations = _RecentAttention(DESTINATIONS_KEPT)
         self.stopwords = load_stopwords(self.prop.stopwords or None)
         self.harp_stopwords = load_stopwords(self.harp.stopwords or None)
         if _wants(self.tasks, PROP_TASKS):
@@ -496,12 +520,14 @@ class BaselineTasksStep(PipelineStep):
             sentences.extend((s, number, own_row) for number, s in enumerate(found))
             extraction.update(skipped)
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
-        texts = self.index.rows(destinations)
+        new = [row for row in destinations if row not in self.destinations]
+        texts = self.index.rows(new)
         scored = self.scorer.score(
-            [(s.sentence, [a.span for a in s.anchors]) for s, _, _ in sentences]
-            + [(texts[row][2], []) for row in destinations]
+            [(s.sentence, [a.span for a in s.anchors]) for s, _, _ in sentences] + [(texts[row][2], []) for row in new]
         )
-        attention_of = dict(zip(destinations, scored[len(sentences) :], strict=True))
+        self.destinations.update(zip(new, scored[len(sentences) :], strict=True))
+        attention_of = {row: self.destinations[row] for row in destinations}
+        self.destinations.trim()
         passages = _Passages(self.index, attention_of)
         for task in HARP_TASKS:
             if task in outputs:
