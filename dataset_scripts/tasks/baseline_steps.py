@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from datatrove.pipeline.base import PipelineStep
+from pyarrow import feather
 from tqdm.auto import tqdm
 
 from ..atomic_files import atomic_write
@@ -92,7 +93,7 @@ class BaselineFiles:
 
     def documents(self, unit: int) -> Path:
         """A unit's PROP documents: id, title, the cut ``document``, skip reason, content words as ids."""
-        return self.layout.work / "prop" / "documents" / f"{unit:05d}.parquet"
+        return self.layout.work / "prop" / "documents" / f"{unit:05d}.arrow"
 
     @property
     def vocabulary(self) -> Path:
@@ -109,9 +110,9 @@ class BaselineFiles:
         return self.layout.work / "harp" / "passages" / f"{unit:05d}.arrow"
 
     def links(self, unit: int) -> Path:
-        """A unit's links as HARP reads them (Parquet, one row per link, article order): the rows stage builds
+        """A unit's links as HARP reads them (Arrow IPC, one row per link, article order): the rows stage builds
         its sentences from them without reading the corpus; the QDM plan reads their anchor keys."""
-        return self.layout.work / "harp" / "links" / f"{unit:05d}.parquet"
+        return self.layout.work / "harp" / "links" / f"{unit:05d}.arrow"
 
     @property
     def qdm_plan(self) -> Path:
@@ -122,6 +123,12 @@ class BaselineFiles:
     def attention_cache(self) -> Path:
         """The attention cache (SQLite)."""
         return self.layout.work / "harp" / "attention.sqlite"
+
+
+def _write_work_table(table: pa.Table, path) -> None:
+    """A work file read back whole by a later stage: Arrow IPC with LZ4 (Parquet's decoding cost more than the rows
+    stage's reading of the corpus it replaces)."""
+    feather.write_feather(table, str(path), compression="lz4")
 
 
 def _wants(tasks: Sequence[str], group: Sequence[str]) -> bool:
@@ -191,7 +198,7 @@ class CorpusStatsStep(PipelineStep):
             schema=_DOCUMENTS,
         )
         self.files.documents(unit.number).parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.files.documents(unit.number), lambda tmp: pq.write_table(documents, tmp))
+        atomic_write(self.files.documents(unit.number), lambda tmp: _write_work_table(documents, tmp))
         return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
 
     def _harp(self, unit: Unit, table: pa.Table, tokenizer) -> dict[str, int]:
@@ -224,7 +231,7 @@ class CorpusStatsStep(PipelineStep):
                 )
         columns = zip(*rows, strict=True) if rows else ([] for _ in _LINKS.names)
         table = pa.table(dict(zip(_LINKS.names, map(list, columns), strict=True)), schema=_LINKS)
-        atomic_write(self.files.links(unit.number), lambda tmp: pq.write_table(table, tmp))
+        atomic_write(self.files.links(unit.number), lambda tmp: _write_work_table(table, tmp))
         return {"article-without-links": sum(1 for article_links in links if not article_links)}
 
 
@@ -268,7 +275,7 @@ class CorpusModelStep(PipelineStep):
     def _qdm_plan(self) -> None:
         index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
         columns = ["key", "target", "start"]
-        tables = [pq.read_table(self.files.links(u.number), columns=columns) for u in self.units]
+        tables = [feather.read_table(self.files.links(u.number), columns=columns) for u in self.units]
         links = pa.concat_tables(tables)
         keys, targets, starts = (links.column(c).to_pylist() for c in columns)
         # each anchor text's destinations (anchors found in their sentence, usable destinations)
@@ -286,7 +293,7 @@ class CorpusModelStep(PipelineStep):
             numbers = wanted[bisect.bisect_left(wanted, first) : bisect.bisect_left(wanted, stop)]
             if not numbers:
                 continue
-            read = pq.read_table(self.files.links(unit.number), columns=["article_id", "sentence"])
+            read = feather.read_table(self.files.links(unit.number), columns=["article_id", "sentence"])
             taken = read.take([n - first for n in numbers])
             for number, article_id, sentence in zip(numbers, *(c.to_pylist() for c in taken.columns), strict=True):
                 key = keys[number]
@@ -473,7 +480,7 @@ class BaselineTasksStep(PipelineStep):
 
     def _prop(self, unit: Unit, output: TaskOutput) -> None:
         """The unit's ROP rows, from the documents and word ids the statistics stage kept."""
-        documents = pq.read_table(self.files.documents(unit.number))
+        documents = feather.read_table(self.files.documents(unit.number))
         if self.collection is None or not len(self.collection):
             output.skipped["no-vocabulary-word"] += documents.num_rows
             return
@@ -501,7 +508,7 @@ class BaselineTasksStep(PipelineStep):
     def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> None:
         offset = int(self.index.offsets[unit.number])
         marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
-        links = pq.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
+        links = feather.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
         article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
         resolved = self.index.resolve(target) if target else []
         sentences: list[tuple[LinkedSentence, int, int]] = []
