@@ -225,11 +225,23 @@ def word_distribution(
     """HARP's term distribution: per distinct word (first-occurrence order) the attention weights of its
     occurrences summed (eq. 2), then a softmax over the distinct words (eq. 3). Stopwords and ``exclude``
     (e.g. the anchor's words: weight 0 in eq. 5, i.e. never drawn) are left out."""
-    excluded = set(exclude) | stopwords
+    return softmax_over(summed_weights(attention, weights, stopwords), exclude)
+
+
+def summed_weights(attention: TextAttention, weights: np.ndarray, stopwords: frozenset[str]) -> dict[str, float]:
+    """eq. 2: per distinct word that is not a stopword (first-occurrence order), its occurrences' weights summed."""
     beta: dict[str, float] = {}
     for word, weight in zip(attention.words, weights.tolist(), strict=True):
-        if word not in excluded:
+        if word not in stopwords:
             beta[word] = beta.get(word, 0.0) + weight
+    return beta
+
+
+def softmax_over(beta: dict[str, float], exclude: Iterable[str] = ()) -> tuple[list[str], list[float]]:
+    """eq. 3: the softmax of the summed weights over the words not in ``exclude``."""
+    excluded = set(exclude)
+    if excluded:
+        beta = {word: b for word, b in beta.items() if word not in excluded}
     if not beta:
         return [], []
     top = max(beta.values())
@@ -259,8 +271,12 @@ def _distribution(
     key = (which, frozenset(exclude), stopwords)
     found = attention.memo.get(key)
     if found is None:
-        weights = attention.cls if which < 0 else attention.rows[which]
-        found = attention.memo[key] = word_distribution(attention, weights, stopwords, exclude)
+        # the summed weights once per row: a destination is drawn from with each linking anchor's words excluded
+        beta = attention.memo.get((which, stopwords))
+        if beta is None:
+            weights = attention.cls if which < 0 else attention.rows[which]
+            beta = attention.memo[which, stopwords] = summed_weights(attention, weights, stopwords)
+        found = attention.memo[key] = softmax_over(beta, exclude)
     return found
 
 
