@@ -12,6 +12,8 @@ from dataset_scripts.tasks.language_model import (
     CollectionModel,
     CorpusCounts,
     DocumentModel,
+    UnitTokens,
+    content_words,
     has_word,
     load_stopwords,
     normal_length,
@@ -143,4 +145,24 @@ def test_sample_sets_are_filled_in_draw_order_and_are_reproducible():
     assert d1.log_likelihoods([sets[0], sets[0][::-1]])[0] == d1.log_likelihoods([sets[0][::-1]])[0]
     assert d1.log_likelihoods([sets[0]])[0] == pytest.approx(
         d1.log_likelihood(d1.collection.vocabulary[i] for i in sets[0])
+    )
+
+
+def test_unit_tokens_count_like_the_corpus_counts_and_keep_each_documents_words():
+    texts = [*THREE, "", "the of and"]
+    tokens = UnitTokens.from_texts(texts, STOP)
+    counts = CorpusCounts.from_texts(texts, STOP)
+    assert tokens.words == sorted(counts.cf) == ["apple", "banana", "cherry"]
+    assert dict(zip(tokens.words, tokens.cf.tolist(), strict=True)) == counts.cf
+    assert dict(zip(tokens.words, tokens.df.tolist(), strict=True)) == counts.df
+    assert (tokens.documents, int(tokens.cf.sum())) == (counts.documents, counts.words)
+    as_words = [[tokens.words[i] for i in tokens.document_ids(d).tolist()] for d in range(len(texts))]
+    assert as_words == [content_words(t, STOP) for t in texts]
+    assert tokens.has_words.tolist() == [True, True, True, False, True]
+    # the rows stage maps them onto the vocabulary (V's ids; words outside V dropped) for the document model
+    cut = CollectionModel(counts.cf, counts.df, 3, 8, min_count=3)
+    ids = cut.ids(as_words[0])
+    assert [cut.vocabulary[i] for i in ids.tolist()] == ["apple", "apple"]
+    assert DocumentModel.from_ids(ids, cut).probability("apple") == DocumentModel(THREE[0], cut, STOP).probability(
+        "apple"
     )
