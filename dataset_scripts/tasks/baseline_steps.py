@@ -43,7 +43,7 @@ from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, find_anchors, group_links
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng, truncate_words
-from .corpus_units import Unit, list_fields, read_unit_table
+from .corpus_units import Unit, list_fields, list_items, read_unit_table
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
@@ -221,18 +221,29 @@ class CorpusStatsStep(PipelineStep):
         )
         self.files.passages(unit.number).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
-        rows = []
-        links = list_fields(table.column("links"), "section", "sentence", "anchor", "target")
-        for position, (article_id, title, article_links) in enumerate(zip(ids, titles, links, strict=True)):
-            records = find_anchors(link[:3] for link in article_links)
-            for (section, sentence, anchor, start), link in zip(records, article_links, strict=True):
-                rows.append(
-                    (position, article_id, title, section, sentence, anchor, start, link[3], qdm.anchor_key(anchor))
-                )
-        columns = zip(*rows, strict=True) if rows else ([] for _ in _LINKS.names)
-        table = pa.table(dict(zip(_LINKS.names, map(list, columns), strict=True)), schema=_LINKS)
-        atomic_write(self.files.links(unit.number), lambda tmp: _write_work_table(table, tmp))
-        return {"article-without-links": sum(1 for article_links in links if not article_links)}
+        # the link records: the corpus's own columns (Arrow) beside what is computed per link (Python)
+        items, offsets = list_items(table.column("links"))
+        counts = np.diff(offsets)
+        position = np.repeat(np.arange(len(ids), dtype=np.int32), counts)
+        sections, sentences, texts = (items.field(name).to_pylist() for name in ("section", "sentence", "anchor"))
+        records: list = []
+        for first, stop in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True):
+            records += find_anchors(zip(sections[first:stop], sentences[first:stop], texts[first:stop], strict=True))
+        anchors = [record.anchor for record in records]
+        columns = {
+            "article": position,
+            "article_id": pa.array(ids, pa.string()).take(position),
+            "title": pa.array(titles, pa.string()).take(position),
+            "section": items.field("section"),
+            "sentence": items.field("sentence"),
+            "anchor": anchors,
+            "start": [record.start for record in records],
+            "target": items.field("target"),
+            "key": [qdm.anchor_key(anchor) for anchor in anchors],
+        }
+        links = pa.table(columns, schema=_LINKS)
+        atomic_write(self.files.links(unit.number), lambda tmp: _write_work_table(links, tmp))
+        return {"article-without-links": int(np.count_nonzero(counts == 0))}
 
 
 class CorpusModelStep(PipelineStep):
