@@ -2,10 +2,11 @@
 own ceiling, start-up and merge, peak memory per worker, disk, and a projection for English Wikipedia.
 
     python bench/build_throughput.py [--articles 2000 10000] [--num-proc 1 2] [--parts 16] [--no-end-to-end]
-    python bench/build_throughput.py --corpus CORPUS_DIR [CORPUS_DIR ...] [--num-proc 1 2]
+    python bench/build_throughput.py --corpus CORPUS_DIR [CORPUS_DIR ...] [--num-proc 1 2] [--no-ceiling]
 
-``--corpus``: the task stage alone on built corpus folders (e.g. slices of one big corpus: 10k, 20k, 50k articles),
-each ``--num-proc`` beside its ceiling, and the peak RSS of one worker against the corpus size.
+``--corpus``: the task stage alone on built corpus folders (e.g. ``bench/copy_corpus.py`` copies of one corpus at
+10k-500k articles), each ``--num-proc`` beside its ceiling (not with ``--no-ceiling``), and the peak RSS, anonymous
+memory and USS of one worker against the corpus size, whole run and per stage (``bench/memory_sampler.py``).
 
 For each size, ``bench/big_dump.py`` writes a multistream dump of that many real articles in ``--parts`` part
 files (each with its index, as Wikimedia ships English Wikipedia). Each run is its own process (wall time, CPU
@@ -36,42 +37,28 @@ import tempfile
 import time
 from pathlib import Path
 
-import psutil
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
 from big_dump import write_dump  # noqa: E402
+from memory_sampler import TreeSampler  # noqa: E402
 
 ENGLISH_WIKIPEDIA_ARTICLES = 7_000_000
 ENGLISH_WIKIPEDIA_BZ2_MIB = 22 * 1000**3 / 2**20  # pages-articles-multistream, ~22 GB
 FOOTER = bz2.compress(b"</mediawiki>\n", 9)
 
 
-def measure(command: list[str] | str) -> dict:
+def measure(command: list[str] | str, build: Path | None = None) -> dict:
     """Run a command (a list, or a shell line) in its own process: wall s, CPU s of its tree, peak RSS (MiB) of
-    its largest process and of the whole tree (sampled every 50 ms)."""
+    its largest process and of the whole tree (sampled every 50 ms), peak anonymous memory and USS of the largest
+    process (USS every 0.5 s; see ``memory_sampler``). With ``build`` (a task stage output folder), also the
+    peaks of each of its stages (``stages``: name -> figures, in MiB), from the stages' log times."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     # a file, not a pipe: progress bars of a long run fill a pipe nobody reads until the end, and the run blocks
     log = tempfile.TemporaryFile()
     process = subprocess.Popen(command, cwd=ROOT, shell=isinstance(command, str), stdout=subprocess.DEVNULL, stderr=log)
-    root, worker, total, cpu = psutil.Process(process.pid), 0, 0, {}
-    while process.poll() is None:
-        try:
-            tree = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            tree = []
-        rss = []
-        for member in tree:
-            try:
-                with member.oneshot():
-                    rss.append(member.memory_info().rss)
-                    times = member.cpu_times()
-                    cpu[member.pid] = times.user + times.system
-            except psutil.Error:
-                pass
-        worker, total = max([worker, *rss]), max(total, sum(rss))
-        time.sleep(0.05)
+    with TreeSampler(process.pid, interval=0.05, uss_every=10, keep_samples=build is not None) as sampler:
+        process.wait()
     seconds = time.perf_counter() - start
     log.seek(0)
     stderr = log.read().decode(errors="replace")
@@ -80,12 +67,33 @@ def measure(command: list[str] | str) -> dict:
         raise SystemExit(f"failed ({process.returncode}): {command}\n{stderr[-3000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {
+    peaks = sampler.peaks
+    result = {
         "s": seconds,
-        "cpu": max(waited, sum(cpu.values())),
-        "worker_mib": worker / 2**20,
-        "tree_mib": total / 2**20,
+        "cpu": max(waited, sampler.cpu_seconds),
+        "worker_mib": peaks["worker_rss"] / 2**20,
+        "tree_mib": peaks["tree_rss"] / 2**20,
+        "worker_anon_mib": peaks["worker_anon"] / 2**20,
+        "worker_uss_mib": peaks["worker_uss"] / 2**20,
     }
+    if build is not None:
+        result["stages"] = {
+            name: {key: value / 2**20 for key, value in sampler.peaks_between(*window).items()}
+            | {"s": window[1] - window[0]}
+            for name, window in stage_windows(build).items()
+        }
+    return result
+
+
+def stage_windows(build: Path) -> dict[str, tuple[float, float]]:
+    """Each stage of a task stage build (``tasks``, ``see-also-join``, ``ltm``, ``cards``...): from when datatrove
+    recorded its start (``executor.json``) to its end (``stats.json``), as ``time.time()`` values, in run order."""
+    windows = {}
+    for folder in (build / ".build" / "logs").iterdir():
+        started, ended = folder / "executor.json", folder / "stats.json"
+        if started.exists() and ended.exists():
+            windows[folder.name.rsplit("-w", 1)[0]] = (started.stat().st_mtime, ended.stat().st_mtime)
+    return dict(sorted(windows.items(), key=lambda item: item[1][0]))
 
 
 def single_file(parts: list[Path], path: Path) -> Path:
@@ -254,33 +262,49 @@ def bench_size(articles: int, args, work: Path) -> dict:
 
 def bench_corpus(corpus: Path, args, work: Path) -> dict:
     """The task stage alone on a built corpus: each ``--num-proc``, its ceiling (the same work as p independent
-    processes, and a pure-Python loop), peak RSS of one worker; prints a table and returns the figures."""
+    processes, and a pure-Python loop; not with ``--no-ceiling``), peak RSS, anonymous memory and USS of one
+    worker, per stage too; prints a table and returns the figures."""
     import pyarrow.parquet as pq
 
     n = sum(pq.ParquetFile(f).metadata.num_rows for f in sorted((corpus / "data").glob("*.parquet")))
     task_cmd = [sys.executable, "-m", "dataset_scripts.build", "--articles-per-unit", str(args.articles_per_unit)]
     results = {}
     for p in args.num_proc:
-        results[f"t{p}"] = measure([*task_cmd, "--input", str(corpus), "--output-dir", str(work / f"t{p}"), "--num-proc", str(p)])  # fmt: skip
-        results[f"stages{p}"] = stage_seconds(work / f"t{p}")
-    for p in args.num_proc[1:]:
+        out = work / f"t{p}"
+        results[f"t{p}"] = measure([*task_cmd, "--input", str(corpus), "--output-dir", str(out), "--num-proc", str(p)], out)  # fmt: skip
+        results[f"stages{p}"] = stage_seconds(out)
+        results[f"disk{p}"] = {"datasets": sum(disk_mib(d) for d in out.glob("wikiformer-*")), "work": disk_mib(out / ".build")}  # fmt: skip
+        shutil.rmtree(out, ignore_errors=True)  # 500k articles leave ~10 GB
+    ceilings = args.num_proc[1:] if args.ceiling else []
+    for p in ceilings:
         task_jobs = [" ".join([*task_cmd, "--input", str(c), "--output-dir", str(work / f"ti{p}-{i}")]) for i, c in enumerate(sliced_corpora(corpus, work / "slices", p))]  # fmt: skip
         results[f"t-indep{p}"] = measure(" & ".join(task_jobs) + " & wait")
-    loops = {p: loop_ceiling(p) for p in args.num_proc[1:]}
+    loops = {p: loop_ceiling(p) for p in ceilings}
     print(f"\n### task stage on {corpus} ({n} articles), {os.cpu_count()} cores\n")
     print("| run | wall s | articles/s | articles/s per process | CPU s | articles per CPU s | peak RSS of one process MiB | peak RSS all MiB |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
     lines = [row(f"task stage, --num-proc {p}", n, results[f"t{p}"], p) for p in args.num_proc]
-    lines += [row(f"task stage, {p} independent processes on 1/{p} each", n, results[f"t-indep{p}"], p) for p in args.num_proc[1:]]  # fmt: skip
+    lines += [row(f"task stage, {p} independent processes on 1/{p} each", n, results[f"t-indep{p}"], p) for p in ceilings]  # fmt: skip
     print("\n".join(lines))
+    print(
+        "\n| --num-proc | stage | s | peak RSS of one process MiB | its anonymous MiB | its USS MiB | peak RSS all MiB |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for p in args.num_proc:
+        r = results[f"t{p}"]
+        print(f"| {p} | whole run | {r['s']:.1f} | {r['worker_mib']:.0f} | {r['worker_anon_mib']:.0f} | {r['worker_uss_mib']:.0f} | {r['tree_mib']:.0f} |")  # fmt: skip
+        for name, m in r["stages"].items():
+            print(f"| {p} | {name} | {m['s']:.1f} | {m['worker_rss']:.0f} | {m['worker_anon']:.0f} | {m['worker_uss']:.0f} | {m['tree_rss']:.0f} |")  # fmt: skip
     first = args.num_proc[0]
     for p in args.num_proc:
-        stages = results[f"stages{p}"]
-        print(f"- --num-proc {p}: See also join + LTM {stages['ltm']:.1f} s, statistics merge + cards {stages['merge']:.1f} s")  # fmt: skip
+        stages, disk = results[f"stages{p}"], results[f"disk{p}"]
+        print(f"- --num-proc {p}: See also join + LTM {stages['ltm']:.1f} s, statistics merge + cards {stages['merge']:.1f} s; datasets {disk['datasets']:.0f} MiB, work files {disk['work']:.0f} MiB")  # fmt: skip
     for p in args.num_proc[1:]:
         speedup = results[f"t{first}"]["s"] / results[f"t{p}"]["s"]
-        ceiling = results[f"t{first}"]["s"] / results[f"t-indep{p}"]["s"]
-        print(f"- task stage --num-proc {p} / {first}: {speedup:.2f}x; this machine's ceiling for the same work as {p} independent processes: {ceiling:.2f}x, a pure-Python loop: {loops[p]:.2f}x")  # fmt: skip
+        ceiling = ""
+        if p in loops:
+            ceiling = f"; this machine's ceiling for the same work as {p} independent processes: {results[f't{first}']['s'] / results[f't-indep{p}']['s']:.2f}x, a pure-Python loop: {loops[p]:.2f}x"  # fmt: skip
+        print(f"- task stage --num-proc {p} / {first}: {speedup:.2f}x (wall){ceiling}")
     return {"n": n, "results": results, "loops": loops}
 
 
@@ -316,6 +340,7 @@ def main() -> None:
     parser.add_argument("--no-end-to-end", dest="end_to_end", action="store_false", help="skip dump -> datasets runs")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure here")
     parser.add_argument("--corpus", type=Path, nargs="+", default=None, help="built corpus folders: task stage only")
+    parser.add_argument("--no-ceiling", dest="ceiling", action="store_false", help="--corpus: skip the ceiling runs")
     args = parser.parse_args()
     if args.corpus:
         everything = []
@@ -325,12 +350,11 @@ def main() -> None:
                 everything.append(bench_corpus(corpus.resolve(), args, work))
             finally:
                 shutil.rmtree(work, ignore_errors=True)
-        print(
-            "\n| articles | " + " | ".join(f"peak RSS of one process, --num-proc {p} MiB" for p in args.num_proc) + " |"
-        )
+        print("\n| articles | " + " | ".join(f"one process, --num-proc {p}: peak RSS / anonymous / USS MiB" for p in args.num_proc) + " |")  # fmt: skip
         print("|---|" + "---|" * len(args.num_proc))
         for s in everything:
-            print(f"| {s['n']} | " + " | ".join(f"{s['results'][f't{p}']['worker_mib']:.0f}" for p in args.num_proc) + " |")  # fmt: skip
+            figures = [s["results"][f"t{p}"] for p in args.num_proc]
+            print(f"| {s['n']} | " + " | ".join(f"{r['worker_mib']:.0f} / {r['worker_anon_mib']:.0f} / {r['worker_uss_mib']:.0f}" for r in figures) + " |")  # fmt: skip
         if args.json:
             args.json.write_text(json.dumps(everything, indent=1))
         return

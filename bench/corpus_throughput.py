@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.memory_sampler import TreeSampler  # noqa: E402
 
 
 def repeated_dump(source: Path, repeat: int, directory: Path, parts: int = 1) -> list[Path]:
@@ -109,28 +111,12 @@ def measure(command: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system over the process and all its descendants, forked-server workers
     included) and peak memory (MB: the largest sum of RSS over the process tree, sampled every 50 ms) of a
     command in its own process."""
-    import psutil
-
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    watched, peak, cpu_by_pid = psutil.Process(process.pid), 0, {}
-    while process.poll() is None:
-        try:
-            tree = [watched, *watched.children(recursive=True)]
-        except psutil.Error:
-            tree = []
-        rss = 0
-        for member in tree:
-            try:
-                with member.oneshot():
-                    rss += member.memory_info().rss
-                    times = member.cpu_times()
-                    cpu_by_pid[member.pid] = times.user + times.system
-            except psutil.Error:
-                pass
-        peak = max(peak, rss)
-        time.sleep(0.05)
+    with TreeSampler(process.pid, interval=0.05) as sampler:
+        process.wait()
+    peak = sampler.peaks["tree_rss"]
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode != 0:
@@ -138,7 +124,7 @@ def measure(command: list[str]) -> tuple[float, float, float]:
     # rusage misses descendants nobody waited for (datatrove's fork-server workers); sampling misses a process's
     # last 50 ms: take the larger.
     waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, max(waited, sum(cpu_by_pid.values())), peak / 2**20
+    return elapsed, max(waited, sampler.cpu_seconds), peak / 2**20
 
 
 def wikitext_megabytes(paths: list[Path]) -> float:

@@ -18,14 +18,12 @@ import json
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-import psutil
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
+from bench.memory_sampler import TreeSampler  # noqa: E402
 
 SHARD_ROWS = 10_000
 
@@ -95,15 +93,9 @@ def child(kind: str, corpus: dict, targets: int) -> None:
     n = corpus["titles"]
     names = [f"Article {rng.randrange(n)}" for _ in range(targets // 3)]
     names += [f"alias_{rng.randrange(n)}" for _ in range(targets // 3)] + [f"Missing {i}" for i in range(targets // 3)]
-    process, peak, done = psutil.Process(), [0], threading.Event()
-
-    def sample() -> None:  # the import peak is behind us: sample the RSS during the work itself
-        while not done.is_set():
-            peak[0] = max(peak[0], process.memory_info().rss)
-            time.sleep(0.005)
-
-    before = process.memory_info().rss
-    sampler = threading.Thread(target=sample, daemon=True)
+    # the import peak is behind us: sample the RSS during the work itself
+    sampler = TreeSampler(interval=0.005, children=False)
+    before = sampler.sample().worker["rss"]
     sampler.start()
     start = time.perf_counter()
     if kind == "in-memory":
@@ -116,10 +108,9 @@ def child(kind: str, corpus: dict, targets: int) -> None:
             build_bucket(0, corpus["buckets"], corpus["title_parts"], corpus["redirect_parts"], Path(tmp) / "b.sqlite")
         rows = [0]
     seconds = time.perf_counter() - start
-    done.set()
-    sampler.join()
+    sampler.stop()
     assert kind == "build" or sum(r is not None for r in rows) == 2 * (targets // 3)
-    added = (max(peak[0], process.memory_info().rss) - before) / 2**20
+    added = (max(sampler.peaks["worker_rss"], sampler.sample().worker["rss"]) - before) / 2**20
     print(json.dumps({"added_mib": added, "s": seconds}))
 
 

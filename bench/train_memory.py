@@ -25,13 +25,13 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.memory_sampler import TreeSampler  # noqa: E402
 from bench.sample_tasks import build_task_datasets  # noqa: E402
 
 TASKS = ("srr", "rwi", "ati", "ltm")
@@ -53,54 +53,23 @@ def write_scaled(source: Path, target: Path, times: int) -> int:
     return table.num_rows * times
 
 
-def _status(pid: int) -> dict[str, int]:
-    values = {}
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "RssAnon"):
-                values[key] = int(rest.split()[0]) * 1024
-    return values
-
-
 def run_measured(command: list[str], env: dict[str, str]) -> dict:
     """Run ``command``; peak RSS and anonymous RSS of its process tree, and seconds to the first logged step."""
-    import psutil
-
     start = time.perf_counter()
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
     )
-    peaks = {"VmRSS": 0, "RssAnon": 0}
-    done = threading.Event()
-
-    def sample() -> None:
-        root = psutil.Process(process.pid)
-        while not done.is_set():
-            totals = {"VmRSS": 0, "RssAnon": 0}
-            try:
-                for member in [root, *root.children(recursive=True)]:
-                    for key, value in _status(member.pid).items():
-                        totals[key] += value
-            except (psutil.Error, FileNotFoundError, ProcessLookupError):
-                pass
-            for key in peaks:
-                peaks[key] = max(peaks[key], totals[key])
-            time.sleep(0.02)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    sampler = TreeSampler(process.pid, interval=0.02).start()
     first_step, lines = None, []
     for line in process.stdout:
         lines.append(line)
         if first_step is None and re.search(r"'loss': ", line):
             first_step = time.perf_counter() - start
     process.wait()
-    done.set()
-    sampler.join()
+    sampler.stop()
     if process.returncode:
         raise SystemExit(f"train.py failed ({process.returncode}):\n{''.join(lines[-40:])}")
-    return {"peak_rss": peaks["VmRSS"], "peak_anon": peaks["RssAnon"], "startup_s": first_step}
+    return {"peak_rss": sampler.peaks["tree_rss"], "peak_anon": sampler.peaks["tree_anon"], "startup_s": first_step}
 
 
 def arrow_bytes(cache: Path) -> int:

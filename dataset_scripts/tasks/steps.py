@@ -11,7 +11,7 @@ interrupted build resumes at the first unit without a marker and never duplicate
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,10 @@ from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
 from .see_also_join import TitleJoin, build_bucket, write_redirect_parts, write_title_parts
 from .stats import TaskStats
 
-LTM_UNITS_PER_BATCH = 64
+LTM_TARGETS_PER_BATCH = 50_000
+"""See also targets the LTM stage resolves at once (whole units, at least one): what bounds the memory of the
+targets in Python and their rows, whatever the unit and corpus sizes (a count of units held ~60 MiB at 64 units of
+1,000 articles)."""
 
 
 @dataclass(frozen=True)
@@ -292,17 +295,30 @@ class LtmStep(PipelineStep):
             join = self.title_join()
             with tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
                 # links are resolved a batch of units at a time: only that batch's link targets in memory
-                for first in range(0, len(todo), LTM_UNITS_PER_BATCH):
-                    batch = todo[first : first + LTM_UNITS_PER_BATCH]
-                    edges = [pq.read_table(self.layout.edges_file(u.number)) for u in batch]
-                    resolved = join.resolve([t for e in edges for t in e.column("target").to_pylist()])
+                for batch in self._batches(todo):
+                    resolved = join.resolve([t for _, e in batch for t in e.column("target").to_pylist()])
                     start = 0
-                    for unit, unit_edges in zip(batch, edges, strict=True):
+                    for unit, unit_edges in batch:
                         self._unit(unit, index, unit_edges, resolved[start : start + unit_edges.num_rows])
                         start += unit_edges.num_rows
                         bar.update()
         if data:
             yield from data
+
+    def _batches(self, todo: Sequence[Unit]) -> Iterator[list[tuple[Unit, pa.Table]]]:
+        """``todo``'s units with their See also edges, in batches of whole units of at most
+        ``LTM_TARGETS_PER_BATCH`` targets (a larger unit alone)."""
+        batch: list[tuple[Unit, pa.Table]] = []
+        targets = 0
+        for unit in todo:
+            edges = pq.read_table(self.layout.edges_file(unit.number))
+            if batch and targets + edges.num_rows > LTM_TARGETS_PER_BATCH:
+                yield batch
+                batch, targets = [], 0
+            batch.append((unit, edges))
+            targets += edges.num_rows
+        if batch:
+            yield batch
 
     def title_join(self) -> TitleJoin:
         """What resolves See also targets to corpus rows: the join stage's bucket files."""

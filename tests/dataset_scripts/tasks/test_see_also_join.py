@@ -20,7 +20,7 @@ import pytest
 
 from dataset_scripts.build import main
 from dataset_scripts.corpus.titles import normalize_title
-from dataset_scripts.tasks import see_also_join
+from dataset_scripts.tasks import see_also_join, steps
 from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
 from dataset_scripts.tasks.options import TaskOptions
 from dataset_scripts.tasks.see_also_graph import ArticleIndex
@@ -106,6 +106,34 @@ def test_ltm_rows_equal_those_of_the_in_memory_resolution(corpus, tmp_path):
     assert sum(pq.ParquetFile(joined / s).metadata.num_rows for s in shards) > 0
     for shard in shards:
         assert (joined / shard).read_bytes() == (in_memory / shard).read_bytes()
+
+
+def test_ltm_batches_of_targets_give_the_same_rows(corpus, tmp_path, monkeypatch):
+    """Units resolved in batches bounded by their See also targets (each unit alone here) write the same bytes as
+    all units in one batch."""
+    calls = []
+
+    class CountingLtm(LtmStep):
+        def title_join(self):
+            join = super().title_join()
+            resolve = join.resolve
+            join.resolve = lambda titles: calls.append(len(titles)) or resolve(titles)
+            return join
+
+    one, small = tmp_path / "one", tmp_path / "small"
+    units, _ = stage_one(corpus, one, buckets=1)
+    stage_one(corpus, small, buckets=1)
+    list(CountingLtm(one, units, TaskOptions(), 1).run())
+    assert len(calls) == 1
+    monkeypatch.setattr(steps, "LTM_TARGETS_PER_BATCH", 1)
+    calls.clear()
+    list(CountingLtm(small, units, TaskOptions(), 1).run())
+    with_edges = [u for u in units if pq.ParquetFile(BuildLayout(small).edges_file(u.number)).metadata.num_rows]
+    assert len(calls) >= len(with_edges) > 1  # every unit with targets in a batch of its own
+    shards = sorted(p.relative_to(one) for p in one.glob("wikiformer-ltm/data/*.parquet"))
+    assert shards and shards == sorted(p.relative_to(small) for p in small.glob("wikiformer-ltm/data/*.parquet"))
+    for shard in shards:
+        assert (one / shard).read_bytes() == (small / shard).read_bytes()
 
 
 def test_a_stage_one_without_the_join_parts_is_named(corpus, tmp_path):
