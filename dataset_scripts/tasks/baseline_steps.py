@@ -197,7 +197,6 @@ class CorpusStatsStep(PipelineStep):
             },
             schema=_DOCUMENTS,
         )
-        self.files.documents(unit.number).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.files.documents(unit.number), lambda tmp: _write_work_table(documents, tmp))
         return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
 
@@ -443,7 +442,6 @@ class BaselineTasksStep(PipelineStep):
     def _setup(self) -> None:
         self.collection = self.index = self.scorer = None
         self.destinations = _RecentAttention(DESTINATIONS_KEPT)
-        self.stopwords = load_stopwords(self.prop.stopwords or None)
         self.harp_stopwords = load_stopwords(self.harp.stopwords or None)
         if _wants(self.tasks, PROP_TASKS):
             vocabulary = pq.read_table(self.files.vocabulary)
@@ -523,7 +521,7 @@ class BaselineTasksStep(PipelineStep):
         article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
         resolved = self.index.resolve(target) if target else []
         sentences: list[tuple[LinkedSentence, int, int]] = []
-        extraction: Counter = Counter(marker["harp"])
+        extraction: Counter = Counter({reason: n for reason, n in marker["harp"].items() if n})  # counted in stage 1
         eligible = self.index.eligible
         # each article's links are a run of rows
         bounds = [0, *(i for i in range(1, len(article)) if article[i] != article[i - 1]), len(article)]
