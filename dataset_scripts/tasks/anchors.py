@@ -24,7 +24,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -127,17 +127,38 @@ class LinkedSentence:
         return list(dict.fromkeys(a.target for a in self.anchors))
 
 
-def anchor_starts(article: Article) -> list[int]:
-    """Per link of the article, where its anchor text starts in its sentence (-1: not found). A sentence that
-    holds the same anchor text twice gives its links successive occurrences."""
-    starts, searched_from = [], {}
-    for link in article.links:
-        anchor, key = link.anchor.strip(), (link.section, link.sentence, link.anchor.strip())
-        start = link.sentence.find(anchor, searched_from.get(key, 0)) if anchor else -1
+class LinkRecord(NamedTuple):
+    """One link of an article as HARP reads it: its section, its sentence, its anchor text (stripped) and where
+    the anchor starts in the sentence (-1: not found)."""
+
+    section: int
+    sentence: str
+    anchor: str
+    start: int
+
+
+def find_anchors(links: Iterable[tuple[int, str, str]]) -> list[LinkRecord]:
+    """An article's links ``(section, sentence, anchor text)``, in article order, with where each anchor starts in
+    its sentence. A sentence that holds the same anchor text twice gives its links successive occurrences."""
+    records, searched_from = [], {}
+    for section, sentence, text in links:
+        anchor = text.strip()
+        key = (section, sentence, anchor)
+        start = sentence.find(anchor, searched_from.get(key, 0)) if anchor else -1
         if start >= 0:
             searched_from[key] = start + len(anchor)
-        starts.append(start)
-    return starts
+        records.append(LinkRecord(section, sentence, anchor, start))
+    return records
+
+
+def link_records(article: Article) -> list[LinkRecord]:
+    """The article's links as :class:`LinkRecord` s (see :func:`find_anchors`)."""
+    return find_anchors((link.section, link.sentence, link.anchor) for link in article.links)
+
+
+def anchor_starts(article: Article) -> list[int]:
+    """Per link of the article, where its anchor text starts in its sentence (-1: not found)."""
+    return [record.start for record in link_records(article)]
 
 
 def linked_sentences(
@@ -154,13 +175,24 @@ def linked_sentences(
         own_row: the article's own row (a link resolving to it is a self link).
         has_passage: whether a destination row has a usable first section.
     """
-    skipped: Counter = Counter()
     if not article.links:
-        skipped["article-without-links"] += 1
-        return [], skipped
+        return [], Counter({"article-without-links": 1})
+    return group_links(article.id, article.title, link_records(article), rows, own_row, has_passage)
+
+
+def group_links(
+    article_id: str,
+    title: str,
+    links: Iterable[LinkRecord],
+    rows: Iterable[int | None],
+    own_row: int | None,
+    has_passage: Callable[[int], bool],
+) -> tuple[list[LinkedSentence], Counter]:
+    """:func:`linked_sentences` from an article's link records (as the build's statistics stage keeps them) and
+    the destination row of each."""
+    skipped: Counter = Counter()
     sentences: dict[tuple[int, str], LinkedSentence] = {}
-    for link, row, start in zip(article.links, rows, anchor_starts(article), strict=True):
-        anchor = link.anchor.strip()
+    for (section, sentence, anchor, start), row in zip(links, rows, strict=True):
         if start < 0:
             skipped["anchor-not-in-sentence"] += 1
         elif row is None:
@@ -170,8 +202,9 @@ def linked_sentences(
         elif not has_passage(row):
             skipped["anchor-target-without-first-section"] += 1
         else:
-            key = (link.section, link.sentence)
-            entry = sentences.setdefault(key, LinkedSentence(article.id, article.title, link.sentence))
+            entry = sentences.get((section, sentence))
+            if entry is None:
+                entry = sentences[section, sentence] = LinkedSentence(article_id, title, sentence)
             entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row))
     result = list(sentences.values())
     for entry in result:
@@ -192,11 +225,23 @@ def word_distribution(
     """HARP's term distribution: per distinct word (first-occurrence order) the attention weights of its
     occurrences summed (eq. 2), then a softmax over the distinct words (eq. 3). Stopwords and ``exclude``
     (e.g. the anchor's words: weight 0 in eq. 5, i.e. never drawn) are left out."""
-    excluded = set(exclude) | stopwords
+    return softmax_over(summed_weights(attention, weights, stopwords), exclude)
+
+
+def summed_weights(attention: TextAttention, weights: np.ndarray, stopwords: frozenset[str]) -> dict[str, float]:
+    """eq. 2: per distinct word that is not a stopword (first-occurrence order), its occurrences' weights summed."""
     beta: dict[str, float] = {}
     for word, weight in zip(attention.words, weights.tolist(), strict=True):
-        if word not in excluded:
+        if word not in stopwords:
             beta[word] = beta.get(word, 0.0) + weight
+    return beta
+
+
+def softmax_over(beta: dict[str, float], exclude: Iterable[str] = ()) -> tuple[list[str], list[float]]:
+    """eq. 3: the softmax of the summed weights over the words not in ``exclude``."""
+    excluded = set(exclude)
+    if excluded:
+        beta = {word: b for word, b in beta.items() if word not in excluded}
     if not beta:
         return [], []
     top = max(beta.values())
@@ -226,8 +271,12 @@ def _distribution(
     key = (which, frozenset(exclude), stopwords)
     found = attention.memo.get(key)
     if found is None:
-        weights = attention.cls if which < 0 else attention.rows[which]
-        found = attention.memo[key] = word_distribution(attention, weights, stopwords, exclude)
+        # the summed weights once per row: a destination is drawn from with each linking anchor's words excluded
+        beta = attention.memo.get((which, stopwords))
+        if beta is None:
+            weights = attention.cls if which < 0 else attention.rows[which]
+            beta = attention.memo[which, stopwords] = summed_weights(attention, weights, stopwords)
+        found = attention.memo[key] = softmax_over(beta, exclude)
     return found
 
 

@@ -4,39 +4,49 @@ Both need the whole corpus before any row: PROP its collection language model, H
 sections and, for QDM, every anchor text's destinations. So they run in three stages beside the Wikiformer ones,
 on the same units, with the same resumable markers:
 
-1. :class:`CorpusStatsStep` (per unit): PROP's word counts; HARP's passage index shard (title, id, first section
-   cut to ``passage_max_tokens`` word pieces) and the unit's anchors (anchor text, target, occurrence rank).
+1. :class:`CorpusStatsStep` (per unit, the only stage that reads the corpus, and only the columns it needs): PROP's
+   word counts and the unit's documents (the cut ``document`` and its words as ids into the unit's word list:
+   tokenised once); HARP's passage index shard (title, id, first section cut to ``passage_max_tokens`` word
+   pieces) and the unit's link records (article, sentence, anchor and where it starts, target, anchor text key).
 2. :class:`CorpusModelStep` (one task): the PROP vocabulary (counts merged, ``min_count`` cut) and the QDM plan
-   (ambiguous anchor texts, their destinations after redirects, the rank cut-off of their ``qdm_max_pairs`` rows).
-3. :class:`BaselineTasksStep` (per unit): the rows. HARP's attention is computed for every sentence with an anchor
-   and every destination passage of the unit in one batched call (cached in ``.build/harp/attention.sqlite``).
+   (ambiguous anchor texts, their destinations after redirects, the rank cut-off of their ``qdm_max_pairs`` rows;
+   occurrence ranks are hashed for the ambiguous texts only).
+3. :class:`BaselineTasksStep` (per unit): the rows, from the work files of stages 1 and 2 alone. HARP's attention
+   is computed for every sentence with an anchor and every destination passage of the unit in one batched call
+   (cached in ``.build/harp/attention.sqlite``).
 
-Every row's RNG is derived from the seed, the task and the article (and sentence) ids, so the output does not
-depend on the number of processes.
+Every row's RNG is derived from the seed, the task and the article id (one ``random.Random`` per task and article,
+drawn from in sentence order), so the output does not depend on the number of processes.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from datatrove.pipeline.base import PipelineStep
+from pyarrow import feather
 from tqdm.auto import tqdm
 
 from ..atomic_files import atomic_write
+from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
-from .anchors import HarpOptions, LinkedSentence, anchor_starts, linked_sentences
+from .anchors import HarpOptions, LinkedSentence, find_anchors, group_links
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
-from .common import TaskOutput, task_rng
-from .corpus_units import WST_COLUMNS, Unit, read_unit
-from .language_model import CollectionModel, CorpusCounts, load_stopwords, words
+from .common import TaskOutput, task_rng, truncate_words
+from .corpus_units import Unit, list_fields, list_items, read_unit_table
+from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
 from .options import TaskOptions
-from .prop import PropOptions, document_text, prop_groups
+from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .stats import TaskStats
@@ -47,7 +57,28 @@ HARP_TASKS = ("rqp", "qdm", "rdp", "acm")
 BASELINE_TASKS = PROP_TASKS + HARP_TASKS
 _HARP_ROWS = {"rqp": rqp.rqp_rows, "qdm": qdm.qdm_rows, "rdp": rdp.rdp_rows, "acm": acm.acm_rows}
 _COUNTS = pa.schema([("word", pa.string()), ("cf", pa.int64()), ("df", pa.int64())])
-_ANCHORS = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank", pa.int64())])
+_DOCUMENTS = pa.schema(
+    [
+        ("article_id", pa.string()),
+        ("title", pa.string()),
+        ("document", pa.string()),
+        ("skip", pa.string()),
+        ("words", pa.list_(pa.int32())),
+    ]
+)
+_LINKS = pa.schema(
+    [
+        ("article", pa.int32()),  # position in the unit
+        ("article_id", pa.string()),
+        ("title", pa.string()),
+        ("section", pa.int32()),
+        ("sentence", pa.string()),
+        ("anchor", pa.string()),  # stripped
+        ("start", pa.int32()),  # of the anchor in the sentence, -1: not found
+        ("target", pa.string()),
+        ("key", pa.string()),  # qdm.anchor_key
+    ]
+)
 
 
 class BaselineFiles:
@@ -57,8 +88,12 @@ class BaselineFiles:
         self.layout = layout
 
     def counts(self, unit: int) -> Path:
-        """A unit's PROP word counts."""
+        """A unit's PROP word counts (its content words, sorted: the ids of :meth:`documents` index them)."""
         return self.layout.work / "prop" / "counts" / f"{unit:05d}.parquet"
+
+    def documents(self, unit: int) -> Path:
+        """A unit's PROP documents: id, title, the cut ``document``, skip reason, content words as ids."""
+        return self.layout.work / "prop" / "documents" / f"{unit:05d}.arrow"
 
     @property
     def vocabulary(self) -> Path:
@@ -74,9 +109,10 @@ class BaselineFiles:
         """A unit's HARP passage index shard (Arrow IPC, the See also index schema)."""
         return self.layout.work / "harp" / "passages" / f"{unit:05d}.arrow"
 
-    def anchors(self, unit: int) -> Path:
-        """A unit's anchors (Parquet)."""
-        return self.layout.work / "harp" / "anchors" / f"{unit:05d}.parquet"
+    def links(self, unit: int) -> Path:
+        """A unit's links as HARP reads them (Arrow IPC, one row per link, article order): the rows stage builds
+        its sentences from them without reading the corpus; the QDM plan reads their anchor keys."""
+        return self.layout.work / "harp" / "links" / f"{unit:05d}.arrow"
 
     @property
     def qdm_plan(self) -> Path:
@@ -89,13 +125,22 @@ class BaselineFiles:
         return self.layout.work / "harp" / "attention.sqlite"
 
 
+def _write_work_table(table: pa.Table, path) -> None:
+    """A work file read back whole by a later stage: Arrow IPC with zstd (Parquet's decoding cost about as much as
+    the reading of the corpus it replaces; zstd is a third smaller than LZ4 at the same cost here)."""
+    feather.write_feather(table, str(path), compression="zstd")
+
+
 def _wants(tasks: Sequence[str], group: Sequence[str]) -> bool:
     return any(task in group for task in tasks)
 
 
-def _columns(tasks: Sequence[str]) -> tuple[str, ...]:
-    """The corpus columns the requested baseline tasks read (HARP: the links as well)."""
-    return (*WST_COLUMNS, "links") if _wants(tasks, HARP_TASKS) else WST_COLUMNS
+def _columns(tasks: Sequence[str]) -> list[str]:
+    """The corpus columns the statistics stage reads for the requested baseline tasks."""
+    columns = ["id", "title", "abstract", "is_disambiguation"]
+    return (
+        columns + (["sections"] if _wants(tasks, PROP_TASKS) else []) + (["links"] if _wants(tasks, HARP_TASKS) else [])
+    )
 
 
 class CorpusStatsStep(PipelineStep):
@@ -117,54 +162,87 @@ class CorpusStatsStep(PipelineStep):
         tokenizer = load_passage_tokenizer(self.harp.importance_model) if harp else None
         stopwords = load_stopwords(self.prop.stopwords or None)
         for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
-            articles = read_unit(unit, _columns(self.tasks))
-            marker: dict[str, Any] = {"articles": len(articles)}
+            table = read_unit_table(unit, _columns(self.tasks))
+            table = ARTICLE_SCHEMA.empty_table().select(_columns(self.tasks)) if table is None else table
+            marker: dict[str, Any] = {"articles": table.num_rows}
             if _wants(self.tasks, PROP_TASKS):
-                counts = CorpusCounts.from_texts((document_text(a) for a in articles), stopwords)
-                table = pa.table(
-                    {
-                        "word": sorted(counts.cf),
-                        "cf": [counts.cf[w] for w in sorted(counts.cf)],
-                        "df": [counts.df[w] for w in sorted(counts.cf)],
-                    },
-                    schema=_COUNTS,
-                )
-                atomic_write(self.files.counts(unit.number), lambda tmp, t=table: pq.write_table(t, tmp))
-                marker["prop"] = {"documents": counts.documents, "words": counts.words}
+                marker["prop"] = self._prop(unit, table, stopwords)
             if _wants(self.tasks, HARP_TASKS):
-                self._harp(unit, articles, tokenizer)
+                marker["harp"] = self._harp(unit, table, tokenizer)
             write_json(marker, self.layout.marker("baseline-stats", unit.number))
         if data:
             yield from data
 
-    def _harp(self, unit: Unit, articles, tokenizer) -> None:
+    def _prop(self, unit: Unit, table: pa.Table, stopwords: frozenset[str]) -> dict[str, int]:
+        """The unit's word counts and its documents as the rows stage needs them (tokenised once, here)."""
+        ids, titles, abstracts, disambiguation = (
+            table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")
+        )
+        sections = list_fields(table.column("sections"), "text")
+        texts = [join_document(t, [a, *s]) for t, a, s in zip(titles, abstracts, sections, strict=True)]
+        tokens = UnitTokens.from_texts(texts, stopwords)
+        counts = pa.table({"word": tokens.words, "cf": tokens.cf, "df": tokens.df}, schema=_COUNTS)
+        atomic_write(self.files.counts(unit.number), lambda tmp: pq.write_table(counts, tmp))
+        skips = [document_skip(*flags) for flags in zip(disambiguation, tokens.has_words.tolist(), strict=True)]
+        documents = pa.table(
+            {
+                "article_id": ids,
+                "title": titles,
+                "document": [
+                    "" if skip else truncate_words(text, self.options.max_words)
+                    for text, skip in zip(texts, skips, strict=True)
+                ],
+                "skip": skips,
+                "words": pa.ListArray.from_arrays(pa.array(tokens.offsets, pa.int32()), pa.array(tokens.ids)),
+            },
+            schema=_DOCUMENTS,
+        )
+        atomic_write(self.files.documents(unit.number), lambda tmp: _write_work_table(documents, tmp))
+        return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
+
+    def _harp(self, unit: Unit, table: pa.Table, tokenizer) -> dict[str, int]:
+        """The unit's passage index shard and link records; returns the articles without links (counted)."""
         from ..corpus.titles import normalize_title
 
-        passages = truncate_tokens([a.abstract for a in articles], tokenizer, self.harp.passage_max_tokens)
+        ids, titles, abstracts, disambiguation = (
+            table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")
+        )
+        passages = truncate_tokens(abstracts, tokenizer, self.harp.passage_max_tokens)
         index = pa.table(
             {
-                "title": [normalize_title(a.title) for a in articles],
-                "article_id": [a.id for a in articles],
-                "display_title": [a.title for a in articles],
+                "title": [normalize_title(t) for t in titles],
+                "article_id": ids,
+                "display_title": titles,
                 "text": passages,
-                "eligible": [
-                    bool(words(p)) and not a.is_disambiguation for a, p in zip(articles, passages, strict=True)
-                ],
+                "eligible": [has_word(p) and not d for p, d in zip(passages, disambiguation, strict=True)],
             },
             schema=INDEX_SCHEMA,
         )
         self.files.passages(unit.number).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
-        keys, targets, ranks = [], [], []
-        for article in articles:
-            for link, start in zip(article.links, anchor_starts(article), strict=True):
-                if start >= 0:
-                    key = qdm.anchor_key(link.anchor)
-                    keys.append(key)
-                    targets.append(link.target)
-                    ranks.append(qdm.occurrence_rank(self.options.seed, key, article.id, link.sentence, start))
-        table = pa.table({"key": keys, "target": targets, "rank": ranks}, schema=_ANCHORS)
-        atomic_write(self.files.anchors(unit.number), lambda tmp: pq.write_table(table, tmp))
+        # the link records: the corpus's own columns (Arrow) beside what is computed per link (Python)
+        items, offsets = list_items(table.column("links"))
+        counts = np.diff(offsets)
+        position = np.repeat(np.arange(len(ids), dtype=np.int32), counts)
+        sections, sentences, texts = (items.field(name).to_pylist() for name in ("section", "sentence", "anchor"))
+        records: list = []
+        for first, stop in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True):
+            records += find_anchors(zip(sections[first:stop], sentences[first:stop], texts[first:stop], strict=True))
+        anchors = [record.anchor for record in records]
+        columns = {
+            "article": position,
+            "article_id": pa.array(ids, pa.string()).take(position),
+            "title": pa.array(titles, pa.string()).take(position),
+            "section": items.field("section"),
+            "sentence": items.field("sentence"),
+            "anchor": anchors,
+            "start": [record.start for record in records],
+            "target": items.field("target"),
+            "key": [qdm.anchor_key(anchor) for anchor in anchors],
+        }
+        links = pa.table(columns, schema=_LINKS)
+        atomic_write(self.files.links(unit.number), lambda tmp: _write_work_table(links, tmp))
+        return {"article-without-links": int(np.count_nonzero(counts == 0))}
 
 
 class CorpusModelStep(PipelineStep):
@@ -173,10 +251,12 @@ class CorpusModelStep(PipelineStep):
     name = "PROP vocabulary + QDM plan"
     type = "Baselines"
 
-    def __init__(self, root, units: Sequence[Unit], tasks, redirect_files, harp: HarpOptions, prop: PropOptions):
+    def __init__(
+        self, root, units: Sequence[Unit], tasks, redirect_files, harp: HarpOptions, prop: PropOptions, seed: int = 42
+    ):
         super().__init__()
         self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
-        self.redirect_files, self.harp, self.prop = [Path(p) for p in redirect_files], harp, prop
+        self.redirect_files, self.harp, self.prop, self.seed = [Path(p) for p in redirect_files], harp, prop, seed
         self.files = BaselineFiles(self.layout)
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
@@ -204,20 +284,33 @@ class CorpusModelStep(PipelineStep):
 
     def _qdm_plan(self) -> None:
         index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
-        anchors = pa.concat_tables([pq.read_table(self.files.anchors(u.number)) for u in self.units])
-        rows = index.resolve(anchors.column("target").to_pylist())
-        by_key: dict[str, tuple[set[int], list[int]]] = {}
-        for key, row, rank in zip(
-            anchors.column("key").to_pylist(), rows, anchors.column("rank").to_pylist(), strict=True
-        ):
-            if row is not None and index.eligible[row]:
-                destinations, ranks = by_key.setdefault(key, (set(), []))
-                destinations.add(row)
-                ranks.append(rank)
+        columns = ["key", "target", "start"]
+        tables = [feather.read_table(self.files.links(u.number), columns=columns) for u in self.units]
+        links = pa.concat_tables(tables)
+        keys, targets, starts = (links.column(c).to_pylist() for c in columns)
+        # each anchor text's destinations (anchors found in their sentence, usable destinations)
+        usable: list[int] = []
+        destinations: dict[str, set[int]] = {}
+        for number, (key, row, start) in enumerate(zip(keys, index.resolve(targets), starts, strict=True)):
+            if start >= 0 and row is not None and index.eligible[row]:
+                destinations.setdefault(key, set()).add(row)
+                usable.append(number)
+        # the occurrence ranks of the ambiguous ones only (a hash each), read unit by unit
+        ranks: dict[str, list[int]] = {key: [] for key, rows in destinations.items() if len(rows) >= 2}
+        wanted = [number for number in usable if keys[number] in ranks]
+        bounds = np.cumsum([0, *(t.num_rows for t in tables)]).tolist()
+        for unit, first, stop in zip(self.units, bounds[:-1], bounds[1:], strict=True):
+            numbers = wanted[bisect.bisect_left(wanted, first) : bisect.bisect_left(wanted, stop)]
+            if not numbers:
+                continue
+            read = feather.read_table(self.files.links(unit.number), columns=["article_id", "sentence"])
+            taken = read.take([n - first for n in numbers])
+            for number, article_id, sentence in zip(numbers, *(c.to_pylist() for c in taken.columns), strict=True):
+                key = keys[number]
+                ranks[key].append(qdm.occurrence_rank(self.seed, key, article_id, sentence, starts[number]))
         plan = {
-            key: (sorted(destinations), sorted(ranks)[: self.harp.qdm_max_pairs][-1])
-            for key, (destinations, ranks) in sorted(by_key.items())
-            if len(destinations) >= 2
+            key: (sorted(destinations[key]), sorted(occurrences)[: self.harp.qdm_max_pairs][-1])
+            for key, occurrences in sorted(ranks.items())
         }
         table = pa.table(
             {
@@ -284,6 +377,28 @@ def _values(group: dict):
             yield value
 
 
+DESTINATIONS_KEPT = 4096
+"""Destination passages whose attention (and the term distributions drawn from it) a rows worker keeps across
+units: popular pages are linked from most units."""
+
+
+class _RecentAttention(OrderedDict):
+    """The attention of the destinations used last, by index row (least recently used dropped by :meth:`trim`)."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def __getitem__(self, row: int) -> TextAttention:
+        self.move_to_end(row)
+        return super().__getitem__(row)
+
+    def trim(self) -> None:
+        """Drop the least recently used entries beyond ``size``."""
+        while len(self) > self.size:
+            self.popitem(last=False)
+
+
 class BaselineTasksStep(PipelineStep):
     """Stage 3 of the baselines: the PROP and HARP rows of this rank's units (see the module)."""
 
@@ -320,12 +435,13 @@ class BaselineTasksStep(PipelineStep):
                 self._unit(unit)
             if self.scorer is not None:
                 self.scorer.close()
+            self.destinations.clear()  # datatrove writes the step's attributes to JSON at the end
         if data:
             yield from data
 
     def _setup(self) -> None:
         self.collection = self.index = self.scorer = None
-        self.stopwords = load_stopwords(self.prop.stopwords or None)
+        self.destinations = _RecentAttention(DESTINATIONS_KEPT)
         self.harp_stopwords = load_stopwords(self.harp.stopwords or None)
         if _wants(self.tasks, PROP_TASKS):
             vocabulary = pq.read_table(self.files.vocabulary)
@@ -341,6 +457,7 @@ class BaselineTasksStep(PipelineStep):
                 self.prop.subsample,
                 self.prop.background,
             )
+            self.vocabulary = pa.array(self.collection.vocabulary, type=pa.string())
         if _wants(self.tasks, HARP_TASKS):
             self.index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
             plan = pq.read_table(self.files.qdm_plan).to_pylist()
@@ -354,24 +471,11 @@ class BaselineTasksStep(PipelineStep):
             )
 
     def _unit(self, unit: Unit) -> None:
-        articles = read_unit(unit, _columns(self.tasks))
         outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}
-        if "prop" in outputs and self.collection is not None and len(self.collection):
-            for article in articles:
-                sampled = prop_groups(
-                    article,
-                    task_rng(self.options.seed, "prop", article.id),
-                    self.collection,
-                    self.stopwords,
-                    self.prop,
-                    self.options.max_words,
-                )
-                outputs["prop"].groups.extend(sampled.groups)
-                outputs["prop"].skipped.update(sampled.skipped)
-        elif "prop" in outputs:
-            outputs["prop"].skipped["no-vocabulary-word"] += len(articles)
+        if "prop" in outputs:
+            self._prop(unit, outputs["prop"])
         if _wants(self.tasks, HARP_TASKS):
-            self._harp(unit, articles, outputs)
+            self._harp(unit, outputs)
         marker: dict[str, Any] = {"tasks": {}}
         for task, output in outputs.items():
             spec = get_task(task)
@@ -383,35 +487,75 @@ class BaselineTasksStep(PipelineStep):
             self.stat_update(f"{task}_rows", value=len(output.groups))
         write_json(marker, self.layout.marker("baseline-units", unit.number))
 
-    def _harp(self, unit: Unit, articles, outputs: dict[str, TaskOutput]) -> None:
+    def _prop(self, unit: Unit, output: TaskOutput) -> None:
+        """The unit's ROP rows, from the documents and word ids the statistics stage kept."""
+        documents = feather.read_table(self.files.documents(unit.number))
+        if self.collection is None or not len(self.collection):
+            output.skipped["no-vocabulary-word"] += documents.num_rows
+            return
+        # the unit's word ids -> vocabulary ids (-1: not in V), then each document's words of V, in text order
+        unit_words = pq.read_table(self.files.counts(unit.number), columns=["word"]).column("word")
+        to_vocabulary = pc.index_in(unit_words, value_set=self.vocabulary).fill_null(-1).to_numpy()
+        lists = documents.column("words").combine_chunks()
+        local = lists.flatten().to_numpy()
+        offsets = lists.offsets.to_numpy() - lists.offsets[0].as_py()
+        mapped = to_vocabulary[local] if len(local) else np.zeros(0, np.int64)
+        in_vocabulary = mapped >= 0
+        kept = mapped[in_vocabulary]
+        kept_offsets = np.concatenate([[0], np.cumsum(in_vocabulary)])[offsets]
+        columns = [documents.column(c).to_pylist() for c in ("article_id", "title", "document", "skip")]
+        for i, (article_id, title, text, skip) in enumerate(zip(*columns, strict=True)):
+            document = PropDocument(
+                article_id, title, text, skip, offsets[i + 1] > offsets[i], kept[kept_offsets[i] : kept_offsets[i + 1]]
+            )
+            sampled = document_rows(
+                document, task_rng(self.options.seed, "prop", article_id), self.collection, self.prop
+            )
+            output.groups.extend(sampled.groups)
+            output.skipped.update(sampled.skipped)
+
+    def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> None:
         offset = int(self.index.offsets[unit.number])
-        targets = [link.target for article in articles for link in article.links]
-        resolved = self.index.resolve(targets) if targets else []
+        marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
+        links = feather.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
+        article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
+        resolved = self.index.resolve(target) if target else []
         sentences: list[tuple[LinkedSentence, int, int]] = []
-        extraction: Counter = Counter()
-        start = 0
-        for position, article in enumerate(articles):
-            rows = resolved[start : start + len(article.links)]
-            start += len(article.links)
-            found, skipped = linked_sentences(article, rows, offset + position, lambda r: bool(self.index.eligible[r]))
-            sentences.extend((s, number, offset + position) for number, s in enumerate(found))
+        extraction: Counter = Counter({reason: n for reason, n in marker["harp"].items() if n})  # counted in stage 1
+        eligible = self.index.eligible
+        # each article's links are a run of rows
+        bounds = [0, *(i for i in range(1, len(article)) if article[i] != article[i - 1]), len(article)]
+        for lo, hi in itertools.pairwise(bounds):
+            if lo == hi:
+                continue
+            own_row = offset + article[lo]
+            records = zip(section[lo:hi], sentence[lo:hi], anchor[lo:hi], start[lo:hi], strict=True)
+            found, skipped = group_links(
+                article_id[lo], title[lo], records, resolved[lo:hi], own_row, lambda r: bool(eligible[r])
+            )
+            sentences.extend((s, number, own_row) for number, s in enumerate(found))
             extraction.update(skipped)
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
-        texts = self.index.rows(destinations)
+        new = [row for row in destinations if row not in self.destinations]
+        texts = self.index.rows(new)
         scored = self.scorer.score(
-            [(s.sentence, [a.span for a in s.anchors]) for s, _, _ in sentences]
-            + [(texts[row][2], []) for row in destinations]
+            [(s.sentence, [a.span for a in s.anchors]) for s, _, _ in sentences] + [(texts[row][2], []) for row in new]
         )
-        attention_of = dict(zip(destinations, scored[len(sentences) :], strict=True))
+        self.destinations.update(zip(new, scored[len(sentences) :], strict=True))
+        attention_of = {row: self.destinations[row] for row in destinations}
+        self.destinations.trim()
         passages = _Passages(self.index, attention_of)
         for task in HARP_TASKS:
             if task in outputs:
                 outputs[task].skipped.update(extraction)
+        rngs: dict[str, Any] = {}
         for (sentence, number, source_row), attention in zip(sentences, scored, strict=False):
+            if number == 0:  # an article's first sentence: one RNG per task and article, drawn in sentence order
+                rngs = {task: task_rng(self.options.seed, task, sentence.article_id) for task in outputs}
             for task in HARP_TASKS:
                 if task not in outputs:
                     continue
-                rng = task_rng(self.options.seed, task, sentence.article_id, str(number))
+                rng = rngs[task]
                 extra: dict[str, Any] = {}
                 if task == "qdm":
                     extra = {"plan": self.plan, "seed": self.options.seed}
@@ -493,6 +637,6 @@ def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, pr
         return []
     return [
         ("baseline-stats", [CorpusStatsStep(root, units, wanted, options, prop, harp)], world),
-        ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop)], 1),
+        ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop, options.seed)], 1),
         ("baseline", [BaselineTasksStep(root, units, wanted, redirect_files, options, prop, harp, cache)], world),
     ]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -78,3 +79,22 @@ def read_unit(unit: Unit, columns: Sequence[str] | None = None) -> list[Article]
     ``columns`` names them."""
     table = read_unit_table(unit, columns)
     return [] if table is None else [Article.from_dict(row) for row in table.to_pylist()]
+
+
+def list_items(column: pa.ChunkedArray | pa.Array) -> tuple[pa.StructArray, np.ndarray]:
+    """A list-of-structs column (``sections``, ``links``) as the items of every row (one struct array, the
+    column's slice taken into account) and the row boundaries: row ``i``'s items are ``offsets[i]:offsets[i + 1]``."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    offsets = array.offsets.to_numpy()
+    return array.flatten(), offsets - offsets[0]
+
+
+def list_fields(column: pa.ChunkedArray | pa.Array, *fields: str) -> list[list]:
+    """Per row of a list-of-structs column, its items' ``fields``: a value per item for one field, a tuple per
+    item for several. Read field by field from Arrow, without building the corpus's Section or Link objects (the
+    costliest part of reading a unit with its links)."""
+    items, offsets = list_items(column)
+    values = [items.field(name).to_pylist() for name in fields]
+    flat = values[0] if len(fields) == 1 else list(zip(*values, strict=True))
+    bounds = offsets.tolist()
+    return [flat[start:stop] for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]

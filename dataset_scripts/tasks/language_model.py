@@ -25,7 +25,7 @@ How that is computed here (also stated in the PROP dataset card):
 
 from __future__ import annotations
 
-import bisect
+import itertools
 import math
 import random
 import re
@@ -34,6 +34,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
 
 _WORD = re.compile(r"[^\W\d_]+")
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
@@ -51,6 +54,11 @@ MAX_DRAWS_PER_WORD = 1000
 def words(text: str) -> list[str]:
     """The words (runs of letters, digits and ``_`` excluded) of the lowercased text, in order."""
     return _WORD.findall(text.lower())
+
+
+def has_word(text: str) -> bool:
+    """Whether :func:`words` finds any word in ``text`` (without listing them)."""
+    return _WORD.search(text.lower()) is not None
 
 
 @lru_cache(maxsize=8)
@@ -139,8 +147,75 @@ class CorpusCounts:
         return cls(documents, sum(cf.values()), cf, df)
 
 
+@dataclass(frozen=True)
+class UnitTokens:
+    """The documents of one work unit tokenised once: each document's content words (stopwords removed) as ids
+    into the unit's own sorted word list, and that list's corpus and document frequencies.
+
+    PROP's statistics stage keeps these on disk beside the counts, so that the rows stage maps ids onto the
+    vocabulary instead of tokenising every document a second time.
+
+    Args:
+        words: the distinct content words of the unit, sorted.
+        cf: per word of ``words``, its occurrences in the unit.
+        df: per word of ``words``, the documents of the unit it occurs in.
+        offsets: ``[documents + 1]``: document ``i``'s ids are ``ids[offsets[i]:offsets[i + 1]]``.
+        ids: every document's content words, in text order, as positions in ``words``.
+        has_words: per document, whether it has any word at all (stopwords included).
+    """
+
+    words: list[str]
+    cf: np.ndarray
+    df: np.ndarray
+    offsets: np.ndarray
+    ids: np.ndarray
+    has_words: np.ndarray
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], stopwords: frozenset[str]) -> UnitTokens:
+        """Tokenise the documents (:func:`words`), drop the stopwords and count."""
+        tokens = [words(text) for text in texts]
+        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        # one dictionary encoding of the unit's tokens (C speed), then everything by word id
+        encoded = pa.array(list(itertools.chain.from_iterable(tokens)), type=pa.string()).dictionary_encode()
+        seen = encoded.dictionary.to_pylist()
+        content = sorted(w for w in seen if w not in stopwords)
+        position = {w: i for i, w in enumerate(content)}
+        renumber = np.array([position.get(w, -1) for w in seen], dtype=np.int64)
+        every = renumber[encoded.indices.to_numpy(zero_copy_only=False)] if len(seen) else np.zeros(0, np.int64)
+        kept = every >= 0
+        document = np.repeat(np.arange(len(tokens), dtype=np.int64), lengths)[kept]
+        ids = every[kept].astype(np.int32)
+        offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(document, minlength=len(tokens)), out=offsets[1:])
+        cf = np.bincount(ids, minlength=len(content)).astype(np.int64)
+        pairs = np.sort(document * max(len(content), 1) + ids)
+        distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])] if len(pairs) else pairs  # (document, word)
+        df = np.bincount(distinct % max(len(content), 1), minlength=len(content)).astype(np.int64)
+        return cls(content, cf, df, offsets, ids, lengths > 0)
+
+    @property
+    def documents(self) -> int:
+        """Documents tokenised."""
+        return len(self.has_words)
+
+    def document_ids(self, index: int) -> np.ndarray:
+        """Document ``index``'s content words, as positions in :attr:`words`."""
+        return self.ids[self.offsets[index] : self.offsets[index + 1]]
+
+
+def uniforms(rng: random.Random, count: int) -> np.ndarray:
+    """``count`` floats uniform in [0, 1) from ``rng`` in one call: 53 random bits each, as ``rng.random()``
+    makes them, read from ``rng.randbytes`` (the same stream on every machine)."""
+    raw = np.frombuffer(rng.randbytes(8 * count), dtype="<u8")
+    return (raw >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
 class CollectionModel:
     """The background model P(w|C) over the vocabulary V, the subsampling keep probabilities and mu.
+
+    Words of V are also known by their position in the sorted :attr:`vocabulary` (their id), by which documents
+    are sampled.
 
     Args:
         cf: corpus frequency per word (stopwords already removed).
@@ -167,14 +242,14 @@ class CollectionModel:
         if documents <= 0:
             raise ValueError("the collection model needs at least one document")
         self.vocabulary = sorted(w for w, c in cf.items() if c >= min_count)
-        weights = [(cf if background == "cf" else df)[w] for w in self.vocabulary]
-        mass = float(sum(weights))
-        self.probability = {w: c / mass for w, c in zip(self.vocabulary, weights, strict=True)} if mass else {}
-        self._cumulative = []
-        running = 0.0
-        for c in weights:
-            running += c / mass
-            self._cumulative.append(running)
+        self.index = {w: i for i, w in enumerate(self.vocabulary)}
+        """Each word of V's id (its position in :attr:`vocabulary`)."""
+        weights = np.array([(cf if background == "cf" else df)[w] for w in self.vocabulary], dtype=np.float64)
+        mass = float(weights.sum())
+        self.background = weights / mass if mass else weights
+        """P(w|C) by word id."""
+        self.probability = dict(zip(self.vocabulary, self.background.tolist(), strict=True))
+        self._cumulative = np.cumsum(self.background)
         self.mu = sum(cf[w] for w in self.vocabulary) / documents
         """Dirichlet mu: the average document length, in words of V (the length |D| is counted the same way)."""
         self.keep = {
@@ -182,17 +257,23 @@ class CollectionModel:
             for w in self.vocabulary
             for f in (cf[w] / total_words,)
         }
+        self.keep_by_id = np.array([self.keep[w] for w in self.vocabulary], dtype=np.float64)
 
     def __len__(self) -> int:
         return len(self.vocabulary)
 
     def __contains__(self, word: str) -> bool:
-        return word in self.probability
+        return word in self.index
 
-    def sample(self, rng: random.Random) -> str:
-        """One word drawn from P(w|C)."""
-        index = bisect.bisect_right(self._cumulative, rng.random() * self._cumulative[-1])
-        return self.vocabulary[min(index, len(self.vocabulary) - 1)]
+    def ids(self, words: Iterable[str]) -> np.ndarray:
+        """The ids of the given words that are in V, in order (the others left out)."""
+        index = self.index
+        return np.fromiter((index[w] for w in words if w in index), dtype=np.int64)
+
+    def sample_ids(self, points: np.ndarray) -> np.ndarray:
+        """The words of V drawn from P(w|C) by uniform ``points`` in [0, 1) (inverse CDF)."""
+        found = np.searchsorted(self._cumulative, points * self._cumulative[-1], side="right")
+        return np.minimum(found, len(self.vocabulary) - 1)
 
 
 class DocumentModel:
@@ -205,69 +286,107 @@ class DocumentModel:
     """
 
     def __init__(self, text: str, collection: CollectionModel, stopwords: frozenset[str]):
-        self._set(self._in_vocabulary(content_words(text, stopwords), collection), collection)
-
-    @classmethod
-    def from_content_words(cls, content: list[str], collection: CollectionModel) -> DocumentModel:
-        """The model of a document given its words without stopwords (tokenised once by the caller)."""
-        model = cls.__new__(cls)
-        model._set(cls._in_vocabulary(content, collection), collection)
-        return model
+        self._set(collection.ids(content_words(text, stopwords)), collection)
 
     @classmethod
     def from_words(cls, every: list[str], collection: CollectionModel, stopwords: frozenset[str]) -> DocumentModel:
-        """The model of a document given all its words, stopwords included (filtered in one pass)."""
-        probability = collection.probability
+        """The model of a document given all its words, stopwords included."""
         model = cls.__new__(cls)
-        model._set([w for w in every if w in probability and w not in stopwords], collection)
+        model._set(collection.ids(w for w in every if w not in stopwords), collection)
         return model
 
-    @staticmethod
-    def _in_vocabulary(content: list[str], collection: CollectionModel) -> list[str]:
-        probability = collection.probability
-        return [w for w in content if w in probability]
+    @classmethod
+    def from_ids(cls, ids: np.ndarray, collection: CollectionModel) -> DocumentModel:
+        """The model of a document given its words of V as ids, in text order."""
+        model = cls.__new__(cls)
+        model._set(np.asarray(ids, dtype=np.int64), collection)
+        return model
 
-    def _set(self, vocabulary_words: list[str], collection: CollectionModel) -> None:
+    def _set(self, ids: np.ndarray, collection: CollectionModel) -> None:
         self.collection = collection
-        self.words = vocabulary_words
-        self.counts = Counter(self.words)
-        self.length = len(self.words)
+        self.ids = ids
+        """The document's words of V (ids), in text order: |D| = their number, c(w, D) their counts."""
+        self.length = len(ids)
+        self._sorted: np.ndarray | None = None
+
+    def _counts(self, ids: np.ndarray) -> np.ndarray:
+        """c(w, D) of each id."""
+        if self._sorted is None:
+            self._sorted = np.sort(self.ids)
+        return np.searchsorted(self._sorted, ids, side="right") - np.searchsorted(self._sorted, ids, side="left")
 
     def probability(self, word: str) -> float:
         """P(w|D) = (c(w, D) + mu P(w|C)) / (|D| + mu); 0 for a word outside V."""
+        if word not in self.collection.index:
+            return 0.0
+        return self._probabilities(np.array([self.collection.index[word]]))[0]
+
+    def _probabilities(self, ids: np.ndarray) -> list[float]:
         mu = self.collection.mu
-        return (self.counts.get(word, 0) + mu * self.collection.probability.get(word, 0.0)) / (self.length + mu)
+        return ((self._counts(ids) + mu * self.collection.background[ids]) / (self.length + mu)).tolist()
 
     def log_likelihood(self, word_set: Iterable[str]) -> float:
         """log P(S|D) = sum over the set's words (repeats counted) of log P(w|D) (eq. 2 of PROP)."""
-        return sum(math.log(self.probability(w)) for w in word_set)
+        return math.fsum(math.log(self.probability(w)) for w in word_set)
 
-    def draw(self, rng: random.Random) -> str:
-        """One word from P(w|D): the document's own words with probability |D| / (|D| + mu), else P(w|C)."""
-        if self.length and rng.random() * (self.length + self.collection.mu) < self.length:
-            return self.words[rng.randrange(self.length)]
-        return self.collection.sample(rng)
+    def log_likelihoods(self, sets: list[np.ndarray]) -> list[float]:
+        """log P(S|D) of each set of ids; an exact sum (``math.fsum``), so that two sets of the same words in
+        another order tie exactly."""
+        values = self._probabilities(np.concatenate(sets)) if sets else []
+        results, start = [], 0
+        for ids in sets:
+            results.append(math.fsum(map(math.log, values[start : start + len(ids)])))
+            start += len(ids)
+        return results
+
+    def sample_sets(self, rng: random.Random, sizes: list[int]) -> list[np.ndarray | None]:
+        """Word sets of the given sizes (ids), one after the other, drawn with replacement from P(w|D) thinned by
+        subsampling; a set is ``None`` when subsampling rejected :data:`MAX_DRAWS_PER_WORD` draws in a row.
+
+        Draws are made in vectorised blocks, two uniforms each: the first picks the document's words with
+        probability |D| / (|D| + mu) (uniformly among its occurrences: c(w, D) / |D|) or else P(w|C) (its
+        rescaled remainder is again uniform), the second keeps the word with probability keep(w). Kept words fill
+        the sets in draw order, which is the sequential draw-until-kept of word2vec's subsampling."""
+        if any(size < 1 for size in sizes):
+            raise ValueError(f"word-set sizes must be >= 1, got {sizes}")
+        collection, length = self.collection, self.length
+        total = length + collection.mu
+        results: list[np.ndarray | None] = []
+        current: list[int] = []
+        rejected = 0  # draws rejected since the last kept one
+        block = 8 * sum(sizes)
+        while len(results) < len(sizes):
+            first, second = uniforms(rng, 2 * block).reshape(2, block)
+            point = first * total
+            drawn = collection.sample_ids((point - length) / collection.mu)
+            if length:
+                own = self.ids[np.minimum(point.astype(np.int64), length - 1)]
+                drawn = np.where(point < length, own, drawn)
+            previous = -1
+            for position in np.flatnonzero(second < collection.keep_by_id[drawn]).tolist():
+                rejected += position - previous - 1
+                previous = position
+                while rejected >= MAX_DRAWS_PER_WORD and len(results) < len(sizes):  # the set in progress fails
+                    results.append(None)
+                    current, rejected = [], rejected - MAX_DRAWS_PER_WORD
+                if len(results) == len(sizes):
+                    break
+                current.append(int(drawn[position]))
+                rejected = 0
+                if len(current) == sizes[len(results)]:
+                    results.append(np.array(current, dtype=np.int64))
+                    current = []
+                    if len(results) == len(sizes):
+                        break
+            else:
+                rejected += block - previous - 1
+                while rejected >= MAX_DRAWS_PER_WORD and len(results) < len(sizes):
+                    results.append(None)
+                    current, rejected = [], rejected - MAX_DRAWS_PER_WORD
+            block = min(2 * block, 1 << 16)
+        return results
 
     def sample_set(self, rng: random.Random, size: int) -> list[str] | None:
-        """``size`` words drawn with replacement from P(w|D) thinned by subsampling; ``None`` when subsampling
-        rejected :data:`MAX_DRAWS_PER_WORD` draws in a row."""
-        # draw() and CollectionModel.sample() inlined, the same random numbers in the same order: this loop runs
-        # ~10 times per kept word at the paper's threshold and was the largest cost of a PROP build
-        collection, random_ = self.collection, rng.random
-        length, words, keep = self.length, self.words, collection.keep
-        total = self.length + collection.mu
-        cumulative, vocabulary = collection._cumulative, collection.vocabulary
-        mass, last = cumulative[-1], len(vocabulary) - 1
-        chosen: list[str] = []
-        while len(chosen) < size:
-            for _ in range(MAX_DRAWS_PER_WORD):
-                if length and random_() * total < length:
-                    word = words[rng.randrange(length)]
-                else:
-                    word = vocabulary[min(bisect.bisect_right(cumulative, random_() * mass), last)]
-                if random_() < keep[word]:
-                    chosen.append(word)
-                    break
-            else:
-                return None
-        return chosen
+        """One set of ``size`` words (see :meth:`sample_sets`); ``None`` when subsampling gave up."""
+        (found,) = self.sample_sets(rng, [size])
+        return None if found is None else [self.collection.vocabulary[i] for i in found]

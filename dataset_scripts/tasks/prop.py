@@ -22,10 +22,12 @@ rejecting.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import datasets
+import numpy as np
 
 from ..corpus.article import Article
 from .common import TaskOutput, truncate_words
@@ -87,8 +89,43 @@ class PropOptions:
 
 def document_text(article: Article) -> str:
     """The PROP document: the title + ". " + the article's text (the original code's ``title + '. ' + content``)."""
-    title, text = article.title.strip(), article.text.strip()
+    return join_document(article.title, [article.abstract, *(section.text for section in article.sections)])
+
+
+def join_document(title: str, parts: Iterable[str]) -> str:
+    """:func:`document_text` from the title and the texts of the abstract and sections (``Article.text``'s
+    parts), for readers that hold columns rather than articles."""
+    title, text = title.strip(), "\n\n".join(p for p in parts if p).strip()
     return f"{title}. {text}" if title and text else title or text
+
+
+def document_skip(is_disambiguation: bool, has_words: bool) -> str:
+    """Why a document makes no row whatever the vocabulary (a skip reason), or ``""``."""
+    if is_disambiguation:
+        return "disambiguation"
+    return "" if has_words else "empty-document"
+
+
+@dataclass(frozen=True)
+class PropDocument:
+    """A document as its ROP rows need it: what the statistics stage keeps of it, so that the rows stage neither
+    reads the corpus nor tokenises again.
+
+    Args:
+        article_id: the article (or MS MARCO document) id.
+        title: its title.
+        document: :func:`document_text` cut to ``max_words`` words (the rows' ``document`` column).
+        skip: :func:`document_skip`.
+        has_content: whether it has a word that is not a stopword.
+        ids: its words of the vocabulary V, as :class:`~.language_model.CollectionModel` ids, in text order.
+    """
+
+    article_id: str
+    title: str
+    document: str
+    skip: str
+    has_content: bool
+    ids: np.ndarray
 
 
 def prop_groups(
@@ -99,7 +136,8 @@ def prop_groups(
     options: PropOptions,
     max_words: int = 512,
 ) -> TaskOutput:
-    """The ROP rows of one document.
+    """The ROP rows of one document (tokenised here; the build uses :func:`document_rows` on the words the
+    statistics stage kept).
 
     Args:
         article: the document (a Wikipedia article, or an MS MARCO document read as one).
@@ -112,43 +150,57 @@ def prop_groups(
     Returns:
         Rows ``{document, positive, negatives, article_id, title, log_likelihoods}`` and skip counts.
     """
-    out = TaskOutput()
     text = document_text(article)
-    if article.is_disambiguation:
-        out.skipped["disambiguation"] += 1
-        return out
     every = words(text)
-    if not every:
-        out.skipped["empty-document"] += 1
+    content = [w for w in every if w not in stopwords]
+    document = PropDocument(
+        article.id,
+        article.title,
+        truncate_words(text, max_words),
+        document_skip(article.is_disambiguation, bool(every)),
+        bool(content),
+        collection.ids(content),
+    )
+    return document_rows(document, rng, collection, options)
+
+
+def document_rows(
+    document: PropDocument, rng: random.Random, collection: CollectionModel, options: PropOptions
+) -> TaskOutput:
+    """The ROP rows of one document: ``pairs_per_document`` set lengths l ~ Poisson, then two sets of each
+    length drawn from the document model, the more likely one the positive (arguments: :func:`prop_groups`)."""
+    out = TaskOutput()
+    if document.skip:
+        out.skipped[document.skip] += 1
         return out
-    model = DocumentModel.from_words(every, collection, stopwords)
+    model = DocumentModel.from_ids(document.ids, collection)
     if model.length == 0:
-        content = any(w not in stopwords for w in every)
-        out.skipped["no-vocabulary-word" if content else "only-stopwords"] += 1
+        out.skipped["no-vocabulary-word" if document.has_content else "only-stopwords"] += 1
         return out
-    document = truncate_words(text, max_words)
-    for _ in range(options.pairs_per_document):
-        size = poisson_length(rng, options.poisson_lambda)
-        if model.length < size:
-            out.skipped["document-shorter-than-word-set"] += 1
-            continue
-        first, second = model.sample_set(rng, size), model.sample_set(rng, size)
+    sizes = [poisson_length(rng, options.poisson_lambda) for _ in range(options.pairs_per_document)]
+    drawable = [size for size in sizes if size <= model.length]
+    if len(drawable) < len(sizes):
+        out.skipped["document-shorter-than-word-set"] += len(sizes) - len(drawable)
+    sets = model.sample_sets(rng, [size for size in drawable for _ in range(2)])
+    vocabulary = collection.vocabulary
+    likelihoods = iter(model.log_likelihoods([s for s in sets if s is not None]))  # one call for the document
+    scores = [None if s is None else next(likelihoods) for s in sets]
+    for first, second, high, low in zip(sets[::2], sets[1::2], scores[::2], scores[1::2], strict=True):
         if first is None or second is None:
             out.skipped["subsampling-exhausted"] += 1
             continue
-        scores = model.log_likelihood(first), model.log_likelihood(second)
-        if scores[0] == scores[1]:
+        if high == low:
             out.skipped["tied-word-sets"] += 1
             continue
-        (positive, high), (negative, low) = sorted(zip((first, second), scores, strict=True), key=lambda p: -p[1])
+        positive, negative = (first, second) if high > low else (second, first)
         out.groups.append(
             {
-                "document": document,
-                "positive": " ".join(positive),
-                "negatives": [" ".join(negative)],
-                "article_id": article.id,
-                "title": article.title,
-                "log_likelihoods": [high, low],
+                "document": document.document,
+                "positive": " ".join([vocabulary[i] for i in positive.tolist()]),
+                "negatives": [" ".join([vocabulary[i] for i in negative.tolist()])],
+                "article_id": document.article_id,
+                "title": document.title,
+                "log_likelihoods": [max(high, low), min(high, low)],
             }
         )
     return out

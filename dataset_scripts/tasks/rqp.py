@@ -49,7 +49,7 @@ def rqp_rows(
         attention: the sentence's attention ([CLS] row and one row per anchor, in anchor order).
         passages: destination passages by row (``text``, ``title``, ``article_id``, ``attention``).
         stopwords: never drawn into a query.
-        rng: the sentence's RNG.
+        rng: the task's RNG for the source article (its sentences draw from it in turn).
         options: HARP settings.
 
     Returns:

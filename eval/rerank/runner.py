@@ -76,15 +76,19 @@ def _work(
 
 def _windows(
     collection: Collection, work: list[tuple[str, list[str]]], window: int
-) -> Iterator[list[tuple[str, list[str]]]]:
-    """Consecutive whole queries, gathered until they hold at least ``window`` pairs to score (the last may hold
-    fewer). A query is never split, so a window's queries are finished together and a resumed run, which starts at
-    the first unfinished query, forms the same windows as an uninterrupted one."""
-    current: list[tuple[str, list[str]]] = []
+) -> Iterator[list[tuple[str, list[str], list[str]]]]:
+    """Consecutive whole queries as ``(query id, documents in the corpus, documents missing from it)``, gathered
+    until they hold at least ``window`` pairs to score (the last may hold fewer). A query is never split, so a
+    window's queries are finished together and a resumed run, which starts at the first unfinished query, forms the
+    same windows as an uninterrupted one."""
+    current: list[tuple[str, list[str], list[str]]] = []
     pairs = 0
     for qid, docids in work:
-        current.append((qid, docids))
-        pairs += sum(1 for docid in docids if docid in collection.documents)
+        known, unknown = [], []
+        for docid in docids:
+            (known if docid in collection.documents else unknown).append(docid)
+        current.append((qid, known, unknown))
+        pairs += len(known)
         if pairs >= window:
             yield current
             current, pairs = [], 0
@@ -109,19 +113,16 @@ def _reranked_windows(
     sorted by length together (`modeling_wikiformer.score_pairs`); missing documents are kept below the scored
     ones, in their first-stage order."""
     for queries in _windows(collection, work, window):
-        known = [[d for d in docids if d in collection.documents] for _, docids in queries]
-        texts = [collection.queries[qid] for qid, _ in queries]
         scores = scorer.score(
-            [text for text, docs in zip(texts, known, strict=True) for _ in docs],
-            [collection.documents[d] for docs in known for d in docs],
+            [collection.queries[qid] for qid, known, _ in queries for _ in known],
+            [collection.documents[d] for _, known, _ in queries for d in known],
             progress,
         )
         done, start = [], 0
-        for (qid, docids), docs in zip(queries, known, strict=True):
-            own = scores[start : start + len(docs)]
-            start += len(docs)
-            ranking = dict(zip(docs, own, strict=True))
-            unknown = [d for d in docids if d not in collection.documents]
+        for qid, known, unknown in queries:
+            own = scores[start : start + len(known)]
+            start += len(known)
+            ranking = dict(zip(known, own, strict=True))
             floor = min(own, default=0.0)
             for position, docid in enumerate(unknown, start=1):
                 ranking[docid] = floor - position

@@ -12,6 +12,9 @@ from dataset_scripts.tasks.language_model import (
     CollectionModel,
     CorpusCounts,
     DocumentModel,
+    UnitTokens,
+    content_words,
+    has_word,
     load_stopwords,
     normal_length,
     poisson_length,
@@ -30,6 +33,8 @@ def model(background: str = "cf", subsample: float = 0.0) -> CollectionModel:
 def test_inquery_list_is_vendored_and_used():
     assert len(STOP) == 418 and {"the", "a", "about"} <= STOP
     assert words("The U.S. x-ray, 2nd") == ["the", "u", "s", "x", "ray", "nd"]
+    for text in ("", "12 34 !", "_3", "İ", "Ⅻ", "x1"):
+        assert has_word(text) == bool(words(text))
 
 
 def test_nltk_english_list_and_the_original_codes_union():
@@ -73,10 +78,19 @@ def test_draws_follow_the_document_model():
     d2 = DocumentModel(THREE[1], model(), STOP)  # |D2| = 2, |D2| + mu = 14/3; apple: (0 + 8/3 * 3/8) / (14/3)
     expected = {"apple": 3 / 14, "banana": (1 + 2 / 3) / (14 / 3), "cherry": (1 + 1) / (14 / 3)}
     assert sum(expected.values()) == pytest.approx(1.0)
-    rng = random.Random(0)
-    drawn = Counter(d2.draw(rng) for _ in range(30_000))
+    # 30,000 one-word sets without subsampling: single draws from P(w|D) (the vectorised sampler the build uses)
+    sets = d2.sample_sets(random.Random(0), [1] * 30_000)
+    drawn = Counter(d2.collection.vocabulary[int(s[0])] for s in sets)
     for word, probability in expected.items():
         assert drawn[word] / 30_000 == pytest.approx(probability, abs=0.01)
+    # subsampling thins P(w|D) by keep(w): P(w) keep(w) / sum (keep: apple 0.5, banana 1, cherry 0.25)
+    thinned = DocumentModel(THREE[1], model(), STOP)
+    thinned.collection.keep_by_id[:] = [0.5, 1.0, 0.25]
+    sets = thinned.sample_sets(random.Random(1), [1] * 30_000)
+    drawn = Counter(thinned.collection.vocabulary[int(s[0])] for s in sets)
+    mass = sum(p * k for p, k in zip(expected.values(), (0.5, 1.0, 0.25), strict=True))
+    for (word, probability), keep in zip(expected.items(), (0.5, 1.0, 0.25), strict=True):
+        assert drawn[word] / 30_000 == pytest.approx(probability * keep / mass, abs=0.01)
 
 
 def test_vocabulary_cut_and_subsampling_keep_probability():
@@ -116,3 +130,39 @@ def test_sample_set_gives_up_when_subsampling_rejects_everything():
     counts = CorpusCounts.from_texts(["frequent " * 50], frozenset())
     hopeless = CollectionModel(counts.cf, counts.df, 1, counts.words, 1, subsample=1e-12)
     assert DocumentModel("frequent", hopeless, frozenset()).sample_set(random.Random(0), 2) is None
+    assert DocumentModel("frequent", hopeless, frozenset()).sample_sets(random.Random(0), [1, 3, 2]) == [None] * 3
+
+
+def test_sample_sets_are_filled_in_draw_order_and_are_reproducible():
+    d1 = DocumentModel(THREE[0], model(), STOP)
+    sets = d1.sample_sets(random.Random(5), [3, 1, 2])
+    assert [len(s) for s in sets] == [3, 1, 2] and all(0 <= i < 3 for s in sets for i in s.tolist())
+    again = d1.sample_sets(random.Random(5), [3, 1, 2])
+    assert [s.tolist() for s in sets] == [s.tolist() for s in again]
+    # the same draws make the sets whatever their sizes: [3, 1, 2] and [6] see the same six words
+    assert sum((s.tolist() for s in sets), []) == d1.sample_sets(random.Random(5), [6])[0].tolist()
+    # the likelihood is an exact sum: a reordered set ties exactly
+    assert d1.log_likelihoods([sets[0], sets[0][::-1]])[0] == d1.log_likelihoods([sets[0][::-1]])[0]
+    assert d1.log_likelihoods([sets[0]])[0] == pytest.approx(
+        d1.log_likelihood(d1.collection.vocabulary[i] for i in sets[0])
+    )
+
+
+def test_unit_tokens_count_like_the_corpus_counts_and_keep_each_documents_words():
+    texts = [*THREE, "", "the of and"]
+    tokens = UnitTokens.from_texts(texts, STOP)
+    counts = CorpusCounts.from_texts(texts, STOP)
+    assert tokens.words == sorted(counts.cf) == ["apple", "banana", "cherry"]
+    assert dict(zip(tokens.words, tokens.cf.tolist(), strict=True)) == counts.cf
+    assert dict(zip(tokens.words, tokens.df.tolist(), strict=True)) == counts.df
+    assert (tokens.documents, int(tokens.cf.sum())) == (counts.documents, counts.words)
+    as_words = [[tokens.words[i] for i in tokens.document_ids(d).tolist()] for d in range(len(texts))]
+    assert as_words == [content_words(t, STOP) for t in texts]
+    assert tokens.has_words.tolist() == [True, True, True, False, True]
+    # the rows stage maps them onto the vocabulary (V's ids; words outside V dropped) for the document model
+    cut = CollectionModel(counts.cf, counts.df, 3, 8, min_count=3)
+    ids = cut.ids(as_words[0])
+    assert [cut.vocabulary[i] for i in ids.tolist()] == ["apple", "apple"]
+    assert DocumentModel.from_ids(ids, cut).probability("apple") == DocumentModel(THREE[0], cut, STOP).probability(
+        "apple"
+    )
