@@ -3,7 +3,8 @@
 Per corpus shard, :func:`index_table` writes one Arrow IPC file of ``(title, article_id, display_title, text,
 eligible)`` rows in corpus order (``text`` already cut to the LTM word budget) and :func:`edge_table` the shard's
 See also links. :class:`ArticleIndex` memory-maps all index files (texts are read from disk only for the rows a
-group uses); only the eligibility flags (and the eligible rows, 5 bytes an article in all) are held in memory. LTM
+group uses); only the eligibility flags (and the eligible rows, 5 bytes an article in all) are held in memory, and
+:meth:`ArticleIndex.release_pages` lets a long-lived worker drop the mapped pages it has read. LTM
 resolves link targets in the partitioned title join on disk (:mod:`.see_also_join`);
 :meth:`ArticleIndex.resolve` resolves them in memory with Arrow's hash lookup over every title and redirect (the
 reference the join is tested against, and what the HARP/ACM baselines use).
@@ -11,6 +12,7 @@ reference the join is tested against, and what the HARP/ACM baselines use).
 
 from __future__ import annotations
 
+import mmap
 import re
 from collections.abc import Sequence
 from functools import cached_property
@@ -108,7 +110,8 @@ class ArticleIndex:
     """
 
     def __init__(self, index_files: Sequence[Path], redirect_files: Sequence[Path] = ()):
-        tables = [pa.ipc.open_file(pa.memory_map(str(p), "r")).read_all() for p in index_files]
+        self._maps = [_map_file(Path(p)) for p in index_files]
+        tables = [pa.ipc.open_file(pa.py_buffer(mapped)).read_all() for mapped in self._maps]
         self._shards = tables
         self.table = pa.concat_tables(tables) if tables else INDEX_SCHEMA.empty_table()
         self.offsets = np.concatenate([[0], np.cumsum([t.num_rows for t in tables], dtype=np.int64)])
@@ -135,6 +138,15 @@ class ArticleIndex:
 
     def __len__(self) -> int:
         return self.table.num_rows
+
+    def release_pages(self) -> None:
+        """Unmap the index pages read so far from this process (the kernel's page cache keeps them; a later read
+        maps them again). Without it a worker that reads rows all over the corpus, as LTM's random negatives do,
+        ends up with the whole index counted in its RSS, which grows with the corpus (cluster schedulers that
+        police RSS count it)."""
+        if hasattr(mmap, "MADV_DONTNEED"):  # not on Windows
+            for mapped in self._maps:
+                mapped.madvise(mmap.MADV_DONTNEED)
 
     def resolve(self, titles: Sequence[str]) -> list[int | None]:
         """Row numbers of the articles the titles name (after following redirects), ``None`` when missing.
@@ -182,6 +194,12 @@ class ArticleIndex:
             columns = [taken.column(c).to_pylist() for c in taken.column_names]
             found.update(zip(wanted.tolist(), zip(*columns, strict=True), strict=True))
         return found
+
+
+def _map_file(path: Path) -> mmap.mmap:
+    """A read-only memory map of an index shard (Python's, unlike pyarrow's, can drop its pages: ``madvise``)."""
+    with path.open("rb") as file:
+        return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def _read_redirects(files: Sequence[Path]) -> tuple[pa.Array, pa.Array]:

@@ -300,6 +300,7 @@ class LtmStep(PipelineStep):
                     start = 0
                     for unit, unit_edges in batch:
                         self._unit(unit, index, unit_edges, resolved[start : start + unit_edges.num_rows])
+                        index.release_pages()  # a unit's negatives touch pages all over the index
                         start += unit_edges.num_rows
                         bar.update()
         if data:
