@@ -144,9 +144,13 @@ class ArticleIndex:
         maps them again). Without it a worker that reads rows all over the corpus, as LTM's random negatives do,
         ends up with the whole index counted in its RSS, which grows with the corpus (cluster schedulers that
         police RSS count it)."""
+        for mapped in self._maps:
+            self._release(mapped)
+
+    @staticmethod
+    def _release(mapped: mmap.mmap) -> None:
         if hasattr(mmap, "MADV_DONTNEED"):  # not on Windows
-            for mapped in self._maps:
-                mapped.madvise(mmap.MADV_DONTNEED)
+            mapped.madvise(mmap.MADV_DONTNEED)
 
     def resolve(self, titles: Sequence[str]) -> list[int | None]:
         """Row numbers of the articles the titles name (after following redirects), ``None`` when missing.
@@ -183,7 +187,9 @@ class ArticleIndex:
         """``row -> (article_id, display_title, text)`` for the given rows (read from disk).
 
         Rows are taken shard by shard: a take over the whole corpus table would first concatenate every shard's
-        texts into memory (pyarrow's take on a chunked table), i.e. read the whole index for a few rows."""
+        texts into memory (pyarrow's take on a chunked table), i.e. read the whole index for a few rows. Each
+        shard's pages are unmapped once its rows are copied out (:meth:`release_pages`), so reading rows all over
+        the corpus leaves at most one shard's pages in this process's RSS."""
         unique = np.unique(np.asarray(list(rows), dtype=np.int64))
         shard_of = np.searchsorted(self.offsets, unique, side="right") - 1
         found: dict[int, tuple[str, str, str]] = {}
@@ -193,6 +199,7 @@ class ArticleIndex:
             taken = self._shards[shard].select(["article_id", "display_title", "text"]).take(local)
             columns = [taken.column(c).to_pylist() for c in taken.column_names]
             found.update(zip(wanted.tolist(), zip(*columns, strict=True), strict=True))
+            self._release(self._maps[shard])
         return found
 
 
