@@ -336,11 +336,11 @@ class _Pending:
 class _Passages:
     """Destination passages by index row: text, title and [CLS] attention. Rows not fetched with the unit's
     destinations (QDM's and ACM's negatives) come back as :class:`_Pending` and are read together by :meth:`fill`;
-    the task functions only place texts and titles into rows, never read them."""
+    the task functions only place texts and titles into rows, never read them. ``rows``: the unit's destinations
+    as :meth:`.see_also_graph.ArticleIndex.rows` read them (once, for their attention and their rows)."""
 
-    def __init__(self, index: ArticleIndex, attention: dict[int, TextAttention]):
-        self.index, self._attention = index, attention
-        self._rows = index.rows(list(attention))
+    def __init__(self, index: ArticleIndex, attention: dict[int, TextAttention], rows: dict[int, tuple]):
+        self.index, self._attention, self._rows = index, attention, rows
 
     def _get(self, row: int, field: int):
         found = self._rows.get(row)
@@ -537,14 +537,14 @@ class BaselineTasksStep(PipelineStep):
             extraction.update(skipped)
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
         new = [row for row in destinations if row not in self.destinations]
-        texts = self.index.rows(new)
+        texts = self.index.rows(destinations)  # the new ones are scored; all are placed into rows
         scored = self.scorer.score(
             [(s.sentence, [a.span for a in s.anchors]) for s, _, _ in sentences] + [(texts[row][2], []) for row in new]
         )
         self.destinations.update(zip(new, scored[len(sentences) :], strict=True))
         attention_of = {row: self.destinations[row] for row in destinations}
         self.destinations.trim()
-        passages = _Passages(self.index, attention_of)
+        passages = _Passages(self.index, attention_of, texts)
         for task in HARP_TASKS:
             if task in outputs:
                 outputs[task].skipped.update(extraction)

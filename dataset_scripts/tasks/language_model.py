@@ -248,7 +248,6 @@ class CollectionModel:
         mass = float(weights.sum())
         self.background = weights / mass if mass else weights
         """P(w|C) by word id."""
-        self.probability = dict(zip(self.vocabulary, self.background.tolist(), strict=True))
         self._cumulative = np.cumsum(self.background)
         self.mu = sum(cf[w] for w in self.vocabulary) / documents
         """Dirichlet mu: the average document length, in words of V (the length |D| is counted the same way)."""
@@ -287,13 +286,6 @@ class DocumentModel:
 
     def __init__(self, text: str, collection: CollectionModel, stopwords: frozenset[str]):
         self._set(collection.ids(content_words(text, stopwords)), collection)
-
-    @classmethod
-    def from_words(cls, every: list[str], collection: CollectionModel, stopwords: frozenset[str]) -> DocumentModel:
-        """The model of a document given all its words, stopwords included."""
-        model = cls.__new__(cls)
-        model._set(collection.ids(w for w in every if w not in stopwords), collection)
-        return model
 
     @classmethod
     def from_ids(cls, ids: np.ndarray, collection: CollectionModel) -> DocumentModel:
