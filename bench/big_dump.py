@@ -50,6 +50,16 @@ def normal(title: str) -> str:
     return title[:1].upper() + title[1:]
 
 
+def copy_suffix(k: int) -> str:
+    """What copy ``k`` appends to every title (nothing for copy 0, the sample itself)."""
+    return f" (copy {k})" if k else ""
+
+
+def id_stride(largest_id: int) -> int:
+    """What copy k adds to a page id, k times: the next power of ten above the largest id."""
+    return 10 ** math.ceil(math.log10(largest_id + 1))
+
+
 class Sample:
     """The sample's header, pages and titles, and how to make copy k of a page."""
 
@@ -61,7 +71,7 @@ class Sample:
         self.pages = _PAGE.findall(xml)
         self.titles = {normal(_TITLE.search(p).group(1)) for p in self.pages}
         ids = [int(_ID.search(p).group(1)) for p in self.pages]
-        self.stride = 10 ** math.ceil(math.log10(max(ids) + 1))
+        self.stride = id_stride(max(ids))
         self.articles = sorted(
             normal(_TITLE.search(p).group(1))
             for p in self.pages
@@ -79,7 +89,7 @@ class Sample:
     def copy(self, page: str, k: int) -> tuple[str, int, str]:
         """Copy ``k`` of a page: ``(xml, page id, title)``. Copy 0 differs from the sample only in its See also
         links to pages outside the sample, which point at a stand-in sample article instead."""
-        suffix = f" (copy {k})" if k else ""
+        suffix = copy_suffix(k)
         own = normal(html.unescape(_TITLE.search(page).group(1)))
 
         def see_also_link(match: re.Match) -> str:

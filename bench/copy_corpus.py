@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -36,17 +35,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
+from big_dump import copy_suffix, id_stride, normal  # noqa: E402
+
 from dataset_scripts.corpus.build import write_card  # noqa: E402
 from dataset_scripts.corpus.folder import BUILD_RECORD, read_build_record  # noqa: E402
 from dataset_scripts.corpus.steps import ROWS_PER_BATCH, merged_stats  # noqa: E402
 
 PARTS = ("data", "redirects", "skipped")
-
-
-def suffix(copy: int) -> str:
-    """What big_dump appends to every title of copy ``copy`` (nothing for copy 0)."""
-    return f" (copy {copy})" if copy else ""
 
 
 def corpus_titles(corpus: Path) -> pa.Array:
@@ -57,18 +53,17 @@ def corpus_titles(corpus: Path) -> pa.Array:
         for path in sorted((corpus / part).glob("*.parquet")):
             for value in pq.read_table(path, columns=[column]).column(0).to_pylist():
                 if value:
-                    value = " ".join(value.replace("_", " ").split())
-                    titles.add(value[:1].upper() + value[1:])
+                    titles.add(normal(value))
     return pa.array(sorted(titles), pa.string())
 
 
-def id_stride(corpus: Path) -> int:
+def corpus_id_stride(corpus: Path) -> int:
     """big_dump's id stride for copies of this corpus: the next power of ten above its largest article id."""
     largest = 0
     for path in sorted((corpus / "data").glob("*.parquet")):
         ids = pc.cast(pq.read_table(path, columns=["id"]).column(0), pa.int64())
         largest = max(largest, pc.max(ids).as_py() or 0)
-    return 10 ** math.ceil(math.log10(largest + 1))
+    return id_stride(largest)
 
 
 class Renamer:
@@ -90,7 +85,7 @@ class Renamer:
         """Copy ``copy`` of article rows (``ARTICLE_SCHEMA``)."""
         if not copy:
             return table
-        end = suffix(copy)
+        end = copy_suffix(copy)
         table = table.combine_chunks()
         columns = {name: table.column(name).chunk(0) if table.num_rows else table.column(name) for name in table.schema.names}  # fmt: skip
         columns["id"] = pc.cast(pc.add(pc.cast(columns["id"], pa.int64()), copy * self.stride), pa.string())
@@ -122,7 +117,7 @@ class Renamer:
         """Copy ``copy`` of redirect rows: the source always renamed, the target where it names a page here."""
         if not copy:
             return table
-        end = suffix(copy)
+        end = copy_suffix(copy)
         source, target = table.column("source"), table.column("target")
         source = self._rename(source.combine_chunks(), end, False)
         target = self._rename(target.combine_chunks(), end)
@@ -132,7 +127,7 @@ class Renamer:
         """Copy ``copy`` of skipped records: the record (a page title) renamed."""
         if not copy:
             return table
-        record = self._rename(table.column("record").combine_chunks(), suffix(copy), False)
+        record = self._rename(table.column("record").combine_chunks(), copy_suffix(copy), False)
         return table.set_column(table.schema.get_field_index("record"), "record", record)
 
 
@@ -188,7 +183,7 @@ def copy_corpus(source: Path, copies: int, output_dir: Path, articles_per_file: 
         raise SystemExit(f"{source} is not a corpus folder: no data/*.parquet in it")
     record = read_build_record(source) or {}
     source_stats = Counter(record.get("statistics") or merged_stats(source))
-    renamer = Renamer(corpus_titles(source), id_stride(source))
+    renamer = Renamer(corpus_titles(source), corpus_id_stride(source))
     files = {part: sorted((source / part).glob("*.parquet")) for part in PARTS}
     schemas = {part: pq.read_schema(paths[0]) for part, paths in files.items() if paths}
     per_file = {path: pq.ParquetFile(path).metadata.num_rows for path in data_files}
