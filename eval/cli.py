@@ -35,7 +35,8 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="FOLDER (files sniffed), an archive (.tar.gz, .zip) or FORMAT:PATH (trec, rankllm, beir, hf, smart, "
         "trec-sgml, jsonl; PATH a folder or comma-separated files); "
-        "#dev or #test after it keeps one part of the queries (eval/splits.py)",
+        "#dev or #test after it keeps one part of the queries, #train or #heldout one part of the fine-tuning split "
+        "(eval/splits.py)",
     )
     parser.add_argument(
         "--relevance-level",

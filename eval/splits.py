@@ -1,8 +1,11 @@
-"""Dev and test halves of one collection's queries, so that a checkpoint or a fusion can be chosen on queries the
-reported figures never see: ``--collection PATH#dev`` and ``--collection PATH#test``.
+"""Parts of one collection's queries, so that a checkpoint or a fusion is chosen, and a model fine-tuned, on queries
+the reported figures never see: ``--collection PATH#dev``, ``PATH#test``, ``PATH#train``, ``PATH#heldout``.
 
-A query belongs to ``dev`` when the SHA-1 of its id, read as an integer, is divisible by 3 (about a third of the
-queries), else to ``test``; the split depends only on the ids, never on the file order or on other queries.
+A query's part follows from the SHA-1 of its id read as an integer, ``h``: ``dev`` when ``h % 3 == 0`` (about a
+third of the queries), else ``test``. Fine-tuning splits ``test`` in two: ``train`` (``h % 3 == 1``) and ``heldout``
+(``h % 3 == 2``). So the zero-shot setting selects on ``#dev`` and reports ``#test``; the fine-tuned setting trains on
+``#train``, selects on the same ``#dev`` and reports ``#heldout``; no query is in two of ``train``, ``dev`` and
+``heldout``. The split depends only on the ids, never on the file order or on other queries.
 """
 
 from __future__ import annotations
@@ -12,14 +15,30 @@ from pathlib import Path
 
 from .collections import Collection, load_collection
 
-PARTS = ("dev", "test")
+PARTS = ("dev", "test", "train", "heldout")
 DEV_SHARE = 3
 """One query in ``DEV_SHARE`` goes to dev."""
+TEST_PARTS = ("train", "heldout")
+"""The fine-tuning parts ``test`` is made of (``h % 3 == 1`` and ``h % 3 == 2``)."""
+
+
+def _residue(query_id: str) -> int:
+    return int(hashlib.sha1(query_id.encode("utf-8")).hexdigest(), 16) % DEV_SHARE
 
 
 def query_part(query_id: str) -> str:
-    """``dev`` or ``test``: where a query id falls."""
-    return "dev" if int(hashlib.sha1(query_id.encode("utf-8")).hexdigest(), 16) % DEV_SHARE == 0 else "test"
+    """``dev`` or ``test``: where a query id falls in the zero-shot split."""
+    return "dev" if _residue(query_id) == 0 else "test"
+
+
+def fine_tuning_part(query_id: str) -> str:
+    """``train``, ``dev`` or ``heldout``: where a query id falls in the fine-tuning split."""
+    return ("dev", *TEST_PARTS)[_residue(query_id)]
+
+
+def in_part(query_id: str, part: str) -> bool:
+    """Whether a query id belongs to ``part`` (one of `PARTS`)."""
+    return query_part(query_id) == part if part in ("dev", "test") else fine_tuning_part(query_id) == part
 
 
 def split_spec(spec: str) -> tuple[str, str | None]:
@@ -27,7 +46,7 @@ def split_spec(spec: str) -> tuple[str, str | None]:
     base, hash_sign, part = spec.rpartition("#")
     if not hash_sign or part not in PARTS:
         if hash_sign and "/" not in part:
-            raise ValueError(f"collection {spec!r}: unknown query part {part!r}; use #dev or #test")
+            raise ValueError(f"collection {spec!r}: unknown query part {part!r}; use #{', #'.join(PARTS)}")
         return spec, None
     return base, part
 
@@ -36,7 +55,7 @@ def select_part(collection: Collection, part: str) -> Collection:
     """A copy of ``collection`` with only the queries (and their qrels and run rows) of ``part``."""
     if part not in PARTS:
         raise ValueError(f"unknown query part {part!r}; use one of {PARTS}")
-    keep = {qid for qid in set(collection.queries) | set(collection.qrels) if query_part(qid) == part}
+    keep = {qid for qid in set(collection.queries) | set(collection.qrels) if in_part(qid, part)}
     return Collection(
         name=f"{collection.name}-{part}",
         documents=collection.documents,
@@ -55,7 +74,15 @@ def load_collection_part(spec: str, relevance_level: int | None = None) -> Colle
 
 
 def same_source(spec_a: str, spec_b: str) -> bool:
-    """Whether two specs name overlapping queries: the same collection with the same part, or with no part."""
+    """Whether two specs name overlapping queries: the same collection with the same part, with no part, or with
+    ``test`` and one of its fine-tuning parts (``train``, ``heldout``)."""
     (base_a, part_a), (base_b, part_b) = split_spec(spec_a), split_spec(spec_b)
     same = Path(base_a).resolve() == Path(base_b).resolve() if Path(base_a).exists() else base_a == base_b
-    return same and (part_a is None or part_b is None or part_a == part_b)
+    return same and parts_overlap(part_a, part_b)
+
+
+def parts_overlap(part_a: str | None, part_b: str | None) -> bool:
+    """Whether two parts (None: the whole collection) share queries."""
+    if part_a is None or part_b is None or part_a == part_b:
+        return True
+    return {part_a, part_b} in ({"test", "train"}, {"test", "heldout"})
