@@ -35,11 +35,14 @@ class Source:
 
 
 def is_triples_file(path: Path) -> bool:
-    """A file of three tab-separated texts a line (not a qrels or run file, which sniff as such)."""
+    """A file of three tab-separated texts a line (not a qrels or run file, which sniff as such): every line of its
+    head, or, for a file named ``triples*``, its first line (a bad line further on is a counted skip)."""
     if not path.is_file() or sniff(path).kind in ("qrels", "run", "archive", "rankllm"):
         return False
     head = read_head(path).decode("utf-8", errors="replace").lstrip("\ufeff")
     lines = [line for line in head.splitlines()[:-1] or head.splitlines() if line.strip()][:50]
+    if lines and path.name.lower().startswith("triples"):
+        return len(lines[0].split("\t")) == 3
     return bool(lines) and all(len(line.split("\t")) == 3 for line in lines)
 
 
