@@ -99,6 +99,7 @@ def load_rerank_eval(data_args: DataArguments) -> RerankEvalSet | None:
     Raises:
         ValueError: ``--eval_dir`` names one of the ``--test_dirs`` (or overlapping queries of it).
     """
+    check_no_trained_queries(data_args)
     if not data_args.eval_dir:
         return None
     for test in data_args.test_dirs:
@@ -111,6 +112,25 @@ def load_rerank_eval(data_args: DataArguments) -> RerankEvalSet | None:
         data_args.eval_dir, data_args.eval_depth, data_args.eval_max_queries, data_args.eval_relevance_level,
         _fusion(data_args),
     )  # fmt: skip
+
+
+def check_no_trained_queries(data_args: DataArguments) -> None:
+    """Refuse a dev or test collection that shares queries with fine-tuning groups mined from it
+    (``python -m dataset_scripts.finetune`` records its collection and query part, e.g. ``cranfield#train``).
+
+    Raises:
+        ValueError: ``--eval_dir`` or one of ``--test_dirs`` overlaps a training dataset's queries.
+    """
+    from dataset_scripts.finetune.output import mined_from
+
+    for dataset in data_args.train_datasets:
+        source = mined_from(dataset)
+        for spec in filter(None, [data_args.eval_dir, *data_args.test_dirs]):
+            if source and same_source(source, spec):
+                raise ValueError(
+                    f"{spec} shares queries with the training groups {dataset} (mined from {source}): fine-tune on "
+                    "#train, choose on #dev and report #heldout (eval/splits.py)"
+                )
 
 
 def load_test_sets(data_args: DataArguments) -> list[RerankEvalSet]:

@@ -147,3 +147,12 @@ class ShardedOutput:
         path = self.folder / STATS_FILE
         atomic_write(path, lambda tmp: tmp.write_text(json.dumps(public, indent=1) + "\n", encoding="utf-8"))
         return path
+
+
+def mined_from(folder: str | Path) -> str | None:
+    """The collection (with its query part) a local folder of groups was mined from, or None (not such a folder)."""
+    run_file = Path(folder) / WORK / "run.json"
+    if not run_file.is_file():
+        return None
+    source = json.loads(run_file.read_text(encoding="utf-8")).get("source")
+    return None if not source or source.startswith("triples:") else source
