@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     (out / "cpu_seconds.json").write_text(json.dumps(cpu, indent=1), encoding="utf-8")
     print(
         f"pre-training {args.pretrain_steps} steps each from {args.start_model}; fine-tuning {args.finetune_steps} "
-        f"steps each on {len(groups.name) and 'the #train queries'}, chosen on #dev; test: #heldout, BM25 top "
+        "steps each on the #train groups, chosen on #dev; test: #heldout, BM25 top "
         f"{args.depth} re-ranked; * = significantly different from {START} (Fisher, p < 0.05)\n\n{table}"
     )
     return 0
