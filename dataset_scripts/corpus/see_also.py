@@ -22,6 +22,7 @@ import re
 import mwparserfromhell
 
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
+from .words import word_spans
 
 HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
 """A wikitext heading line (level = number of ``=``)."""
@@ -157,6 +158,7 @@ _EXTERNAL = re.compile(r"\[(?:https?:)?//[^\]]*\]|https?://\S+")
 _CITATION = re.compile(r"<ref|\{\{\s*(?:cite|citation|reflist|refbegin|references|literatur|lien web|ouvrage)", re.I)
 _DIGIT = re.compile(r"\d")  # years, pages, editions: a list of works or sources
 _LIST_TEMPLATE = re.compile(r"\{\{\s*(?:[^{}|]*col[^{}|]*|columns?-list|annotated link|anl)\s*[|}]", re.I)
+_ALNUM = re.compile(r"[^\W_]")
 MAX_ITEM_WORDS = 12
 """Words of prose an entry may carry besides its link (``* [[X]] – a short description``)."""
 MAX_PROSE_WORDS = 40
@@ -171,14 +173,10 @@ MAX_ITEM_LINKS = 2
 """Article links an entry may hold (``* [[X]] and [[Y]]``); more is a list of forms or sources, not See also."""
 
 
-_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = re.compile(f"[{_UNSPACED}]|[^\\W{_UNSPACED}]+")
-
-
 def _words(text: str) -> int:
-    """Words of prose; in scripts written without spaces (Han, kana, Thai, ...) two characters count as one."""
-    unspaced = len(re.findall(f"[{_UNSPACED}]", text))
-    return len(_WORD.findall(text)) - unspaced + (unspaced + 1) // 2
+    """Words of prose: the words of :func:`~dataset_scripts.corpus.words.word_spans` (scripts without spaces
+    count as BERT splits them) that hold a letter or a digit (a lone dash is none)."""
+    return sum(1 for start, end in word_spans(text) if _ALNUM.search(text, start, end))
 
 
 def _without_templates(text: str) -> str:

@@ -38,6 +38,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from ..corpus.words import is_spaced, letter_words
+
 _WORD = re.compile(r"[^\W\d_]+")
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
 INQUERY = _STOPWORD_DIR / "inquery.txt"
@@ -52,13 +54,16 @@ MAX_DRAWS_PER_WORD = 1000
 
 
 def words(text: str) -> list[str]:
-    """The words (runs of letters, digits and ``_`` excluded) of the lowercased text, in order."""
-    return _WORD.findall(text.lower())
+    """The words (runs of letters, digits and ``_`` excluded) of the lowercased text, in order; in scripts
+    without spaces the words of the kit's word rule (:func:`~dataset_scripts.corpus.words.letter_words`)."""
+    if is_spaced(text):
+        return _WORD.findall(text.lower())
+    return [word for word, _, _ in letter_words(text)]
 
 
 def has_word(text: str) -> bool:
     """Whether :func:`words` finds any word in ``text`` (without listing them)."""
-    return _WORD.search(text.lower()) is not None
+    return _WORD.search(text.lower()) is not None or not is_spaced(text) and bool(letter_words(text))
 
 
 @lru_cache(maxsize=8)
