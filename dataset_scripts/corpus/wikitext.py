@@ -22,6 +22,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
     from mwparserfromhell.parser.tokenizer import Tokenizer as _Tokenizer
 
 from .article import ROOT, Article, Link
+from .mediawiki_languages import is_media_link
 from .see_also import find_see_also_sections, see_also_names, see_also_targets
 from .sentences import BLANK_LINE, sentence_spans
 from .templates import render_template
@@ -245,7 +246,7 @@ class _TokenWalker:
         self.until(target_buffer, (T.WikilinkSeparator, T.WikilinkClose), record_links=False)
         raw_target = "".join(target_buffer.parts)
         kind = classify_link(raw_target, self.namespaces)
-        if kind in ("media", "interlanguage"):
+        if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
             self._skip_to_link_close()
             return
         start = buffer.length
@@ -262,6 +263,16 @@ class _TokenWalker:
             anchor = " ".join(anchor.split()) if folds else anchor.strip()
             if target and anchor:
                 buffer.links.append((start, target, anchor))
+
+    def _has_image_options(self, raw_target: str) -> bool:
+        """Whether the link's parameters are image options: a file link under a prefix no table names."""
+        if self.peek() is not T.WikilinkSeparator:
+            return False
+        texts, position = [], self.pos + 1
+        while position < len(self.tokens) and type(self.tokens[position]) is T.Text:
+            texts.append(self.tokens[position].text)
+            position += 1
+        return is_media_link(raw_target, "".join(texts))
 
     def _skip_to_link_close(self) -> None:
         """Skip the rest of a wikilink whose target has been read (nested links in a caption included)."""
