@@ -23,7 +23,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
 
 from .article import ROOT, Article, Link
 from .mediawiki_languages import is_media_link
-from .see_also import find_see_also_sections, see_also_names, see_also_targets
+from .see_also import find_see_also_sections, knows_language, see_also_names, see_also_targets
 from .sentences import BLANK_LINE, sentence_spans
 from .templates import render_template
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
@@ -371,8 +371,9 @@ def parse_wikitext(
     if "<!--" in wikitext:  # once, for both the See also scan and the text
         wikitext = _COMMENT.sub("", wikitext)
     is_disambiguation = bool(_DISAMBIGUATION.search(wikitext))
-    # a disambiguation page is lists throughout; given heading names replace the structural guess
-    by_structure = not see_also_titles and not is_disambiguation
+    # a disambiguation page is lists throughout; given heading names replace the structural guess, and so do the
+    # built-in names of the language (a known language's See also has its name: a guess there is a wrong section)
+    by_structure = not see_also_titles and not is_disambiguation and not knows_language(language)
     sections, found_by = find_see_also_sections(wikitext, names, namespaces, by_structure=by_structure)
     for section_text in sections:
         for target in see_also_targets(_REF.sub("", section_text), namespaces):

@@ -153,3 +153,20 @@ def test_looks_like_see_also_reads_cjk_prose_as_prose():
     long_item = "* [[甲]]" + "这是一个很长的描述，说明这个条目和本条目之间的关系以及它的历史背景。" * 2
     assert not looks_like_see_also("参见", long_item, [])
     assert looks_like_see_also("参见", "* [[甲]]\n* [[乙]]", [])
+
+
+def test_a_known_language_is_never_guessed_and_its_variants_are_names():
+    body = ARTICLE + "== Історія ==\n" + ARTICLE + "== Померли ==\n* [[Ельфріде Єлінек]]\n* [[Джон Сміт]]\n"
+    article = parse_wikitext("Київ", body, language="uk")
+    assert article.see_also == [] and article.see_also_found_by == ""
+    named = parse_wikitext("Київ", body + "== Дивись також ==\n* [[Львів]]\n", language="uk")
+    assert named.see_also == ["Львів"] and named.see_also_found_by == "name"
+    assert {"δείτε ακόμη", "σχετικά άρθρα"} <= {heading_key(n) for n in SEE_ALSO_TITLES["el"]}
+    assert heading_key("Σχετικά Άρθρα") in see_also_names("el") and heading_key("Дивіться також") in see_also_names(
+        "uk"
+    )
+
+
+def test_a_list_after_a_lead_in_line_is_not_see_also():
+    page = ARTICLE + "== Ļauds ==\nKuorsovā dzymuši:\n* [[Evalds Dauguļs]]\n* [[Antons Jurkāns]]\n"
+    assert structure(page) == ""
