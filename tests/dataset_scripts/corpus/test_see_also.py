@@ -4,6 +4,7 @@ made from real pages (Chinese, Latgalian, German), xz-compressed and truncated m
 from __future__ import annotations
 
 import html
+import json
 import lzma
 from pathlib import Path
 
@@ -170,3 +171,27 @@ def test_a_known_language_is_never_guessed_and_its_variants_are_names():
 def test_a_list_after_a_lead_in_line_is_not_see_also():
     page = ARTICLE + "== Ļauds ==\nKuorsovā dzymuši:\n* [[Evalds Dauguļs]]\n* [[Antons Jurkāns]]\n"
     assert structure(page) == ""
+
+
+def test_the_task_build_prints_the_see_also_summary_and_warns_of_an_unknown_language(tmp_path, capsys):
+    from dataset_scripts.build import main
+
+    (tmp_path / "in").mkdir()
+    make_dump("ltg", tmp_path / "in", dbname="xx", truncate=False)
+    assert main(["--input", str(tmp_path / "in"), "--output-dir", str(tmp_path / "out"), "--tasks", "srr"]) == 0
+    out = capsys.readouterr()
+    assert "corpus: 3 articles with See also: 0 found by heading name, 3 by structure" in out.out
+    assert "language 'xx' (3 articles)" in out.err and "found by structure" in out.err
+    record = json.loads((tmp_path / "out" / "corpus" / "build_stats.json").read_text())
+    assert record["languages"] == {"xx": 3} and record["options"]["reader"]["language"] == "xx"
+
+
+def test_a_known_language_gets_no_warning_and_is_recorded_from_the_dump(tmp_path, capsys):
+    from dataset_scripts.corpus.__main__ import main
+
+    (tmp_path / "in").mkdir()
+    make_dump("zh", tmp_path / "in", truncate=False)
+    assert main([str(tmp_path / "in"), "--output-dir", str(tmp_path / "out")]) == 0
+    assert "warning" not in capsys.readouterr().err
+    record = json.loads((tmp_path / "out" / "build_stats.json").read_text())
+    assert record["options"]["reader"]["language"] == "zh"
