@@ -22,6 +22,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
     from mwparserfromhell.parser.tokenizer import Tokenizer as _Tokenizer
 
 from .article import ROOT, Article, Link
+from .disambiguation import is_disambiguation as page_is_disambiguation
 from .mediawiki_languages import is_media_link
 from .see_also import find_see_also_sections, knows_language, see_also_names, see_also_targets
 from .sentences import BLANK_LINE, sentence_spans
@@ -44,10 +45,6 @@ _DEBRIS = (
     (re.compile(r"[,;:](?:[ \t]*[,;])+"), lambda m: m.group()[0]),
     (re.compile(r"(?<=\w)[ \t]+(?=[,;)](?:\s|$))"), ""),
     (re.compile(r"(?<=\()[ \t]+"), ""),
-)
-_DISAMBIGUATION = re.compile(
-    r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie)\s*[|}]|__DISAMBIG__",
-    re.I,
 )
 _REDIRECT = re.compile(r"^\s*#\s*(?:redirect|weiterleitung|redirection)\s*:?\s*\[\[([^\]|]+)", re.I)
 
@@ -370,7 +367,7 @@ def parse_wikitext(
     see_also: list[str] = []
     if "<!--" in wikitext:  # once, for both the See also scan and the text
         wikitext = _COMMENT.sub("", wikitext)
-    is_disambiguation = bool(_DISAMBIGUATION.search(wikitext))
+    is_disambiguation = page_is_disambiguation(wikitext, language)
     # a disambiguation page is lists throughout; given heading names replace the structural guess, and so do the
     # built-in names of the language (a known language's See also has its name: a guess there is a wrong section)
     by_structure = not see_also_titles and not is_disambiguation and not knows_language(language)
