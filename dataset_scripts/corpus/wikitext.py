@@ -10,6 +10,7 @@ sits inside a template (``{{columns-list|...}}``).
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 
@@ -33,7 +34,8 @@ from .tree import build_sections
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | re.I)
 # Tables open and close only at the start of a line; "\n" anchors them (a ^ with re.M made this scan 4x slower).
-_NESTED = re.compile(r"\{\{|\}\}|\n[ \t]*\{\||\n[ \t]*\|\}")
+# A table may also open after an indent (": {|", a table shown indented).
+_NESTED = re.compile(r"\{\{|\}\}|\n[ \t:]*\{\||\n[ \t]*\|\}")
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
 # What a removed template leaves behind: brackets with nothing or only punctuation in them, punctuation just
@@ -246,6 +248,9 @@ class _TokenWalker:
         if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
             self._skip_to_link_close()
             return
+        if kind == "other" and self.peek() is T.WikilinkClose and _is_shown_media(raw_target, self.namespaces):
+            self.pos += 1  # "[[:Category:X]]" unpiped: a pointer to a category or file, no words of the text
+            return
         start = buffer.length
         if self.peek() is T.WikilinkSeparator:
             self.pos += 1
@@ -299,6 +304,21 @@ class _TokenWalker:
         self.pos += 1
         if breaks:
             buffer.write("\n\n")
+
+
+def _is_shown_media(raw_target: str, namespaces: Namespaces) -> bool:
+    """Whether a link is a category or file link shown as a link (``[[:Category:X]]``)."""
+    stripped = raw_target.strip()
+    return stripped.startswith(":") and classify_link(stripped[1:], namespaces) == "media"
+
+
+@functools.lru_cache(maxsize=64)
+def _see_also_pointer(names: frozenset[str], media: frozenset[str]) -> re.Pattern:
+    """A line that only says "see also" and links a category or file (``: ''See also'' [[:Category:X]]``)."""
+    said = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(names, key=len, reverse=True))
+    prefixes = "|".join(re.escape(n).replace(r"\ ", r"[\s_]+") for n in sorted(media, key=len, reverse=True))
+    link = rf"\[\[\s*:\s*(?:{prefixes})\s*:[^\[\]]*\]\]"
+    return re.compile(rf"^[:*# \t']*(?:{said})[\s'.:：]*(?:{link}[\s',;.]*)+$", re.M | re.I)
 
 
 def _unstyle(text: str) -> str:
@@ -377,6 +397,8 @@ def parse_wikitext(
             if target not in see_also:
                 see_also.append(target)
 
+    if "[[:" in wikitext:
+        wikitext = _see_also_pointer(names, namespaces.media).sub("", wikitext)
     walker = _TokenWalker(strip_non_text(wikitext), namespaces)
     headings: list[tuple[int, str, str]] = []
     links: list[Link] = []

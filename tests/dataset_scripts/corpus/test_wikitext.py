@@ -161,3 +161,16 @@ def test_a_prefixed_link_without_image_options_stays_a_link():
     assert is_media_link("Foo:Bar.jpg", "thumb|caption") and not is_media_link("Foo:Bar", "Bar")
     assert not is_media_link("Paris", "left")  # no prefix: an article whose anchor is a word
     assert is_image_option("x200px") and is_image_option("upright=1.2") and not is_image_option("Left")
+
+
+def test_debris_of_indented_tables_separators_and_see_also_category_lines():
+    text = (
+        'Лідер тексту.\n: {| style="border:1px solid #ddd;"\n|-\n| Клітинка || Друга\n|}\n'
+        "[[Російська імперія]]{{•}}[[Боротьба]]\n\n== Народились ==\n"
+        ": ''Дивись також'' [[:Категорія:Народились 1944]]\n* [[Ельфріде Єлінек]], письменниця\n"
+    )
+    article = parse_wikitext("1944", text, language="uk", namespaces=_namespaces((), "uk"))
+    plain = article.abstract + "\n" + article.sections[0].text
+    for debris in ("style=", "||", "|-", "{|", "Клітинка", "Категорія", "Дивись також"):
+        assert debris not in plain
+    assert "Російська імперія • Боротьба" in plain and "Ельфріде Єлінек, письменниця" in plain
