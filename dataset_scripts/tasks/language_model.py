@@ -46,7 +46,11 @@ INQUERY = _STOPWORD_DIR / "inquery.txt"
 """The vendored INQUERY stopword list (418 words; see data/stopwords/README.md)."""
 NLTK_ENGLISH = _STOPWORD_DIR / "nltk-english.txt"
 """The vendored NLTK English stopword list (179 words; see data/stopwords/README.md)."""
-STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH}
+CHINESE = _STOPWORD_DIR / "stopwords-iso-zh.txt"
+"""The single ideographs of the stopwords-iso Chinese list (242; see data/stopwords/README.md)."""
+STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE}
+LANGUAGE_STOPWORDS = {"zh": "zh"}
+"""The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
 """The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
 BACKGROUNDS = ("cf", "df")
 MAX_DRAWS_PER_WORD = 1000
