@@ -31,6 +31,8 @@ NAMESPACES = {
     "zh": {6: "File", 14: "Category"},
     "ltg": {6: "Fails", 10: "Taiss", 14: "Kategoreja"},
     "de": {6: "Datei", 10: "Vorlage", 14: "Kategorie"},
+    "ja": {6: "ファイル", 10: "Template", 14: "Category"},
+    "vi": {6: "Tập tin", 10: "Bản mẫu", 14: "Thể loại"},
 }
 EXPECTED = {  # the See also targets of each page, read off its wikitext
     "电信级NAT": ["NAT64"],
@@ -39,6 +41,8 @@ EXPECTED = {  # the See also targets of each page, read off its wikitext
     "Latgolys karūgs": ["Latgolys himnys", "Latgolys gerbs"],
     "Čile": ["Santjago (Čile)", "Konsepsjons"],
     "Mozilla Firefox": ["Liste von Webbrowsern"],
+    "上海軌道交通3号線": ["中華人民共和国の鉄道", "淞滬鉄道"],
+    "VIQR": ["Mnemonic Encoding Specification for Vietnamese", "VISCII", "VNI"],
 }
 
 
@@ -69,7 +73,7 @@ def make_dump(language: str, folder: Path, dbname: str | None = None, truncate: 
     return path
 
 
-@pytest.mark.parametrize("language", ["zh", "ltg", "de"])
+@pytest.mark.parametrize("language", ["zh", "ltg", "de", "ja", "vi"])
 def test_real_pages_of_other_wikipedias_find_see_also_by_name(tmp_path, language):
     records = list(read_articles(mediawiki_xml, make_dump(language, tmp_path)))
     articles = {r.title: r for r in records if isinstance(r, Article)}
