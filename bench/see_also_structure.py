@@ -18,12 +18,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dataset_scripts.corpus.disambiguation import is_disambiguation  # noqa: E402
 from dataset_scripts.corpus.extract import _namespaces  # noqa: E402
 from dataset_scripts.corpus.formats import mediawiki_xml  # noqa: E402
 from dataset_scripts.corpus.formats.base import RawPage  # noqa: E402
 from dataset_scripts.corpus.see_also import find_see_also_sections, see_also_names, see_also_targets  # noqa: E402
 from dataset_scripts.corpus.titles import ENGLISH  # noqa: E402
-from dataset_scripts.corpus.wikitext import _DISAMBIGUATION  # noqa: E402
 
 DUMPS = {
     "enwiki_gensim_sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2": "en",
@@ -49,7 +49,7 @@ def score(pages, language: str) -> dict[str, int]:
     for _, wikitext, namespaces in pages:
         wikitext = _COMMENT.sub("", wikitext)
         by_name = _targets(find_see_also_sections(wikitext, names, namespaces, by_structure=False)[0], namespaces)
-        guess = not _DISAMBIGUATION.search(wikitext)
+        guess = not is_disambiguation(wikitext, language)
         by_structure = _targets(find_see_also_sections(wikitext, frozenset(), namespaces, guess)[0], namespaces)
         if by_name:
             counts["found" if by_structure == by_name else "missed"] += 1

@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 
 from .corpus.arguments import add_corpus_arguments, corpus_options
+from .corpus.folder import is_corpus_dir
 from .corpus.formats.base import CorpusFormatError
+from .corpus.summary import corpus_summary
 from .executors import add_executor_arguments, executor_options
 from .tasks.baseline_steps import add_arguments, options_from_args
 from .tasks.build import BuildOptions, BuildParametersError, build_datasets, push
@@ -118,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"jobs submitted; rerun the same command when they are done to {'push' if args.push_to_hub else 'check'}")
         return 0
     layout = BuildLayout(build.output_dir)
+    corpus_dir = (
+        build.inputs[0] if len(build.inputs) == 1 and is_corpus_dir(build.inputs[0]) else layout.root / "corpus"
+    )
+    for line in corpus_summary(corpus_dir):
+        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
     written = [t for t in build.tasks if summary[t]["rows"] > 0]
     for task in build.tasks:
         state = f"{summary[task]['rows']} rows -> {layout.task_dir(task)}"

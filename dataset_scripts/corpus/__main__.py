@@ -10,6 +10,7 @@ from .arguments import add_corpus_arguments, corpus_options
 from .build import build_corpus
 from .empty import empty_reason
 from .formats.base import CorpusFormatError
+from .summary import corpus_summary, see_also_line
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -40,13 +41,14 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{stats['articles']:,} articles, {stats['redirects']:,} redirects, {sum(skipped.values()):,} skipped"
         + (" (" + ", ".join(f"{reason}: {n:,}" for reason, n in sorted(skipped.items())) + ")" if skipped else "")
         + f"\n{stats['sections']:,} sections, {stats['links']:,} links, {stats['see_also_edges']:,} See also edges"
-        + f" ({stats['articles_with_see_also']:,} articles with See also: {stats['see_also_by_name']:,} found by "
-        f"heading name, {stats['see_also_by_structure']:,} by structure)"
+        + f" ({see_also_line(stats)})"
         + f"\nwritten to {args.output_dir} (load with datasets.load_dataset({str(args.output_dir)!r}"
         + (", streaming=True): datasets loads a split of 0 rows only streaming)" if not stats["articles"] else "))")
     )
     if not stats["articles"]:
         print(f"the corpus is empty: {empty_reason(stats)}")
+    for warning in corpus_summary(args.output_dir)[1:]:
+        print(warning, file=sys.stderr)
     return 0
 
 

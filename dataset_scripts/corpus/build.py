@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..executors import ExecutorOptions, make_executor
 from .empty import clear_placeholders, empty_reason, write_placeholders
-from .folder import BUILD_RECORD
+from .folder import BUILD_RECORD, corpus_languages
 from .options import CorpusOptions
 from .reading import resolve_read_ahead
 from .source_license import source_license
@@ -87,6 +87,11 @@ def build_corpus(
     formats = sorted({shard.fmt for shard in shards})
     write_card(output_dir, names, stats, formats)
     record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
+    # the language each dump names (<siteinfo>) wins over the reader's default: record what was built
+    languages = corpus_languages(output_dir)
+    if languages:
+        record["languages"] = languages
+        record["options"]["reader"]["language"] = ",".join(languages)
     (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
     return stats
 

@@ -14,13 +14,17 @@ from types import ModuleType
 
 from .article import Article
 from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
+from .mediawiki_languages import namespace_names
 from .titles import ENGLISH, Namespaces
 from .wikitext import parse_wikitext
 
 
 @lru_cache(maxsize=64)
-def _namespaces(names: tuple[tuple[int, str], ...]) -> Namespaces:
-    return ENGLISH.with_names(dict(names)) if names else ENGLISH
+def _namespaces(names: tuple[tuple[int, str], ...], language: str = "") -> Namespaces:
+    """English names, the dump's own (``<siteinfo>``) and the aliases MediaWiki knows for its language."""
+    namespaces = ENGLISH.with_names(dict(names)) if names else ENGLISH
+    aliases = namespace_names(language) if language else {}
+    return namespaces.with_aliases(aliases) if aliases else namespaces
 
 
 def parse_page(page: RawPage, options: ReaderOptions = ReaderOptions()) -> Article | Skipped:
@@ -35,7 +39,7 @@ def parse_page(page: RawPage, options: ReaderOptions = ReaderOptions()) -> Artic
             page_id=page.id,
             url=page.url,
             language=page.language or options.language,
-            namespaces=_namespaces(page.namespace_names),
+            namespaces=_namespaces(page.namespace_names, page.language or options.language),
             see_also_titles=options.see_also_titles,
             source=page.source,
         )

@@ -21,7 +21,9 @@ def is_corpus_dir(path: str | Path) -> bool:
 def read_build_record(corpus_dir: str | Path) -> dict[str, Any] | None:
     """What a corpus build recorded in ``build_stats.json``: ``inputs`` (file names), ``formats`` (format names;
     absent in corpora built before it was recorded), ``options``
-    (``CorpusOptions``) and ``statistics``; ``None`` for a folder without it (a corpus built elsewhere)."""
+    (``CorpusOptions``; its reader ``language``: the languages the inputs named, most articles first),
+    ``languages`` (articles per language) and ``statistics``; ``None`` for a folder without it (a corpus built
+    elsewhere)."""
     path = Path(corpus_dir) / BUILD_RECORD
     return json.loads(path.read_text("utf-8")) if path.exists() else None
 
@@ -30,3 +32,12 @@ def corpus_language(data_file: str | Path) -> str:
     """The language a corpus records for its first article (``""`` when it names none)."""
     batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
     return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or ""
+
+
+def corpus_languages(corpus_dir: str | Path) -> dict[str, int]:
+    """Articles per language code over the corpus's data files, most frequent first (``{}`` when none)."""
+    counts: dict[str, int] = {}
+    for data_file in sorted((Path(corpus_dir) / "data").glob("*.parquet")):
+        for row in pq.read_table(data_file, columns=["language"]).column(0).value_counts().to_pylist():
+            counts[row["values"] or ""] = counts.get(row["values"] or "", 0) + row["counts"]
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))

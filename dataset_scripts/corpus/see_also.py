@@ -9,7 +9,8 @@ Finding the section (`find_see_also_sections`) uses two signals, in order:
 
 1. the heading's name: the built-in table `SEE_ALSO_TITLES` (the 30 largest Wikipedias and a few more) for the
    dump's language, English, and any ``--see-also-title``;
-2. when no heading has a known name and none was given: the section's structure (`looks_like_see_also`). A
+2. when the table has no name for the language and none was given (`knows_language`): the section's
+   structure (`looks_like_see_also`). A
    See also section is a late top-level section (only sections with little prose follow it: notes, references,
    external links) whose body is a list of internal links and list templates with little prose around them.
    This finds "Verīs taipoš", "Тағы қараңыз" or "ดูเพิ่ม" without knowing the words.
@@ -22,6 +23,7 @@ import re
 import mwparserfromhell
 
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
+from .words import word_spans
 
 HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
 """A wikitext heading line (level = number of ``=``)."""
@@ -30,13 +32,13 @@ SEE_ALSO_TITLES: dict[str, tuple[str, ...]] = {
     # the 30 largest Wikipedias by articles (and their script variants), then smaller ones met in tests
     "en": ("see also", "related articles", "related pages"),
     "ceb": ("tan-awa usab", "kitaa usab", "tan-awa pud"),
-    "de": ("siehe auch",),
-    "fr": ("voir aussi", "articles connexes", "liens internes"),
+    "de": ("siehe auch", "verwandte themen"),
+    "fr": ("voir aussi", "articles connexes", "liens internes", "pages liées"),
     "sv": ("se även", "se också"),
-    "nl": ("zie ook",),
-    "ru": ("см. также", "смотри также", "смотрите также"),
-    "es": ("véase también", "ver también", "vea también"),
-    "it": ("voci correlate", "vedi anche"),
+    "nl": ("zie ook", "verwante artikelen"),
+    "ru": ("см. также", "см также", "смотри также", "смотрите также", "см. тж."),
+    "es": ("véase también", "ver también", "vea también", "artículos relacionados"),
+    "it": ("voci correlate", "vedi anche", "voce correlata"),
     "pl": ("zobacz też", "zobacz także"),
     "arz": ("شوف كمان", "انظر أيضا", "انظر أيضًا", "اقرا كمان"),
     "zh": (
@@ -53,12 +55,12 @@ SEE_ALSO_TITLES: dict[str, tuple[str, ...]] = {
         "參閱",
         "参阅",
     ),
-    "ja": ("関連項目", "関連記事"),
-    "uk": ("див. також", "дивіться також"),
-    "vi": ("xem thêm",),
+    "ja": ("関連項目", "関連記事", "関連事項", "関連ページ"),
+    "uk": ("див. також", "див також", "дивіться також", "дивись також", "також дивіться", "див. ще"),
+    "vi": ("xem thêm", "bài liên quan", "bài viết liên quan", "các bài liên quan", "liên kết liên quan"),
     "war": ("kitaa liwat", "kitaa gihapon"),
-    "ar": ("انظر أيضا", "انظر أيضًا", "طالع أيضا", "طالع أيضًا", "اقرأ أيضا"),
-    "pt": ("ver também", "veja também"),
+    "ar": ("انظر أيضا", "انظر أيضًا", "انظر أيضاً", "طالع أيضا", "طالع أيضًا", "طالع أيضاً", "اقرأ أيضا"),
+    "pt": ("ver também", "veja também", "artigos relacionados"),
     "fa": ("جستارهای وابسته", "همچنین ببینید"),
     "ca": ("vegeu també", "vegi també"),
     "id": ("lihat pula", "lihat juga"),
@@ -68,7 +70,7 @@ SEE_ALSO_TITLES: dict[str, tuple[str, ...]] = {
     "nb": ("se også",),
     "ce": ("хьажа иштта", "хьажа кхин а"),
     "fi": ("katso myös",),
-    "tr": ("ayrıca bakınız", "ayrıca bakın"),
+    "tr": ("ayrıca bakınız", "ayrıca bakın", "ayrıca bakiniz", "ilgili maddeler"),
     "hu": ("lásd még", "kapcsolódó szócikkek"),
     "cs": ("související články", "viz též", "viz také"),
     "tt": ("шулай ук карагыз", "шулай ук кара"),
@@ -81,7 +83,15 @@ SEE_ALSO_TITLES: dict[str, tuple[str, ...]] = {
     "da": ("se også",),
     "bg": ("вижте също",),
     "eo": ("vidu ankaŭ",),
-    "el": ("δείτε επίσης", "βλέπε επίσης"),
+    "el": (
+        "δείτε επίσης",
+        "δείτε ακόμη",
+        "δείτε ακόμα",
+        "βλέπε επίσης",
+        "βλ. επίσης",
+        "σχετικά άρθρα",
+        "σχετικά λήμματα",
+    ),
     "hi": ("इन्हें भी देखें", "यह भी देखें"),
     "th": ("ดูเพิ่ม",),
     "af": ("sien ook",),
@@ -108,6 +118,12 @@ def see_also_names(language: str = "en", extra: tuple[str, ...] = ()) -> frozens
     own = SEE_ALSO_TITLES.get(language) or SEE_ALSO_TITLES.get(language.split("-")[0], ())
     names = set(SEE_ALSO_TITLES["en"]) | set(own) | set(extra)
     return frozenset(heading_key(n) for n in names)
+
+
+def knows_language(language: str) -> bool:
+    """Whether the built-in table names the See also heading of ``language`` (or of its base language); only
+    where it does not is the section found by its structure."""
+    return language in SEE_ALSO_TITLES or language.split("-")[0] in SEE_ALSO_TITLES
 
 
 FOUND_BY_NAME, FOUND_BY_STRUCTURE = "name", "structure"
@@ -157,6 +173,8 @@ _EXTERNAL = re.compile(r"\[(?:https?:)?//[^\]]*\]|https?://\S+")
 _CITATION = re.compile(r"<ref|\{\{\s*(?:cite|citation|reflist|refbegin|references|literatur|lien web|ouvrage)", re.I)
 _DIGIT = re.compile(r"\d")  # years, pages, editions: a list of works or sources
 _LIST_TEMPLATE = re.compile(r"\{\{\s*(?:[^{}|]*col[^{}|]*|columns?-list|annotated link|anl)\s*[|}]", re.I)
+_ALNUM = re.compile(r"[^\W_]")
+_LEAD_IN = re.compile(r"[^\W\d_][^\S\n]*[:：][^\S\n]*$", re.M)  # "Born there:", "Sights:": a list of things
 MAX_ITEM_WORDS = 12
 """Words of prose an entry may carry besides its link (``* [[X]] – a short description``)."""
 MAX_PROSE_WORDS = 40
@@ -171,14 +189,10 @@ MAX_ITEM_LINKS = 2
 """Article links an entry may hold (``* [[X]] and [[Y]]``); more is a list of forms or sources, not See also."""
 
 
-_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = re.compile(f"[{_UNSPACED}]|[^\\W{_UNSPACED}]+")
-
-
 def _words(text: str) -> int:
-    """Words of prose; in scripts written without spaces (Han, kana, Thai, ...) two characters count as one."""
-    unspaced = len(re.findall(f"[{_UNSPACED}]", text))
-    return len(_WORD.findall(text)) - unspaced + (unspaced + 1) // 2
+    """Words of prose: the words of :func:`~dataset_scripts.corpus.words.word_spans` (scripts without spaces
+    count as BERT splits them) that hold a letter or a digit (a lone dash is none)."""
+    return sum(1 for start, end in word_spans(text) if _ALNUM.search(text, start, end))
 
 
 def _without_templates(text: str) -> str:
@@ -226,7 +240,7 @@ def looks_like_see_also(title: str, body: str, later: list[str], namespaces: Nam
     if items and (entries < 0.75 * len(items) or links > 1.5 * entries):
         return False
     outside = _strip_lists(_without_templates(body))
-    if _words(_prose(outside)) > MAX_PROSE_WORDS:
+    if _words(_prose(outside)) > MAX_PROSE_WORDS or _LEAD_IN.search(_prose(outside)):
         return False
     return entries >= MIN_ENTRIES or len(see_also_targets(body, namespaces)) >= MIN_ENTRIES
 

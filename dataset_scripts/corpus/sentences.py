@@ -7,8 +7,10 @@ import re
 # A sentence ends at . ! ? (or …) and optional closing quotes/brackets, followed by whitespace and then a
 # capital or a digit (checked on the captured character: `re` has no class for capitals in every script);
 # "J. Smith" and "e.g. this" are kept together by the abbreviation check. In scripts without spaces or
-# capitals (Chinese, Japanese) 。！？ end a sentence as they stand.
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+(?=[\"'“‘«(\[]?(\w))|[。！？][」』”’)）]*\s*")
+# capitals (Chinese, Japanese) 。！？ end a sentence as they stand, and so do the full stops of scripts that have
+# their own: the Devanagari danda and double danda, the Arabic full stop and question mark, the Armenian, Ethiopic
+# and Burmese full stops.
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+(?=[\"'“‘«(\[]?(\w))|[。！？।॥۔؟։።။][」』”’)）]*\s*")
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof st mt ft jr sr vs etc no fig figs eq eqs sec al approx ca cf e.g i.e inc ltd co gen col "
     "lt sgt capt gov rev hon".split()

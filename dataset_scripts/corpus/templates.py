@@ -139,6 +139,8 @@ RENDERERS: dict[str, Renderer] = {
     "ndash": _constant("–"), "mdash": _constant("—"), "snd": _constant(" – "), "spaced ndash": _constant(" – "),
     "nbsp": _constant(" "), "spaces": _constant(" "), "extinct": _constant("†"), "dagger": _constant("†"),
     "shy": _constant(""), "zwsp": _constant(""), "·": _constant(" · "), "dot": _constant(" · "),
+    "middot": _constant(" · "), "·w": _constant(" · "), "•": _constant(" • "), "•w": _constant(" • "),
+    "bull": _constant(" • "), "bullet": _constant(" • "),
 }  # fmt: skip
 """Template name (lower case, ``_`` as a space) → renderer. Extend to render more templates."""
 

@@ -29,7 +29,8 @@ class Namespaces:
     """Which link prefixes are media/category namespaces and which are other non-article namespaces.
 
     English names are always included; a dump's ``<siteinfo>`` adds its own localised names (e.g. ``Datei``,
-    ``Kategorija``) through :meth:`with_names`.
+    ``Kategorija``) through :meth:`with_names`, MediaWiki's language files their aliases (``Hình``, ``Εικόνα``,
+    ``画像``) through :meth:`with_aliases` (see :mod:`~dataset_scripts.corpus.mediawiki_languages`).
     """
 
     media: frozenset[str] = MEDIA_NAMESPACES
@@ -40,6 +41,14 @@ class Namespaces:
         media = {n.lower() for k, n in names_by_key.items() if k in (-2, 6, 14) and n}
         other = {n.lower() for k, n in names_by_key.items() if k not in (0, -2, 6, 14) and n}
         return Namespaces(self.media | media, self.other | other)
+
+    def with_aliases(self, names_by_key: dict[int, tuple[str, ...]]) -> Namespaces:
+        """Add every name and alias of each namespace (``{key: names}``, from MediaWiki's language files)."""
+        media = {_SPACES.sub(" ", n).strip().lower() for k, ns in names_by_key.items() if k in (-2, 6, 14) for n in ns}
+        other = {
+            _SPACES.sub(" ", n).strip().lower() for k, ns in names_by_key.items() if k not in (0, -2, 6, 14) for n in ns
+        }
+        return Namespaces(self.media | media, self.other | (other - media))
 
 
 ENGLISH = Namespaces()

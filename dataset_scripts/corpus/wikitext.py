@@ -10,6 +10,7 @@ sits inside a template (``{{columns-list|...}}``).
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 
@@ -22,7 +23,9 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
     from mwparserfromhell.parser.tokenizer import Tokenizer as _Tokenizer
 
 from .article import ROOT, Article, Link
-from .see_also import find_see_also_sections, see_also_names, see_also_targets
+from .disambiguation import is_disambiguation as page_is_disambiguation
+from .mediawiki_languages import is_media_link
+from .see_also import find_see_also_sections, knows_language, see_also_names, see_also_targets
 from .sentences import BLANK_LINE, sentence_spans
 from .templates import render_template
 from .titles import ENGLISH, Namespaces, classify_link, normalize_title
@@ -31,7 +34,8 @@ from .tree import build_sections
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | re.I)
 # Tables open and close only at the start of a line; "\n" anchors them (a ^ with re.M made this scan 4x slower).
-_NESTED = re.compile(r"\{\{|\}\}|\n[ \t]*\{\||\n[ \t]*\|\}")
+# A table may also open after an indent (": {|", a table shown indented).
+_NESTED = re.compile(r"\{\{|\}\}|\n[ \t:]*\{\||\n[ \t]*\|\}")
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
 # What a removed template leaves behind: brackets with nothing or only punctuation in them, punctuation just
@@ -43,10 +47,6 @@ _DEBRIS = (
     (re.compile(r"[,;:](?:[ \t]*[,;])+"), lambda m: m.group()[0]),
     (re.compile(r"(?<=\w)[ \t]+(?=[,;)](?:\s|$))"), ""),
     (re.compile(r"(?<=\()[ \t]+"), ""),
-)
-_DISAMBIGUATION = re.compile(
-    r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie)\s*[|}]|__DISAMBIG__",
-    re.I,
 )
 _REDIRECT = re.compile(r"^\s*#\s*(?:redirect|weiterleitung|redirection)\s*:?\s*\[\[([^\]|]+)", re.I)
 
@@ -245,8 +245,11 @@ class _TokenWalker:
         self.until(target_buffer, (T.WikilinkSeparator, T.WikilinkClose), record_links=False)
         raw_target = "".join(target_buffer.parts)
         kind = classify_link(raw_target, self.namespaces)
-        if kind in ("media", "interlanguage"):
+        if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
             self._skip_to_link_close()
+            return
+        if kind == "other" and self.peek() is T.WikilinkClose and _is_shown_media(raw_target, self.namespaces):
+            self.pos += 1  # "[[:Category:X]]" unpiped: a pointer to a category or file, no words of the text
             return
         start = buffer.length
         if self.peek() is T.WikilinkSeparator:
@@ -262,6 +265,16 @@ class _TokenWalker:
             anchor = " ".join(anchor.split()) if folds else anchor.strip()
             if target and anchor:
                 buffer.links.append((start, target, anchor))
+
+    def _has_image_options(self, raw_target: str) -> bool:
+        """Whether the link's parameters are image options: a file link under a prefix no table names."""
+        if self.peek() is not T.WikilinkSeparator:
+            return False
+        texts, position = [], self.pos + 1
+        while position < len(self.tokens) and type(self.tokens[position]) is T.Text:
+            texts.append(self.tokens[position].text)
+            position += 1
+        return is_media_link(raw_target, "".join(texts))
 
     def _skip_to_link_close(self) -> None:
         """Skip the rest of a wikilink whose target has been read (nested links in a caption included)."""
@@ -291,6 +304,21 @@ class _TokenWalker:
         self.pos += 1
         if breaks:
             buffer.write("\n\n")
+
+
+def _is_shown_media(raw_target: str, namespaces: Namespaces) -> bool:
+    """Whether a link is a category or file link shown as a link (``[[:Category:X]]``)."""
+    stripped = raw_target.strip()
+    return stripped.startswith(":") and classify_link(stripped[1:], namespaces) == "media"
+
+
+@functools.lru_cache(maxsize=64)
+def _see_also_pointer(names: frozenset[str], media: frozenset[str]) -> re.Pattern:
+    """A line that only says "see also" and links a category or file (``: ''See also'' [[:Category:X]]``)."""
+    said = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(names, key=len, reverse=True))
+    prefixes = "|".join(re.escape(n).replace(r"\ ", r"[\s_]+") for n in sorted(media, key=len, reverse=True))
+    link = rf"\[\[\s*:\s*(?:{prefixes})\s*:[^\[\]]*\]\]"
+    return re.compile(rf"^[:*# \t']*(?:{said})[\s'.:：]*(?:{link}[\s',;.]*)+$", re.M | re.I)
 
 
 def _unstyle(text: str) -> str:
@@ -359,15 +387,18 @@ def parse_wikitext(
     see_also: list[str] = []
     if "<!--" in wikitext:  # once, for both the See also scan and the text
         wikitext = _COMMENT.sub("", wikitext)
-    is_disambiguation = bool(_DISAMBIGUATION.search(wikitext))
-    # a disambiguation page is lists throughout; given heading names replace the structural guess
-    by_structure = not see_also_titles and not is_disambiguation
+    is_disambiguation = page_is_disambiguation(wikitext, language)
+    # a disambiguation page is lists throughout; given heading names replace the structural guess, and so do the
+    # built-in names of the language (a known language's See also has its name: a guess there is a wrong section)
+    by_structure = not see_also_titles and not is_disambiguation and not knows_language(language)
     sections, found_by = find_see_also_sections(wikitext, names, namespaces, by_structure=by_structure)
     for section_text in sections:
         for target in see_also_targets(_REF.sub("", section_text), namespaces):
             if target not in see_also:
                 see_also.append(target)
 
+    if "[[:" in wikitext:
+        wikitext = _see_also_pointer(names, namespaces.media).sub("", wikitext)
     walker = _TokenWalker(strip_non_text(wikitext), namespaces)
     headings: list[tuple[int, str, str]] = []
     links: list[Link] = []

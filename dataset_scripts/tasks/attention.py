@@ -26,12 +26,17 @@ from typing import Any
 
 import numpy as np
 
+from ..corpus.words import is_spaced, letter_words
+
 _WORD = re.compile(r"[^\W\d_]+")
 Span = tuple[int, int]
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
-    """``(word, start, end)`` of every run of letters, the word lowercased."""
+    """``(word, start, end)`` of every run of letters, the word lowercased (in scripts without spaces: the words of
+    :func:`~dataset_scripts.corpus.words.letter_words`)."""
+    if not is_spaced(text):
+        return letter_words(text)
     return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from ..corpus.options import CorpusOptions
 from ..executors import ExecutorOptions, chain_executors
 from .anchors import HarpOptions
 from .corpus_units import Unit, corpus_files, plan_units
+from .language_model import LANGUAGE_STOPWORDS
 from .options import TaskOptions
 from .prop import PropOptions
 from .registry import DEFAULT_TASKS, get_task
@@ -89,6 +90,25 @@ def prepare_corpus(
     return corpus_dir, ", ".join(p.name for p in inputs)
 
 
+def language_stopwords(build: BuildOptions, language: str) -> BuildOptions:
+    """PROP's and HARP's stopwords for the corpus language when ``--stopwords`` was not given: the vendored list
+    of the language (:data:`~.language_model.LANGUAGE_STOPWORDS`); for another language than English without
+    one, a warning that the English INQUERY list is used and which option to set."""
+    base = language.split("-")[0]
+    baselines = [t for t in build.tasks if get_task(t).origin and get_task(t).origin.name in ("PROP", "HARP")]
+    if not baselines or base == "en" or build.prop.stopwords or build.harp.stopwords:
+        return build
+    if base not in LANGUAGE_STOPWORDS:
+        print(
+            f"warning: {', '.join(baselines)} use the English INQUERY stopwords on a corpus in {language!r}; "
+            "give a stopword list of the language with --stopwords FILE",
+            file=sys.stderr,
+        )
+        return build
+    chosen = LANGUAGE_STOPWORDS[base]
+    return replace(build, prop=replace(build.prop, stopwords=chosen), harp=replace(build.harp, stopwords=chosen))
+
+
 def source_formats(record: dict[str, Any]) -> list[str] | None:
     """The input formats a corpus build record names (they decide the cards' licence): ``formats``, or for a
     corpus built before they were recorded its ``--format`` when one was forced; ``None`` when unknown."""
@@ -153,6 +173,7 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     data_files, redirect_files = corpus_files(corpus_dir)
     units = plan_units(data_files, build.articles_per_unit)
     corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
+    build = language_stopwords(build, corpus_language(data_files[0]) or "en")
     options = build.sampling.to_dict()
     params = {"tasks": list(build.tasks), "options": options, "units": len(units), "corpus": corpus}
     if "prop" in build.tasks:

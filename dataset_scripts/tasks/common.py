@@ -1,10 +1,9 @@
-"""Helpers shared by the task samplers: word counts and truncation, per-article RNGs, negative selection."""
+"""Helpers shared by the task samplers: per-article RNGs, negative selection, end matter; word counts and
+truncation (:mod:`dataset_scripts.corpus.words`, the one word rule of every script)."""
 
 from __future__ import annotations
 
-import functools
 import random
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -13,8 +12,7 @@ from typing import Any
 
 from ..corpus.article import Article
 from ..corpus.end_matter import end_matter_names, is_end_matter
-
-_WORD = re.compile(r"\S+")
+from ..corpus.words import count_words, truncate_words
 
 
 @dataclass
@@ -28,32 +26,6 @@ class TaskOutput:
 
     groups: list[dict[str, Any]] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)
-
-
-# Every sampler and the statistics count and cut the same section texts (a section is counted up to five times
-# per article); caching on the text costs one hash of a string that Python then keeps, instead of a split.
-@functools.lru_cache(maxsize=4096)
-def count_words(text: str) -> int:
-    """Number of whitespace-separated words in ``text``."""
-    return len(text.split())
-
-
-@functools.lru_cache(maxsize=4096)
-def truncate_words(text: str, max_words: int) -> str:
-    """``text`` stripped and cut after its ``max_words``-th word, keeping the original spacing and newlines.
-
-    Args:
-        text: any text.
-        max_words: word budget; 0 means no limit.
-    """
-    text = text.strip()
-    # split at most max_words times: as exact as counting every word of a long text, without doing so
-    if max_words <= 0 or len(text.split(None, max_words)) <= max_words:
-        return text
-    for number, match in enumerate(_WORD.finditer(text), start=1):
-        if number == max_words:
-            return text[: match.end()]
-    return text
 
 
 def task_rng(seed: int, task: str, *key: str) -> random.Random:

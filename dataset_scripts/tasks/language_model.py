@@ -38,13 +38,19 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from ..corpus.words import is_spaced, letter_words
+
 _WORD = re.compile(r"[^\W\d_]+")
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
 INQUERY = _STOPWORD_DIR / "inquery.txt"
 """The vendored INQUERY stopword list (418 words; see data/stopwords/README.md)."""
 NLTK_ENGLISH = _STOPWORD_DIR / "nltk-english.txt"
 """The vendored NLTK English stopword list (179 words; see data/stopwords/README.md)."""
-STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH}
+CHINESE = _STOPWORD_DIR / "stopwords-iso-zh.txt"
+"""The single ideographs of the stopwords-iso Chinese list (242; see data/stopwords/README.md)."""
+STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE}
+LANGUAGE_STOPWORDS = {"zh": "zh"}
+"""The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
 """The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
 BACKGROUNDS = ("cf", "df")
 MAX_DRAWS_PER_WORD = 1000
@@ -52,13 +58,16 @@ MAX_DRAWS_PER_WORD = 1000
 
 
 def words(text: str) -> list[str]:
-    """The words (runs of letters, digits and ``_`` excluded) of the lowercased text, in order."""
-    return _WORD.findall(text.lower())
+    """The words (runs of letters, digits and ``_`` excluded) of the lowercased text, in order; in scripts
+    without spaces the words of the kit's word rule (:func:`~dataset_scripts.corpus.words.letter_words`)."""
+    if is_spaced(text):
+        return _WORD.findall(text.lower())
+    return [word for word, _, _ in letter_words(text)]
 
 
 def has_word(text: str) -> bool:
     """Whether :func:`words` finds any word in ``text`` (without listing them)."""
-    return _WORD.search(text.lower()) is not None
+    return _WORD.search(text.lower()) is not None or not is_spaced(text) and bool(letter_words(text))
 
 
 @lru_cache(maxsize=8)

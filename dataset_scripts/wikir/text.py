@@ -9,6 +9,7 @@ import regex
 
 from ..corpus.article import Article
 from ..corpus.sentences import sentence_spans
+from ..corpus.words import count_words, first_words
 
 # The original keeps [a-zA-Z0-9] and turns everything else into spaces, which erases every non-Latin script;
 # letters, digits and combining marks of any script are kept here (a mark belongs to its letter in Devanagari,
@@ -18,12 +19,13 @@ _NON_ALPHANUMERIC = regex.compile(r"[^\p{L}\p{N}\p{M}]+")
 
 def clean(text: str, max_words: int, *, lowercase: bool = False, keep_non_alphanumeric: bool = False) -> str:
     """``text`` as WIKIR stores it: non-alphanumerics as spaces (unless kept), optionally lower-cased, white space
-    collapsed, cut to ``max_words`` words."""
+    collapsed, cut to ``max_words`` words (:mod:`dataset_scripts.corpus.words`: scripts without spaces count as
+    BERT splits them)."""
     if not keep_non_alphanumeric:
         text = _NON_ALPHANUMERIC.sub(" ", text)
     if lowercase:
         text = text.lower()
-    return " ".join(text.split()[:max_words])
+    return " ".join(first_words(text, max_words).split())
 
 
 @dataclass
@@ -51,13 +53,13 @@ class Body:
         first_words, total = [], 0
         for part in parts:
             first_words.append(total)
-            total += len(part.split())
+            total += count_words(part)
         return cls(parts, text_part, first_words)
 
     @property
     def words(self) -> int:
         """Words in the whole body."""
-        return self.first_words[-1] + len(self.parts[-1].split())
+        return self.first_words[-1] + count_words(self.parts[-1])
 
     def first_sentence(self) -> tuple[int, int, int] | None:
         """``(part, start, end)`` of the first sentence of the first text part that has one (None: no text)."""
@@ -109,7 +111,7 @@ class LinkLocator:
 
     def word_position(self, part: int, offset: int) -> int:
         """The number of words of the body before character ``offset`` of ``part``."""
-        return self.body.first_words[part] + len(self.body.parts[part][:offset].split())
+        return self.body.first_words[part] + count_words(self.body.parts[part][:offset])
 
 
 def _find_word(text: str, anchor: str, start: int, end: int) -> int:

@@ -4,6 +4,7 @@ made from real pages (Chinese, Latgalian, German), xz-compressed and truncated m
 from __future__ import annotations
 
 import html
+import json
 import lzma
 from pathlib import Path
 
@@ -30,6 +31,8 @@ NAMESPACES = {
     "zh": {6: "File", 14: "Category"},
     "ltg": {6: "Fails", 10: "Taiss", 14: "Kategoreja"},
     "de": {6: "Datei", 10: "Vorlage", 14: "Kategorie"},
+    "ja": {6: "ファイル", 10: "Template", 14: "Category"},
+    "vi": {6: "Tập tin", 10: "Bản mẫu", 14: "Thể loại"},
 }
 EXPECTED = {  # the See also targets of each page, read off its wikitext
     "电信级NAT": ["NAT64"],
@@ -38,6 +41,8 @@ EXPECTED = {  # the See also targets of each page, read off its wikitext
     "Latgolys karūgs": ["Latgolys himnys", "Latgolys gerbs"],
     "Čile": ["Santjago (Čile)", "Konsepsjons"],
     "Mozilla Firefox": ["Liste von Webbrowsern"],
+    "上海軌道交通3号線": ["中華人民共和国の鉄道", "淞滬鉄道"],
+    "VIQR": ["Mnemonic Encoding Specification for Vietnamese", "VISCII", "VNI"],
 }
 
 
@@ -68,7 +73,7 @@ def make_dump(language: str, folder: Path, dbname: str | None = None, truncate: 
     return path
 
 
-@pytest.mark.parametrize("language", ["zh", "ltg", "de"])
+@pytest.mark.parametrize("language", ["zh", "ltg", "de", "ja", "vi"])
 def test_real_pages_of_other_wikipedias_find_see_also_by_name(tmp_path, language):
     records = list(read_articles(mediawiki_xml, make_dump(language, tmp_path)))
     articles = {r.title: r for r in records if isinstance(r, Article)}
@@ -153,3 +158,44 @@ def test_looks_like_see_also_reads_cjk_prose_as_prose():
     long_item = "* [[甲]]" + "这是一个很长的描述，说明这个条目和本条目之间的关系以及它的历史背景。" * 2
     assert not looks_like_see_also("参见", long_item, [])
     assert looks_like_see_also("参见", "* [[甲]]\n* [[乙]]", [])
+
+
+def test_a_known_language_is_never_guessed_and_its_variants_are_names():
+    body = ARTICLE + "== Історія ==\n" + ARTICLE + "== Померли ==\n* [[Ельфріде Єлінек]]\n* [[Джон Сміт]]\n"
+    article = parse_wikitext("Київ", body, language="uk")
+    assert article.see_also == [] and article.see_also_found_by == ""
+    named = parse_wikitext("Київ", body + "== Дивись також ==\n* [[Львів]]\n", language="uk")
+    assert named.see_also == ["Львів"] and named.see_also_found_by == "name"
+    assert {"δείτε ακόμη", "σχετικά άρθρα"} <= {heading_key(n) for n in SEE_ALSO_TITLES["el"]}
+    assert heading_key("Σχετικά Άρθρα") in see_also_names("el") and heading_key("Дивіться також") in see_also_names(
+        "uk"
+    )
+
+
+def test_a_list_after_a_lead_in_line_is_not_see_also():
+    page = ARTICLE + "== Ļauds ==\nKuorsovā dzymuši:\n* [[Evalds Dauguļs]]\n* [[Antons Jurkāns]]\n"
+    assert structure(page) == ""
+
+
+def test_the_task_build_prints_the_see_also_summary_and_warns_of_an_unknown_language(tmp_path, capsys):
+    from dataset_scripts.build import main
+
+    (tmp_path / "in").mkdir()
+    make_dump("ltg", tmp_path / "in", dbname="xx", truncate=False)
+    assert main(["--input", str(tmp_path / "in"), "--output-dir", str(tmp_path / "out"), "--tasks", "srr"]) == 0
+    out = capsys.readouterr()
+    assert "corpus: 3 articles with See also: 0 found by heading name, 3 by structure" in out.out
+    assert "language 'xx' (3 articles)" in out.err and "found by structure" in out.err
+    record = json.loads((tmp_path / "out" / "corpus" / "build_stats.json").read_text())
+    assert record["languages"] == {"xx": 3} and record["options"]["reader"]["language"] == "xx"
+
+
+def test_a_known_language_gets_no_warning_and_is_recorded_from_the_dump(tmp_path, capsys):
+    from dataset_scripts.corpus.__main__ import main
+
+    (tmp_path / "in").mkdir()
+    make_dump("zh", tmp_path / "in", truncate=False)
+    assert main([str(tmp_path / "in"), "--output-dir", str(tmp_path / "out")]) == 0
+    assert "warning" not in capsys.readouterr().err
+    record = json.loads((tmp_path / "out" / "build_stats.json").read_text())
+    assert record["options"]["reader"]["language"] == "zh"

@@ -39,6 +39,12 @@ def test_sentences_of_scripts_without_spaces_end_at_their_own_stops():
     ]  # fmt: skip
 
 
+def test_the_devanagari_danda_ends_a_sentence():
+    assert sentences("भारत एक देश है। इसकी राजधानी दिल्ली है॥ अंत") == [
+        "भारत एक देश है।", "इसकी राजधानी दिल्ली है॥", "अंत",
+    ]  # fmt: skip
+
+
 def test_wikitext_paragraphs_are_blank_line_blocks():
     text = "A sentence wrapped\nover two lines. Another one.\n\n  \nA new paragraph\nwithout a stop\n\nLast"
     assert sentences(text, paragraph_break=BLANK_LINE) == [

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from dataset_scripts.corpus.extract import _namespaces
+from dataset_scripts.corpus.mediawiki_languages import is_image_option, is_media_link
 from dataset_scripts.corpus.see_also import see_also_targets
 from dataset_scripts.corpus.titles import ENGLISH, classify_link, normalize_title
 from dataset_scripts.corpus.wikitext import parse_wikitext, redirect_target, strip_non_text
@@ -140,3 +142,35 @@ def test_titles():
     assert classify_link(":Category:X") == "other"
     assert classify_link("de:Ding") == "interlanguage"
     assert classify_link("Star Wars: Episode I") == "article"
+
+
+def test_localised_file_aliases_and_image_options_leave_no_caption_or_link():
+    text = (
+        "Sa Pa là một thị xã.\n[[Hình:Sapa.jpg|nhỏ|250px|trái|Một góc thị xã Sa Pa|thế=Sa Pa]]\n"
+        "Thị xã thuộc tỉnh [[Lào Cai]].\n\n== Lịch sử ==\n[[Εικόνα:X.jpg|150px|right|thumb|Λεζάντα]]"
+        "[[画像:Y.png|サムネイル|200ピクセル|説明文]][[Unknownprefix:Z.jpg|thumb|left|A caption]]Văn bản."
+    )
+    article = parse_wikitext("Sa Pa", text, language="vi", namespaces=_namespaces((), "vi"))
+    plain = article.abstract + " ".join(s.text for s in article.sections)
+    for debris in ("nhỏ", "250px", "trái", "Một góc", "thế=", "150px", "thumb", "Λεζάντα", "説明文", "A caption"):
+        assert debris not in plain
+    assert [link.target for link in article.links] == ["Lào Cai"]
+
+
+def test_a_prefixed_link_without_image_options_stays_a_link():
+    assert is_media_link("Foo:Bar.jpg", "thumb|caption") and not is_media_link("Foo:Bar", "Bar")
+    assert not is_media_link("Paris", "left")  # no prefix: an article whose anchor is a word
+    assert is_image_option("x200px") and is_image_option("upright=1.2") and not is_image_option("Left")
+
+
+def test_debris_of_indented_tables_separators_and_see_also_category_lines():
+    text = (
+        'Лідер тексту.\n: {| style="border:1px solid #ddd;"\n|-\n| Клітинка || Друга\n|}\n'
+        "[[Російська імперія]]{{•}}[[Боротьба]]\n\n== Народились ==\n"
+        ": ''Дивись також'' [[:Категорія:Народились 1944]]\n* [[Ельфріде Єлінек]], письменниця\n"
+    )
+    article = parse_wikitext("1944", text, language="uk", namespaces=_namespaces((), "uk"))
+    plain = article.abstract + "\n" + article.sections[0].text
+    for debris in ("style=", "||", "|-", "{|", "Клітинка", "Категорія", "Дивись також"):
+        assert debris not in plain
+    assert "Російська імперія • Боротьба" in plain and "Ельфріде Єлінек, письменниця" in plain

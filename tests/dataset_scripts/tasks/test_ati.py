@@ -40,3 +40,13 @@ def test_ati_by_hand():
     assert ati_groups(short, random.Random(0), TaskOptions()).skipped == {"short-abstract": 1}
     lonely = article("Mars", words(30, "lead"), [(2, "Copy", words(30, "lead"))])
     assert ati_groups(lonely, random.Random(0), TaskOptions()).skipped == {"no-section-with-text": 1}
+
+
+def test_ati_counts_words_of_scripts_without_spaces_as_bert_splits_them():
+    abstract = "東京都は日本の首都であり、関東地方に位置する都市である。人口は約千四百万人。"
+    section = "江戸時代には徳川幕府が置かれ、明治維新の後に東京と改称された。" * 2
+    doc = article("東京都", abstract, [(2, "歴史", section)])
+    (row,) = ati_groups(doc, random.Random(0), TaskOptions()).groups
+    assert row["positive"] == abstract and row["negatives"] == [section]
+    capped = ati_groups(doc, random.Random(0), TaskOptions(max_words=5)).groups[0]
+    assert capped["positive"] == "東京都は日"  # 東 京 都 は 日

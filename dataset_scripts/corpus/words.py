@@ -1,0 +1,128 @@
+"""What a word is, in every script: the one rule by which the kit counts, caps and cuts words.
+
+Text written with spaces (Latin, Cyrillic, Greek, Arabic, Devanagari, Hangul, ...) has a word per
+whitespace-separated token, so English counts are ``len(text.split())``. Scripts written without spaces count as
+the model's tokenizer splits them:
+
+- every CJK ideograph is a word, as BERT's basic tokenizer puts spaces around each character of its
+  ``_is_chinese_char`` ranges (the ranges below are BERT's);
+- a run of kana (hiragana, katakana) is a word: BERT does not split kana;
+- Thai, Lao, Khmer, Burmese and Tibetan runs are cut by ICU's dictionary word breaker (``icu4py``), the
+  segmentation every browser uses; tsheg marks and spaces between the pieces are not words;
+- CJK punctuation (``。、「」…``, full-width ``！？（）``) separates words and is none.
+
+:func:`count_words`, :func:`truncate_words` and :func:`first_words` count and cut; :func:`letter_words` gives the
+word units of PROP and HARP (letters only, lowercased, digits and ``_`` excluded) by the same rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterator
+
+IDEOGRAPHS = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f\U0002b820-\U0002ceaf\U0002f800-\U0002fa1f"
+)
+"""The code points BERT's basic tokenizer treats as Chinese characters (one token each)."""
+KANA = "\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+"""Hiragana, katakana (the middle dot ``・`` excepted: it is punctuation) and half-width katakana."""
+DICTIONARY_SCRIPTS = "\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff"
+"""Thai, Lao, Tibetan, Myanmar, Khmer (and Khmer symbols): written without spaces between words."""
+
+
+def _cjk_punctuation() -> str:
+    blocks = [(0x3000, 0x303F), (0x30FB, 0x30FB), (0xFE30, 0xFE4F), (0xFF00, 0xFF65)]
+    points = [chr(c) for lo, hi in blocks for c in range(lo, hi + 1)]
+    return "".join(re.escape(c) for c in points if unicodedata.category(c)[0] in "PZS")
+
+
+CJK_PUNCTUATION = _cjk_punctuation()
+_SEPARATOR = f"\\s{CJK_PUNCTUATION}"
+_TOKEN = re.compile(
+    f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|[^{_SEPARATOR}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]+"
+)
+_LETTERS = re.compile(
+    f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|[^\\W\\d_{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]+"
+)
+_SPECIAL = re.compile(f"[{CJK_PUNCTUATION}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]")
+_DICTIONARY_RUN = re.compile(f"[{DICTIONARY_SCRIPTS}]")
+
+
+def is_spaced(text: str) -> bool:
+    """Whether ``text`` holds no character of a script written without spaces (its words are its tokens)."""
+    return text.isascii() or _SPECIAL.search(text) is None
+
+
+@functools.lru_cache(maxsize=65536)
+def _segments(run: str) -> tuple[tuple[int, int], ...]:
+    """The words of a Thai/Lao/Khmer/Burmese/Tibetan run by ICU's word breaker (offsets in ``run``)."""
+    from icu4py.breakers import WordBreaker
+
+    # the run holds code points of the Basic Multilingual Plane only, so ICU's UTF-16 offsets are ours
+    return tuple((s, e) for s, e in WordBreaker(run, "en").segments() if any(c.isalpha() for c in run[s:e]))
+
+
+def _spans(pattern: re.Pattern, text: str) -> Iterator[tuple[int, int]]:
+    for match in pattern.finditer(text):
+        start, end = match.span()
+        if _DICTIONARY_RUN.match(text, start):
+            for s, e in _segments(match.group()):
+                yield start + s, start + e
+        else:
+            yield start, end
+
+
+def word_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Character spans of the words of ``text`` (see the module docstring), in order."""
+    if is_spaced(text):
+        for match in re.finditer(r"\S+", text):
+            yield match.span()
+    else:
+        yield from _spans(_TOKEN, text)
+
+
+# Every sampler and the statistics count and cut the same section texts (a section is counted up to five times
+# per article); caching on the text costs one hash of a string that Python then keeps, instead of a split.
+@functools.lru_cache(maxsize=4096)
+def count_words(text: str) -> int:
+    """Number of words in ``text``: whitespace-separated tokens, scripts without spaces counted as BERT splits
+    them (see the module docstring)."""
+    if is_spaced(text):
+        return len(text.split())
+    return sum(1 for _ in _spans(_TOKEN, text))
+
+
+@functools.lru_cache(maxsize=4096)
+def truncate_words(text: str, max_words: int) -> str:
+    """``text`` stripped and cut after its ``max_words``-th word, keeping the original spacing and newlines.
+
+    Args:
+        text: any text.
+        max_words: word budget; 0 means no limit.
+    """
+    text = text.strip()
+    if max_words <= 0:
+        return text
+    return first_words(text, max_words)
+
+
+def first_words(text: str, count: int) -> str:
+    """``text`` up to the end of its ``count``-th word (all of it when it has fewer; ``""`` for 0)."""
+    if count <= 0:
+        return ""
+    # split at most count times: as exact as counting every word of a long text, without doing so
+    if is_spaced(text) and len(text.split(None, count)) <= count:
+        return text
+    for number, (_, end) in enumerate(word_spans(text), start=1):
+        if number == count:
+            return text[:end]
+    return text
+
+
+def letter_words(text: str) -> list[tuple[str, int, int]]:
+    """``(word, start, end)`` of the word units of PROP and HARP: runs of letters (digits and ``_`` excluded),
+    lowercased; in scripts without spaces the words of :func:`word_spans`."""
+    return [(text[s:e].lower(), s, e) for s, e in _spans(_LETTERS, text)]

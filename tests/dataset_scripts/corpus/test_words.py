@@ -1,0 +1,56 @@
+"""The one word rule: spaced scripts by whitespace, CJK as BERT splits it, Thai and its neighbours by ICU."""
+
+import pytest
+from tokenizers.normalizers import BertNormalizer
+
+from dataset_scripts.corpus.words import count_words, first_words, letter_words, truncate_words, word_spans
+
+
+def _words(text):
+    return [text[s:e] for s, e in word_spans(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Plain  English text,\nwith punctuation — and dashes.", "Київ — столиця України.", "Η Αθήνα είναι πόλη.", ""],
+)
+def test_spaced_scripts_count_their_whitespace_tokens(text):
+    assert count_words(text) == len(text.split())
+    assert _words(text) == text.split()
+
+
+def test_each_ideograph_is_a_word_as_bert_splits_it():
+    text = "北京是中华人民共和国的首都"
+    assert _words(text) == list(text)
+    bert = BertNormalizer(handle_chinese_chars=True, strip_accents=False, lowercase=False)
+    assert _words("東京タワーは日本") == bert.normalize_str("東京タワーは日本").split()
+
+
+def test_kana_runs_are_one_word_and_cjk_punctuation_is_none():
+    text = "東京タワーは、日本の電波塔である。"
+    assert _words(text) == ["東", "京", "タワーは", "日", "本", "の", "電", "波", "塔", "である"]
+    assert count_words(text) == 10
+
+
+def test_latin_and_digits_next_to_ideographs_are_words_of_their_own():
+    assert _words("iPhone于2007年发布") == ["iPhone", "于", "2007", "年", "发", "布"]
+
+
+def test_thai_lao_khmer_burmese_and_tibetan_are_cut_by_the_dictionary_breaker():
+    assert _words("ภาษาไทยเป็นภาษาราชการ") == ["ภาษา", "ไทย", "เป็น", "ภาษา", "ราชการ"]
+    assert count_words("ພາສາລາວ") == 2
+    assert count_words("ភាសាខ្មែរជាភាសា") == 3
+    assert count_words("བོད་ཀྱི་སྐད་ཡིག") == 4  # the tsheg between syllables is no word
+
+
+def test_truncation_keeps_the_original_spacing_and_cuts_after_the_last_word():
+    assert truncate_words("  one two\n three four ", 3) == "one two\n three"
+    assert truncate_words("one two", 0) == "one two"
+    assert truncate_words("北京是中国的首都。", 3) == "北京是"
+    assert first_words("a b c", 0) == ""
+    assert first_words("東京タワー", 5) == "東京タワー"
+
+
+def test_letter_words_are_lowercased_letters_without_digits():
+    assert [w for w, _, _ in letter_words("Tokyo東京2020年")] == ["tokyo", "東", "京", "年"]
+    assert letter_words("ABC 北") == [("abc", 0, 3), ("北", 4, 5)]
