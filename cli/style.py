@@ -10,12 +10,14 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from .errors import DEBUG_FLAG, DEBUG_HELP
 
+SPEAKS_OF_DEFAULT = re.compile(r"\bdefault[:\s]", re.IGNORECASE)
 SPELLING_NOTE = "Options are accepted as --kebab-case or --snake_case (--output-dir or --output_dir)."
 
 
@@ -26,7 +28,7 @@ class KitHelpFormatter(argparse.HelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         shown = default_text(action)
-        if shown is None or "default" in text.lower():
+        if shown is None or SPEAKS_OF_DEFAULT.search(text):
             return text
         return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
 
