@@ -111,6 +111,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
     args.config = args.config or str(ROOT / DEMO_CONFIGS[args.system])
+    missing = [f"{flag} {path}" for flag, path in (("--config", args.config), *(("INPUT", p) for p in args.input))]
+    missing = [item for item in missing if not any((base / item.split(" ", 1)[1]).exists() for base in (Path(), ROOT))]
+    if missing:  # before any stage runs: a stage would fail on it minutes later
+        parser.error(f"{', '.join(missing)}: no such file or folder")
     return args
 
 
