@@ -39,10 +39,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
 from cli import KitArgumentParser, one_line_errors
 from dataset_scripts.tasks.registry import SYSTEMS
+from training.kit_arguments import read_config
 
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
@@ -238,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     namespace = args.namespace or args.push_to_hub or "your-namespace"
     stages = Stages(out, args.redo)
     python = sys.executable
-    config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
+    config = read_config(Path(args.config))  # an error naming the file for a config that is not YAML or JSON
     system, tasks = args.system, SYSTEMS[args.system]
     model_dir, train_dir, eval_dir = out / system, out / "train", out / "eval"
 

@@ -330,10 +330,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_comparison(comparison_class, path: Path):
+    """A ``comparison.json``; an error naming the file when it is not one."""
+    try:
+        return comparison_class.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError) as error:
+        raise InputError(
+            f"{path}: not a comparison.json written by python -m eval compare ({type(error).__name__}: {error})"
+        ) from error
+
+
 def cmd_table(args: argparse.Namespace) -> int:
     from .report import Comparison, combined_markdown_table, latex_table, markdown_table
 
-    comparisons = [Comparison.from_dict(json.loads(Path(p).read_text(encoding="utf-8"))) for p in args.comparisons]
+    comparisons = [_read_comparison(Comparison, Path(p)) for p in args.comparisons]
     measures = args.measures or comparisons[0].measures
     for comparison in comparisons:
         unknown = [m for m in measures if m not in comparison.measures]
