@@ -296,8 +296,18 @@ def _named_runs(specs: list[str]) -> dict[str, Run]:
             name, path = Path(spec).stem, spec
         if name in runs:
             raise SystemExit(f"two runs are named {name!r}; name them as NAME=PATH")
-        runs[name] = read_trec_run(path)
+        runs[name] = _read_run(path)
     return runs
+
+
+def _read_run(path: str) -> Run:
+    """A TREC run file given to ``compare``; an error naming it when it ranks nothing (an empty file)."""
+    run = read_trec_run(path)
+    if not run:
+        raise InputError(
+            f"{path}: the run ranks no document (an empty file?); give a TREC run: qid Q0 docid rank score"
+        )
+    return run
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -309,7 +319,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.reference:
         reference = args.reference if args.reference in runs else Path(args.reference).stem
         if reference not in runs:
-            runs = {reference: read_trec_run(args.reference), **runs}
+            runs = {reference: _read_run(args.reference), **runs}
     evaluations = {
         name: evaluate_run(run, collection.qrels, args.measures, collection.relevance_level, complete=args.complete)
         for name, run in runs.items()

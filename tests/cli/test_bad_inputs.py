@@ -80,3 +80,12 @@ def test_a_broken_config_names_the_file(tmp_path, capsys):
     config.write_text("train_datasets: [a\nmax_steps: 3\n")
     assert cli_main([str(config)]) == 2
     assert f"{config}: not valid YAML" in _one_error_line(capsys)
+
+
+def test_compare_names_an_empty_run_file(tmp_path, capsys):
+    from eval.cli import main
+
+    run = tmp_path / "model.run"
+    run.write_bytes(b"")
+    assert main(["compare", str(run), "--collection", str(SAMPLES / "eval" / "dl20-mini")]) == 2
+    assert f"{run}: the run ranks no document" in _one_error_line(capsys)
