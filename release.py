@@ -39,9 +39,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
+from cli import KitArgumentParser, one_line_errors
 from dataset_scripts.tasks.registry import SYSTEMS
+from training.kit_arguments import read_config
 
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
@@ -58,12 +58,11 @@ DEMO_CONFIGS = {
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--input",
-        nargs="+",
-        default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
-        help="dump files, folders or a built corpus (default: the vendored enwiki sample)",
+    parser = KitArgumentParser(
+        prog="python release.py",
+        description=__doc__.split("\n\n")[0],
+        input_help="dump files, folders or a built corpus (default: the vendored enwiki sample)",
+        input_default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
     )
     parser.add_argument("--system", choices=tuple(SYSTEMS), default="wikiformer", help="the pre-training method")
     parser.add_argument("--output-dir", default=None, help="default: output/release (output/release-<system>)")
@@ -74,12 +73,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a collection with candidates and qrels (see python -m eval --help)",
     )
     parser.add_argument("--eval-candidates", default="bm25", help="the collection's run to re-rank")
-    parser.add_argument("--eval-max-queries", type=int, default=None)
-    parser.add_argument("--eval-depth", type=int, default=20, help="candidates re-ranked per query")
-    parser.add_argument("--eval-max-length", type=int, default=256)
+    parser.add_argument("--eval-max-queries", type=int, default=None, help="the first N judged queries (default: all)")
+    parser.add_argument(
+        "--eval-depth", "--depth", type=int, default=20, help="candidates re-ranked per query (python -m eval --k)"
+    )
+    parser.add_argument("--eval-max-length", type=int, default=256, help="pair length in tokens at evaluation")
     parser.add_argument("--max-steps", type=int, default=None, help="override the config's max_steps")
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--num-proc", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=42, help="seed of the dataset build, training and tests")
+    parser.add_argument("--num-proc", type=int, default=1, help="processes of the dataset and WIKIR builds")
     parser.add_argument(
         "--build-args",
         default="",
@@ -87,8 +88,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "\"--language ltg --see-also-title 'Verīs taipoš' --read-ahead off\"",
     )
     parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
-    parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None)
-    parser.add_argument("--private", action="store_true")
+    parser.add_argument(
+        "--push-to-hub", metavar="NAMESPACE", default=None, help="push NAMESPACE/<system> and the task datasets"
+    )
+    parser.add_argument("--private", action="store_true", help="create the Hub repos private")
     parser.add_argument(
         "--stages", default=",".join(DEFAULT_STAGES), help="comma-separated subset of " + ",".join(STAGES)
     )
@@ -107,6 +110,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
     args.config = args.config or str(ROOT / DEMO_CONFIGS[args.system])
+    missing = [f"{flag} {path}" for flag, path in (("--config", args.config), *(("INPUT", p) for p in args.input))]
+    missing = [item for item in missing if not any((base / item.split(" ", 1)[1]).exists() for base in (Path(), ROOT))]
+    if missing:  # before any stage runs: a stage would fail on it minutes later
+        parser.error(f"{', '.join(missing)}: no such file or folder")
     return args
 
 
@@ -216,6 +223,7 @@ def training_recipe(config: dict, overrides: dict, train_dir: Path) -> dict:
     return recipe
 
 
+@one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the selected stages."""
     args = parse_args(argv)
@@ -229,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     namespace = args.namespace or args.push_to_hub or "your-namespace"
     stages = Stages(out, args.redo)
     python = sys.executable
-    config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
+    config = read_config(Path(args.config))  # an error naming the file for a config that is not YAML or JSON
     system, tasks = args.system, SYSTEMS[args.system]
     model_dir, train_dir, eval_dir = out / system, out / "train", out / "eval"
 

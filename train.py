@@ -10,37 +10,50 @@ Every public name of the package is re-exported here, so ``from train import ...
 
 from __future__ import annotations
 
-import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-import transformers
-from transformers import AutoTokenizer, set_seed
+from cli import InputError, one_line_errors
+from training.kit_arguments import CONFIG_SUFFIXES, EMBEDDED_MINILM, PROG, read_config
 
-from modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
-from training import (  # noqa: F401  (re-exported: ``from train import ...`` predates the package)
-    EMBEDDED_MINILM,
-    METRIC_NAMES,
-    DataArguments,
-    DelayedCheckpointCallback,
-    GroupCollator,
-    GroupDataset,
-    ModelArguments,
-    RerankEvalSet,
-    Task,
-    TaskMixtureSampler,
-    WikiformerTrainer,
-    WikiformerTrainingArguments,
-    group_scores,
-    load_rerank_eval,
-    load_task,
-    load_tasks,
-    load_test_sets,
-    pairwise_hinge,
-    parse_arguments,
-    rerank_metrics,
-    resolve_model_path,
-    softmax_cross_entropy,
+if TYPE_CHECKING:
+    from training import DataArguments, ModelArguments, Task, WikiformerTrainer, WikiformerTrainingArguments
+
+REEXPORTED = (
+    "METRIC_NAMES",
+    "DataArguments",
+    "DelayedCheckpointCallback",
+    "GroupCollator",
+    "GroupDataset",
+    "ModelArguments",
+    "RerankEvalSet",
+    "Task",
+    "TaskMixtureSampler",
+    "WikiformerTrainer",
+    "WikiformerTrainingArguments",
+    "group_scores",
+    "load_rerank_eval",
+    "load_task",
+    "load_tasks",
+    "load_test_sets",
+    "pairwise_hinge",
+    "parse_arguments",
+    "rerank_metrics",
+    "resolve_model_path",
+    "softmax_cross_entropy",
 )
+"""Names of the :mod:`training` package that ``from train import ...`` gives (it predates the package); imported
+on first use, so that ``python train.py --help`` starts without torch."""
+DATA_FILE_SUFFIXES = (".parquet", ".jsonl", ".json", ".csv")
+
+
+def __getattr__(name: str):
+    if name in REEXPORTED:
+        import training
+
+        return getattr(training, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_model(model_args: ModelArguments, with_mlm: bool):
@@ -50,6 +63,11 @@ def load_model(model_args: ModelArguments, with_mlm: bool):
     transformers 5 loads a checkpoint in its stored dtype): AdamW on float16 weights turns the first updates into
     NaN. bf16/fp16 training goes through the Trainer's autocast (``--bf16``/``--fp16``) on these float32 weights.
     """
+    import torch
+
+    from modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
+    from training import resolve_model_path
+
     path = resolve_model_path(model_args.model_name_or_path)
     model_class = WikiformerForPreTraining if with_mlm else WikiformerForRanking
     kwargs = {"attn_implementation": model_args.attn_implementation} if model_args.attn_implementation else {}
@@ -100,7 +118,28 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
         argv: the command line without the program name (default: ``sys.argv[1:]``).
         callbacks: extra :class:`~transformers.TrainerCallback` objects (e.g. a benchmark's step timer).
     """
+    from training.arguments import parse_arguments
+
+    argv = list(sys.argv[1:] if argv is None else argv)
     model_args, data_args, training_args = parse_arguments(argv)
+    check_train_datasets(data_args.train_datasets, config_file(argv))
+
+    import logging
+
+    import transformers
+    from transformers import AutoTokenizer, set_seed
+
+    from training import (
+        DelayedCheckpointCallback,
+        GroupCollator,
+        GroupDataset,
+        WikiformerTrainer,
+        load_rerank_eval,
+        load_tasks,
+        load_test_sets,
+        resolve_model_path,
+    )
+
     logging.basicConfig(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         level=logging.INFO if training_args.should_log else logging.WARNING,
@@ -156,5 +195,95 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     return trainer
 
 
+def config_file(argv: list[str]) -> Path | None:
+    """The config file of a command line (its first argument, when a .yaml, .yml or .json file)."""
+    return Path(argv[0]) if argv and Path(argv[0]).suffix.lower() in CONFIG_SUFFIXES else None
+
+
+def check_train_datasets(datasets: list[str], config: Path | None = None) -> None:
+    """Refuse, before any model is loaded, a run without task datasets or naming a local one that is not there,
+    saying which command builds it (the config's own comment when it shows one).
+
+    Raises:
+        cli.InputError: no dataset, or a missing local folder or file.
+    """
+    if not datasets:
+        raise InputError(
+            "no --train_datasets given: name the task datasets (folders written by python -m dataset_scripts.build, "
+            f"data files or Hub ids), or start from a config: {PROG} configs/demo-cpu.yaml"
+        )
+    for name in datasets:
+        path = Path(name).expanduser()
+        if path.exists() or not _is_local_path(name):
+            continue
+        raise InputError(f"{name}: no such task dataset; build it first: {build_command(path, config)}")
+
+
+def _is_local_path(name: str) -> bool:
+    """Whether a dataset name is a local path rather than a Hub id (``namespace/name``)."""
+    path = Path(name).expanduser()
+    return (
+        path.is_absolute()
+        or name.startswith((".", "~"))
+        or name.strip("/").count("/") > 1
+        or path.suffix.lower() in DATA_FILE_SUFFIXES
+        or (path.parent != Path(".") and path.parent.is_dir())
+    )
+
+
+def build_command(dataset: Path, config: Path | None) -> str:
+    """The command that builds a task dataset folder: the one a config's comments give for its folder, else the
+    build's command line with that output folder."""
+    if config is not None and config.is_file():
+        for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
+            command = line.lstrip("# \t").strip()
+            if command.startswith("python -m dataset_scripts.build") and str(dataset.parent) in command:
+                return command
+    task = dataset.name.removeprefix("wikiformer-")
+    return f"python -m dataset_scripts.build --input DUMP --output-dir {dataset.parent} --tasks {task}"
+
+
+def print_help(full: bool) -> None:
+    """``--help``: the config file and the kit's own options (no torch import, about a second);
+    ``--help-all``: also every option of transformers' ``TrainingArguments``."""
+    from training.kit_arguments import DataArguments, KitTrainingArguments, ModelArguments, TrainArgumentParser
+
+    if full:
+        from training.arguments import argument_parser
+
+        parser = argument_parser()
+    else:
+        parser = TrainArgumentParser(
+            (ModelArguments, DataArguments, KitTrainingArguments),
+            description=__doc__.split("\n\n")[0],
+            epilog="Every option of transformers' TrainingArguments is accepted too (--output_dir, --max_steps, "
+            "--learning_rate, --per_device_train_batch_size, --bf16, --push_to_hub, ...): --help-all lists them. "
+            "Options are accepted as --kebab-case or --snake_case.",
+        )
+    parser.add_argument(
+        "config",
+        nargs="?",
+        metavar="CONFIG.yaml",
+        help="a YAML or JSON file of arguments (e.g. configs/demo-cpu.yaml); flags after it override its values",
+    )
+    parser.add_argument("--help-all", action="store_true", help="also list transformers' TrainingArguments options")
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    parser.print_help()
+
+
+@one_line_errors
+def cli_main(argv: list[str] | None = None) -> int:
+    """``python train.py``: train (see :func:`main`), or print the help; 0 when the run finished."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--help-all" in argv or "-h" in argv or "--help" in argv:
+        print_help(full="--help-all" in argv)
+        return 0
+    config = config_file(argv)
+    if config is not None:
+        read_config(config)  # a missing or broken config fails before torch is imported
+    main(argv)
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(cli_main())

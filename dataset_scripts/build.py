@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m dataset_scripts.build --input enwiki-latest-pages-articles.xml.bz2 --output-dir out \\
+    python -m dataset_scripts.build [--input] enwiki-latest-pages-articles.xml.bz2 --output-dir out \\
         [--tasks srr,rwi,ati,ltm] [--seed 42] [--num-proc 8] [--executor local|slurm|ray] \\
         [--push-to-hub NAMESPACE [--private]]
 
@@ -20,6 +20,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from cli import KitArgumentParser, one_line_errors
+
 from .corpus.arguments import add_corpus_arguments, corpus_options
 from .corpus.folder import is_corpus_dir
 from .corpus.formats.base import CorpusFormatError
@@ -36,9 +38,13 @@ from .tasks.steps import BuildLayout
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     defaults = TaskOptions()
-    parser = argparse.ArgumentParser(prog="python -m dataset_scripts.build", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", nargs="+", required=True, type=Path, help="dump/corpus files, or a corpus folder")
-    parser.add_argument("--output-dir", required=True, type=Path)
+    parser = KitArgumentParser(
+        prog="python -m dataset_scripts.build",
+        description=__doc__.split("\n\n")[0],
+        input_help="dump/corpus files, or a corpus folder",
+        input_type=Path,
+    )
+    parser.add_argument("--output-dir", required=True, type=Path, help="where wikiformer-<task>/ folders are written")
     parser.add_argument(
         "--tasks",
         default=",".join(DEFAULT_TASKS),
@@ -49,14 +55,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per output shard")
     add_executor_arguments(parser)
     sampling = parser.add_argument_group("sampling (the task samplers' options)")
-    sampling.add_argument("--seed", type=int, default=defaults.seed)
-    sampling.add_argument("--min-words", type=int, default=defaults.min_words)
-    sampling.add_argument("--max-words", type=int, default=defaults.max_words)
-    sampling.add_argument("--max-negatives", type=int, default=defaults.max_negatives)
-    sampling.add_argument("--positives", choices=POSITIVE_MODES, default=defaults.positives)
-    sampling.add_argument("--srr-variant", choices=SRR_VARIANTS, default=defaults.srr_variant)
-    sampling.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words)
-    sampling.add_argument("--ltm-negatives", type=int, default=defaults.ltm_negatives)
+    sampling.add_argument("--seed", type=int, default=defaults.seed, help="the samplers' random seed")
+    sampling.add_argument(
+        "--min-words", type=int, default=defaults.min_words, help="a text counts only with this many words"
+    )
+    sampling.add_argument(
+        "--max-words", type=int, default=defaults.max_words, help="texts are cut to this many words (0: whole)"
+    )
+    sampling.add_argument(
+        "--max-negatives", type=int, default=defaults.max_negatives, help="at most this many negatives per row"
+    )
+    sampling.add_argument(
+        "--positives",
+        choices=POSITIVE_MODES,
+        default=defaults.positives,
+        help="sample: one random positive (the paper); all: every one",
+    )
+    sampling.add_argument(
+        "--srr-variant",
+        choices=SRR_VARIANTS,
+        default=defaults.srr_variant,
+        help="paper: siblings as negatives; original: the original code's rule",
+    )
+    sampling.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words, help="word budget of LTM texts")
+    sampling.add_argument(
+        "--ltm-negatives", type=int, default=defaults.ltm_negatives, help="random negative articles per LTM row"
+    )
     sampling.add_argument(
         "--keep-sections",
         action="store_true",
@@ -100,6 +124,7 @@ def build_options(args: argparse.Namespace, argv: list[str]) -> BuildOptions:
     )
 
 
+@one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the build; returns the process exit code (0: every requested task written and pushed)."""
     args = parse_args(argv)

@@ -20,6 +20,9 @@ import logging
 import sys
 from pathlib import Path
 
+from cli import InputError, KitArgumentParser, one_line_errors
+from cli.errors import one_line
+
 from .collections import Collection, Run, read_trec_run, write_trec_run
 from .collections.relevance import is_graded
 from .collections.trec import ranked
@@ -162,14 +165,30 @@ def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | Non
     return method, alpha
 
 
+def check_model_path(model: str) -> None:
+    """Refuse a ``--model`` that names a local folder (absolute, ``./``, ``~``, or deeper than a Hub id's
+    ``namespace/name``) that is not there, before a library turns it into a Hub look-up error."""
+    if Path(model).expanduser().exists():
+        return
+    if Path(model).is_absolute() or model.startswith((".", "~")) or model.strip("/").count("/") > 1:
+        raise InputError(
+            f"--model {model}: no such checkpoint folder; give a folder holding config.json and the weights "
+            "(python release.py writes one to OUT/wikiformer) or a Hub id such as namespace/name"
+        )
+
+
 def _scorer(args: argparse.Namespace):
     """The run tag of the model (``--tag``, else its folder name) and its scorer."""
     from .rerank import PairScorer
 
+    check_model_path(args.model)
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
-    scorer = PairScorer(
-        args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device, dtype=args.dtype
-    )
+    try:
+        scorer = PairScorer(
+            args.model, max_length=args.max_length, batch_size=args.batch_size, device=args.device, dtype=args.dtype
+        )
+    except OSError as error:  # transformers' and the Hub client's: not found, no network, no weights
+        raise InputError(f"--model {args.model}: cannot load it: {one_line(error)}") from error
     return tag, scorer
 
 
@@ -278,8 +297,18 @@ def _named_runs(specs: list[str]) -> dict[str, Run]:
             name, path = Path(spec).stem, spec
         if name in runs:
             raise SystemExit(f"two runs are named {name!r}; name them as NAME=PATH")
-        runs[name] = read_trec_run(path)
+        runs[name] = _read_run(path)
     return runs
+
+
+def _read_run(path: str) -> Run:
+    """A TREC run file given to ``compare``; an error naming it when it ranks nothing (an empty file)."""
+    run = read_trec_run(path)
+    if not run:
+        raise InputError(
+            f"{path}: the run ranks no document (an empty file?); give a TREC run: qid Q0 docid rank score"
+        )
+    return run
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -291,7 +320,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.reference:
         reference = args.reference if args.reference in runs else Path(args.reference).stem
         if reference not in runs:
-            runs = {reference: read_trec_run(args.reference), **runs}
+            runs = {reference: _read_run(args.reference), **runs}
     evaluations = {
         name: evaluate_run(run, collection.qrels, args.measures, collection.relevance_level, complete=args.complete)
         for name, run in runs.items()
@@ -312,10 +341,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_comparison(comparison_class, path: Path):
+    """A ``comparison.json``; an error naming the file when it is not one."""
+    try:
+        return comparison_class.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError) as error:
+        raise InputError(
+            f"{path}: not a comparison.json written by python -m eval compare ({type(error).__name__}: {error})"
+        ) from error
+
+
 def cmd_table(args: argparse.Namespace) -> int:
     from .report import Comparison, combined_markdown_table, latex_table, markdown_table
 
-    comparisons = [Comparison.from_dict(json.loads(Path(p).read_text(encoding="utf-8"))) for p in args.comparisons]
+    comparisons = [_read_comparison(Comparison, Path(p)) for p in args.comparisons]
     measures = args.measures or comparisons[0].measures
     for comparison in comparisons:
         unknown = [m for m in measures if m not in comparison.measures]
@@ -335,7 +374,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m eval``."""
-    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__.split("\n")[0])
+    parser = KitArgumentParser(prog="python -m eval", description=__doc__.split("\n")[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -343,7 +382,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_collection(first)
     _add_first_stage(first, "--method")
     first.add_argument("--output", required=True, help="TREC run file to write")
-    first.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES))
+    first.add_argument(
+        "--measures", nargs="+", default=list(DEFAULT_MEASURES), help="measures printed (ir_measures names)"
+    )
     first.set_defaults(func=cmd_first_stage)
 
     rr = commands.add_parser("rerank", help="re-rank candidates with a checkpoint and evaluate")
@@ -355,8 +396,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scoring(rr)
     rr.add_argument("--tag", help="run name (default: the model folder name)")
     rr.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming OUT/<tag>.run")
-    rr.add_argument("--output-dir", required=True)
-    rr.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES))
+    rr.add_argument("--output-dir", required=True, help="the runs and metrics.json are written here")
+    rr.add_argument(
+        "--measures", nargs="+", default=list(DEFAULT_MEASURES), help="measures computed (ir_measures names)"
+    )
     rr.add_argument(
         "--fusion",
         choices=("none", "zscore", "minmax", "rrf"),
@@ -372,10 +415,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_first_stage(tune, "--first-stage")
     tune.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
     _add_scoring(tune)
-    tune.add_argument("--tag")
+    tune.add_argument("--tag", help="run name (default: the model folder name)")
     tune.add_argument("--measure", default="nDCG@10", help="the measure maximised (default nDCG@10)")
-    tune.add_argument("--methods", nargs="+", default=["zscore", "minmax", "rrf"], choices=("zscore", "minmax", "rrf"))
-    tune.add_argument("--alphas", nargs="+", type=float, default=[round(0.1 * i, 1) for i in range(11)])
+    tune.add_argument(
+        "--methods",
+        nargs="+",
+        default=["zscore", "minmax", "rrf"],
+        choices=("zscore", "minmax", "rrf"),
+        help="fusion methods tried",
+    )
+    tune.add_argument(
+        "--alphas",
+        nargs="+",
+        type=float,
+        default=[round(0.1 * i, 1) for i in range(11)],
+        help="the re-ranker's weights tried",
+    )
     tune.add_argument("--save", action="store_true", help="store the choice in the checkpoint's config.json")
     tune.add_argument("--no-resume", action="store_true", help="score afresh instead of reusing OUT/<tag>.run")
     tune.add_argument("--output-dir", required=True, help="the raw run and fusion.json are written here")
@@ -385,11 +440,13 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("runs", nargs="+", help="TREC run files (named by file stem, or NAME=PATH)")
     _add_collection(cmp)
     cmp.add_argument("--reference", help="the run the others are tested against (a name or a file)")
-    cmp.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES))
-    cmp.add_argument("--test", choices=("fisher", "ttest"), default="fisher")
-    cmp.add_argument("--alpha", type=float, default=0.05)
-    cmp.add_argument("--permutations", type=int, default=10_000)
-    cmp.add_argument("--seed", type=int, default=42)
+    cmp.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES), help="measures compared")
+    cmp.add_argument(
+        "--test", choices=("fisher", "ttest"), default="fisher", help="fisher: randomization test; ttest: paired t"
+    )
+    cmp.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    cmp.add_argument("--permutations", type=int, default=10_000, help="permutations of the randomization test")
+    cmp.add_argument("--seed", type=int, default=42, help="seed of the randomization test")
     cmp.add_argument(
         "--complete", action="store_true", help="score judged queries missing from a run as 0 (trec_eval -c)"
     )
@@ -397,13 +454,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.set_defaults(func=cmd_compare)
 
     table = commands.add_parser("table", help="render tables from comparison.json files (one per collection)")
-    table.add_argument("comparisons", nargs="+")
-    table.add_argument("--measures", nargs="+")
+    table.add_argument("comparisons", nargs="+", help="comparison.json files written by python -m eval compare")
+    table.add_argument("--measures", nargs="+", help="measures shown (default: those of the first file)")
     table.add_argument("--latex", action="store_true", help="LaTeX tables instead of markdown")
     table.set_defaults(func=cmd_table)
     return parser
 
 
+@one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)

@@ -3,7 +3,8 @@
 ``train.py`` at the repo root is the command line; this package holds its parts, one job per module, in
 data-flow order:
 
-- :mod:`training.arguments`: the model, data and training arguments (YAML/JSON config file + flags).
+- :mod:`training.kit_arguments`: the kit's own arguments (no torch: ``train.py --help`` reads them);
+  :mod:`training.arguments`: with transformers' ``TrainingArguments``, from a YAML/JSON config file + flags.
 - :mod:`training.data`: :func:`load_task` reads and validates a task dataset; :class:`TaskMixtureSampler` draws
   each batch slot's (task, row); :class:`GroupDataset` turns it into a group (positive + sampled negatives).
 - :mod:`training.collator`: :class:`GroupCollator` tokenizes the pairs with per-task lengths and pads dynamically.
@@ -15,26 +16,42 @@ data-flow order:
 
 from __future__ import annotations
 
-from .arguments import (
-    EMBEDDED_MINILM,
-    DataArguments,
-    ModelArguments,
-    WikiformerTrainingArguments,
-    parse_arguments,
-    resolve_model_path,
-)
-from .collator import GroupCollator
-from .data import GroupDataset, Task, TaskMixtureSampler, load_task, load_tasks
-from .evaluation import (
-    METRIC_NAMES,
-    RerankEvalSet,
-    load_eval_set,
-    load_rerank_eval,
-    load_test_sets,
-    rerank_metrics,
-)
-from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
-from .trainer import DelayedCheckpointCallback, WikiformerTrainer
+import importlib
+
+_EXPORTS = {
+    "EMBEDDED_MINILM": "kit_arguments",
+    "DataArguments": "kit_arguments",
+    "ModelArguments": "kit_arguments",
+    "WikiformerTrainingArguments": "arguments",
+    "parse_arguments": "arguments",
+    "resolve_model_path": "kit_arguments",
+    "GroupCollator": "collator",
+    "GroupDataset": "data",
+    "Task": "data",
+    "TaskMixtureSampler": "data",
+    "load_task": "data",
+    "load_tasks": "data",
+    "METRIC_NAMES": "evaluation",
+    "RerankEvalSet": "evaluation",
+    "load_eval_set": "evaluation",
+    "load_rerank_eval": "evaluation",
+    "load_test_sets": "evaluation",
+    "rerank_metrics": "evaluation",
+    "group_scores": "losses",
+    "pairwise_hinge": "losses",
+    "softmax_cross_entropy": "losses",
+    "DelayedCheckpointCallback": "trainer",
+    "WikiformerTrainer": "trainer",
+}
+"""Public name -> module: imported on first use, so that ``training.kit_arguments`` (``train.py --help``)
+loads without torch."""
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EMBEDDED_MINILM",

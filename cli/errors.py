@@ -1,0 +1,105 @@
+"""One-line errors for every command line of the kit: a bad input ends the command with one line on stderr that
+names the file (and the record or line where there is one) and what to do, a non-zero exit code and no traceback.
+``--debug`` on any command line shows the traceback instead.
+
+Each entry point's ``main`` is wrapped with :func:`one_line_errors`; the message is the exception's own (the
+readers' and builders' errors name their file and record), made one line, with a hint for the exceptions that
+carry no advice of their own (a missing file, a damaged archive, an unexpected error).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Sequence
+
+DEBUG_FLAG = "--debug"
+DEBUG_HELP = "show the full traceback of an error instead of its one-line message"
+INPUT_ERROR_EXIT = 2
+"""Exit code of a bad input (an unreadable file, a bad value): argparse's code for a bad command line."""
+UNEXPECTED_ERROR_EXIT = 1
+MAX_MESSAGE = 400
+"""Characters kept of a message (library errors can run to a screen); ``--debug`` shows all of it."""
+
+
+class InputError(ValueError):
+    """A bad input that the kit words itself: its message is the whole line (file, what is wrong, what to do)."""
+
+
+def input_error_types() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean a bad input rather than a fault of the kit (exit code 2)."""
+    import json
+    import lzma
+    import tarfile
+    import zipfile
+
+    types: list[type[BaseException]] = [
+        OSError,
+        ValueError,
+        EOFError,
+        UnicodeError,
+        json.JSONDecodeError,
+        lzma.LZMAError,
+        tarfile.TarError,
+        zipfile.BadZipFile,
+    ]
+    yaml = sys.modules.get("yaml")
+    if yaml is not None:
+        types.append(yaml.YAMLError)
+    return tuple(types)
+
+
+def one_line(error: BaseException) -> str:
+    """The message of ``error`` as one line: the file it names first, what is wrong, and what to do."""
+    if isinstance(error, InputError):
+        return _flatten(str(error))
+    if isinstance(error, OSError) and error.filename is not None and error.strerror:
+        reason = error.strerror[0].lower() + error.strerror[1:]
+        hint = {
+            FileNotFoundError: "check the path",
+            IsADirectoryError: "give a file, not a folder",
+            NotADirectoryError: "give a folder, not a file",
+            PermissionError: "check its permissions",
+        }.get(type(error), "check the path and the file")
+        return f"{error.filename}: {reason} ({hint})"
+    text = _flatten(str(error)) or type(error).__name__
+    if isinstance(error, KeyError):
+        text = f"unknown {text}"
+    if not isinstance(error, input_error_types() + (KeyError,)):
+        return f"unexpected {type(error).__name__}: {text} (rerun with {DEBUG_FLAG} for the traceback)"
+    return text
+
+
+def _flatten(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    flat = " ".join(lines)
+    return flat if len(flat) <= MAX_MESSAGE else flat[: MAX_MESSAGE - 1].rstrip() + "…"
+
+
+def split_debug(argv: Sequence[str]) -> tuple[list[str], bool]:
+    """``argv`` without ``--debug`` (before a bare ``--``), and whether it was there."""
+    argv = list(argv)
+    end = argv.index("--") if "--" in argv else len(argv)
+    debug = DEBUG_FLAG in argv[:end]
+    return [a for i, a in enumerate(argv) if not (i < end and a == DEBUG_FLAG)], debug
+
+
+def one_line_errors(main: Callable[..., int]) -> Callable[..., int]:
+    """Wrap a command line's ``main(argv) -> exit code``: an exception becomes one line on stderr and an exit code
+    (2 for a bad input, 1 for anything else), unless ``--debug`` is on the command line; usage errors (argparse's
+    ``SystemExit``) and Ctrl-C pass through."""
+
+    @functools.wraps(main)
+    def wrapper(argv: Sequence[str] | None = None, *args, **kwargs) -> int:
+        argv, debug = split_debug(sys.argv[1:] if argv is None else argv)
+        try:
+            return main(argv, *args, **kwargs)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as error:
+            if debug:
+                raise
+            print(f"error: {one_line(error)}", file=sys.stderr, flush=True)
+            return INPUT_ERROR_EXIT if isinstance(error, input_error_types() + (KeyError,)) else UNEXPECTED_ERROR_EXIT
+
+    return wrapper

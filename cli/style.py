@@ -1,0 +1,127 @@
+"""One style for every command line of the kit.
+
+- every ``--kebab-case`` option is also accepted as ``--snake_case`` (and the other way round), so
+  ``--output-dir`` and ``--output_dir`` work in every command, as in ``train.py``;
+- the inputs are given as positional arguments or with ``--input``, in every command that reads files;
+- ``--help`` shows each option's default (where it has one worth showing) and ``--debug``;
+- a bad command line is one line: ``error: ... (see PROG --help)``, exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import DEBUG_FLAG, DEBUG_HELP
+
+SPEAKS_OF_DEFAULT = re.compile(r"\bdefault[:\s]", re.IGNORECASE)
+SPELLING_NOTE = "Options are accepted as --kebab-case or --snake_case (--output-dir or --output_dir)."
+
+
+class KitHelpFormatter(argparse.HelpFormatter):
+    """Help that ends each option's text with its default, unless the text already speaks of one or the default
+    is nothing (None, False, an empty list)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = default_text(action)
+        if shown is None or SPEAKS_OF_DEFAULT.search(text):
+            return text
+        return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
+
+
+def default_text(action: argparse.Action) -> str | None:
+    """How ``--help`` shows an option's default, or None when there is nothing to show."""
+    default = action.default
+    if default is None or default is False or default is argparse.SUPPRESS or default in ("", [], ()):
+        return None
+    if not action.option_strings and action.nargs not in ("?", "*"):
+        return None
+    if isinstance(default, (list, tuple)):
+        return " ".join(str(item) for item in default)
+    return str(default)
+
+
+def twin_spelling(token: str, known: set[str] | dict[str, Any]) -> str:
+    """``token`` with its option name respelled (``_`` ↔ ``-``) when only the other spelling is a known option."""
+    if not token.startswith("--") or token == "--":
+        return token
+    name, equals, value = token.partition("=")
+    if name in known:
+        return token
+    for twin in ("--" + name[2:].replace("_", "-"), "--" + name[2:].replace("-", "_")):
+        if twin in known:
+            return twin + equals + value
+    return token
+
+
+def one_line_usage_error(prog: str, message: str) -> None:
+    """Print a command-line error as one line and exit 2 (argparse prints the whole usage first)."""
+    print(f"error: {message} (see {prog} --help)", file=sys.stderr)
+    sys.exit(2)
+
+
+class KitArgumentParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` in the kit's style (see the module docstring).
+
+    Args:
+        input_help: when given, the command takes its inputs as ``INPUT ...`` or ``--input INPUT ...`` (both
+            gathered in ``args.input``) with this help.
+        input_type: the type of each input (e.g. ``Path``).
+        input_default: the inputs when none is given; None makes an input required.
+    """
+
+    def __init__(
+        self,
+        *args,
+        input_help: str | None = None,
+        input_type: Any = None,
+        input_default: list | None = None,
+        **kwargs,
+    ):
+        kwargs.setdefault("formatter_class", KitHelpFormatter)
+        kwargs.setdefault("epilog", SPELLING_NOTE)
+        super().__init__(*args, **kwargs)
+        self._input_default = input_default
+        self._takes_input = input_help is not None
+        if self._takes_input:
+            self.add_argument("input", nargs="*", action="extend", type=input_type, metavar="INPUT", help=input_help)
+            self.add_argument(
+                "--input", dest="input", nargs="+", action="extend", type=input_type, help="the same, as an option"
+            )
+
+    def _add_debug(self) -> None:
+        # last in --help: added when the command's own options are all there
+        if DEBUG_FLAG not in self._option_string_actions:
+            self.add_argument(DEBUG_FLAG, action="store_true", help=DEBUG_HELP)
+
+    def format_usage(self) -> str:
+        self._add_debug()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._add_debug()
+        for action in self._actions:  # an option without help text still shows its default
+            shown = default_text(action)
+            if action.help is None and shown is not None:
+                action.help = f"(default: {shown.replace('%', '%%')})"
+        return super().format_help()
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None):
+        self._add_debug()
+        args = list(sys.argv[1:] if args is None else args)
+        end = args.index("--") if "--" in args else len(args)
+        known = self._option_string_actions
+        args = [twin_spelling(a, known) for a in args[:end]] + args[end:]
+        namespace, extras = super().parse_known_args(args, namespace)
+        if self._takes_input and not namespace.input:
+            if self._input_default is None:
+                self.error("no input given: name the files or folders to read (INPUT ... or --input INPUT ...)")
+            namespace.input = list(self._input_default)
+        return namespace, extras
+
+    def error(self, message: str) -> None:
+        one_line_usage_error(self.prog, message)

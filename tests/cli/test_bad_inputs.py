@@ -1,0 +1,91 @@
+"""Each command line on the bad inputs users gave it: one line naming the file and what to do, a non-zero exit
+code, no traceback (the property-based version over every command line is `test_fuzz.py`)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT, SAMPLES
+
+
+def _one_error_line(capsys) -> str:
+    captured = capsys.readouterr()
+    errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, captured.err
+    assert "Traceback" not in captured.err + captured.out
+    return errors[0]
+
+
+def test_wikir_on_a_missing_or_empty_input(tmp_path, capsys):
+    from dataset_scripts.wikir.__main__ import main
+
+    missing = tmp_path / "enwiki.xml.bz2"
+    assert main(["--input", str(missing), "--output-dir", str(tmp_path / "out")]) == 2
+    assert f"{missing}: no such file or directory" in _one_error_line(capsys)
+    empty = tmp_path / "empty.xml"
+    empty.write_bytes(b"")
+    assert main([str(empty), "--output-dir", str(tmp_path / "out")]) == 2
+    assert f"{empty}: empty file" in _one_error_line(capsys)
+
+
+def test_a_binary_file_named_bz2_is_called_damaged_not_empty(tmp_path, capsys):
+    from dataset_scripts.corpus.__main__ import main as corpus_main
+    from eval.cli import main as eval_main
+
+    fake = tmp_path / "dump.xml.bz2"
+    fake.write_bytes(os.urandom(20_000))
+    assert eval_main(["first-stage", "--collection", str(fake), "--method", "bm25", "--output", "r.run"]) == 2
+    line = _one_error_line(capsys)
+    assert str(fake) in line and "not a valid bz2 file" in line and "empty" not in line
+    assert corpus_main([str(fake), "--output-dir", str(tmp_path / "out")]) == 2
+    assert "not a valid bz2 file" in _one_error_line(capsys)
+
+
+def test_rerank_with_a_model_folder_that_is_not_there(tmp_path, capsys):
+    from eval.cli import main
+
+    argv = ["rerank", "--model", "/nonexistent", "--collection", str(SAMPLES / "eval" / "dl20-mini")]
+    assert main([*argv, "--output-dir", str(tmp_path), "--max-queries", "1"]) == 2
+    assert "--model /nonexistent: no such checkpoint folder" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["configs/missing.yaml"], "configs/missing.yaml: no such config file (the kit's are in configs/: "),
+        ([str(PROJECT_ROOT / "configs" / "demo-cpu.yaml"), "--no_such_flag", "1"], "unknown argument(s) --no_such"),
+        (["--output_dir", "out", "--use_cpu", "true"], "no --train_datasets given"),
+        (
+            [str(PROJECT_ROOT / "configs" / "demo-cpu.yaml")],
+            "output/demo-tasks/wikiformer-srr: no such task dataset; build it first: python -m dataset_scripts.build "
+            "--input data/samples/wikipedia/enwiki-sample.xml.bz2 --output-dir output/demo-tasks",
+        ),
+    ],
+    ids=["missing-config", "unknown-flag", "no-datasets", "datasets-not-built"],
+)
+def test_train_on_bad_command_lines(argv, expected, tmp_path, monkeypatch, capsys):
+    from train import cli_main
+
+    monkeypatch.chdir(tmp_path)  # the demo config's datasets are relative to the working folder: not built here
+    assert cli_main(argv) == 2
+    assert expected in _one_error_line(capsys)
+
+
+def test_a_broken_config_names_the_file(tmp_path, capsys):
+    from train import cli_main
+
+    config = tmp_path / "run.yaml"
+    config.write_text("train_datasets: [a\nmax_steps: 3\n")
+    assert cli_main([str(config)]) == 2
+    assert f"{config}: not valid YAML" in _one_error_line(capsys)
+
+
+def test_compare_names_an_empty_run_file(tmp_path, capsys):
+    from eval.cli import main
+
+    run = tmp_path / "model.run"
+    run.write_bytes(b"")
+    assert main(["compare", str(run), "--collection", str(SAMPLES / "eval" / "dl20-mini")]) == 2
+    assert f"{run}: the run ranks no document" in _one_error_line(capsys)
