@@ -149,13 +149,16 @@ def assemble_outputs(root: Path, units: Sequence[Unit], redirect_files: Sequence
     triples, without = training_rows(collection, run, options.train_negatives)
     if without:
         collection.stats["training queries without a BM25 negative"] = without
-    parts = write_dataset(layout.root, collection, triples)
+    parts, fingerprint = write_dataset(layout.root, collection, triples)
     written = write_trec_folders(layout.root, collection, run, figures, _slug(info["name"]))
     for fmt in info.get("export", []):
         export(collection, layout.root / "original", fmt)
     bm25 = options.bm25_language(info["language"])
     write_card(
-        layout.root, collection, figures, {**info, "bm25": bm25, "parts": parts, "triples": {"rows": len(triples)}}
+        layout.root,
+        collection,
+        figures,
+        {**info, "bm25": bm25, "parts": parts, "fingerprint": fingerprint, "triples": {"rows": len(triples)}},
     )
     summary = {
         "language": info["language"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..fingerprint import stamped_pattern
 from .assemble import SPLITS, Collection
 from .output import MEASURES
 
@@ -24,8 +25,9 @@ PATHS = {"corpus": "corpus/*.parquet", "queries": "queries/*.parquet", "qrels": 
          "triples": "triples/train.parquet"}  # fmt: skip
 
 
-def front_matter(parts: dict[str, list[str]], language: str) -> str:
-    """The YAML header: one config per part with rows (``default`` = the qrels, as MTEB lays them out)."""
+def front_matter(parts: dict[str, list[str]], language: str, fingerprint: str | None = None) -> str:
+    """The YAML header: one config per part with rows (``default`` = the qrels, as MTEB lays them out); the
+    patterns name the data files' ``fingerprint`` (:mod:`dataset_scripts.fingerprint`)."""
     lines = ["---", "configs:"]
     for config, source in (("default", "qrels"), ("qrels", "qrels"), ("corpus", "corpus"), ("queries", "queries"),
                            ("triples", "triples")):  # fmt: skip
@@ -33,7 +35,10 @@ def front_matter(parts: dict[str, list[str]], language: str) -> str:
             continue
         lines += [f"- config_name: {config}", "  data_files:"]
         for split in parts[source]:
-            lines += [f"  - split: {split}", f"    path: {PATHS[source].format(split=split)}"]
+            lines += [
+                f"  - split: {split}",
+                f"    path: {stamped_pattern(PATHS[source].format(split=split), fingerprint)}",
+            ]
     if len(lines) == 2:
         lines.pop()
     return "\n".join(lines) + "\n" + METADATA.format(language=language or "en") + "---\n"
@@ -75,7 +80,7 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
     """The card text. ``info``: ``options`` (dict), ``language``, ``source``, ``command``, ``name``, ``note``,
     ``bm25`` (stemmer and stopwords used), ``triples`` (rows, queries without a negative)."""
     options = info["options"]
-    parts = [front_matter(info["parts"], info["language"]), f"# {info['name']}\n"]
+    parts = [front_matter(info["parts"], info["language"], info.get("fingerprint")), f"# {info['name']}\n"]
     parts.append(
         "An ad-hoc retrieval test collection built from Wikipedia with the WIKIR method (Frej et al., LREC 2020) "
         f"by `python -m dataset_scripts.wikir` of the Wikiformer kit, from: {info['source']}.\n\n"
