@@ -23,7 +23,7 @@ from pathlib import Path
 from .collections import Collection, Run, read_trec_run, write_trec_run
 from .collections.relevance import is_graded
 from .collections.trec import ranked
-from .metrics import DEFAULT_MEASURES, evaluate_run
+from .metrics import DEFAULT_MEASURES, check_run_documents, evaluate_run
 from .splits import load_collection_part
 
 logger = logging.getLogger("eval")
@@ -88,6 +88,7 @@ def _load(args: argparse.Namespace) -> Collection:
 
 
 def _query_ids(collection: Collection, max_queries: int | None) -> list[str]:
+    collection.require_queries()  # never an empty run: a collection without queries is refused, saying why
     ids = collection.judged_query_ids() or list(collection.queries)
     return ids[:max_queries] if max_queries else ids
 
@@ -135,7 +136,11 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
                 f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} {sorted(collection.runs)}"
             )
         wanted = set(query_ids)
-        return name, {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
+        run = {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
+        if collection.qrels and Path(args.candidates).is_file():  # a user's run: checked before any scoring
+            for note in check_run_documents(run, collection.qrels, set(collection.documents), args.candidates):
+                logger.warning("%s", note)
+        return name, run
     method = args.first_stage or ("given" if collection.runs else "bm25")
     name = next(iter(collection.runs)) if method == "given" else method
     logger.info("candidates: %s (top %d)", name, args.k)
@@ -189,7 +194,7 @@ def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, q
 
 
 def cmd_rerank(args: argparse.Namespace) -> int:
-    from .rerank import check_first_stage_scores, fuse_run
+    from .rerank import check_first_stage_scores, fuse_run, reranked_head, with_tail
 
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
@@ -207,7 +212,9 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     systems = {name: candidates, tag: run}
     if fusion:
         fused_tag = f"{tag}+{name}"
-        systems[fused_tag] = fuse_run(run, candidates, *fusion)
+        # fusion reorders the re-ranked depth only; the candidates below it stay under it, in first-stage order
+        fused = fuse_run(reranked_head(run, candidates, args.depth), candidates, *fusion)
+        systems[fused_tag] = with_tail(fused, candidates, args.depth)
         write_trec_run(systems[fused_tag], out / f"{fused_tag}.run", tag=fused_tag)
         print(f"fusion: {fusion[0]}, alpha {fusion[1]:g} (the re-ranker's weight) -> {out / f'{fused_tag}.run'}")
     if not collection.qrels:
@@ -226,7 +233,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
 
 def cmd_tune_fusion(args: argparse.Namespace) -> int:
-    from .rerank import check_first_stage_scores, tune_fusion
+    from .rerank import check_first_stage_scores, reranked_head, tune_fusion
 
     collection = _load(args)
     if not collection.qrels:
@@ -239,7 +246,14 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     run = _rerank(args, collection, candidates, query_ids, scorer, out / f"{tag}.run", tag)
     qrels = {qid: collection.qrels[qid] for qid in query_ids if qid in collection.qrels}
     choice = tune_fusion(
-        run, candidates, qrels, args.measure, args.methods, args.alphas, collection.relevance_level, name
+        reranked_head(run, candidates, args.depth),
+        candidates,
+        qrels,
+        args.measure,
+        args.methods,
+        args.alphas,
+        collection.relevance_level,
+        name,
     )
     raw = evaluate_run(run, qrels, [args.measure], collection.relevance_level).means()[args.measure]
     first = evaluate_run(candidates, qrels, [args.measure], collection.relevance_level).means()[args.measure]
@@ -269,7 +283,8 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     return 0
 
 
-def _named_runs(specs: list[str]) -> dict[str, Run]:
+def _named_runs(specs: list[str], paths: dict[str, str] | None = None) -> dict[str, Run]:
+    """The runs of ``NAME=PATH`` or ``PATH`` specs by name; ``paths`` (if given) receives each name's file."""
     runs = {}
     for spec in specs:
         name, equals, path = spec.partition("=")
@@ -278,6 +293,8 @@ def _named_runs(specs: list[str]) -> dict[str, Run]:
         if name in runs:
             raise SystemExit(f"two runs are named {name!r}; name them as NAME=PATH")
         runs[name] = read_trec_run(path)
+        if paths is not None:
+            paths[name] = path
     return runs
 
 
@@ -285,14 +302,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .report import bar_chart, compare, latex_table, markdown_table
 
     collection = _load(args)
-    runs = _named_runs(args.runs)
+    paths: dict[str, str] = {}
+    runs = _named_runs(args.runs, paths)
     reference = None
     if args.reference:
         reference = args.reference if args.reference in runs else Path(args.reference).stem
         if reference not in runs:
             runs = {reference: read_trec_run(args.reference), **runs}
+            paths[reference] = args.reference
+    documents = set(collection.documents)
     evaluations = {
-        name: evaluate_run(run, collection.qrels, args.measures, collection.relevance_level, complete=args.complete)
+        # a run whose document ids match nothing of the collection is refused, a partial match warned about
+        name: evaluate_run(
+            run,
+            collection.qrels,
+            args.measures,
+            collection.relevance_level,
+            complete=args.complete,
+            source=paths[name],
+            documents=documents,
+        )
         for name, run in runs.items()
     }
     comparison = compare(
