@@ -111,9 +111,19 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         "```python",
         "from datasets import load_dataset",
         "",
-        f'groups = load_dataset("{repo_id}", split="train")',
-        "row = groups[0]",
-        f'candidates = [row["positive"], *row["negatives"]]  # scored against row["{fixed}"], positive first',
+        *(
+            [
+                f'groups = load_dataset("{repo_id}", split="train")',
+                "row = groups[0]",
+                f'candidates = [row["positive"], *row["negatives"]]  # scored against row["{fixed}"], positive first',
+            ]
+            if stats.rows
+            else [
+                "# this build is empty: datasets loads a split of 0 rows only streaming",
+                f'groups = load_dataset("{repo_id}", split="train", streaming=True)  # 0 rows, every column',
+                "print(groups.features)",
+            ]
+        ),
         "```",
         "",
         "## Build",

@@ -105,12 +105,19 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
             "with rows are configs (`datasets` cannot load an empty split).\n"
         )
     repo = info.get("repo_id") or "REPO_OR_FOLDER"
+    loads = {  # only the configs this build wrote: datasets cannot load an empty split
+        "corpus": f'corpus = load_dataset("{repo}", "corpus", split="corpus")      # _id, title (empty), text, article\n',
+        "queries": f'queries = load_dataset("{repo}", "queries", split="queries")   # _id, text, article, split\n',
+        "qrels": f'qrels = load_dataset("{repo}", "qrels", split="SPLIT")          # query-id, corpus-id, score (2 or 1)\n',
+        "triples": f'triples = load_dataset("{repo}", "triples", split="train")     # query, positive, negatives (BM25)\n',
+    }
+    written = info.get("parts", {})
+    qrels_split = "test" if "test" in written.get("qrels", []) else next(iter(written.get("qrels", [])), "test")
+    snippet = "".join(line for part, line in loads.items() if written.get(part)).replace("SPLIT", qrels_split)
     parts.append(
         "## Use\n\n```python\nfrom datasets import load_dataset\n\n"
-        f'corpus = load_dataset("{repo}", "corpus", split="corpus")      # _id, title (empty), text, article\n'
-        f'queries = load_dataset("{repo}", "queries", split="queries")   # _id, text, article, split\n'
-        f'qrels = load_dataset("{repo}", "qrels", split="test")          # query-id, corpus-id, score (2 or 1)\n'
-        f'triples = load_dataset("{repo}", "triples", split="train")     # query, positive, negatives (BM25)\n```\n\n'
+        + (snippet or "# this build is empty: no config has rows to load\n")
+        + "```\n\n"
         "The `default` config is the qrels (BEIR/MTEB layout). Each split folder (`train/`, `validation/`, `test/`) "
         "is also a TREC collection: `topics.tsv`, `qrels.txt`, the BM25 run `bm25.run` (top "
         f"{options['bm25_k']}), `bm25.metrics.json`, and for validation and test `candidates.json` (rank_llm "

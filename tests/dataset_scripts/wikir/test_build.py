@@ -174,6 +174,12 @@ def test_no_qualifying_article_is_a_clear_message_and_a_loadable_corpus(enwiki_c
     from datasets import load_dataset
 
     assert load_dataset(str(out), "corpus", split="corpus").num_rows == 96
+    # the card's loading snippet names only the configs this build has, and runs as shown
+    snippet = card.split("```python\n", 1)[1].split("```", 1)[0]
+    assert '"queries"' not in snippet and '"qrels"' not in snippet
+    scope: dict = {}
+    exec(snippet.replace("REPO_OR_FOLDER", str(out)), scope)
+    assert scope["corpus"].num_rows == 96
 
 
 def test_other_parameters_in_the_same_folder_are_refused(default_build, enwiki_corpus):
