@@ -244,3 +244,23 @@ def test_the_original_layouts_and_max_articles(enwiki_corpus, tmp_path):
             [r["query-id"], "0", r["corpus-id"], str(r["score"])]
             for r in pq.read_table(next((out / "qrels").glob(f"{split}-fp*.parquet"))).to_pylist()
         ]
+
+
+def test_max_articles_takes_the_first_articles_or_the_originals_random_sample(enwiki_corpus, tmp_path):
+    def documents(out: Path) -> set[str]:
+        return {row["_id"] for p in (out / "corpus").glob("*.parquet") for row in pq.read_table(p).to_pylist()}
+
+    first = tmp_path / "first"
+    build_wikir(enwiki_corpus, first, WikirOptions(min_links=1, min_length=50), max_articles=30)
+    drawn = tmp_path / "random"
+    summary = build_wikir(
+        enwiki_corpus, drawn, WikirOptions(min_links=1, min_length=50), max_articles=30, random_sample=True
+    )
+    reseeded = tmp_path / "reseeded"
+    build_wikir(
+        enwiki_corpus, reseeded, WikirOptions(min_links=1, min_length=50, seed=1), max_articles=30, random_sample=True
+    )
+    # the first 30 corpus articles are read (some are too short); the random sample keeps 30 of all that qualify
+    assert len(documents(first)) < 30 and len(documents(drawn)) == len(documents(reseeded)) == 30
+    assert documents(drawn) != documents(reseeded) and not documents(drawn) <= documents(first)
+    assert summary["stats"]["skipped: not in the random sample of articles"] > 0
