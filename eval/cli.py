@@ -118,7 +118,15 @@ def cmd_first_stage(args: argparse.Namespace) -> int:
     print(f"wrote {args.output}: {len(run)} queries")
     if collection.qrels:
         _print_means(
-            args.method, evaluate_run(run, collection.qrels, args.measures, collection.relevance_level).means()
+            args.method,
+            evaluate_run(
+                run,
+                collection.qrels,
+                args.measures,
+                collection.relevance_level,
+                source=str(args.output),
+                documents=set(collection.documents),
+            ).means(),
         )
     return 0
 
@@ -137,14 +145,20 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
             )
         wanted = set(query_ids)
         run = {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
-        if collection.qrels and Path(args.candidates).is_file():  # a user's run: checked before any scoring
-            for note in check_run_documents(run, collection.qrels, set(collection.documents), args.candidates):
-                logger.warning("%s", note)
-        return name, run
+        return name, _checked(collection, run, args.candidates)
     method = args.first_stage or ("given" if collection.runs else "bm25")
     name = next(iter(collection.runs)) if method == "given" else method
     logger.info("candidates: %s (top %d)", name, args.k)
-    return name, _first_stage(args, collection, method, query_ids)
+    return name, _checked(collection, _first_stage(args, collection, method, query_ids), name)
+
+
+def _checked(collection: Collection, candidates: Run, source: str) -> Run:
+    """The candidates, their document ids checked against the collection before any scoring (a warning when some
+    are unknown; refused when they can match no judgment: see `eval.metrics.check_run_documents`)."""
+    if collection.qrels:
+        for note in check_run_documents(candidates, collection.qrels, set(collection.documents), source):
+            logger.warning("%s", note)
+    return candidates
 
 
 def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | None:

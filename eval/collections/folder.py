@@ -400,17 +400,10 @@ def _run_name(path: Path, taken: dict) -> str:
 
 
 def _check_judged_coverage(per_file: dict[Path, dict[str, str]], collection: Collection) -> None:
-    """Refuse qrels that judge none of the documents (every measure would be 0); warn when they judge few."""
+    """Warn when the qrels judge few or none of the documents (a sample of a corpus, or another copy of it); a run
+    of a collection whose qrels judge none of its documents is refused when scored (`eval.metrics`)."""
     judged = {docid for docs in collection.qrels.values() for docid in docs}
     found = sum(docid in collection.documents for docid in judged)
-    if judged and not found:
-        raise CollectionFormatError(
-            next(iter(per_file)).parent,
-            f"none of the {len(judged)} judged documents is in the document files {[p.name for p in per_file]} "
-            f"(qrels: {', '.join(sorted(judged)[:3])}; documents: {', '.join(sorted(collection.documents)[:3])}): "
-            "these qrels judge other documents (another copy of the corpus with other ids, or documents these "
-            "files do not hold); every measure would be 0",
-        )
     if found < len(judged) / 2:
         logger.warning(
             "%s: only %d of the %d judged documents are in the document files %s: are these qrels for this corpus?",

@@ -81,7 +81,7 @@ def read_lisa_queries(path: str | Path) -> dict[str, str]:
         if qid is None:
             if not line.strip():
                 continue
-            if not line.strip().isdigit():
+            if not line.strip().isdecimal():
                 raise CollectionFormatError(path, f"expected a query number, got {line.strip()[:40]!r}", number)
             qid, lines, opened = str(int(line)), [], number
             continue
@@ -108,7 +108,7 @@ def read_lisa_qrels(path: str | Path) -> Qrels:
         return _read_rel(path, rows)
     tokens = [(number, token) for number, line in rows for token in line.split()]
     for number, token in tokens:
-        if not token.isdigit():
+        if not token.isdecimal():
             raise CollectionFormatError(path, f"{token!r} is not a number", number)
     qrels: Qrels = {}
     position = 0
@@ -144,7 +144,7 @@ def _read_rel(path: str | Path, rows: list[tuple[int, str]]) -> Qrels:
             if token == "-1":
                 qid = None
                 break
-            if not token.isdigit():
+            if not token.isdecimal():
                 raise CollectionFormatError(path, f"{token!r} is not a document number", number)
             qrels[qid][str(int(token))] = 1
     return qrels

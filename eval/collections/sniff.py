@@ -126,7 +126,11 @@ def _sniff_lisa(head: str) -> str | None:
     if re.fullmatch(r"\s*\d+\s*", lines[0]) and len(lines) > 1 and any(line.rstrip().endswith("#") for line in lines):
         return "lisa-queries"
     tokens = head.split()
-    if len(tokens) > 2 and all(token.isdigit() for token in tokens) and len({len(line.split()) for line in lines}) > 1:
+    if (
+        len(tokens) > 2
+        and all(token.isdecimal() for token in tokens)
+        and len({len(line.split()) for line in lines}) > 1
+    ):
         position = 0
         while position + 1 < len(tokens):  # query, count, that many documents; the last may be cut
             position += 2 + int(tokens[position + 1])

@@ -13,7 +13,8 @@ import pytest
 
 from eval.collections import CollectionFormatError, load_collection
 from eval.collections.smart import read_smart_documents
-from eval.metrics import evaluate_run
+from eval.first_stage import first_stage_run
+from eval.metrics import RunMismatchError, evaluate_run
 from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI
 
 # Anserini's qrels.dl19-passage.txt, first lines as distributed (tools/topics-and-qrels), and its topics layout
@@ -94,8 +95,11 @@ def test_smart_folder_with_a_trec_sgml_copy_is_refused_with_the_choices(tmp_path
     assert "(trec-sgml: not offered, the qrels judge none of its documents)" in message
     smart = load_collection(f"smart:{folder}")
     assert len(smart.documents) == 50 and smart.documents == load_collection(str(CRANFIELD_MINI)).documents
-    with pytest.raises(CollectionFormatError, match=r"none of the \d+ judged documents is in the document files"):
-        load_collection(f"trec-sgml:{folder}")
+    # loaded on purpose, the copy whose ids the qrels never use is named, and any run of it is refused when scored
+    sgml = load_collection(f"trec-sgml:{folder}")
+    run = first_stage_run(sgml, "bm25", 10, list(sgml.queries))
+    with pytest.raises(RunMismatchError, match="the qrels judge none of the collection's documents"):
+        evaluate_run(run, sgml.qrels, source="bm25", documents=set(sgml.documents))
 
 
 def test_the_offered_choice_is_the_one_whose_ids_the_qrels_use(tmp_path):

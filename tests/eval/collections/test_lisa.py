@@ -12,6 +12,7 @@ from eval.collections import CollectionFormatError, load_collection
 from eval.collections.lisa import read_lisa_documents, read_lisa_qrels, read_lisa_queries
 from eval.collections.sniff import sniff
 from eval.first_stage import first_stage_run
+from eval.metrics import RunMismatchError, evaluate_run
 from tests.eval.conftest import LISA_MINI
 
 JUDGED = {
@@ -50,11 +51,15 @@ def test_the_older_lisa_rel_layout_and_the_newer_file_preferred(tmp_path, caplog
     (folder / "LISA.REL").write_text(rel)
     assert sniff(folder / "LISA.REL").kind == "lisa-qrels"
     assert {q: set(d) for q, d in read_lisa_qrels(folder / "LISA.REL").items()} == JUDGED
-    with caplog.at_level(logging.WARNING), pytest.raises(CollectionFormatError) as error:
-        load_collection(str(folder))
+    with caplog.at_level(logging.WARNING):
+        collection = load_collection(str(folder))
     assert "LISA.REL: not read (the older LISA judgments; LISARJ.NUM is read)" in caplog.text
-    # the sample holds none of the judged documents: refused, not scored as zeros
-    assert "none of the 17 judged documents is in the document files ['LISA5.627']" in str(error.value)
+    assert {q: set(d) for q, d in collection.qrels.items()} == JUDGED
+    # the sample holds none of the judged documents: said when loading, and a run is refused, not scored as zeros
+    assert "only 0 of the 17 judged documents are in the document files ['LISA5.627']" in caplog.text
+    run = first_stage_run(collection, "bm25", 10, ["24"])
+    with pytest.raises(RunMismatchError, match="no query id in common"):
+        evaluate_run(run, collection.qrels, source="bm25", documents=set(collection.documents))
 
 
 def test_documents_and_queries_load_as_a_folder_and_as_a_tar_gz(tmp_path):
