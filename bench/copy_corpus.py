@@ -41,6 +41,7 @@ from big_dump import copy_suffix, id_stride, normal  # noqa: E402
 from dataset_scripts.corpus.build import write_card  # noqa: E402
 from dataset_scripts.corpus.folder import BUILD_RECORD, read_build_record  # noqa: E402
 from dataset_scripts.corpus.steps import ROWS_PER_BATCH, merged_stats  # noqa: E402
+from dataset_scripts.fingerprint import plain_name, stamp  # noqa: E402
 
 PARTS = ("data", "redirects", "skipped")
 
@@ -206,7 +207,7 @@ def copy_corpus(source: Path, copies: int, output_dir: Path, articles_per_file: 
                 )
                 rows = 0
                 part_stats.append(Counter())
-            stats_file = source / "stats" / f"{path.stem}.json"
+            stats_file = source / "stats" / plain_name(path).replace(".parquet", ".json")
             part_stats[-1].update(
                 json.loads(stats_file.read_text()) if stats_file.exists() else {"articles": per_file[path]}
             )
@@ -232,7 +233,8 @@ def copy_corpus(source: Path, copies: int, output_dir: Path, articles_per_file: 
         path.write_text(json.dumps(dict(counted), indent=1, sort_keys=True))
     names = [f"{name} (x{copies}, bench/copy_corpus.py)" for name in record.get("inputs", [source.name])]
     formats = record.get("formats")
-    write_card(output_dir, names, stats, formats)
+    fingerprint = stamp(output_dir, [output_dir / part for part in PARTS])
+    write_card(output_dir, names, stats, formats, fingerprint)
     built = {"inputs": names, "formats": formats, "options": record.get("options", {}), "statistics": dict(stats)}
     built = {key: value for key, value in built.items() if value is not None}
     (output_dir / BUILD_RECORD).write_text(json.dumps(built, indent=1, sort_keys=True))

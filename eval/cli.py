@@ -26,7 +26,7 @@ from cli.errors import one_line
 from .collections import Collection, Run, read_trec_run, write_trec_run
 from .collections.relevance import is_graded
 from .collections.trec import ranked
-from .metrics import DEFAULT_MEASURES, evaluate_run
+from .metrics import DEFAULT_MEASURES, check_run_documents, evaluate_run
 from .splits import load_collection_part
 
 logger = logging.getLogger("eval")
@@ -92,6 +92,7 @@ def _load(args: argparse.Namespace) -> Collection:
 
 
 def _query_ids(collection: Collection, max_queries: int | None) -> list[str]:
+    collection.require_queries()  # never an empty run: a collection without queries is refused, saying why
     ids = collection.judged_query_ids() or list(collection.queries)
     return ids[:max_queries] if max_queries else ids
 
@@ -121,7 +122,15 @@ def cmd_first_stage(args: argparse.Namespace) -> int:
     print(f"wrote {args.output}: {len(run)} queries")
     if collection.qrels:
         _print_means(
-            args.method, evaluate_run(run, collection.qrels, args.measures, collection.relevance_level).means()
+            args.method,
+            evaluate_run(
+                run,
+                collection.qrels,
+                args.measures,
+                collection.relevance_level,
+                source=str(args.output),
+                documents=set(collection.documents),
+            ).means(),
         )
     return 0
 
@@ -139,11 +148,21 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
                 f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} {sorted(collection.runs)}"
             )
         wanted = set(query_ids)
-        return name, {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
+        run = {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
+        return name, _checked(collection, run, args.candidates)
     method = args.first_stage or ("given" if collection.runs else "bm25")
     name = next(iter(collection.runs)) if method == "given" else method
     logger.info("candidates: %s (top %d)", name, args.k)
-    return name, _first_stage(args, collection, method, query_ids)
+    return name, _checked(collection, _first_stage(args, collection, method, query_ids), name)
+
+
+def _checked(collection: Collection, candidates: Run, source: str) -> Run:
+    """The candidates, their document ids checked against the collection before any scoring (a warning when some
+    are unknown; refused when they can match no judgment: see `eval.metrics.check_run_documents`)."""
+    if collection.qrels:
+        for note in check_run_documents(candidates, collection.qrels, set(collection.documents), source):
+            logger.warning("%s", note)
+    return candidates
 
 
 def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | None:
@@ -209,7 +228,7 @@ def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, q
 
 
 def cmd_rerank(args: argparse.Namespace) -> int:
-    from .rerank import check_first_stage_scores, fuse_run
+    from .rerank import check_first_stage_scores, fuse_run, reranked_head, with_tail
 
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
@@ -227,7 +246,9 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     systems = {name: candidates, tag: run}
     if fusion:
         fused_tag = f"{tag}+{name}"
-        systems[fused_tag] = fuse_run(run, candidates, *fusion)
+        # fusion reorders the re-ranked depth only; the candidates below it stay under it, in first-stage order
+        fused = fuse_run(reranked_head(run, candidates, args.depth), candidates, *fusion)
+        systems[fused_tag] = with_tail(fused, candidates, args.depth)
         write_trec_run(systems[fused_tag], out / f"{fused_tag}.run", tag=fused_tag)
         print(f"fusion: {fusion[0]}, alpha {fusion[1]:g} (the re-ranker's weight) -> {out / f'{fused_tag}.run'}")
     if not collection.qrels:
@@ -246,7 +267,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
 
 def cmd_tune_fusion(args: argparse.Namespace) -> int:
-    from .rerank import check_first_stage_scores, tune_fusion
+    from .rerank import check_first_stage_scores, reranked_head, tune_fusion
 
     collection = _load(args)
     if not collection.qrels:
@@ -259,7 +280,14 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     run = _rerank(args, collection, candidates, query_ids, scorer, out / f"{tag}.run", tag)
     qrels = {qid: collection.qrels[qid] for qid in query_ids if qid in collection.qrels}
     choice = tune_fusion(
-        run, candidates, qrels, args.measure, args.methods, args.alphas, collection.relevance_level, name
+        reranked_head(run, candidates, args.depth),
+        candidates,
+        qrels,
+        args.measure,
+        args.methods,
+        args.alphas,
+        collection.relevance_level,
+        name,
     )
     raw = evaluate_run(run, qrels, [args.measure], collection.relevance_level).means()[args.measure]
     first = evaluate_run(candidates, qrels, [args.measure], collection.relevance_level).means()[args.measure]
@@ -289,7 +317,8 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     return 0
 
 
-def _named_runs(specs: list[str]) -> dict[str, Run]:
+def _named_runs(specs: list[str], paths: dict[str, str] | None = None) -> dict[str, Run]:
+    """The runs of ``NAME=PATH`` or ``PATH`` specs by name; ``paths`` (if given) receives each name's file."""
     runs = {}
     for spec in specs:
         name, equals, path = spec.partition("=")
@@ -298,6 +327,8 @@ def _named_runs(specs: list[str]) -> dict[str, Run]:
         if name in runs:
             raise SystemExit(f"two runs are named {name!r}; name them as NAME=PATH")
         runs[name] = _read_run(path)
+        if paths is not None:
+            paths[name] = path
     return runs
 
 
@@ -315,14 +346,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .report import bar_chart, compare, latex_table, markdown_table
 
     collection = _load(args)
-    runs = _named_runs(args.runs)
+    paths: dict[str, str] = {}
+    runs = _named_runs(args.runs, paths)
     reference = None
     if args.reference:
         reference = args.reference if args.reference in runs else Path(args.reference).stem
         if reference not in runs:
             runs = {reference: _read_run(args.reference), **runs}
+            paths[reference] = args.reference
+    documents = set(collection.documents)
     evaluations = {
-        name: evaluate_run(run, collection.qrels, args.measures, collection.relevance_level, complete=args.complete)
+        # a run whose document ids match nothing of the collection is refused, a partial match warned about
+        name: evaluate_run(
+            run,
+            collection.qrels,
+            args.measures,
+            collection.relevance_level,
+            complete=args.complete,
+            source=paths[name],
+            documents=documents,
+        )
         for name, run in runs.items()
     }
     comparison = compare(

@@ -100,7 +100,12 @@ def _load_rows(source: str, config: str | None, split: str):
         if path.suffix.lower() not in kinds:
             raise ValueError(f"{source}: unsupported file type (use {', '.join(kinds)} or a dataset folder)")
         return load_dataset(kinds[path.suffix.lower()], data_files=str(path), split="train")
-    return load_dataset(source, None if config in (None, "", "default") else config, split=split)
+    config = None if config in (None, "", "default") else config
+    if path.is_dir():  # that folder's files, never rows cached for another folder of the same name
+        from eval.collections.local_dataset import load_local_dataset
+
+        return load_local_dataset(path, config, split=split)
+    return load_dataset(source, config, split=split)
 
 
 def load_task(

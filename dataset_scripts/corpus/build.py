@@ -7,7 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 from ..executors import ExecutorOptions, make_executor
-from .empty import clear_placeholders, empty_reason, write_placeholders
+from ..fingerprint import stamp, stamped_pattern, unstamp
+from .empty import CONFIG_SCHEMAS, clear_placeholders, empty_reason, write_placeholders
 from .folder import BUILD_RECORD, corpus_languages
 from .options import CorpusOptions
 from .reading import resolve_read_ahead
@@ -18,12 +19,12 @@ from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 CARD_TEMPLATE = """---
 configs:
 - config_name: articles
-  data_files: data/*.parquet
+  data_files: {data}
   default: true
 - config_name: redirects
-  data_files: redirects/*.parquet
+  data_files: {redirects}
 - config_name: skipped
-  data_files: skipped/*.parquet
+  data_files: {skipped}
 {license}
 ---
 
@@ -76,16 +77,19 @@ def build_corpus(
         job_name="wikiformer-corpus",
         preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
     )
+    config_folders = [output_dir / folder for folder in CONFIG_SCHEMAS]
+    unstamp(config_folders)  # resuming: the writers and datatrove see the names they wrote
     clear_placeholders(output_dir)
     run.run()
     if executor.kind == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
         return Counter()  # jobs submitted: they write the corpus; the rerun that finds them done writes the card
     stats = merged_stats(output_dir)
     write_placeholders(output_dir)
+    fingerprint = stamp(output_dir, config_folders)
     names = [Path(p).name for p in inputs]
     # the formats decide the licence the cards state (corpus/source_license.py)
     formats = sorted({shard.fmt for shard in shards})
-    write_card(output_dir, names, stats, formats)
+    write_card(output_dir, names, stats, formats, fingerprint)
     record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
     # the language each dump names (<siteinfo>) wins over the reader's default: record what was built
     languages = corpus_languages(output_dir)
@@ -96,9 +100,16 @@ def build_corpus(
     return stats
 
 
-def write_card(output_dir: Path, input_names: list[str], stats: Counter, formats: list[str] | None = None) -> None:
-    """The corpus README.md: a `configs:` block for `load_dataset`, the build statistics and the licence of the
-    input ``formats`` (:func:`.source_license.source_license`; ``None``: Wikipedia)."""
+def write_card(
+    output_dir: Path,
+    input_names: list[str],
+    stats: Counter,
+    formats: list[str] | None = None,
+    fingerprint: str | None = None,
+) -> None:
+    """The corpus README.md: a `configs:` block for `load_dataset` (its patterns name the data files'
+    ``fingerprint``: :mod:`..fingerprint`), the build statistics and the licence of the input ``formats``
+    (:func:`.source_license.source_license`; ``None``: Wikipedia)."""
     rows = "\n".join(f"| {key} | {value:,} |" for key, value in sorted(stats.items()))
     table = "| statistic | count |\n|---|---|\n" + rows
     if not stats["articles"]:
@@ -108,5 +119,11 @@ def write_card(output_dir: Path, input_names: list[str], stats: Counter, formats
     metadata = "\n".join(f"{key}: {value}" for key, value in licence.card_data().items())
     text = "\n\n".join(licence.paragraphs)
     (output_dir / "README.md").write_text(
-        CARD_TEMPLATE.format(license=metadata, license_text=text, inputs=names, table=table)
+        CARD_TEMPLATE.format(
+            license=metadata,
+            license_text=text,
+            inputs=names,
+            table=table,
+            **{folder: stamped_pattern(f"{folder}/*.parquet", fingerprint) for folder in CONFIG_SCHEMAS},
+        )
     )

@@ -17,6 +17,7 @@ from ..build_params import record_parameters
 from ..corpus.folder import corpus_language, is_corpus_dir, read_build_record
 from ..corpus.options import CorpusOptions
 from ..executors import ExecutorOptions, chain_executors
+from ..fingerprint import unstamp
 from .anchors import HarpOptions
 from .corpus_units import Unit, corpus_files, plan_units
 from .language_model import LANGUAGE_STOPWORDS
@@ -193,6 +194,8 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
         "repo_id": build.repo_id,
         "command": build.command,
     }
+    # resuming: the stages see the plain shard names they wrote; the last stage stamps them again
+    unstamp(layout.task_dir(task) / "data" for task in build.tasks)
     baselines = (build.prop, build.harp, build.attention_cache)
     executors = make_executors(
         build.executor, layout, units, redirect_files, build.tasks, build.sampling, build_info, baselines

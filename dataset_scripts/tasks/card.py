@@ -9,6 +9,7 @@ from typing import Any
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..corpus.source_license import WIKIPEDIA_FORMATS, source_license
+from ..fingerprint import stamped_pattern
 from .registry import get_task
 from .stats import TaskStats
 
@@ -38,11 +39,13 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
         statistics: build-wide statistics (``articles``, ``see_also``).
         build_info: ``options`` (the TaskOptions dict), ``source`` (dump or corpus name), ``formats`` (the corpus's
             input formats, which decide the licence; absent: Wikipedia), ``language``, ``repo_id`` (how users load
-            it), ``command`` (the build command).
+            it), ``command`` (the build command), ``fingerprint`` (the data files' content fingerprint that the
+            card's pattern names: :mod:`dataset_scripts.fingerprint`).
     """
     spec = get_task(task)
     language = build_info.get("language") or "en"
     licence = _licence(build_info)
+    data_files = stamped_pattern("data/*.parquet", build_info.get("fingerprint"))
     wikipedia = licence.license == "cc-by-sa-4.0" or bool(set(build_info.get("formats") or ()) & WIKIPEDIA_FORMATS)
     data = DatasetCardData(
         **licence.card_data(),
@@ -54,7 +57,7 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
         pretty_name=f"{_method(spec)} {spec.title} pre-training groups",
         tags=["wikiformer", *(["wikipedia"] if wikipedia else []), "information-retrieval", "pretraining", task]
         + ([spec.origin.name.lower()] if spec.origin and spec.origin.name.lower() != task else []),
-        configs=[{"config_name": "default", "data_files": [{"split": "train", "path": "data/*.parquet"}]}],
+        configs=[{"config_name": "default", "data_files": [{"split": "train", "path": data_files}]}],
     )
     content = f"---\n{data.to_yaml()}\n---\n\n" + _body(task, stats, statistics, build_info)
     return DatasetCard(content)
@@ -108,9 +111,19 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         "```python",
         "from datasets import load_dataset",
         "",
-        f'groups = load_dataset("{repo_id}", split="train")',
-        "row = groups[0]",
-        f'candidates = [row["positive"], *row["negatives"]]  # scored against row["{fixed}"], positive first',
+        *(
+            [
+                f'groups = load_dataset("{repo_id}", split="train")',
+                "row = groups[0]",
+                f'candidates = [row["positive"], *row["negatives"]]  # scored against row["{fixed}"], positive first',
+            ]
+            if stats.rows
+            else [
+                "# this build is empty: datasets loads a split of 0 rows only streaming",
+                f'groups = load_dataset("{repo_id}", split="train", streaming=True)  # 0 rows, every column',
+                "print(groups.features)",
+            ]
+        ),
         "```",
         "",
         "## Build",

@@ -24,6 +24,7 @@ from datatrove.utils.logging import logger
 from tqdm.auto import tqdm
 
 from ..atomic_files import atomic_write, clear_partial
+from ..fingerprint import stamp
 from . import ltm
 from .card import write_card
 from .common import TaskOutput, task_rng
@@ -410,7 +411,10 @@ class FinalizeStep(PipelineStep):
                     write_empty_shard(placeholder, get_task(task).features)
                 else:
                     placeholder.unlink(missing_ok=True)  # an earlier empty build of the same folder
-                write_card(self.layout.task_dir(task), task, stats, statistics, info)
+                # file names carrying the content's fingerprint: load_dataset(FOLDER) never finds another build's
+                # rows cached under the same folder name (see dataset_scripts/fingerprint.py)
+                fingerprint = stamp(self.layout.task_dir(task), [self.layout.task_dir(task) / "data"])
+                write_card(self.layout.task_dir(task), task, stats, statistics, {**info, "fingerprint": fingerprint})
             write_json(summary, self.layout.work / "summary.json")
         if data:
             yield from data

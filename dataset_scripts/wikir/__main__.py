@@ -49,6 +49,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_corpus_arguments(parser)
     parser.add_argument("--max-articles", type=int, default=None, help="read only the first N corpus articles [-m]")
     parser.add_argument(
+        "--random-sample", action="store_true", help="--max-articles draws N random articles (seeded), as -m does"
+    )
+    parser.add_argument(
         "--export",
         nargs="+",
         choices=FORMATS,
@@ -132,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             executor=executor,
             articles_per_unit=args.articles_per_unit,
             max_articles=args.max_articles,
+            random_sample=args.random_sample,
             export_formats=args.export,
             info=info,
         )

@@ -89,7 +89,15 @@ def resolve(targets: pa.Array, keys: pa.Array, redirects: tuple[pa.Array, pa.Arr
     return rows
 
 
-def assemble(extraction: pa.Table, redirects: tuple[pa.Array, pa.Array], options: WikirOptions) -> Collection:
+SKIP_NOT_SAMPLED = "not in the random sample of articles"
+
+
+def assemble(
+    extraction: pa.Table,
+    redirects: tuple[pa.Array, pa.Array],
+    options: WikirOptions,
+    random_sample: int | None = None,
+) -> Collection:
     """Build the collection from the extraction rows of the whole corpus (:data:`EXTRACT_SCHEMA`, corpus order).
 
     Documents are the articles without a skip reason; a title met again (same normalised title) is a counted
@@ -97,6 +105,10 @@ def assemble(extraction: pa.Table, redirects: tuple[pa.Array, pa.Array], options
     B gets grade 2 for its own article and 1 for each linking document. Query ids, in corpus order, are shuffled
     with ``random.Random(seed)`` (the original's ``random.seed(seed); random.shuffle``): the first
     ``validation_size`` are the validation split, the next ``test_size`` the test split, the rest training.
+
+    ``random_sample``: keep only that many documents, drawn at random (``random.Random(seed)``) among the articles
+    that qualify, as the original's ``-m`` does (its ``random.sample`` after the length filter); the others are
+    counted as not sampled.
     """
     stats: Counter = Counter()
     extraction = extraction.select(EXTRACT_SCHEMA.names)
@@ -113,6 +125,12 @@ def assemble(extraction: pa.Table, redirects: tuple[pa.Array, pa.Array], options
                 article = extraction.column("id")[row].as_py()
                 logger.warning("WIKIR: title %r appears again (article id %s); the first one is kept", key, article)
         seen.add(key)
+    if random_sample is not None:
+        candidates = [row for row, skip in enumerate(skips) if not skip]
+        chosen = set(random.Random(options.seed).sample(candidates, min(random_sample, len(candidates))))
+        for row in candidates:
+            if row not in chosen:
+                skips[row] = SKIP_NOT_SAMPLED
     for skip in skips:
         if skip:
             stats[f"skipped: {skip}"] += 1

@@ -58,6 +58,7 @@ def build_wikir(
     executor: ExecutorOptions = ExecutorOptions(),
     articles_per_unit: int = 1000,
     max_articles: int | None = None,
+    random_sample: bool = False,
     export_formats: Sequence[str] = (),
     info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -69,7 +70,9 @@ def build_wikir(
         options: the WIKIR options.
         executor: where and how wide the stages run (``num_proc`` extraction processes).
         articles_per_unit: articles per extraction unit (units, not processes, fix the output).
-        max_articles: read only the first articles of the corpus (the original's ``-m``).
+        max_articles: read only the first articles of the corpus; with ``random_sample``, keep that many articles
+            drawn at random (seeded with ``options.seed``) among all that qualify, as the original's ``-m`` does.
+        random_sample: how ``max_articles`` picks its articles (see there).
         export_formats: also write the original's layouts (``csv``, ``json``, ``xml``; see :mod:`.export`).
         info: card fields: ``source``, ``command``, ``name``, ``note``.
 
@@ -79,11 +82,16 @@ def build_wikir(
     output_dir = Path(output_dir)
     layout = WikirLayout(output_dir)
     data_files, redirect_files = corpus_files(Path(corpus_dir))
-    units = limit_units(plan_units(data_files, articles_per_unit), max_articles)
+    units = plan_units(data_files, articles_per_unit)
+    if not random_sample:
+        units = limit_units(units, max_articles)
+    elif max_articles is not None and max_articles < 1:
+        raise ValueError(f"max_articles must be >= 1, got {max_articles}")
     language = corpus_language(data_files[0])
     params = {
         "options": options.to_dict(),
         "max_articles": max_articles,
+        **({"random_sample": True} if random_sample else {}),
         "units": len(units),
         "corpus": [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files],
     }
@@ -96,6 +104,7 @@ def build_wikir(
         "options": options.to_dict(),
         "language": language,
         "export": list(export_formats),
+        **({"random_sample": max_articles} if random_sample and max_articles is not None else {}),
     }
     world = max(1, min(executor.num_proc, len(units)))
     stages = [
@@ -139,7 +148,7 @@ def assemble_outputs(root: Path, units: Sequence[Unit], redirect_files: Sequence
     options = WikirOptions(**info["options"])
     shards = [pq.read_table(layout.extraction(u.number)) for u in units]
     extraction = pa.concat_tables(shards) if shards else EXTRACT_SCHEMA.empty_table()
-    collection = assemble(extraction, read_redirects(redirect_files), options)
+    collection = assemble(extraction, read_redirects(redirect_files), options, info.get("random_sample"))
     for unit in units:
         marker = json.loads(layout.marker(unit.number).read_text("utf-8"))
         marker.pop("articles", None)
@@ -149,13 +158,16 @@ def assemble_outputs(root: Path, units: Sequence[Unit], redirect_files: Sequence
     triples, without = training_rows(collection, run, options.train_negatives)
     if without:
         collection.stats["training queries without a BM25 negative"] = without
-    parts = write_dataset(layout.root, collection, triples)
+    parts, fingerprint = write_dataset(layout.root, collection, triples)
     written = write_trec_folders(layout.root, collection, run, figures, _slug(info["name"]))
     for fmt in info.get("export", []):
         export(collection, layout.root / "original", fmt)
     bm25 = options.bm25_language(info["language"])
     write_card(
-        layout.root, collection, figures, {**info, "bm25": bm25, "parts": parts, "triples": {"rows": len(triples)}}
+        layout.root,
+        collection,
+        figures,
+        {**info, "bm25": bm25, "parts": parts, "fingerprint": fingerprint, "triples": {"rows": len(triples)}},
     )
     summary = {
         "language": info["language"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..fingerprint import stamped_pattern
 from .assemble import SPLITS, Collection
 from .output import MEASURES
 
@@ -24,8 +25,9 @@ PATHS = {"corpus": "corpus/*.parquet", "queries": "queries/*.parquet", "qrels": 
          "triples": "triples/train.parquet"}  # fmt: skip
 
 
-def front_matter(parts: dict[str, list[str]], language: str) -> str:
-    """The YAML header: one config per part with rows (``default`` = the qrels, as MTEB lays them out)."""
+def front_matter(parts: dict[str, list[str]], language: str, fingerprint: str | None = None) -> str:
+    """The YAML header: one config per part with rows (``default`` = the qrels, as MTEB lays them out); the
+    patterns name the data files' ``fingerprint`` (:mod:`dataset_scripts.fingerprint`)."""
     lines = ["---", "configs:"]
     for config, source in (("default", "qrels"), ("qrels", "qrels"), ("corpus", "corpus"), ("queries", "queries"),
                            ("triples", "triples")):  # fmt: skip
@@ -33,7 +35,10 @@ def front_matter(parts: dict[str, list[str]], language: str) -> str:
             continue
         lines += [f"- config_name: {config}", "  data_files:"]
         for split in parts[source]:
-            lines += [f"  - split: {split}", f"    path: {PATHS[source].format(split=split)}"]
+            lines += [
+                f"  - split: {split}",
+                f"    path: {stamped_pattern(PATHS[source].format(split=split), fingerprint)}",
+            ]
     if len(lines) == 2:
         lines.pop()
     return "\n".join(lines) + "\n" + METADATA.format(language=language or "en") + "---\n"
@@ -75,7 +80,7 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
     """The card text. ``info``: ``options`` (dict), ``language``, ``source``, ``command``, ``name``, ``note``,
     ``bm25`` (stemmer and stopwords used), ``triples`` (rows, queries without a negative)."""
     options = info["options"]
-    parts = [front_matter(info["parts"], info["language"]), f"# {info['name']}\n"]
+    parts = [front_matter(info["parts"], info["language"], info.get("fingerprint")), f"# {info['name']}\n"]
     parts.append(
         "An ad-hoc retrieval test collection built from Wikipedia with the WIKIR method (Frej et al., LREC 2020) "
         f"by `python -m dataset_scripts.wikir` of the Wikiformer kit, from: {info['source']}.\n\n"
@@ -100,12 +105,19 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
             "with rows are configs (`datasets` cannot load an empty split).\n"
         )
     repo = info.get("repo_id") or "REPO_OR_FOLDER"
+    loads = {  # only the configs this build wrote: datasets cannot load an empty split
+        "corpus": f'corpus = load_dataset("{repo}", "corpus", split="corpus")      # _id, title (empty), text, article\n',
+        "queries": f'queries = load_dataset("{repo}", "queries", split="queries")   # _id, text, article, split\n',
+        "qrels": f'qrels = load_dataset("{repo}", "qrels", split="SPLIT")          # query-id, corpus-id, score (2 or 1)\n',
+        "triples": f'triples = load_dataset("{repo}", "triples", split="train")     # query, positive, negatives (BM25)\n',
+    }
+    written = info.get("parts", {})
+    qrels_split = "test" if "test" in written.get("qrels", []) else next(iter(written.get("qrels", [])), "test")
+    snippet = "".join(line for part, line in loads.items() if written.get(part)).replace("SPLIT", qrels_split)
     parts.append(
         "## Use\n\n```python\nfrom datasets import load_dataset\n\n"
-        f'corpus = load_dataset("{repo}", "corpus", split="corpus")      # _id, title (empty), text, article\n'
-        f'queries = load_dataset("{repo}", "queries", split="queries")   # _id, text, article, split\n'
-        f'qrels = load_dataset("{repo}", "qrels", split="test")          # query-id, corpus-id, score (2 or 1)\n'
-        f'triples = load_dataset("{repo}", "triples", split="train")     # query, positive, negatives (BM25)\n```\n\n'
+        + (snippet or "# this build is empty: no config has rows to load\n")
+        + "```\n\n"
         "The `default` config is the qrels (BEIR/MTEB layout). Each split folder (`train/`, `validation/`, `test/`) "
         "is also a TREC collection: `topics.tsv`, `qrels.txt`, the BM25 run `bm25.run` (top "
         f"{options['bm25_k']}), `bm25.metrics.json`, and for validation and test `candidates.json` (rank_llm "

@@ -17,6 +17,7 @@ from eval.first_stage.bm25 import BM25Options, BM25Retriever
 from eval.metrics import evaluate_run
 
 from ..atomic_files import atomic_write
+from ..fingerprint import stamp, unstamp
 from .assemble import SPLITS, Collection
 from .options import WikirOptions
 
@@ -64,6 +65,10 @@ def split_figures(collection: Collection, run: dict[str, dict[str, float]]) -> d
     return figures
 
 
+DATASET_PARTS = ("corpus", "queries", "qrels", "triples")
+"""The folders of the Hugging Face dataset, one per part."""
+
+
 def _atomic_parquet(table: pa.Table, path: Path) -> None:
     atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
@@ -99,12 +104,17 @@ def training_rows(collection: Collection, run: dict[str, dict[str, float]], nega
     return rows, without
 
 
-def write_dataset(root: Path, collection: Collection, triples: list[dict[str, Any]]) -> dict[str, list[str]]:
+def write_dataset(
+    root: Path, collection: Collection, triples: list[dict[str, Any]]
+) -> tuple[dict[str, list[str]], str]:
     """The Hugging Face dataset: ``corpus/``, ``queries/``, ``qrels/<split>.parquet``, ``triples/train.parquet``.
 
     ``datasets`` cannot load a split without rows, so an empty part is not written (and a stale one from an
-    earlier build is removed). Returns the parts written: config -> splits.
+    earlier build is removed). The files' names end with their content fingerprint (``-fp<16 hex>.parquet``:
+    :mod:`dataset_scripts.fingerprint`). Returns the parts written (config -> splits) and the fingerprint.
     """
+    folders = [root / part for part in DATASET_PARTS]
+    unstamp(folders)
     corpus = [
         {"_id": d, "title": "", "text": text, "article": collection.titles[d]}
         for d, text in collection.documents.items()
@@ -123,7 +133,7 @@ def write_dataset(root: Path, collection: Collection, triples: list[dict[str, An
         parts["qrels"] += [split] * bool(qrels)
     _write_part(triples, TRIPLES_SCHEMA, root / "triples" / "train.parquet")
     parts["triples"] += ["train"] * bool(triples)
-    return parts
+    return parts, stamp(root, folders)
 
 
 def _write_part(rows: list[dict[str, Any]], schema: pa.Schema, path: Path) -> None:

@@ -3,13 +3,14 @@ documents and queries (any script)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import regex
 
 from ..corpus.article import Article
 from ..corpus.sentences import sentence_spans
 from ..corpus.words import count_words, first_words
+from .hatnotes import skip_hatnotes
 
 # The original keeps [a-zA-Z0-9] and turns everything else into spaces, which erases every non-Latin script;
 # letters, digits and combining marks of any script are kept here (a mark belongs to its letter in Devanagari,
@@ -36,11 +37,13 @@ class Body:
         parts: the texts (``""`` for an empty abstract or section).
         text_part: index in ``parts`` of each section's text (key ``-1``: the abstract).
         first_words: words before each part.
+        anchors: the anchors of each text part's links (part index -> anchors), which end its hatnotes.
     """
 
     parts: list[str]
     text_part: dict[int, int]
     first_words: list[int]
+    anchors: dict[int, list[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, article: Article) -> Body:
@@ -54,7 +57,11 @@ class Body:
         for part in parts:
             first_words.append(total)
             total += count_words(part)
-        return cls(parts, text_part, first_words)
+        anchors: dict[int, list[str]] = {}
+        for link in article.links:
+            if link.section in text_part:
+                anchors.setdefault(text_part[link.section], []).append(link.anchor)
+        return cls(parts, text_part, first_words, anchors)
 
     @property
     def words(self) -> int:
@@ -62,9 +69,11 @@ class Body:
         return self.first_words[-1] + count_words(self.parts[-1])
 
     def first_sentence(self) -> tuple[int, int, int] | None:
-        """``(part, start, end)`` of the first sentence of the first text part that has one (None: no text)."""
+        """``(part, start, end)`` of the first sentence of the first text part that has one (None: no text); the
+        hatnotes that open a part ("Main article: X", :mod:`.hatnotes`) are not sentences of it."""
         for index in sorted(self.text_part.values()):
-            for start, end in sentence_spans(self.parts[index]):
+            spans = sentence_spans(self.parts[index])
+            for start, end in skip_hatnotes(self.parts[index], spans, self.anchors.get(index, ())):
                 if self.parts[index][start:end].strip():
                     return index, start, end
         return None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .collection import Collection, Qrels
 from .errors import CollectionFormatError
+from .local_dataset import load_local_dataset
 from .textfile import numbered_lines
 
 logger = logging.getLogger(__name__)
@@ -113,12 +114,18 @@ def load_hf_collection(source: str, split: str = "test", name: str | None = None
     """
     from datasets import get_dataset_config_names, load_dataset
 
-    corpus = _single_split(load_dataset(source, "corpus"), "corpus", source)
-    queries = _single_split(load_dataset(source, "queries"), "queries", source)
+    def load(path: str, config: str | None = None, split: str | None = None):
+        # a local folder: its own files, never rows cached for another folder of the same name
+        if Path(path).is_dir():
+            return load_local_dataset(path, config, split=split)
+        return load_dataset(path, config, split=split)
+
+    corpus = _single_split(load(source, "corpus"), "corpus", source)
+    queries = _single_split(load(source, "queries"), "queries", source)
     if "default" in get_dataset_config_names(source):
-        qrels_rows = load_dataset(source, "default", split=split)
+        qrels_rows = load(source, "default", split=split)
     else:
-        qrels_rows = load_dataset(f"{source}-qrels", split=split)
+        qrels_rows = load(f"{source}-qrels", split=split)
     for dataset, columns, what in (
         (corpus, ("_id", "text"), "corpus"),
         (queries, ("_id", "text"), "queries"),

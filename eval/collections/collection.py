@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import CollectionFormatError
 
 logger = logging.getLogger(__name__)
 
@@ -43,10 +46,29 @@ class Collection:
     runs: dict[str, Run] = field(default_factory=dict)
     relevance_level: int = 1
     relevance_source: str = "trec_eval's default level 1"
+    not_read: dict[str, str] = field(default_factory=dict)
+    """Files of the collection's folder that were not read -> why (also logged as warnings)."""
 
     def judged_query_ids(self) -> list[str]:
         """Query ids that have a text and at least one judgment, in query order."""
         return [qid for qid in self.queries if qid in self.qrels]
+
+    def require_queries(self) -> None:
+        """Refuse a collection without queries before a run is made of it (it would be empty).
+
+        Raises:
+            CollectionFormatError: no query was read; the message names the files not read and the query layouts.
+        """
+        if self.queries:
+            return
+        not_read = "; ".join(f"{Path(p).name}: {why}" for p, why in self.not_read.items())
+        raise CollectionFormatError(
+            self.name,
+            f"no queries to rank ({len(self.documents):,} documents, {len(self.qrels):,} judged queries"
+            + (f"; not read: {not_read}" if not_read else "")
+            + "): queries are TREC topics, a 'qid<TAB>text' TSV, SMART queries or JSON lines with "
+            "query_id/qid/_id and text/query; a QA set's questions need judgments (qrels) to be a test collection",
+        )
 
     def default_run(self) -> Run | None:
         """The first candidate run shipped with the collection, or None."""

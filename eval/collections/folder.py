@@ -25,6 +25,7 @@ from .archive import archive_stem, extract_archive
 from .collection import Collection
 from .errors import CollectionFormatError
 from .jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
+from .lisa import NEWER_QRELS, read_lisa_documents, read_lisa_qrels, read_lisa_queries
 from .rankllm import read_rankllm_candidates
 from .smart import read_smart_documents, read_smart_qrels, read_smart_queries, read_smart_records
 from .sniff import QUERY_NAMES, sniff
@@ -39,11 +40,12 @@ DOCUMENT_FORMATS = {
     "sgml-documents": "trec-sgml",
     "tsv-documents": "trec",
     "jsonl-documents": "jsonl",
+    "lisa-documents": "lisa",
 }
 """Kinds of document files -> the format name that picks them in ``FORMAT:PATH``."""
 
-_QUERY_KINDS = ("topics", "jsonl-queries", "smart-queries")
-_QRELS_KINDS = ("qrels", "jsonl-qrels")
+_QUERY_KINDS = ("topics", "jsonl-queries", "smart-queries", "lisa-queries")
+_QRELS_KINDS = ("qrels", "jsonl-qrels", "lisa-qrels")
 REPEATED_SHARE = 0.5
 """Two document files are copies of one corpus when this share of the smaller one's texts is in the other."""
 
@@ -77,6 +79,7 @@ def load_files(
     """
     kinds: dict[str, list[Path]] = {}
     documentation = []
+    not_read: dict[str, str] = {}
     for path in files:
         found = sniff(path)
         if found.kind == "metadata":
@@ -87,6 +90,7 @@ def load_files(
             if explicit:
                 raise CollectionFormatError(path, f"not a collection file: {found.reason}")
             logger.warning("%s: not read: %s", path, found.reason)
+            not_read[str(path)] = found.reason
         else:
             kinds.setdefault(found.kind, []).append(path)
     if documentation:
@@ -104,8 +108,9 @@ def load_files(
     if not kinds:
         raise CollectionFormatError(folder, "no collection file recognised (see eval/collections/sniff.py)")
     _split_smart(kinds)
+    _prefer_newer_lisa_qrels(kinds, not_read)
     chosen, detected = _choose_document_format(folder, kinds, fmt)
-    collection = Collection(name)
+    collection = Collection(name, not_read=not_read)
     for path in kinds.get("rankllm", []):
         documents, queries, run = read_rankllm_candidates(path)
         collection.documents.update(documents)
@@ -143,6 +148,18 @@ def _split_smart(kinds: dict[str, list[Path]]) -> None:
         kinds["smart-documents"] = documents
 
 
+def _prefer_newer_lisa_qrels(kinds: dict[str, list[Path]], not_read: dict[str, str]) -> None:
+    """LISA ships its judgments twice: ``LISARJ.NUM`` and the older ``LISA.REL``; the newer one is read."""
+    files = kinds.get("lisa-qrels", [])
+    newer = [p for p in files if p.name.upper().startswith(NEWER_QRELS)]
+    if newer and len(files) > 1:
+        for path in files:
+            if path not in newer:
+                logger.warning("%s: not read (the older LISA judgments; %s is read)", path, newer[0].name)
+                not_read[str(path)] = f"the older LISA judgments; {newer[0].name} is read"
+        kinds["lisa-qrels"] = newer
+
+
 def _choose_document_format(folder: Path, kinds: dict[str, list[Path]], fmt: str | None) -> tuple[str | None, str]:
     """The document format to read, and the format the folder is detected as."""
     by_format = {DOCUMENT_FORMATS[kind]: files for kind, files in kinds.items() if kind in DOCUMENT_FORMATS}
@@ -155,9 +172,13 @@ def _choose_document_format(folder: Path, kinds: dict[str, list[Path]], fmt: str
         return fmt, fmt
     if len(by_format) > 1:
         listing = "; ".join(f"{f}: {[p.name for p in files]}" for f, files in by_format.items())
-        choices = " or ".join(f"--collection {f}:{folder}" for f in by_format)
+        matching = _matching_choices(kinds, {f: files for f, files in by_format.items()})
+        choices = " or ".join(f"--collection {f}:{folder}" for f in by_format if f in matching)
         raise CollectionFormatError(
-            folder, f"documents in {len(by_format)} formats ({listing}): two copies of a corpus? choose one: {choices}"
+            folder,
+            f"documents in {len(by_format)} formats ({listing}): two copies of a corpus? "
+            + (f"choose one: {choices}" if choices else "")
+            + _unmatched(by_format, matching),
         )
     if by_format:
         detected = next(iter(by_format))
@@ -181,6 +202,8 @@ def _read_documents(path: Path) -> dict[str, str]:
         return read_trec_sgml_documents(path)
     if kind == "jsonl-documents":
         return read_jsonl_documents(path)
+    if kind == "lisa-documents":
+        return read_lisa_documents(path)
     return read_tsv_documents(path)
 
 
@@ -274,8 +297,55 @@ def _check_copies(folder: Path, per_file: dict[Path, dict[str, str]], kinds: dic
                 break
     if problem:
         others = [p for kind, files in kinds.items() if kind not in DOCUMENT_FORMATS for p in files]
-        choices = " or ".join(f"--collection {fmt}:{','.join(str(p) for p in [path, *others])}" for path in per_file)
-        raise CollectionFormatError(folder, f"{problem}: two copies of a corpus? choose the files: {choices}")
+        matching = _matching_choices(kinds, {path.name: [path] for path in per_file})
+        choices = " or ".join(
+            f"--collection {fmt}:{','.join(str(p) for p in [path, *others])}"
+            for path in per_file
+            if path.name in matching
+        )
+        raise CollectionFormatError(
+            folder,
+            f"{problem}: two copies of a corpus? "
+            + (f"choose the files: {choices}" if choices else "")
+            + _unmatched({path.name: [path] for path in per_file}, matching),
+        )
+
+
+def _judged_documents(kinds: dict[str, list[Path]], smart: bool) -> set[str] | None:
+    """The document ids the folder's one qrels file judges (read as `_read_qrels` reads it); ``None`` without
+    exactly one qrels file."""
+    files = [p for kind in _QRELS_KINDS for p in kinds.get(kind, [])]
+    if len(files) != 1:
+        return None
+    qrels = _qrels_of(files[0], kinds, smart)
+    return {docid for judged in qrels.values() for docid in judged}
+
+
+def _matching_choices(kinds: dict[str, list[Path]], choices: dict[str, list[Path]]) -> dict[str, str]:
+    """The document choices (name -> their files) that a suggestion may offer: those holding judged documents
+    (a choice holding none would score 0 on every measure, and is refused once loaded); all of them when the
+    folder has no single qrels file to check against. Returns name -> a short account of the match."""
+    matching = {}
+    judged = _judged_documents(kinds, bool(kinds.get("smart-documents") or kinds.get("smart-queries")))
+    for name, files in choices.items():
+        if judged is None:
+            matching[name] = ""
+            continue
+        documents = {docid for path in files for docid in _read_documents(path)}
+        found = len(judged & documents)
+        if found:
+            matching[name] = f"{found} of {len(judged)} judged documents"
+    return matching
+
+
+def _unmatched(choices: dict[str, list[Path]], matching: dict[str, str]) -> str:
+    left_out = [name for name in choices if name not in matching]
+    if not left_out:
+        return ""
+    names = " and ".join(left_out)
+    if len(left_out) == len(choices):
+        return f"none holds the documents the qrels judge ({names}); check that the qrels belong to this corpus"
+    return f" ({names}: not offered, the qrels judge none of its documents)"
 
 
 def _read_queries(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
@@ -286,7 +356,12 @@ def _read_queries(folder: Path, kinds: dict[str, list[Path]], collection: Collec
         )
     for path in files:
         kind = next(k for k in _QUERY_KINDS if path in kinds.get(k, []))
-        reader = {"topics": read_trec_topics, "jsonl-queries": read_jsonl_queries, "smart-queries": read_smart_queries}
+        reader = {
+            "topics": read_trec_topics,
+            "jsonl-queries": read_jsonl_queries,
+            "smart-queries": read_smart_queries,
+            "lisa-queries": read_lisa_queries,
+        }
         for qid, text in reader[kind](path).items():
             collection.queries.setdefault(qid, text)
 
@@ -299,13 +374,18 @@ def _read_qrels(folder: Path, kinds: dict[str, list[Path]], collection: Collecti
         )
     if not files:
         return
-    path = files[0]
+    smart = bool(kinds.get("smart-documents") or kinds.get("smart-queries"))
+    collection.qrels = _qrels_of(files[0], kinds, smart)
+
+
+def _qrels_of(path: Path, kinds: dict[str, list[Path]], smart: bool):
+    """The qrels of ``path``: JSONL, SMART (beside SMART files, or three columns) or TREC."""
     if path in kinds.get("jsonl-qrels", []):
-        collection.qrels = read_jsonl_qrels(path)
-        return
-    smart = kinds.get("smart-documents") or kinds.get("smart-queries")
+        return read_jsonl_qrels(path)
+    if path in kinds.get("lisa-qrels", []):
+        return read_lisa_qrels(path)
     first = next((line.split() for _, line in numbered_lines(path, errors="replace") if line.strip()), [])
-    collection.qrels = read_smart_qrels(path) if smart or len(first) == 3 else read_trec_qrels(path)
+    return read_smart_qrels(path) if smart or len(first) == 3 else read_trec_qrels(path)
 
 
 def _choices(kinds: dict[str, list[Path]], alternatives: list[Path], fmt: str) -> str:
@@ -320,6 +400,8 @@ def _run_name(path: Path, taken: dict) -> str:
 
 
 def _check_judged_coverage(per_file: dict[Path, dict[str, str]], collection: Collection) -> None:
+    """Warn when the qrels judge few or none of the documents (a sample of a corpus, or another copy of it); a run
+    of a collection whose qrels judge none of its documents is refused when scored (`eval.metrics`)."""
     judged = {docid for docs in collection.qrels.values() for docid in docs}
     found = sum(docid in collection.documents for docid in judged)
     if found < len(judged) / 2:

@@ -33,7 +33,7 @@ from .textfile import read_json
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl")
+FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa")
 
 
 def load_collection(spec: str, relevance_level: int | None = None) -> Collection:

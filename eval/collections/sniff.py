@@ -9,6 +9,7 @@ Layouts recognised, as the tools that write them lay them out:
 * documents ``docid<TAB>text`` (MS MARCO ``collection.tsv``), ``docid<TAB>url<TAB>title<TAB>body``
   (MS MARCO documents), TREC SGML ``<DOC>`` blocks, SMART ``.I`` records, and JSON lines (Pyserini
   ``{"id", "contents"}``, ir_datasets ``{"doc_id", ...}`` and ``{"query_id", "text"}``, BEIR ``{"_id", ...}``);
+* the Glasgow LISA files (``LISA0.001`` ..., ``LISA.QUE``, ``LISARJ.NUM``, ``LISA.REL``);
 * rank_llm candidates (a JSON list of ``{query, hits}``) and MS MARCO's ``top1000.*.tsv``
   (``qid<TAB>pid<TAB>query<TAB>passage``);
 * archives of a collection (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``).
@@ -47,8 +48,8 @@ def sniff(path: Path) -> Sniffed:
     """Guess what a collection file holds from its first 8 KB.
 
     Kinds: ``metadata`` (``collection.json``), ``documentation``, ``archive``, ``rankllm``, ``msmarco-top1000``, ``sgml-documents``, ``topics``, ``smart``, ``run``,
-    ``qrels``, ``tsv-documents``, ``jsonl-documents``, ``jsonl-queries``, ``jsonl-qrels``; None with a reason
-    for anything else.
+    ``qrels``, ``tsv-documents``, ``jsonl-documents``, ``jsonl-queries``, ``jsonl-qrels``, ``lisa-documents``,
+    ``lisa-queries``, ``lisa-qrels``; None with a reason for anything else.
     """
     if path.name.startswith("."):
         return Sniffed(None, "hidden file")
@@ -80,6 +81,9 @@ def sniff(path: Path) -> Sniffed:
         return Sniffed("topics")
     if re.match(r"\s*\.I\s", head):
         return Sniffed("smart")
+    lisa = _sniff_lisa(head)
+    if lisa:
+        return Sniffed(lisa)
     lines = [line for line in head.splitlines() if line.strip()]
     return _sniff_lines(path, lines)
 
@@ -110,6 +114,29 @@ def _sniff_lines(path: Path, lines: list[str]) -> Sniffed:
             words = [len(line.partition("\t")[2].split()) for line in lines]
             return Sniffed("tsv-documents" if sum(words) / len(words) > 20 else "topics")
     return Sniffed(None, f"no known layout (first line {lines[0][:80].strip()!r})")
+
+
+def _sniff_lisa(head: str) -> str | None:
+    """The Glasgow LISA files (`eval.collections.lisa`): documents, ``LISA.QUE``, ``LISARJ.NUM``, ``LISA.REL``."""
+    if re.match(r"\s*Document\s+\d+\s*\n", head):
+        return "lisa-documents"
+    if re.match(r"\s*Query\s+\d+\s*\n", head) and re.search(r"Relevant Refs", head, re.I):
+        return "lisa-qrels"
+    lines = [line for line in head.splitlines() if line.strip()]
+    if re.fullmatch(r"\s*\d+\s*", lines[0]) and len(lines) > 1 and any(line.rstrip().endswith("#") for line in lines):
+        return "lisa-queries"
+    tokens = head.split()
+    if (
+        len(tokens) > 2
+        and all(token.isdecimal() for token in tokens)
+        and len({len(line.split()) for line in lines}) > 1
+    ):
+        position = 0
+        while position + 1 < len(tokens):  # query, count, that many documents; the last may be cut
+            position += 2 + int(tokens[position + 1])
+        if position >= len(tokens) - 1:
+            return "lisa-qrels"
+    return None
 
 
 def _is_run_row(row: list[str]) -> bool:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from .measures import BINARY_MEASURES, DEFAULT_MEASURES, MeasureSpec, parse_measure
-from .trec_eval import Evaluation, check_ids, display_name, evaluate_run
+from .trec_eval import Evaluation, RunMismatchError, check_ids, check_run_documents, display_name, evaluate_run
 
 __all__ = [
     "BINARY_MEASURES",
     "DEFAULT_MEASURES",
     "Evaluation",
     "MeasureSpec",
+    "RunMismatchError",
     "check_ids",
+    "check_run_documents",
     "display_name",
     "evaluate_run",
     "parse_measure",

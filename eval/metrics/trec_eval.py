@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 
@@ -100,12 +100,72 @@ def check_ids(run: Run, qrels: Qrels) -> list[str]:
     return notes
 
 
+class RunMismatchError(ValueError):
+    """A run whose document ids match nothing of the collection: its measures would be zeros, not a result."""
+
+
+def _examples(ids, count: int = 3) -> str:
+    return ", ".join(repr(i) for i in sorted(ids)[:count])
+
+
+def check_run_documents(run: Run, qrels: Qrels, documents: Collection[str] | None, source: str) -> list[str]:
+    """Check a user's run's document ids against the collection before it is scored.
+
+    Args:
+        run: query id -> document id -> score (only the judged queries are checked).
+        qrels: query id -> document id -> grade.
+        documents: the collection's document ids (``None`` or empty: a collection of qrels only).
+        source: the run's file (or name), named in the messages.
+
+    Returns:
+        A counted warning when some retrieved document ids are not in the collection (they count as
+        non-relevant), else nothing.
+
+    Raises:
+        RunMismatchError: none of the retrieved document ids is in the collection, or none of the judged queries
+            retrieves a judged document while the ids cannot match (the qrels judge no document of the
+            collection, or the collection has no documents to check against).
+    """
+    queries = [qid for qid, ranking in run.items() if ranking and qid in qrels]
+    retrieved = {docid for qid in queries for docid in run[qid]}
+    if not retrieved:
+        return []
+    notes = []
+    documents = set(documents or ())
+    if documents:
+        unknown = retrieved - documents
+        if unknown == retrieved:
+            raise RunMismatchError(
+                f"{source}: none of its {len(retrieved):,} retrieved document ids is in the collection's "
+                f"{len(documents):,} documents (run: {_examples(retrieved)}; collection: {_examples(documents)}); "
+                "was it made on another collection, or another copy of it with other ids?"
+            )
+        if unknown:
+            notes.append(
+                f"{source}: {len(unknown):,} of {len(retrieved):,} retrieved document ids "
+                f"({len(unknown) / len(retrieved):.1%}) are not in the collection (e.g. {_examples(unknown)}); "
+                "they count as non-relevant"
+            )
+    if not any(run[qid].keys() & qrels[qid].keys() for qid in queries):
+        judged = {docid for qid in queries for docid in qrels[qid]}
+        if not documents or not judged & documents:
+            where = "the qrels judge none of the collection's documents" if documents else "the ids do not match"
+            raise RunMismatchError(
+                f"{source}: none of its {len(queries):,} judged queries retrieves a judged document: {where} "
+                f"(run: {_examples(retrieved)}; qrels: {_examples(judged)})"
+            )
+    return notes
+
+
 def evaluate_run(
     run: Run,
     qrels: Qrels,
     measures: Sequence[str] = DEFAULT_MEASURES,
     relevance_level: int = 1,
     complete: bool = False,
+    *,
+    source: str | None = None,
+    documents: Collection[str] | None = None,
 ) -> Evaluation:
     """Evaluate a run with trec_eval's definitions (pytrec_eval backend).
 
@@ -115,15 +175,25 @@ def evaluate_run(
         measures: measure names in ir_measures syntax (see `eval.metrics.measures`).
         relevance_level: the smallest relevant grade for binary measures (TREC DL: 2).
         complete: average over every judged query, scoring those absent from the run as 0 (trec_eval ``-c``).
+        source: a user's run file: its document ids are checked (`check_run_documents`) and the messages name it.
+        documents: the collection's document ids, for that check.
 
     Returns:
         The `Evaluation` with per-query values.
 
     Raises:
         ValueError: unknown measures, or a run and qrels without a common query id.
+        RunMismatchError: (``source`` given) a run whose document ids match nothing of the collection.
     """
     specs = [parse_measure(name, relevance_level) for name in measures]
-    notes = check_ids(run, qrels)
+    try:
+        notes = check_ids(run, qrels)
+    except ValueError as error:
+        if source is None:
+            raise
+        raise RunMismatchError(f"{source}: {error}") from None
+    if source is not None:
+        notes = [f"{source}: {note}" for note in notes] + check_run_documents(run, qrels, documents, source)
     for note in notes:
         logger.warning("%s", note)
     run = {qid: ranking for qid, ranking in run.items() if ranking}

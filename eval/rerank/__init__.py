@@ -5,7 +5,7 @@ run resumably (`rerank`) or keep it in memory (`rerank_run`), and fuse it with t
 from __future__ import annotations
 
 from .fusion import DEFAULT_ALPHAS, FusionChoice, check_first_stage_scores, fuse_run, tune_fusion
-from .runner import rerank, rerank_run
+from .runner import rerank, rerank_run, reranked_head, with_tail
 from .scorer import ModelScorer, PairScorer
 
 __all__ = [
@@ -17,5 +17,7 @@ __all__ = [
     "fuse_run",
     "rerank",
     "rerank_run",
+    "reranked_head",
     "tune_fusion",
+    "with_tail",
 ]

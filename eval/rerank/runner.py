@@ -56,8 +56,9 @@ def _resume_state(output: Path, resume: bool, tag: str, settings: str) -> tuple[
 
 def _work(
     collection: Collection, candidates: Run, ids: Sequence[str], depth: int | None
-) -> list[tuple[str, list[str]]]:
-    """The queries that can be re-ranked with their top ``depth`` candidates; the others counted and logged."""
+) -> list[tuple[str, list[str], list[str]]]:
+    """The queries that can be re-ranked with their top ``depth`` candidates and the candidates below that depth
+    (kept under the re-ranked ones in first-stage order); the others counted and logged."""
     no_text = [q for q in ids if q not in collection.queries]
     empty = [q for q in ids if q in collection.queries and not collection.queries[q].strip()]
     no_candidates = [q for q in ids if not candidates.get(q)]
@@ -71,23 +72,25 @@ def _work(
                 "%d of %d queries %s and are skipped (e.g. %s)", len(skipped), len(ids), problem, skipped[:3]
             )
     skip = set(no_text) | set(empty) | set(no_candidates)
-    return [(qid, [docid for docid, _ in ranked(candidates[qid])[:depth]]) for qid in ids if qid not in skip]
+    orders = {qid: [docid for docid, _ in ranked(candidates[qid])] for qid in ids if qid not in skip}
+    return [(qid, order[:depth], order[depth:] if depth is not None else []) for qid, order in orders.items()]
 
 
 def _windows(
-    collection: Collection, work: list[tuple[str, list[str]]], window: int
+    collection: Collection, work: list[tuple[str, list[str], list[str]]], window: int
 ) -> Iterator[list[tuple[str, list[str], list[str]]]]:
-    """Consecutive whole queries as ``(query id, documents in the corpus, documents missing from it)``, gathered
+    """Consecutive whole queries as ``(query id, documents in the corpus, documents left unscored)`` (the
+    re-ranked depth's documents missing from the corpus, then the candidates below that depth), gathered
     until they hold at least ``window`` pairs to score (the last may hold fewer). A query is never split, so a
     window's queries are finished together and a resumed run, which starts at the first unfinished query, forms the
     same windows as an uninterrupted one."""
     current: list[tuple[str, list[str], list[str]]] = []
     pairs = 0
-    for qid, docids in work:
+    for qid, docids, tail in work:
         known, unknown = [], []
         for docid in docids:
             (known if docid in collection.documents else unknown).append(docid)
-        current.append((qid, known, unknown))
+        current.append((qid, known, unknown + tail))
         pairs += len(known)
         if pairs >= window:
             yield current
@@ -105,13 +108,15 @@ def _window_size(scorer, window: int | None) -> int:
 
 
 def _reranked_windows(
-    collection: Collection, work: list[tuple[str, list[str]]], scorer, window: int, progress
+    collection: Collection, work: list[tuple[str, list[str], list[str]]], scorer, window: int, progress
 ) -> Iterator[list[tuple[str, dict, int]]]:
     """Each window's queries, re-ranked: ``(query id, ranking, documents missing from the corpus)`` in work order.
 
     A window's pairs go to the scorer in one call, so its model batches are filled across queries and its pairs are
-    sorted by length together (`modeling_wikiformer.score_pairs`); missing documents are kept below the scored
-    ones, in their first-stage order."""
+    sorted by length together (`modeling_wikiformer.score_pairs`); missing documents, then the candidates below
+    the re-ranked depth (the standard re-ranking protocol: the run stays as deep as the first stage), are kept
+    below the scored ones, in their first-stage order."""
+    tails = {qid: len(tail) for qid, _, tail in work}
     for queries in _windows(collection, work, window):
         scores = scorer.score(
             [collection.queries[qid] for qid, known, _ in queries for _ in known],
@@ -126,9 +131,34 @@ def _reranked_windows(
             floor = min(own, default=0.0)
             for position, docid in enumerate(unknown, start=1):
                 ranking[docid] = floor - position
-            progress(len(unknown))
-            done.append((qid, ranking, len(unknown)))
+            missing = len(unknown) - tails[qid]
+            progress(missing)
+            done.append((qid, ranking, missing))
         yield done
+
+
+def reranked_head(run: Run, candidates: Run, depth: int | None) -> Run:
+    """The re-ranked part of a run: each query's documents among its top ``depth`` first-stage candidates (the
+    part that fusion may reorder; the whole run when ``depth`` is None)."""
+    if depth is None:
+        return run
+    heads = {qid: {docid for docid, _ in ranked(candidates.get(qid, {}))[:depth]} for qid in run}
+    return {qid: {d: s for d, s in ranking.items() if d in heads[qid]} for qid, ranking in run.items()}
+
+
+def with_tail(run: Run, candidates: Run, depth: int | None) -> Run:
+    """``run`` with each query's first-stage candidates below ``depth`` appended under its lowest score, in
+    first-stage order (the standard re-ranking protocol)."""
+    if depth is None:
+        return run
+    full: Run = {}
+    for qid, ranking in run.items():
+        full[qid] = dict(ranking)
+        floor = min(ranking.values(), default=0.0)
+        tail = [docid for docid, _ in ranked(candidates.get(qid, {}))[depth:] if docid not in ranking]
+        for position, docid in enumerate(tail, start=1):
+            full[qid][docid] = floor - position
+    return full
 
 
 def rerank_run(
@@ -147,7 +177,7 @@ def rerank_run(
     run: Run = {}
     missing = 0
     with tqdm(
-        total=sum(len(d) for _, d in work), desc=f"re-rank {collection.name}", unit="pair", disable=not progress
+        total=sum(len(d) for _, d, _ in work), desc=f"re-rank {collection.name}", unit="pair", disable=not progress
     ) as bar:
         for finished in _reranked_windows(collection, work, scorer, window, bar.update):
             for qid, ranking, unknown in finished:
@@ -180,7 +210,9 @@ def rerank(
         candidates: the first-stage run to re-rank.
         scorer: the `PairScorer`.
         output: the TREC run file to write (``<output>.done`` records finished queries).
-        depth: candidates per query to re-rank (first-stage order); None for all.
+        depth: candidates per query to re-rank (first-stage order); None for all. The candidates below it stay in
+            the run under the re-ranked ones, in first-stage order, so that deep measures (R@100, AP) compare
+            with the first stage's.
         query_ids: queries to re-rank (default: every query of ``candidates``).
         tag: run name for the last TREC column.
         resume: continue a previous, interrupted call with the same output and settings (model, max length,
@@ -205,7 +237,7 @@ def rerank(
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
     work = _work(collection, candidates, ids, depth)
     missing_docs = 0
-    total = sum(len(docs) for _, docs in work)
+    total = sum(len(docs) for _, docs, _ in work)
     with (
         tqdm(total=total, desc=f"re-rank {collection.name}", unit="pair") as bar,
         open(output, "a", encoding="utf-8") as out,

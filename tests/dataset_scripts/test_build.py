@@ -227,6 +227,14 @@ def test_a_task_without_groups_is_an_empty_dataset_that_says_why(built, tmp_path
     assert f"**This dataset is empty**: {reason}." in (out / "wikiformer-ltm" / "README.md").read_text()
     empty = load_dataset(str(out / "wikiformer-ltm"), split="train", streaming=True)
     assert empty.features == get_task("ltm").features and list(empty) == []
+    # each card's loading snippet runs as shown, the empty dataset's too
+    for task, rows_expected in (("srr", True), ("ltm", False)):
+        card = (out / f"wikiformer-{task}" / "README.md").read_text()
+        snippet = card.split("```python\n", 1)[1].split("```", 1)[0]
+        assert ("streaming=True" in snippet) != rows_expected
+        scope: dict = {}
+        exec(snippet.replace(f"<namespace>/wikiformer-{task}", str(out / f"wikiformer-{task}")), scope)
+        assert (len(scope["groups"]) > 0) if rows_expected else (list(scope["groups"]) == [])
     assert main(["--input", str(corpus), "--output-dir", str(tmp_path / "o2"), "--tasks", "ltm"]) == 1
 
 

@@ -15,6 +15,7 @@ EVAL_SAMPLES = SAMPLES / "eval"
 DL20_MINI = EVAL_SAMPLES / "dl20-mini"
 CRANFIELD_MINI = EVAL_SAMPLES / "cranfield-mini"
 NPL_MINI = EVAL_SAMPLES / "npl-mini"
+LISA_MINI = EVAL_SAMPLES / "lisa-mini"
 
 
 def minilm_path() -> str:

@@ -82,8 +82,35 @@ def test_compare_reports_mismatched_runs_clearly(tmp_path):
     bad.write_text("999 Q0 4348282 1 1.0 x\n")
     result = run_fresh(["-m", "eval", "compare", str(bad), "--collection", str(DL20_MINI)], tmp_path)
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines()[-1].startswith("error: the run (1 queries, e.g. ['999'])")
+    assert result.stderr.strip().splitlines()[-1].startswith(f"error: {bad}: the run (1 queries, e.g. ['999'])")
     assert "Traceback" not in result.stderr
+
+
+def _with_unknown_documents(tmp_path, every: int):
+    """The sample's BM25 run with every ``every``-th line's document id replaced by one the collection lacks."""
+    lines = (DL20_MINI / "bm25.run").read_text().splitlines()
+    changed = [
+        line if i % every else " ".join([*line.split()[:2], f"X{i}", *line.split()[3:]]) for i, line in enumerate(lines)
+    ]
+    path = tmp_path / f"unknown-{every}.run"
+    path.write_text("\n".join(changed) + "\n")
+    return path, sum(1 for i in range(len(lines)) if i % every == 0)
+
+
+def test_compare_warns_about_unknown_document_ids_and_names_the_run(tmp_path):
+    path, unknown = _with_unknown_documents(tmp_path, 3)
+    result = run_fresh(["-m", "eval", "compare", str(path), "--collection", str(DL20_MINI)], tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"{path}: {unknown} of 300 retrieved document ids (33.3%) are not in the collection" in result.stderr
+
+
+def test_compare_refuses_a_run_that_matches_no_document(tmp_path):
+    path, unknown = _with_unknown_documents(tmp_path, 1)
+    result = run_fresh(["-m", "eval", "compare", str(path), "--collection", str(DL20_MINI)], tmp_path)
+    assert unknown == 300 and result.returncode == 2
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: {path}: none of its 300 retrieved document ids is in the collection's")
+    assert "|" not in result.stdout  # no table of zeros
 
 
 def test_first_stage_bm25(tmp_path):
@@ -126,3 +153,26 @@ def test_rerank_dtype_is_checked_and_recorded(tiny_bert_ranker, tmp_path, capsys
     assert main([*common, "--dtype", "bfloat16"]) == 0
     assert (tmp_path / "tiny.run.done").read_text().splitlines()[0].endswith("depth=None dtype=bfloat16")
     assert len((tmp_path / "tiny.run").read_text().splitlines()) == 6
+
+
+def test_a_qa_set_without_queries_is_refused_instead_of_an_empty_run(tmp_path):
+    # a QA export: the Cranfield sample's abstracts as paragraphs, its queries as questions with answers
+    from eval.collections.smart import read_smart_documents, read_smart_queries
+    from tests.eval.conftest import CRANFIELD_MINI
+
+    folder = tmp_path / "qa"
+    folder.mkdir()
+    paragraphs = read_smart_documents(CRANFIELD_MINI / "cran.all.50")
+    questions = read_smart_queries(CRANFIELD_MINI / "cran.qry")
+    (folder / "paragraphs.jsonl").write_text(
+        "".join(json.dumps({"id": d, "contents": t}) + "\n" for d, t in paragraphs.items())
+    )
+    (folder / "questions.jsonl").write_text(
+        "".join(json.dumps({"id": q, "question": t, "answers": ["-"]}) + "\n" for q, t in questions.items())
+    )
+    output = tmp_path / "qa.run"
+    args = ["-m", "eval", "first-stage", "--collection", f"jsonl:{folder}", "--method", "bm25", "--output", str(output)]
+    result = run_fresh(args, tmp_path)
+    assert result.returncode == 2 and not output.exists()
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: qa: no queries to rank (50 documents, 0 judged queries; not read: questions.jsonl")

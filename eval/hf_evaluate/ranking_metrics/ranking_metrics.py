@@ -90,8 +90,15 @@ class RankingMetrics(evaluate.Metric):
             if p["doc_ids"]
         }
         qrels = {r["query_id"]: dict(zip(r["doc_ids"], map(int, r["relevance"]), strict=True)) for r in references}
-        if not run.keys() & qrels.keys():
+        common = run.keys() & qrels.keys()
+        if not common:
             raise ValueError("predictions and references share no query_id")
+        if not any(run[q].keys() & qrels[q].keys() for q in common):
+            # every measure would be 0: document ids from another collection, not a result
+            raise ValueError(
+                f"none of the {len(common)} queries' predicted doc_ids is in its references "
+                f"(predictions e.g. {sorted(run[min(common)])[:3]}, references e.g. {sorted(qrels[min(common)])[:3]})"
+            )
         specs = []
         for name in names:
             measure = ir_measures.parse_measure(name)

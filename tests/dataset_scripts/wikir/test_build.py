@@ -44,7 +44,8 @@ def build(corpus: Path, out: Path, num_proc: int = 1, **options) -> dict:
 
 def qrels(folder: Path, split: str) -> dict[str, dict[str, int]]:
     judged: dict[str, dict[str, int]] = {}
-    for row in pq.read_table(folder / "qrels" / f"{split}.parquet").to_pylist():
+    (path,) = (folder / "qrels").glob(f"{split}-fp*.parquet")
+    for row in pq.read_table(path).to_pylist():
         judged.setdefault(row["query-id"], {})[row["corpus-id"]] = row["score"]
     return judged
 
@@ -156,7 +157,7 @@ def test_eval_reads_the_split_folders_and_the_dataset(enwiki_corpus, tmp_path):
         cwd=PROJECT_ROOT, capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert f"nDCG@10 {figures['nDCG@10']:.4f}, AP {figures['AP']:.4f}" in result.stdout
-    triples = pq.read_table(out / "triples" / "train.parquet").to_pylist()
+    triples = pq.read_table(next((out / "triples").glob("train-fp*.parquet"))).to_pylist()
     assert len(triples) == 5
     for triple in triples:
         judged = qrels(out, "train")[triple["query_id"]]
@@ -173,6 +174,12 @@ def test_no_qualifying_article_is_a_clear_message_and_a_loadable_corpus(enwiki_c
     from datasets import load_dataset
 
     assert load_dataset(str(out), "corpus", split="corpus").num_rows == 96
+    # the card's loading snippet names only the configs this build has, and runs as shown
+    snippet = card.split("```python\n", 1)[1].split("```", 1)[0]
+    assert '"queries"' not in snippet and '"qrels"' not in snippet
+    scope: dict = {}
+    exec(snippet.replace("REPO_OR_FOLDER", str(out)), scope)
+    assert scope["corpus"].num_rows == 96
 
 
 def test_other_parameters_in_the_same_folder_are_refused(default_build, enwiki_corpus):
@@ -235,5 +242,25 @@ def test_the_original_layouts_and_max_articles(enwiki_corpus, tmp_path):
         lines = (original / split / "qrels").read_text().splitlines()
         assert [line.split("\t") for line in lines] == [
             [r["query-id"], "0", r["corpus-id"], str(r["score"])]
-            for r in pq.read_table(out / "qrels" / f"{split}.parquet").to_pylist()
+            for r in pq.read_table(next((out / "qrels").glob(f"{split}-fp*.parquet"))).to_pylist()
         ]
+
+
+def test_max_articles_takes_the_first_articles_or_the_originals_random_sample(enwiki_corpus, tmp_path):
+    def documents(out: Path) -> set[str]:
+        return {row["_id"] for p in (out / "corpus").glob("*.parquet") for row in pq.read_table(p).to_pylist()}
+
+    first = tmp_path / "first"
+    build_wikir(enwiki_corpus, first, WikirOptions(min_links=1, min_length=50), max_articles=30)
+    drawn = tmp_path / "random"
+    summary = build_wikir(
+        enwiki_corpus, drawn, WikirOptions(min_links=1, min_length=50), max_articles=30, random_sample=True
+    )
+    reseeded = tmp_path / "reseeded"
+    build_wikir(
+        enwiki_corpus, reseeded, WikirOptions(min_links=1, min_length=50, seed=1), max_articles=30, random_sample=True
+    )
+    # the first 30 corpus articles are read (some are too short); the random sample keeps 30 of all that qualify
+    assert len(documents(first)) < 30 and len(documents(drawn)) == len(documents(reseeded)) == 30
+    assert documents(drawn) != documents(reseeded) and not documents(drawn) <= documents(first)
+    assert summary["stats"]["skipped: not in the random sample of articles"] > 0

@@ -53,3 +53,31 @@ def test_links_are_located_as_whole_words_in_their_sentence():
     assert [locator.word_position(*p) for p in places] == [2, 10, 16]
     assert locator.locate(0, "a sentence that is not there", "nowhere") is None
     assert locator.locate(5, "no such section", "x") is None
+
+
+def _first_sentence(title: str, wikitext: str, language: str) -> str:
+    from dataset_scripts.corpus.wikitext import parse_wikitext
+
+    body = Body.of(parse_wikitext(title, wikitext, language=language))
+    part, start, end = body.first_sentence()
+    return body.parts[part][start:end].strip()
+
+
+def test_hatnotes_are_never_the_first_sentence():
+    from tests.conftest import SAMPLES
+
+    pages = SAMPLES / "wikipedia" / "other-languages" / "ltg"
+    # a real Latgalian section opening with ":''Golvonais rakstīņs: [[Latgolys geografeja]].''" ("Main article")
+    doba = (pages / "Latgolys doba.wikitext").read_text()
+    assert _first_sentence("Latgolys doba", doba, "ltg").startswith("Geografiskai Latgola izalikaliejuse iz")
+    # a real abstract opening with ":''Najaukt ar [[Latvejis karūgs|...]]...''" ("Not to be confused with")
+    flag = (pages / "Latgolys karūgs.wikitext").read_text()
+    assert _first_sentence("Latgolys karūgs", flag, "ltg").startswith("Latgolys karūgs aba latgaļu karūgs")
+    # the reported Latgola page (dump sample): its only text opens with ":''Golvanīs rakstīņs [[Latgolys doba]]''"
+    latgola = "== Doba ==\n:''Golvanīs rakstīņs [[Latgolys doba]]''\n\nGeografiskai Latgola izalikaliejuse iz [[X]]."
+    assert _first_sentence("Latgola", latgola, "ltg") == "Geografiskai Latgola izalikaliejuse iz X."
+    english = ":''Main article: [[History of Alabama]]''\nAlabama is a state in the Southeastern United States."
+    assert _first_sentence("Alabama", english, "en") == "Alabama is a state in the Southeastern United States."
+    # an indented italic quotation is prose, not a hatnote
+    quote = ":''For we all agree that the most excellent man should rule.''\nAristotle wrote it."
+    assert _first_sentence("Aristotle", quote, "en").startswith("For we all agree")

@@ -13,7 +13,8 @@ import pytest
 
 from eval.collections import CollectionFormatError, load_collection
 from eval.collections.smart import read_smart_documents
-from eval.metrics import evaluate_run
+from eval.first_stage import first_stage_run
+from eval.metrics import RunMismatchError, evaluate_run
 from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI
 
 # Anserini's qrels.dl19-passage.txt, first lines as distributed (tools/topics-and-qrels), and its topics layout
@@ -89,11 +90,39 @@ def test_smart_folder_with_a_trec_sgml_copy_is_refused_with_the_choices(tmp_path
     message = str(error.value)
     assert "documents in 2 formats" in message and "smart: ['cran.all.50']" in message
     assert "trec-sgml: ['cran.trec']" in message
-    assert f"--collection smart:{folder}" in message and f"--collection trec-sgml:{folder}" in message
+    # only the choice whose ids the qrels use is offered: the SGML copy's CRAN-1... would score zeros
+    assert f"--collection smart:{folder}" in message and f"--collection trec-sgml:{folder}" not in message
+    assert "(trec-sgml: not offered, the qrels judge none of its documents)" in message
     smart = load_collection(f"smart:{folder}")
     assert len(smart.documents) == 50 and smart.documents == load_collection(str(CRANFIELD_MINI)).documents
+    # loaded on purpose, the copy whose ids the qrels never use is named, and any run of it is refused when scored
     sgml = load_collection(f"trec-sgml:{folder}")
-    assert sorted(sgml.documents)[:2] == ["CRAN-1", "CRAN-10"] and len(sgml.queries) == 5
+    run = first_stage_run(sgml, "bm25", 10, list(sgml.queries))
+    with pytest.raises(RunMismatchError, match="the qrels judge none of the collection's documents"):
+        evaluate_run(run, sgml.qrels, source="bm25", documents=set(sgml.documents))
+
+
+def test_the_offered_choice_is_the_one_whose_ids_the_qrels_use(tmp_path):
+    # the reported layout: qrels in the TREC copy's ids (MED-1...) beside a SMART original with plain ids
+    folder = tmp_path / "cran"
+    shutil.copytree(CRANFIELD_MINI, folder)
+    write_sgml_copy(read_smart_documents(CRANFIELD_MINI / "cran.all.50"), folder / "cran.trec", prefix="CRAN-")
+    lines = (CRANFIELD_MINI / "cranqrel").read_text().splitlines()
+    (folder / "cranqrel").write_text(
+        "".join(f"{q} 0 CRAN-{d} {g}\n" for q, d, g in (line.split()[:3] for line in lines))
+    )
+    with pytest.raises(CollectionFormatError) as error:
+        load_collection(str(folder))
+    message = str(error.value)
+    assert f"--collection trec-sgml:{folder}" in message and f"--collection smart:{folder}" not in message
+    sgml = load_collection(f"trec-sgml:{folder}")
+    judged = {d for docs in sgml.qrels.values() for d in docs}
+    assert len(judged & set(sgml.documents)) == 10  # the mini corpus holds 10 of the 59 judged documents
+    # neither choice matches: none is offered, and the message says why
+    (folder / "cranqrel").write_text("1 0 OTHER-1 2\n")
+    with pytest.raises(CollectionFormatError, match="none holds the documents the qrels judge") as error:
+        load_collection(str(folder))
+    assert "--collection" not in str(error.value)
 
 
 def test_two_copies_in_one_format_are_refused(tmp_path):

@@ -28,7 +28,8 @@ from eval.collections import (
 from eval.collections.beir import read_beir_qrels_tsv, read_jsonl
 from eval.collections.folder import read_msmarco_top1000, read_tsv_documents
 from eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
-from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, NPL_MINI
+from eval.collections.lisa import read_lisa_documents, read_lisa_qrels, read_lisa_queries
+from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, LISA_MINI, NPL_MINI
 from tests.fuzzing import CASES, FUZZ_SETTINGS, damaged
 
 
@@ -99,6 +100,9 @@ SAMPLES = {
         "qrels.jsonl",
         lambda: _jsonl([{"query_id": q, "doc_id": d, "relevance": int(g)} for q, _, d, g in _qrels_rows(30)]),
     ),
+    read_lisa_documents: ("LISA5.627", lambda: (LISA_MINI / "LISA5.627").read_bytes()),
+    read_lisa_queries: ("LISA.QUE", lambda: (LISA_MINI / "LISA.QUE").read_bytes()),
+    read_lisa_qrels: ("LISARJ.NUM", lambda: (LISA_MINI / "LISARJ.NUM").read_bytes()),
 }
 ORIGINALS = {reader: load() for reader, (_, load) in SAMPLES.items()}
 
@@ -140,7 +144,7 @@ def test_damaged_files_are_read_or_refused_by_name(read, workdir, data):
     read_or_refuse(read, path)
 
 
-FOLDERS = {"dl20-mini": DL20_MINI, "cranfield-mini": CRANFIELD_MINI, "npl-mini": NPL_MINI}
+FOLDERS = {"dl20-mini": DL20_MINI, "cranfield-mini": CRANFIELD_MINI, "npl-mini": NPL_MINI, "lisa-mini": LISA_MINI}
 
 
 @pytest.mark.parametrize("folder", sorted(FOLDERS))

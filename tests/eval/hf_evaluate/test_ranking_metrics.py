@@ -37,3 +37,20 @@ def test_evaluate_load_matches_eval_metrics(tmp_path):
     for name, values in expected.per_query.items():
         assert computed["per_query"][name] == pytest.approx(values)
     assert len(computed["per_query"]["AP"]) == 6  # judged queries without predictions are left out
+
+
+MISMATCHED = """
+import evaluate
+from eval.collections import load_collection
+collection = load_collection("data/samples/eval/dl20-mini")
+predictions = [{"query_id": q, "doc_ids": ["X" + d for d in r], "scores": list(r.values())}
+               for q, r in collection.runs["bm25"].items()]
+references = [{"query_id": q, "doc_ids": list(j), "relevance": list(j.values())} for q, j in collection.qrels.items()]
+evaluate.load("eval/hf_evaluate/ranking_metrics").compute(predictions=predictions, references=references)
+"""
+
+
+def test_predictions_that_match_no_reference_are_refused(tmp_path):
+    result = run_fresh(["-c", MISMATCHED], tmp_path)
+    assert result.returncode != 0
+    assert "ValueError: none of the 10 queries' predicted doc_ids is in its references" in result.stderr

@@ -5,6 +5,7 @@ import logging
 import pytest
 
 from eval.collections import Collection, load_collection, read_trec_run
+from eval.collections.trec import ranked
 from eval.rerank import PairScorer, rerank
 from tests.eval.conftest import DL20_MINI
 
@@ -38,12 +39,18 @@ def scorer(tiny_bert_ranker):
     return PairScorer(str(tiny_bert_ranker), max_length=64, batch_size=8, device="cpu")
 
 
-def test_rerank_writes_a_trec_run_of_the_top_depth(dl20, scorer, tmp_path):
+def test_rerank_rescores_the_top_depth_and_keeps_the_first_stages_tail_below(dl20, scorer, tmp_path):
     ids = list(dl20.queries)[:3]
-    run = rerank(dl20, dl20.runs["candidates"], scorer, tmp_path / "r.run", depth=4, query_ids=ids, tag="tiny")
-    assert list(run) == ids and all(len(r) == 4 for r in run.values())
-    top4 = sorted(dl20.runs["candidates"][ids[0]].items(), key=lambda i: -i[1])[:4]
-    assert set(run[ids[0]]) == {d for d, _ in top4}
+    candidates = dl20.runs["candidates"]
+    run = rerank(dl20, candidates, scorer, tmp_path / "r.run", depth=4, query_ids=ids, tag="tiny")
+    assert list(run) == ids
+    for qid in ids:
+        # the standard re-ranking protocol: the run is as deep as the first stage, the re-ranked 4 on top and the
+        # rest below in first-stage order, so that R@100 and AP compare with the first stage's
+        first_stage = [d for d, _ in ranked(candidates[qid])]
+        order = sorted(run[qid], key=run[qid].get, reverse=True)
+        assert len(run[qid]) == len(candidates[qid]) > 4
+        assert set(order[:4]) == set(first_stage[:4]) and order[4:] == first_stage[4:]
     assert read_trec_run(tmp_path / "r.run") == run
     done = (tmp_path / "r.run.done").read_text().splitlines()
     assert done[0].startswith("# model=") and done[0].endswith("max_length=64 depth=4") and done[1:] == ids
