@@ -234,7 +234,8 @@ def load_collections(
 
 
 def choose_fusion(args: argparse.Namespace, checkpoint: Path) -> tuple[str, float]:
-    """``--fusion``/``--alpha``, or the best fusion of the four-task model on ``--tune-on`` (a dev collection)."""
+    """``--fusion``/``--alpha``, or the fusion of the four-task model chosen by cross-validation on ``--tune-on`` (a
+    dev collection; alpha 0, the first stage alone, when no fusion beats it beyond the folds' noise)."""
     if not args.tune_on:
         return args.fusion, args.alpha
     dev = load_collection_part(args.tune_on)
@@ -245,7 +246,7 @@ def choose_fusion(args: argparse.Namespace, checkpoint: Path) -> tuple[str, floa
     choice = tune_fusion(
         raw, candidates, {q: dev.qrels[q] for q in query_ids}, MEASURE, relevance_level=dev.relevance_level
     )
-    print(f"fusion chosen on {dev.name} ({len(query_ids)} queries):\n{choice.table()}\n")
+    print(f"fusion chosen on {dev.name} ({len(query_ids)} queries):\n{choice.table()}\n{choice.summary()}\n")
     return choice.method, choice.alpha
 
 
