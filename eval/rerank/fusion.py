@@ -120,7 +120,7 @@ class FusionChoice:
             best_method, best_alpha = cv.best
             lead = (
                 f"the best, {best_method} alpha {best_alpha:g}, leads it by {cv.best_gap:+.4f} with a fold spread of "
-                f"{cv.best_gap_spread:.4f}"
+                f"{cv.best_gap_spread:.4f}; the cross-validated gain is {cv.gain:+.4f}"
                 if best_alpha > 0
                 else "no fusion has a higher mean"
             )

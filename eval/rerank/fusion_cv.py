@@ -8,7 +8,9 @@ fold-to-fold differences, the "one standard error" rule). So a setting that wins
 queries is not taken.
 
 The estimate of what the choice is worth is cross-validated too: each fold is scored with the setting the same rule
-picks on the other folds, so no fold's figure comes from a setting chosen on it.
+picks on the other folds, so no fold's figure comes from a setting chosen on it. When that cross-validated gain over
+the first stage is not positive, the first stage alone is chosen whatever the rule picked on all the folds: a fusion
+whose gain does not carry over to held-out queries is not kept.
 """
 
 from __future__ import annotations
@@ -113,6 +115,8 @@ def cross_validate(
         chosen = pick(others, preference)
         held_out.append(means[chosen][f])
         gains.append(means[chosen][f] - means[first_stage][f])
+    if fmean(gains) <= TOLERANCE:
+        choice = first_stage
     best = max(preference, key=lambda s: (fmean(means[s]), -preference.index(s)))
     gaps = [b - c for b, c in zip(means[best], means[choice], strict=True)]
     return choice, CrossValidation(
