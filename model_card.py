@@ -85,9 +85,10 @@ class Evaluation:
         return "\n".join(lines)
 
     def _significance(self, system: str, measure: str) -> str:
-        """`` (p = 0.030 ▼)``: the p-value against the first stage, marked where p < 0.05."""
+        """`` (p = 0.030 ▼)``: the p-value against the first stage, marked where p < 0.05 (for the measures that
+        go into model-index)."""
         p = self.p_values.get(system, {}).get(measure)
-        if p is None or system == self.reference:
+        if p is None or system == self.reference or measure not in CARD_MEASURES:
             return ""
         mark = ""
         if p < 0.05 and self.reference in self.systems:
