@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             if not implied_wikir:
                 raise
             print("[wikir] no WIKIR collection from this input: selection falls back to --eval-collection")
-    dev = selection(args, wikir_dir)
+    dev = selection(args, wikir_dir, announce=bool({"train", "eval"} & set(selected)))
     overrides = {"seed": args.seed, **({"max_steps": args.max_steps} if args.max_steps else {})}
     if "train" in selected:
         datasets = task_dirs(out, tasks)
@@ -419,9 +419,9 @@ class Selection:
         return f"test: nothing was chosen on these {queries} queries"
 
 
-def selection(args, wikir_dir: Path) -> Selection:
+def selection(args, wikir_dir: Path, announce: bool = True) -> Selection:
     """The WIKIR validation split where it has ``MIN_SELECTION_QUERIES`` judged queries (and
-    ``--select-on-eval-collection`` is not given), else ``--eval-collection``."""
+    ``--select-on-eval-collection`` is not given), else ``--eval-collection`` (said on the console if ``announce``)."""
     validation = wikir_dir / "validation"
     topics = validation / "topics.tsv"
     queries = (
@@ -430,11 +430,12 @@ def selection(args, wikir_dir: Path) -> Selection:
     if not args.select_on_eval_collection:
         if queries >= MIN_SELECTION_QUERIES:
             return Selection(str(validation), True, queries)
-        print(
-            f"[select] the WIKIR validation split has {queries} queries (fewer than {MIN_SELECTION_QUERIES}): the "
-            f"checkpoint and the fusion are chosen on {args.eval_collection}, whose figures are dev figures",
-            flush=True,
-        )
+        if announce:
+            print(
+                f"[select] the WIKIR validation split has {queries} queries (fewer than {MIN_SELECTION_QUERIES}): the "
+                f"checkpoint and the fusion are chosen on {args.eval_collection}, whose figures are dev figures",
+                flush=True,
+            )
     return Selection(args.eval_collection, False, 0)
 
 
@@ -443,7 +444,7 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
     from model_card import CardInputs, write_model_card
 
     system = args.system
-    dev = selection(args, out / "wikir")
+    dev = selection(args, out / "wikir", announce=False)
     note = (
         f"Candidates: the collection's first-stage run, top {args.eval_depth} re-ranked per query; pairs truncated "
         f"to {args.eval_max_length} tokens. `{system}+<first stage>` is this model fused with the first stage as "
