@@ -38,6 +38,10 @@ class Evaluation:
         note: how the candidates and queries were chosen.
         fused_system: the system that is this checkpoint fused with the first stage, if measured (shown beside the
             raw row and added to model-index as ``<measure> (fused)``).
+        chosen_on: what was chosen on these queries (``"the checkpoint and the fusion"``): a dev collection, labelled
+            so in the card and model-index; empty for a test collection, on which nothing was chosen.
+        num_queries: the number of queries averaged over.
+        reference: the first stage the ``p_values`` are against; p_values: ``{system: {measure: p}}``.
     """
 
     dataset_name: str
@@ -47,6 +51,10 @@ class Evaluation:
     relevance_level: int | None = None
     note: str = ""
     fused_system: str | None = None
+    chosen_on: str = ""
+    num_queries: int | None = None
+    reference: str | None = None
+    p_values: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @classmethod
     def from_metrics_json(cls, path: str | Path, model_system: str, dataset_name: str, **kwargs) -> Evaluation:
@@ -72,8 +80,43 @@ class Evaluation:
                 else name
             )
             cells = [f"**{values[m]:.4f}**" if values[m] == best[m] else f"{values[m]:.4f}" for m in measures]
+            cells = [cell + self._significance(name, m) for cell, m in zip(cells, measures, strict=True)]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
+
+    def _significance(self, system: str, measure: str) -> str:
+        """`` (p = 0.030 ▼)``: the p-value against the first stage, marked where p < 0.05 (for the measures that
+        go into model-index)."""
+        p = self.p_values.get(system, {}).get(measure)
+        if p is None or system == self.reference or measure not in CARD_MEASURES:
+            return ""
+        mark = ""
+        if p < 0.05 and self.reference in self.systems:
+            better = self.systems[system][measure] > self.systems[self.reference][measure]
+            mark = " ▲" if better else " ▼"
+        return f" (p {'< 0.001' if p < 0.001 else f'= {p:.3f}'}{mark})"
+
+    def caption(self) -> str:
+        """What the figures are: the collection, dev or test (whether anything was chosen on its queries), how many
+        queries, and what the p-values are against."""
+        queries = f"{self.num_queries} queries" if self.num_queries is not None else "its queries"
+        role = (
+            f"**dev**: {self.chosen_on} were chosen on these {queries}, so its figures are not a test result"
+            if self.chosen_on
+            else f"**test**: nothing was chosen on these {queries}"
+        )
+        level = f"; binary measures at relevance ≥ {self.relevance_level}" if self.relevance_level else ""
+        significance = (
+            f"; p: Fisher's randomization test against the first stage `{self.reference}` (▲/▼: significantly "
+            "better/worse, p < 0.05)"
+            if self.p_values and self.reference
+            else ""
+        )
+        return f"**{self.dataset_name}**, {role}{level}{significance}."
+
+    def section(self) -> str:
+        """The caption, the table and the note."""
+        return "\n\n".join(part for part in (self.caption(), self.table(), self.note) if part)
 
     def eval_results(self) -> list[EvalResult]:
         """The checkpoint's results as model-index entries."""
@@ -84,7 +127,7 @@ class Evaluation:
             EvalResult(
                 task_type="text-ranking",
                 dataset_type=self.dataset_type,
-                dataset_name=self.dataset_name,
+                dataset_name=self.dataset_name + (" (dev)" if self.chosen_on else ""),
                 metric_type=CARD_MEASURES[measure],
                 metric_name=measure + suffix,
                 metric_value=round(float(value), 4),
@@ -108,6 +151,8 @@ class CardInputs:
         evaluation: measured results, or None.
         license: the weights' license id.
         fusion: ``(method, alpha, dev collection)`` stored in ``config.json``, or None.
+        fusion_evidence: the cross-validation behind the stored fusion (``config.json``'s ``fusion_cv``), or None.
+        more_evaluations: further collections, after ``evaluation`` (e.g. a second test and the dev queries).
     """
 
     repo_id: str
@@ -120,6 +165,8 @@ class CardInputs:
     limitations: str = DEFAULT_LIMITATIONS
     fusion: tuple[str, float, str] | None = None
     method: str = "wikiformer"
+    fusion_evidence: dict | None = None
+    more_evaluations: list[Evaluation] = field(default_factory=list)
 
 
 METHODS = {
@@ -159,6 +206,7 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
     if inputs.method not in METHODS:
         _register_baselines()
     evaluation = inputs.evaluation
+    evaluations = ([evaluation] if evaluation else []) + list(inputs.more_evaluations)
     hub_datasets = [name for name, _ in inputs.training_datasets if "/" in name and not Path(name).exists()]
     card_data = ModelCardData(
         language="en",
@@ -170,7 +218,7 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         base_model=inputs.base_model if "/" in inputs.base_model else None,
         datasets=hub_datasets or None,
         model_name=inputs.repo_id.split("/")[-1],
-        eval_results=evaluation.eval_results() if evaluation else None,
+        eval_results=[r for e in evaluations for r in e.eval_results()] or None,
     )
     return ModelCard.from_template(
         card_data,
@@ -182,10 +230,7 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         max_length=inputs.max_length,
         training_datasets=inputs.training_datasets,
         recipe=list(inputs.recipe.items()),
-        results_table=evaluation.table() if evaluation else "",
-        eval_dataset_name=evaluation.dataset_name if evaluation else "",
-        relevance_level=evaluation.relevance_level if evaluation else None,
-        eval_note=evaluation.note if evaluation else "",
+        results_table="\n\n".join(e.section() for e in evaluations),
         limitations=inputs.limitations,
         license=inputs.license,
         intro=METHODS[inputs.method][0],
@@ -193,7 +238,29 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         fusion_method=inputs.fusion[0] if inputs.fusion else "zscore",
         fusion_alpha=inputs.fusion[1] if inputs.fusion else 0.7,
         fusion_dev=inputs.fusion[2] if inputs.fusion else "",
+        fusion_evidence=fusion_evidence_text(inputs.fusion_evidence),
     )
+
+
+def fusion_evidence_text(evidence: dict | None) -> str:
+    """The cross-validation behind a stored fusion, in words (empty without one)."""
+    if not evidence or "folds" not in evidence:
+        return ""
+    low, high = evidence["interval"]
+    gain_low, gain_high = evidence["gain_interval"]
+    text = (
+        f"It was chosen by {evidence['folds']}-fold cross-validation over the {evidence['dev_queries']} dev queries, "
+        "preferring the first stage alone, then the smallest alpha, unless a larger one wins by more than the folds' "
+        f"spread: cross-validated {evidence['measure']} {evidence['estimate']:.4f} (95% interval {low:.4f} to "
+        f"{high:.4f}) against {evidence['first_stage']:.4f} for the first stage alone, a gain of "
+        f"{evidence['gain']:+.4f} ({gain_low:+.4f} to {gain_high:+.4f})."
+    )
+    if not evidence["beats_first_stage"]:
+        text += (
+            " **On these dev queries the fused model does not beat the first stage beyond the folds' noise**: "
+            "`fusion_alpha` is 0, so the stored fusion keeps the first stage's order."
+        )
+    return text
 
 
 def write_model_card(model_dir: str | Path, inputs: CardInputs) -> Path:

@@ -11,16 +11,20 @@ as it runs, so any stage can also be run alone:
 1. ``datasets``: ``python -m dataset_scripts.build`` → ``OUT/datasets/wikiformer-<task>/``
 2. ``train``: ``python train.py CONFIG`` → ``OUT/train/``
 3. ``export``: the trained model as a Hub-ready folder → ``OUT/wikiformer/``
-4. ``eval``: ``python -m eval tune-fusion --save`` (the fusion with BM25, chosen on the eval queries and stored
-   in the model's ``config.json``), ``python -m eval rerank`` (this model raw and fused, and MiniLM with an
-   untrained head) and ``python -m eval compare`` against the collection's BM25 run → ``OUT/eval/``
+4. ``eval``: ``python -m eval tune-fusion --save`` (the fusion with BM25, chosen by cross-validation on the dev
+   queries and stored in the model's ``config.json``), then per collection ``python -m eval rerank`` (this model
+   raw and fused, and MiniLM with an untrained head) and ``python -m eval compare`` against its BM25 run
+   (significance against the first stage) → ``OUT/eval/``
 5. ``card``: ``model_card.md`` rendered with the measured results → ``OUT/wikiformer/README.md``; with
    ``--push-to-hub NS``, ``NS/wikiformer`` and ``NS/wikiformer-<task>`` are created or updated.
 
-With ``--wikir``, a WIKIR collection is built from the same corpus (``python -m dataset_scripts.wikir`` →
-``OUT/wikir/``, stage ``wikir`` after ``datasets``) and the eval stage also re-ranks its test split
-(``OUT/eval/wikir/``); ``--select-on-wikir`` makes training keep the checkpoint that is best on its validation
-split instead of on ``--eval-collection``.
+Selection is label-free by default: a WIKIR collection is built from the same corpus (``python -m
+dataset_scripts.wikir`` → ``OUT/wikir/``, stage ``wikir`` after ``datasets``; on the vendored sample with the
+relaxations ``SAMPLE_WIKIR_ARGS``), the checkpoint and the fusion are chosen on its validation split (the dev
+queries, figures in ``OUT/eval/dev/``), and ``--eval-collection`` and the WIKIR test split (``OUT/eval/wikir/``)
+are test collections: reported, never chosen on. Where the validation split has fewer than
+``MIN_SELECTION_QUERIES`` queries, or with ``--select-on-eval-collection``, both are chosen on ``--eval-collection``
+instead, and its figures are labelled dev on the console and in the card.
 
 ``--system prop`` or ``--system harp`` runs the same job for the two baselines the paper compares with (their
 tasks, ``configs/{prop,harp}-demo-cpu.yaml`` at the Wikiformer demo's budget, ``OUT/{prop,harp}/``; the output folder
@@ -46,8 +50,11 @@ from training.kit_arguments import read_config
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
 DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
-SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 5 --test-size 5 --bm25-k 20"
-"""WIKIR settings for the 106-article vendored sample (at the defaults only Angola has 5 linking documents)."""
+SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 10 --test-size 5 --bm25-k 20"
+"""WIKIR settings for the 106-article vendored sample: at the defaults only Angola has 5 linking documents; with one
+link enough, the sample gives 15 queries, 10 of them dev queries for selection, 5 a test split, none for training."""
+MIN_SELECTION_QUERIES = 5
+"""A WIKIR validation split with fewer judged queries chooses nothing (the eval collection does, labelled dev)."""
 TASKS = SYSTEMS["wikiformer"]
 DEMO_CONFIGS = {
     "wikiformer": "configs/demo-cpu.yaml",
@@ -104,7 +111,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--select-on-wikir",
         action="store_true",
-        help="select checkpoints on the WIKIR validation split (implies --wikir)",
+        help="select checkpoints on the WIKIR validation split (implies --wikir; the default)",
+    )
+    parser.add_argument(
+        "--select-on-eval-collection",
+        action="store_true",
+        help="choose the checkpoint and the fusion on --eval-collection instead of WIKIR (its figures are then dev)",
     )
     parser.add_argument("--redo", choices=STAGES, default=None, help="run this stage again, and those after it")
     args = parser.parse_args(argv)
@@ -229,7 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     out = Path(args.output_dir).resolve()
     selected = [s.strip() for s in args.stages.split(",") if s.strip()]
-    if (args.wikir or args.select_on_wikir) and "wikir" not in selected:
+    implied_wikir = not (args.wikir or args.select_on_wikir or "wikir" in selected)
+    if (args.wikir or args.select_on_wikir or (not args.select_on_eval_collection and "train" in selected)) and (
+        "wikir" not in selected
+    ):
         selected.append("wikir")
     unknown = sorted(set(selected) - set(STAGES))
     if unknown:
@@ -265,7 +280,13 @@ def main(argv: list[str] | None = None) -> int:
         )
     wikir_dir = out / "wikir"
     if "wikir" in selected:
-        stages.run("wikir", [wikir_command(python, args, out)])
+        try:
+            stages.run("wikir", [wikir_command(python, args, out)])
+        except SystemExit:
+            if not implied_wikir:
+                raise
+            print("[wikir] no WIKIR collection from this input: selection falls back to --eval-collection")
+    dev = selection(args, wikir_dir, announce=bool({"train", "eval"} & set(selected)))
     overrides = {"seed": args.seed, **({"max_steps": args.max_steps} if args.max_steps else {})}
     if "train" in selected:
         datasets = task_dirs(out, tasks)
@@ -287,10 +308,10 @@ def main(argv: list[str] | None = None) -> int:
             "--output_dir",
             str(train_dir),
             "--eval_dir",
-            str(wikir_dir / "validation") if args.select_on_wikir else args.eval_collection,
+            dev.spec,
         ]
         command += task_settings(config, datasets) if len(datasets) != len(config.get("train_datasets", [])) else []
-        command += ["--test_dirs", str(wikir_dir / "test")] if args.select_on_wikir else []
+        command += ["--test_dirs", str(wikir_dir / "test")] if dev.on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command])
     if "export" in selected:
@@ -300,66 +321,21 @@ def main(argv: list[str] | None = None) -> int:
             fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
             stages.finish("export", [str(train_dir)])
     if "eval" in selected:
-        # The same top-k of the collection's BM25 run for every system, so the comparison is like for like.
-        common = [
-            "--collection",
-            args.eval_collection,
-            "--candidates",
-            args.eval_candidates,
-            "--k",
-            str(args.eval_depth),
-            "--max-length",
-            str(args.eval_max_length),
-        ]
-        common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
-        model_fusion = eval_dir / "fusion"
+        # The fusion with BM25 is chosen on the dev queries (never on a test collection) and stored in config.json;
+        # every collection is then re-ranked with the same top-k of its BM25 run by every system.
         commands = [
-            # the fusion with BM25 is chosen on these (dev) queries and stored in the model's config.json
             [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--no-resume",
-             "--output-dir", str(model_fusion), *common],
+             "--output-dir", str(eval_dir / "fusion"), *dev.arguments(args)],
         ]  # fmt: skip
-        runs = []
-        for tag, model in ((system, model_dir), ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head")):
-            commands.append(
-                [
-                    python,
-                    "-m",
-                    "eval",
-                    "rerank",
-                    "--model",
-                    str(model),
-                    "--tag",
-                    tag,
-                    "--no-resume",
-                    "--output-dir",
-                    str(eval_dir / tag),
-                    *common,
-                ]
-            )
-            runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
-        fused = f"{system}+{args.eval_candidates}"
-        runs.insert(1, f"{fused}={eval_dir / system / f'{fused}.run'}")
-        first_stage = f"bm25={eval_dir / system / (args.eval_candidates + '.run')}"
-        commands.append(
-            [
-                python,
-                "-m",
-                "eval",
-                "compare",
-                first_stage,
-                *runs,
-                "--collection",
-                args.eval_collection,
-                "--reference",
-                fused,
-                "--output-dir",
-                str(eval_dir / "compare"),
-                "--seed",
-                str(args.seed),
-            ]
+        if dev.on_wikir:
+            commands += collection_eval_commands(python, args, dev.spec, "bm25", eval_dir / "dev", None)
+        commands += collection_eval_commands(
+            python, args, args.eval_collection, args.eval_candidates, eval_dir, args.eval_max_queries
         )
-        if "wikir" in selected:
-            commands += wikir_eval_commands(python, args, out, eval_dir / "wikir")
+        if (wikir_dir / "test" / "collection.json").exists():
+            commands += collection_eval_commands(
+                python, args, str(wikir_dir / "test"), "bm25", eval_dir / "wikir", args.eval_max_queries
+            )
         stages.run("eval", commands)
     if "card" in selected:
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
@@ -367,12 +343,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.push_to_hub:
             push(out, model_dir, args.push_to_hub, args.private, system)
     print(f"\nmodel: {model_dir}\ndatasets: {', '.join(str(p) for p in task_dirs(out, tasks))}")
-    table = eval_dir / "compare" / "table.md"
-    if table.exists():
-        print(f"evaluation ({args.eval_collection}):\n{table.read_text(encoding='utf-8')}")
-    wikir_table = eval_dir / "wikir" / "compare" / "table.md"
-    if "wikir" in selected and wikir_table.exists():
-        print(f"evaluation (WIKIR test split, {wikir_dir / 'test'}):\n{wikir_table.read_text(encoding='utf-8')}")
+    for folder, spec in (
+        (eval_dir / "dev", dev.spec),
+        (eval_dir, args.eval_collection),
+        (eval_dir / "wikir", str(wikir_dir / "test")),
+    ):
+        comparison = folder / "compare" / "comparison.json"
+        if comparison.exists():
+            record = json.loads(comparison.read_text(encoding="utf-8"))
+            role = dev.role(spec, record["num_queries"])
+            print(f"\nevaluation, {role} ({spec}):\n{(folder / 'compare' / 'table.md').read_text(encoding='utf-8')}")
+    fusion = eval_dir / "fusion" / "fusion.json"
+    if fusion.exists() and not json.loads(fusion.read_text(encoding="utf-8"))["cross_validation"]["beats_first_stage"]:
+        print(
+            "fusion: the fused model does not beat the first stage on the dev queries beyond the folds' noise; "
+            "alpha 0 is stored (the first stage's order)"
+        )
     return 0
 
 
@@ -380,61 +366,120 @@ def wikir_command(python: str, args, out: Path) -> list[str]:
     """``python -m dataset_scripts.wikir`` on the corpus the datasets stage built (else on ``--input``)."""
     corpus = out / "datasets" / "corpus"
     inputs = [str(corpus)] if any((corpus / "data").glob("*.parquet")) else list(args.input)
+    command = [python, "-m", "dataset_scripts.wikir", "--input", *inputs, "--output-dir", str(out / "wikir")]
+    return command + ["--num-proc", str(args.num_proc), *shlex.split(wikir_extra_args(args))]
+
+
+def wikir_extra_args(args) -> str:
+    """``--wikir-args``, else ``SAMPLE_WIKIR_ARGS`` on the vendored sample, else none."""
     on_sample = [str(Path(p).resolve()) for p in args.input] == [
         str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")
     ]
-    extra = args.wikir_args if args.wikir_args is not None else (SAMPLE_WIKIR_ARGS if on_sample else "")
-    command = [python, "-m", "dataset_scripts.wikir", "--input", *inputs, "--output-dir", str(out / "wikir")]
-    return command + ["--num-proc", str(args.num_proc), *shlex.split(extra)]
+    return args.wikir_args if args.wikir_args is not None else (SAMPLE_WIKIR_ARGS if on_sample else "")
 
 
-def wikir_eval_commands(python: str, args, out: Path, eval_dir: Path) -> list[list[str]]:
-    """Re-rank the WIKIR test split's BM25 run with the model and the fresh-head baseline, then compare."""
-    collection = str(out / "wikir" / "test")
-    common = ["--collection", collection, "--candidates", "bm25", "--k", str(args.eval_depth)]
+def collection_eval_commands(
+    python: str, args, collection: str, candidates: str, eval_dir: Path, max_queries: int | None
+) -> list[list[str]]:
+    """Re-rank a collection's first-stage run with the model (raw and with its stored fusion) and the fresh-head
+    baseline, then compare them with significance against the first stage (``eval_dir/compare``)."""
+    common = ["--collection", collection, "--candidates", candidates, "--k", str(args.eval_depth)]
     common += ["--max-length", str(args.eval_max_length), "--no-resume"]
-    common += ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries else []
+    common += ["--max-queries", str(max_queries)] if max_queries else []
     commands, runs = [], []
     for tag, model in (
-        (args.system, out / args.system),
-        ("minilm-fresh-head", out / "baseline" / "minilm-fresh-head"),
+        (args.system, Path(args.output_dir).resolve() / args.system),
+        ("minilm-fresh-head", Path(args.output_dir).resolve() / "baseline" / "minilm-fresh-head"),
     ):
         commands.append([python, "-m", "eval", "rerank", "--model", str(model), "--tag", tag, "--output-dir",
                          str(eval_dir / tag), *common])  # fmt: skip
         runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
-    compare = [python, "-m", "eval", "compare", f"bm25={eval_dir / args.system / 'bm25.run'}", *runs]
-    compare += ["--collection", collection, "--reference", args.system, "--output-dir", str(eval_dir / "compare")]
+    fused = f"{args.system}+{candidates}"
+    runs.insert(1, f"{fused}={eval_dir / args.system / f'{fused}.run'}")
+    compare = [python, "-m", "eval", "compare", f"{candidates}={eval_dir / args.system / f'{candidates}.run'}", *runs]
+    compare += ["--collection", collection, "--reference", candidates, "--output-dir", str(eval_dir / "compare")]
     return commands + [compare + ["--seed", str(args.seed)]]
+
+
+class Selection:
+    """Where the checkpoint and the fusion are chosen: the WIKIR validation split, or ``--eval-collection``."""
+
+    def __init__(self, spec: str, on_wikir: bool, queries: int):
+        self.spec, self.on_wikir, self.queries = spec, on_wikir, queries
+
+    def arguments(self, args) -> list[str]:
+        """``python -m eval tune-fusion``'s collection options for the dev queries."""
+        candidates = "bm25" if self.on_wikir else args.eval_candidates
+        common = ["--collection", self.spec, "--candidates", candidates, "--k", str(args.eval_depth)]
+        common += ["--max-length", str(args.eval_max_length)]
+        return common + (
+            ["--max-queries", str(args.eval_max_queries)] if args.eval_max_queries and not self.on_wikir else []
+        )
+
+    def chosen_on(self, spec: str) -> str:
+        """What was chosen on a collection's queries: ``""`` for a test collection."""
+        return "the checkpoint and the fusion" if Path(spec).resolve() == Path(self.spec).resolve() else ""
+
+    def role(self, spec: str, queries: int) -> str:
+        """The console's label of a collection's figures."""
+        if self.chosen_on(spec):
+            return f"dev: {self.chosen_on(spec)} were chosen on these {queries} queries (not a test result)"
+        return f"test: nothing was chosen on these {queries} queries"
+
+
+def selection(args, wikir_dir: Path, announce: bool = True) -> Selection:
+    """The WIKIR validation split where it has ``MIN_SELECTION_QUERIES`` judged queries (and
+    ``--select-on-eval-collection`` is not given), else ``--eval-collection`` (said on the console if ``announce``)."""
+    validation = wikir_dir / "validation"
+    topics = validation / "topics.tsv"
+    queries = (
+        sum(1 for line in topics.read_text(encoding="utf-8").splitlines() if line.strip()) if topics.exists() else 0
+    )
+    if not args.select_on_eval_collection:
+        if queries >= MIN_SELECTION_QUERIES:
+            return Selection(str(validation), True, queries)
+        if announce:
+            print(
+                f"[select] the WIKIR validation split has {queries} queries (fewer than {MIN_SELECTION_QUERIES}): the "
+                f"checkpoint and the fusion are chosen on {args.eval_collection}, whose figures are dev figures",
+                flush=True,
+            )
+    return Selection(args.eval_collection, False, 0)
 
 
 def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, config: dict, overrides: dict, args) -> Path:
     """Render the model card from what this run measured."""
-    from eval.collections import load_collection
-    from model_card import CardInputs, Evaluation, write_model_card
+    from model_card import CardInputs, write_model_card
 
-    evaluation = None
     system = args.system
-    metrics = eval_dir / system / "metrics.json"
-    if metrics.exists():
-        name = load_collection(args.eval_collection).name  # eval's reader: the one that knows collection.json
-        fused = f"{system}+{args.eval_candidates}"
-        evaluation = Evaluation.from_metrics_json(
-            metrics,
-            system,
-            name,
-            fused_system=fused if fused in json.loads(metrics.read_text(encoding="utf-8")) else None,
-            note=(
-                f"Candidates: the collection's `{args.eval_candidates}` run, top {args.eval_depth} re-ranked per query"
-                + (f", first {args.eval_max_queries} queries" if args.eval_max_queries else "")
-                + f"; pairs truncated to {args.eval_max_length} tokens. `{fused}` is this model fused with the "
-                "first stage as stored in `config.json` (chosen on these same queries, which also chose the "
-                "checkpoint: dev figures, not a test result). `minilm-fresh-head` is the starting checkpoint with "
-                "an untrained head. Produced by `python release.py` (see `OUT/eval/compare` for significance tests)."
-            ),
+    dev = selection(args, out / "wikir", announce=False)
+    note = (
+        f"Candidates: the collection's first-stage run, top {args.eval_depth} re-ranked per query; pairs truncated "
+        f"to {args.eval_max_length} tokens. `{system}+<first stage>` is this model fused with the first stage as "
+        "stored in `config.json`; `minilm-fresh-head` is the starting checkpoint with an untrained head. Produced by "
+        "`python release.py` (tables and per-query values in `OUT/eval/`)."
+    )
+    extra = wikir_extra_args(args)
+    wikir = (
+        "The validation and test splits of a WIKIR collection built from the same dump (`python -m "
+        f"dataset_scripts.wikir{' ' + extra if extra else ''}`"
+        + (
+            ": relaxed for the 106-article sample, see `release.SAMPLE_WIKIR_ARGS`"
+            if extra == SAMPLE_WIKIR_ARGS
+            else ""
         )
-        baseline = eval_dir / "minilm-fresh-head" / "metrics.json"
-        if baseline.exists():
-            evaluation.systems["minilm-fresh-head"] = json.loads(baseline.read_text())["minilm-fresh-head"]["means"]
+        + "). "
+    )
+    found = [
+        collection_evaluation(folder, spec, candidates, system, dev.chosen_on(spec), prefix + note)
+        for folder, spec, candidates, prefix in (
+            (eval_dir, args.eval_collection, args.eval_candidates, ""),
+            (eval_dir / "wikir", str(out / "wikir" / "test"), "bm25", wikir),
+            (eval_dir / "dev", dev.spec, "bm25", wikir),
+        )
+        if (folder / system / "metrics.json").exists() and (folder != eval_dir / "dev" or dev.on_wikir)
+    ]
+    evaluation, more = (found[0], found[1:]) if found else (None, [])
     stored = json.loads((model_dir / "config.json").read_text(encoding="utf-8")) if model_dir.exists() else {}
     fusion = (
         (stored["fusion_method"], stored.get("fusion_alpha", 0.7), stored.get("fusion_dev_collection", ""))
@@ -460,8 +505,38 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         evaluation=evaluation,
         fusion=fusion,
         method=system,
+        fusion_evidence=stored.get("fusion_cv"),
+        more_evaluations=more,
     )
     return write_model_card(model_dir, inputs)
+
+
+def collection_evaluation(folder: Path, spec: str, candidates: str, system: str, chosen_on: str, note: str):
+    """A collection's figures for the card: every system's means (``folder/<tag>/metrics.json``), the number of
+    queries, the p-values against the first stage (``folder/compare/comparison.json``) and what was chosen on it."""
+    from eval.collections import load_collection
+    from model_card import Evaluation
+
+    metrics = folder / system / "metrics.json"
+    payload = json.loads(metrics.read_text(encoding="utf-8"))
+    fused = f"{system}+{candidates}"
+    evaluation = Evaluation.from_metrics_json(
+        metrics,
+        system,
+        load_collection(spec).name,  # eval's reader: the one that knows collection.json
+        fused_system=fused if fused in payload else None,
+        note=note,
+        chosen_on=chosen_on,
+        num_queries=payload[system].get("num_queries"),
+    )
+    baseline = folder / "minilm-fresh-head" / "metrics.json"
+    if baseline.exists():
+        evaluation.systems["minilm-fresh-head"] = json.loads(baseline.read_text())["minilm-fresh-head"]["means"]
+    comparison = folder / "compare" / "comparison.json"
+    if comparison.exists():
+        record = json.loads(comparison.read_text(encoding="utf-8"))
+        evaluation.reference, evaluation.p_values = record["reference"], record["p_values"]
+    return evaluation
 
 
 def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str = "wikiformer") -> None:

@@ -7,8 +7,9 @@ randomization test against BM25: ``▲``/``▼`` = significantly better/worse, p
 * ``curve``: the learning curve, nDCG@10 of the four-task model at ``--curve-points`` evenly spaced steps;
 * ``ablation``: each task removed, and each task alone (same budget);
 * ``size``: the data-size curve, ``--max_train_samples`` groups per task (``--sizes``);
-* raw vs fused: every row has both (the fusion is ``--fusion``/``--alpha``, or chosen with ``--tune-on DEV``,
-  a dev collection that is not one of the three).
+* raw vs fused: every row has both (the fusion is ``--fusion``/``--alpha``, or chosen by cross-validation with
+  ``--tune-on DEV``, a dev collection that is not one of the three; ``--tune-on wikir``: the validation split of a
+  WIKIR collection built from ``--input``, label-free).
 
 The first stage is the given BM25 run on DL20 (54 queries, depth 100 by default) and bm25s (stemmed, default
 parameters) on Cranfield and NPL. Checkpoints are not selected: each row is the model at its step, so no test
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -234,7 +236,8 @@ def load_collections(
 
 
 def choose_fusion(args: argparse.Namespace, checkpoint: Path) -> tuple[str, float]:
-    """``--fusion``/``--alpha``, or the best fusion of the four-task model on ``--tune-on`` (a dev collection)."""
+    """``--fusion``/``--alpha``, or the fusion of the four-task model chosen by cross-validation on ``--tune-on`` (a
+    dev collection; alpha 0, the first stage alone, when no fusion beats it beyond the folds' noise)."""
     if not args.tune_on:
         return args.fusion, args.alpha
     dev = load_collection_part(args.tune_on)
@@ -245,8 +248,24 @@ def choose_fusion(args: argparse.Namespace, checkpoint: Path) -> tuple[str, floa
     choice = tune_fusion(
         raw, candidates, {q: dev.qrels[q] for q in query_ids}, MEASURE, relevance_level=dev.relevance_level
     )
-    print(f"fusion chosen on {dev.name} ({len(query_ids)} queries):\n{choice.table()}\n")
+    print(f"fusion chosen on {dev.name} ({len(query_ids)} queries):\n{choice.table()}\n{choice.summary()}\n")
     return choice.method, choice.alpha
+
+
+def wikir_validation(args: argparse.Namespace) -> str:
+    """The validation split of a WIKIR collection built from the task build's corpus (else from ``--input``) with
+    the kit's own command, in ``--output-dir/wikir`` (reused when built)."""
+    out = Path(args.output_dir) / "wikir"
+    if not (out / "validation" / "collection.json").exists():
+        corpus = Path(args.tasks_dir or Path(args.output_dir) / "datasets") / "corpus"
+        inputs = [str(corpus)] if any((corpus / "data").glob("*.parquet")) else list(args.input)
+        command = [sys.executable, "-m", "dataset_scripts.wikir", "--input", *inputs, "--output-dir", str(out)]
+        command += shlex.split(args.wikir_args)
+        print("$", " ".join(command), flush=True)
+        subprocess.run(command, cwd=PROJECT_ROOT, check=True)
+    if not (out / "validation" / "collection.json").exists():
+        raise SystemExit(f"{out}: the WIKIR build gave no validation queries; give --tune-on DEV or --wikir-args")
+    return str(out / "validation")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,7 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--fusion", default="zscore", choices=("zscore", "minmax", "rrf"))
     parser.add_argument("--alpha", type=float, default=0.7, help="the re-ranker's weight in the fusion")
-    parser.add_argument("--tune-on", help="choose the fusion on this dev collection (not DL20, Cranfield or NPL)")
+    parser.add_argument(
+        "--tune-on",
+        help="choose the fusion by cross-validation on this dev collection (not DL20, Cranfield or NPL); 'wikir': on "
+        "the validation split of a WIKIR collection built from --input",
+    )
+    parser.add_argument(
+        "--wikir-args", default="", help="options for python -m dataset_scripts.wikir (--tune-on wikir)"
+    )
     parser.add_argument("--permutations", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--output-dir", default="/tmp/bench-effectiveness")
@@ -302,7 +328,11 @@ def main(argv: list[str] | None = None) -> int:
     trained, final = {}, {}
     if args.studies:
         tasks_dir = build_tasks(args)
+        if args.tune_on == "wikir":
+            args.tune_on = wikir_validation(args)
         trained = {variant: train(variant, args, tasks_dir, config) for variant in variants(args.studies, args.sizes)}
+    elif args.tune_on == "wikir":
+        args.tune_on = wikir_validation(args)
     full = next((v for v in trained if v.name == "all tasks"), None)
     fusion = choose_fusion(args, trained[full][-1][1] if full else Path(next(iter(given.values()), "")))
     print(f"fusion: {fusion[0]}, alpha {fusion[1]:g}; depth {args.depth}; max length {args.max_length}\n")

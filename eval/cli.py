@@ -288,32 +288,35 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
         args.alphas,
         collection.relevance_level,
         name,
+        args.folds,
     )
     raw = evaluate_run(run, qrels, [args.measure], collection.relevance_level).means()[args.measure]
-    first = evaluate_run(candidates, qrels, [args.measure], collection.relevance_level).means()[args.measure]
     print(choice.table())
     print(
-        f"{collection.name} ({len(qrels)} queries): {name} {first:.4f}, {tag} {raw:.4f}, "
+        f"{collection.name} ({len(qrels)} dev queries): {name} {choice.first_stage_value:.4f}, {tag} {raw:.4f}, "
         f"fused {choice.value:.4f} with {choice.method} alpha {choice.alpha:g}"
     )
+    print(choice.summary())
+    evidence = choice.evidence(collection.name)
     record = {
         "collection": collection.name,
         "queries": len(qrels),
         "first_stage": name,
         "measure": args.measure,
-        "first_stage_value": first,
+        "first_stage_value": choice.first_stage_value,
         "model_value": raw,
         "method": choice.method,
         "alpha": choice.alpha,
         "value": choice.value,
+        "cross_validation": evidence,
         "grid": {m: {str(a): v for a, v in values.items()} for m, values in choice.grid.items()},
     }
     (out / "fusion.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     if args.save:
         from .rerank.fusion import store_fusion
 
-        path = store_fusion(args.model, choice.method, choice.alpha, collection.name)
-        print(f"stored fusion_method={choice.method}, fusion_alpha={choice.alpha:g} in {path}")
+        path = store_fusion(args.model, choice.method, choice.alpha, collection.name, evidence)
+        print(f"stored fusion_method={choice.method}, fusion_alpha={choice.alpha:g} and its evidence in {path}")
     return 0
 
 
@@ -473,6 +476,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=[round(0.1 * i, 1) for i in range(11)],
         help="the re-ranker's weights tried",
+    )
+    tune.add_argument(
+        "--folds",
+        type=int,
+        default=5,
+        help="cross-validation folds over the dev queries (default 5, at most one a query)",
     )
     tune.add_argument("--save", action="store_true", help="store the choice in the checkpoint's config.json")
     tune.add_argument("--no-resume", action="store_true", help="score afresh instead of reusing OUT/<tag>.run")

@@ -43,3 +43,40 @@ def test_the_cards_numpy_snippet_equals_the_kits_fusion(method):
     scope = {"model_scores": model_scores, "bm25_scores": bm25_scores}
     exec("import numpy as np" + snippet, scope)
     assert list(scope["fused"]) == pytest.approx(fuse_scores(model_scores, bm25_scores, method, 0.6))
+
+
+def test_each_collection_says_what_was_chosen_on_it_its_queries_and_significance():
+    systems = {"bm25": {"nDCG@10": 0.5}, "ours": {"nDCG@10": 0.3}, "ours+bm25": {"nDCG@10": 0.52}}
+    p_values = {"ours": {"nDCG@10": 0.0004}, "ours+bm25": {"nDCG@10": 0.41}}
+    test = Evaluation(
+        "dl20-mini", "dl20-mini", systems, "ours", 2, fused_system="ours+bm25", num_queries=10, reference="bm25",
+        p_values=p_values,
+    )  # fmt: skip
+    dev = Evaluation(
+        "wikir-en-validation", "wikir-en-validation", systems, "ours", 1, fused_system="ours+bm25", num_queries=10,
+        chosen_on="the checkpoint and the fusion",
+    )  # fmt: skip
+    card = str(render_model_card(CardInputs(repo_id="ns/w", base_model="b", evaluation=test, more_evaluations=[dev])))
+    assert "**dl20-mini**, **test**: nothing was chosen on these 10 queries; binary measures at relevance ≥ 2" in card
+    assert "**wikir-en-validation**, **dev**: the checkpoint and the fusion were chosen on these 10 queries" in card
+    assert "| **ours** (this model) | 0.3000 (p < 0.001 ▼) |" in card and "**0.5200** (p = 0.410) |" in card
+    results = yaml.safe_load(card.split("---")[1])["model-index"][0]["results"]
+    assert [r["dataset"]["name"] for r in results] == ["dl20-mini", "wikir-en-validation (dev)"]
+
+
+def test_the_card_says_when_the_fused_model_does_not_beat_the_first_stage():
+    evidence = {
+        "dev_collection": "wikir-en-validation", "measure": "nDCG@10", "beats_first_stage": False, "folds": 5,
+        "dev_queries": 10, "estimate": 0.9, "interval": [0.8, 1.0], "first_stage": 0.9, "gain": 0.0,
+        "gain_interval": [0.0, 0.0],
+    }  # fmt: skip
+    inputs = CardInputs(
+        repo_id="ns/w", base_model="b", fusion=("zscore", 0.0, "wikir-en-validation"), fusion_evidence=evidence
+    )
+    card = str(render_model_card(inputs))
+    assert (
+        "5-fold cross-validation over the 10 dev queries" in card and "0.9000 (95% interval 0.8000 to 1.0000)" in card
+    )
+    assert "does not beat the first stage beyond the folds' noise" in card and "`fusion_alpha: 0.0`" in card
+    evidence |= {"beats_first_stage": True, "gain": 0.03}
+    assert "does not beat" not in str(render_model_card(inputs))

@@ -33,12 +33,16 @@ def test_release_end_to_end_through_the_hub(hub, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "[push]" in result.stdout and "| wikiformer |" in result.stdout
     stages = sorted(p.stem for p in (out / "stages").glob("*.json"))
-    assert stages == ["datasets", "eval", "export", "train"]
+    assert stages == ["datasets", "eval", "export", "train", "wikir"]  # chosen on WIKIR validation by default
+    assert "evaluation, test: nothing was chosen on these 2 queries" in result.stdout
+    assert "evaluation, dev: the checkpoint and the fusion were chosen on these 10 queries" in result.stdout
+    stored = json.loads((out / "wikiformer" / "config.json").read_text())
+    assert stored["fusion_dev_collection"] == "wikir-en-validation" and stored["fusion_cv"]["dev_queries"] == 10
 
     # A rerun reuses every finished stage.
     again = subprocess.run(command[:-2], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert again.stdout.count("with the same command: reused") == 3
+    assert again.stdout.count("with the same command: reused") == 4
 
     user = """
 import json
@@ -66,7 +70,7 @@ print(json.dumps({
     assert loaded["class"] == "WikiformerForRanking"
     assert loaded["ours"] == pytest.approx(loaded["cross"], abs=1e-4)
     assert loaded["srr_rows"] > 50 and {"query", "positive", "negatives"} <= set(loaded["srr_columns"])
-    assert loaded["dataset"] == "dl20-mini"
+    assert loaded["dataset"] == "dl20-mini"  # a test collection: nothing was chosen on it
     measured = json.loads((out / "eval" / "wikiformer" / "metrics.json").read_text())["wikiformer"]["means"]
     assert loaded["metrics"]["nDCG@10"] == pytest.approx(measured["nDCG@10"], abs=1e-4)
 
@@ -133,3 +137,23 @@ def test_baseline_configs_parse_with_the_papers_objective(system):
         assert training.loss == "hinge" and training.hinge_margin == 1.0 and training.mlm_weight == 1.0
         assert training.mlm_whole_word and training.mlm_max_predictions == 60 and training.mlm_probability == 0.15
         assert data.group_size == 2 and len(data.train_datasets) == (1 if system == "prop" else 4)
+
+
+def test_selection_is_on_wikir_validation_where_it_has_enough_queries(tmp_path, capsys):
+    from release import MIN_SELECTION_QUERIES, collection_eval_commands, parse_args, selection
+
+    args = parse_args(["--output-dir", str(tmp_path)])
+    validation = tmp_path / "wikir" / "validation"
+    validation.mkdir(parents=True)
+    (validation / "topics.tsv").write_text("".join(f"q{i}\tquery {i}\n" for i in range(MIN_SELECTION_QUERIES)))
+    dev = selection(args, tmp_path / "wikir")
+    assert dev.on_wikir and dev.spec == str(validation) and dev.chosen_on(args.eval_collection) == ""
+    assert dev.role(str(validation), 5).startswith("dev: the checkpoint and the fusion were chosen on these 5")
+    (validation / "topics.tsv").write_text("q1\tone query\n")
+    fallback = selection(args, tmp_path / "wikir")
+    assert not fallback.on_wikir and fallback.chosen_on(args.eval_collection)
+    assert "fewer than 5" in capsys.readouterr().out
+    assert not selection(parse_args(["--select-on-eval-collection"]), tmp_path / "wikir").on_wikir
+    compare = collection_eval_commands("python", args, args.eval_collection, "bm25", tmp_path / "eval", None)[-1]
+    assert compare[compare.index("--reference") + 1] == "bm25"  # significance against the first stage
+    assert any(run.startswith("wikiformer+bm25=") for run in compare)

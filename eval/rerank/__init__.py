@@ -5,11 +5,13 @@ run resumably (`rerank`) or keep it in memory (`rerank_run`), and fuse it with t
 from __future__ import annotations
 
 from .fusion import DEFAULT_ALPHAS, FusionChoice, check_first_stage_scores, fuse_run, tune_fusion
+from .fusion_cv import DEFAULT_FOLDS
 from .runner import rerank, rerank_run, reranked_head, with_tail
 from .scorer import ModelScorer, PairScorer
 
 __all__ = [
     "DEFAULT_ALPHAS",
+    "DEFAULT_FOLDS",
     "FusionChoice",
     "ModelScorer",
     "PairScorer",

@@ -1,4 +1,5 @@
-"""Fusing a re-ranker's run with its first stage's, and choosing the fusion on a dev collection.
+"""Fusing a re-ranker's run with its first stage's, and choosing the fusion on a dev collection (by
+cross-validation over its queries: `eval.rerank.fusion_cv`).
 
 The per-query formulas are `modeling_wikiformer.fuse_scores` (the model's own ``rerank`` uses the same function):
 ``alpha * f(model) + (1 - alpha) * f(first stage)`` with ``f`` = z-score, min-max or reciprocal rank.
@@ -10,11 +11,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import fmean
 
 from modeling_wikiformer import FUSION_METHODS, check_fusion, fuse_scores
 
 from ..collections.collection import Qrels, Run
 from ..metrics import evaluate_run
+from .fusion_cv import DEFAULT_FOLDS, CrossValidation, cross_validate
 
 DEFAULT_ALPHAS = tuple(round(0.1 * step, 1) for step in range(11))
 
@@ -65,16 +68,27 @@ def fuse_run(model_run: Run, first_stage: Run, method: str, alpha: float) -> Run
 
 @dataclass
 class FusionChoice:
-    """The result of :func:`tune_fusion`: the best setting and every setting's value of the measure."""
+    """The result of :func:`tune_fusion`: the chosen setting, every setting's mean on the dev queries and what
+    cross-validation says about the choice.
+
+    ``alpha == 0`` means the first stage alone: no fusion beat it on the dev queries beyond the folds' noise.
+    """
 
     method: str
     alpha: float
     measure: str
     value: float
     grid: dict[str, dict[float, float]] = field(default_factory=dict)
+    first_stage_value: float = 0.0
+    cv: CrossValidation | None = None
+
+    @property
+    def beats_first_stage(self) -> bool:
+        """Whether a fusion won over the first stage alone by more than the folds' spread."""
+        return self.alpha > 0
 
     def table(self) -> str:
-        """The grid as a Markdown table (rows: methods, columns: alphas), the best value in bold."""
+        """The grid as a Markdown table (rows: methods, columns: alphas), the chosen value in bold."""
         alphas = sorted({a for values in self.grid.values() for a in values})
         lines = [
             f"| {self.measure} | " + " | ".join(f"α={a:g}" for a in alphas) + " |",
@@ -88,6 +102,54 @@ class FusionChoice:
             lines.append(f"| {method} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
+    def summary(self) -> str:
+        """What the choice rests on, in words: the folds, the cross-validated estimate and gain, and whether the
+        fused model beats the first stage beyond the folds' noise."""
+        if self.cv is None:
+            return f"{self.method}, alpha {self.alpha:g}: {self.measure} {self.value:.4f}"
+        cv = self.cv
+        lines = [
+            f"{cv.folds}-fold cross-validation over {cv.queries} dev queries ({self.measure}, each fold scored with "
+            f"the setting chosen on the others): {cv.estimate:.4f} [{cv.estimate_interval[0]:.4f}, "
+            f"{cv.estimate_interval[1]:.4f}] vs the first stage {cv.first_stage:.4f}; gain {cv.gain:+.4f} "
+            f"[{cv.gain_interval[0]:+.4f}, {cv.gain_interval[1]:+.4f}] (95% intervals over the folds)"
+        ]
+        if self.beats_first_stage:
+            lines.append(f"chosen: {self.method}, alpha {self.alpha:g}")
+        else:
+            best_method, best_alpha = cv.best
+            lead = (
+                f"the best, {best_method} alpha {best_alpha:g}, leads it by {cv.best_gap:+.4f} with a fold spread of "
+                f"{cv.best_gap_spread:.4f}; the cross-validated gain is {cv.gain:+.4f}"
+                if best_alpha > 0
+                else "no fusion has a higher mean"
+            )
+            lines.append(
+                "the fused model does not beat the first stage on these dev queries beyond the folds' noise "
+                f"({lead}): alpha 0 is chosen, the first stage's order"
+            )
+        return "\n".join(lines)
+
+    def evidence(self, dev_collection: str) -> dict:
+        """The choice's evidence as stored in ``config.json`` (``fusion_cv``)."""
+        cv = self.cv
+        record = {
+            "dev_collection": dev_collection,
+            "measure": self.measure,
+            "beats_first_stage": self.beats_first_stage,
+        }
+        if cv is not None:
+            record |= {
+                "folds": cv.folds,
+                "dev_queries": cv.queries,
+                "estimate": round(cv.estimate, 4),
+                "interval": [round(v, 4) for v in cv.estimate_interval],
+                "first_stage": round(cv.first_stage, 4),
+                "gain": round(cv.gain, 4),
+                "gain_interval": [round(v, 4) for v in cv.gain_interval],
+            }
+        return record
+
 
 def tune_fusion(
     model_run: Run,
@@ -98,20 +160,23 @@ def tune_fusion(
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     relevance_level: int = 1,
     first_stage_name: str = "first stage",
+    folds: int = DEFAULT_FOLDS,
 ) -> FusionChoice:
-    """Pick the fusion method and alpha that maximise ``measure`` on a dev collection.
+    """Choose the fusion method and alpha on a dev collection by k-fold cross-validation over its queries.
 
-    Ties go to the larger alpha (more weight on the re-ranker), then to the earlier method.
+    The first stage alone (alpha 0) is preferred, then the smallest alpha (then the earlier method); a setting is
+    passed over only when the best setting beats it by more than the folds' spread (`eval.rerank.fusion_cv`).
 
     Args:
         model_run: the re-ranker's raw run on the dev queries.
         first_stage: the first-stage run it re-ranked (with scores).
-        qrels: the dev collection's judgments (required).
+        qrels: the dev collection's judgments (required; at least 2 judged queries).
         measure: an ir-measures name (``nDCG@10``, ``RR@10``, ...).
         methods: fusion methods to try.
-        alphas: model weights to try, each in [0, 1].
+        alphas: model weights to try, each in [0, 1] (0, the first stage alone, is always tried).
         relevance_level: the collection's binary relevance level.
         first_stage_name: for error messages.
+        folds: cross-validation folds over the dev queries (at most one per query).
     """
     if not qrels:
         raise ValueError("the dev collection has no judgments (qrels): fusion cannot be tuned on it")
@@ -119,30 +184,37 @@ def tune_fusion(
     for method in methods:
         for alpha in alphas:
             check_fusion(method, alpha)
+    alphas = sorted({0.0, *(float(a) for a in alphas)})
     grid: dict[str, dict[float, float]] = {}
-    best: tuple[float, float, int] | None = None
-    choice = (methods[0], alphas[0])
-    for position, method in enumerate(methods):
+    per_query: dict[tuple[str, float], dict[str, float]] = {}
+    for method in methods:
         grid[method] = {}
         for alpha in alphas:
             fused = fuse_run(model_run, first_stage, method, alpha)
-            value = evaluate_run(fused, qrels, [measure], relevance_level).means()[measure]
-            grid[method][alpha] = value
-            key = (round(value, 10), alpha, -position)
-            if best is None or key > best:
-                best, choice = key, (method, alpha)
-    return FusionChoice(choice[0], float(choice[1]), measure, grid[choice[0]][choice[1]], grid)
+            values = evaluate_run(fused, qrels, [measure], relevance_level).per_query[measure]
+            per_query[(method, alpha)] = values
+            grid[method][alpha] = fmean(values.values()) if values else 0.0
+    alone = (methods[0], 0.0)
+    preference = [alone] + [(m, a) for a in alphas if a > 0 for m in methods]
+    (method, alpha), cv = cross_validate(per_query, preference, alone, folds)
+    return FusionChoice(method, alpha, measure, grid[method][alpha], grid, grid[alone[0]][0.0], cv)
 
 
-def store_fusion(model_dir: str | Path, method: str, alpha: float, dev_collection: str) -> Path:
+def store_fusion(
+    model_dir: str | Path, method: str, alpha: float, dev_collection: str, evidence: dict | None = None
+) -> Path:
     """Write the chosen fusion into a checkpoint's ``config.json`` (``fusion_method``, ``fusion_alpha``,
-    ``fusion_dev_collection``): the kit's loaders then fuse by default; a plain ``BertForSequenceClassification``
-    ignores the keys and gives raw scores."""
+    ``fusion_dev_collection`` and, from :meth:`FusionChoice.evidence`, ``fusion_cv``: the cross-validated estimate,
+    its interval and the number of dev queries): the kit's loaders then fuse by default; a plain
+    ``BertForSequenceClassification`` ignores the keys and gives raw scores."""
     check_fusion(method, alpha)
     path = Path(model_dir) / "config.json"
     if not path.is_file():
         raise FileNotFoundError(f"{model_dir}: no config.json to store the fusion in (a local checkpoint folder)")
     config = json.loads(path.read_text(encoding="utf-8"))
     config.update(fusion_method=method, fusion_alpha=float(alpha), fusion_dev_collection=dev_collection)
+    config.pop("fusion_cv", None)  # never the evidence of an earlier choice
+    if evidence is not None:
+        config["fusion_cv"] = evidence
     path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path

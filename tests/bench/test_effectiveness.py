@@ -72,3 +72,20 @@ def test_tuning_on_the_part_a_test_collection_reports_is_refused(mini_data, caps
     with pytest.raises(SystemExit) as raised:
         main(["--studies", "--model", "x=y", "--data", str(mini_data), "--collections", "cranf"])
     assert raised.value.code == 2 and "choose from dl20, cranfield, npl" in capsys.readouterr().err
+
+
+def test_fusion_chosen_by_cross_validation_on_a_wikir_built_from_the_input(mini_data, tiny_checkpoint, tmp_path):
+    from release import SAMPLE_WIKIR_ARGS
+
+    result = run_bench(
+        "effectiveness.py",
+        *("--studies", "--model", f"tiny={tiny_checkpoint}", "--data", str(mini_data), "--device", "cpu"),
+        *("--collections", "npl", "--max-queries", "3", "--depth", "5", "--max-length", "64"),
+        *("--tune-on", "wikir", "--wikir-args", SAMPLE_WIKIR_ARGS, "--permutations", "200"),
+        *("--output-dir", str(tmp_path / "out")),
+        tmp_path=tmp_path,
+    )
+    out = result.stdout
+    assert "dataset_scripts.wikir --input" in out and (tmp_path / "out" / "wikir" / "validation").is_dir()
+    assert "fusion chosen on wikir-en-validation (10 queries)" in out
+    assert "5-fold cross-validation over 10 dev queries" in out
