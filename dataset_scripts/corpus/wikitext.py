@@ -45,7 +45,8 @@ _DEBRIS = (
     (re.compile(r"(?<=\()[ \t]+"), ""),
 )
 _DISAMBIGUATION = re.compile(
-    r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie)\s*[|}]|__DISAMBIG__",
+    r"\{\{\s*(?:disambiguation|disambig|dab|disamb|hndis|geodis|begriffskl[aä]rung|homonymie|zeimeibu[ _]škiršona)"
+    r"\s*[|}]|__DISAMBIG__",
     re.I,
 )
 _REDIRECT = re.compile(r"^\s*#\s*(?:redirect|weiterleitung|redirection)\s*:?\s*\[\[([^\]|]+)", re.I)

@@ -40,7 +40,7 @@ from tqdm.auto import tqdm
 from ..atomic_files import atomic_write
 from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
-from .anchors import HarpOptions, LinkedSentence, find_anchors, group_links
+from .anchors import HarpOptions, LinkedSentence, anchor_words, find_anchors, group_links, importance_measures
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
@@ -468,19 +468,30 @@ class BaselineTasksStep(PipelineStep):
                 self.harp.importance_batch_size,
                 max_length=self.harp.passage_max_tokens + 2,
                 cache=self.cache or self.files.attention_cache,
+                heads=self.harp.heads,
             )
 
     def _unit(self, unit: Unit) -> None:
         outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}
         if "prop" in outputs:
             self._prop(unit, outputs["prop"])
+        measures: list[dict[str, float]] = []
         if _wants(self.tasks, HARP_TASKS):
-            self._harp(unit, outputs)
+            measures = self._harp(unit, outputs)
         marker: dict[str, Any] = {"tasks": {}}
         for task, output in outputs.items():
             spec = get_task(task)
             stats = TaskStats()
             stats.add(output, spec.fixed_side)
+            if task in HARP_TASKS:
+                for values in measures:
+                    for name, value in values.items():
+                        stats.measure(name, value)
+            if task == "rdp":
+                for row in output.groups:
+                    wins = rdp.longer_anchor_wins(row)
+                    if wins is not None:
+                        stats.measure(rdp.LONGER_ANCHOR_WINS, float(wins))
             marker["tasks"][task] = stats.to_dict()
             if output.groups:
                 write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
@@ -514,7 +525,9 @@ class BaselineTasksStep(PipelineStep):
             output.groups.extend(sampled.groups)
             output.skipped.update(sampled.skipped)
 
-    def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> None:
+    def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> list[dict[str, float]]:
+        """The unit's HARP rows into ``outputs``; returns the sharpness of the importance distributions the unit
+        drew from (one dict per distribution: its unit's destinations and its sentences' anchor rows)."""
         offset = int(self.index.offsets[unit.number])
         marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
         links = feather.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
@@ -558,7 +571,7 @@ class BaselineTasksStep(PipelineStep):
                 rng = rngs[task]
                 extra: dict[str, Any] = {}
                 if task == "qdm":
-                    extra = {"plan": self.plan, "seed": self.options.seed}
+                    extra = {"plan": self.plan, "seed": self.options.seed, "source_row": source_row}
                 elif task == "acm":
                     extra = {"pool": self.index.eligible_rows, "source_row": source_row}
                 rows, skipped = _HARP_ROWS[task](
@@ -569,6 +582,13 @@ class BaselineTasksStep(PipelineStep):
         for task in HARP_TASKS:
             if task in outputs:
                 passages.fill(outputs[task].groups)
+        stopwords = self.harp_stopwords
+        measures = [importance_measures(attention_of[row], stopwords, "passage") for row in destinations]
+        for (sentence, _, _), attention in zip(sentences, scored, strict=False):
+            for index, anchor in enumerate(sentence.anchors):
+                exclude = anchor_words(anchor, attention)
+                measures.append(importance_measures(attention, stopwords, "sentence", index, exclude))
+        return measures
 
 
 def add_arguments(parser) -> None:
@@ -579,10 +599,19 @@ def add_arguments(parser) -> None:
         "--prop-variant",
         choices=("paper", "original"),
         default="paper",
-        help="the paper's sampling values, or the original code's (min count 10, t=1e-4, 10 pairs, df, "
-        "NLTK+INQUERY stopwords)",
+        help="all of PROP's choices at once: the paper's sampling values, or the original code's (min count 10, "
+        "t=1e-4, 10 pairs generated and 5 kept, df, the document's words + 500 sampled corpus words, NLTK+INQUERY "
+        "stopwords); the single options below override it",
     )
     group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
+    group.add_argument("--prop-pairs-kept", type=int, default=None,
+                       help="of the pairs generated, keep this many at random (0 = all; original: 5)")  # fmt: skip
+    group.add_argument("--prop-corpus-sample", type=int, default=None,
+                       help="draw from the document's words + this many sampled corpus words (0 = all of V; original: 500)")  # fmt: skip
+    group.add_argument("--prop-short-document-words", type=int, default=None,
+                       help=f"skip documents under this many words 80%% of the time ({prop.short_document_words}; 0 = never)")  # fmt: skip
+    group.add_argument("--prop-ties", choices=("second", "drop"), default=None,
+                       help=f"equally likely sets: S2 is the positive, or drop the pair ({prop.ties})")  # fmt: skip
     group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
     group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
     group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
@@ -593,7 +622,20 @@ def add_arguments(parser) -> None:
         "(default: inquery; PROP's --prop-variant original: nltk+inquery)",
     )
     group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
-    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=harp.query_length)
+    group.add_argument(
+        "--harp-variant",
+        choices=("default", "paper", "original"),
+        default="default",
+        help="all of HARP's choices at once: default (the original code's where the paper is silent or its literal "
+        "reading defeats the method, else the paper's), paper (head mean, anchor words summed, Poisson(3)) or "
+        "original (heads summed, anchor pieces averaged, N(3, 1)); the single options below override it",
+    )
+    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=None,
+                       help=f"query length distribution ({harp.query_length})")  # fmt: skip
+    group.add_argument("--harp-heads", choices=("sum", "mean"), default=None,
+                       help=f"combine the attention heads by sum (the code) or mean (eq. 1) ({harp.heads})")  # fmt: skip
+    group.add_argument("--harp-anchor-importance", choices=("mean", "sum"), default=None,
+                       help=f"RDP: average the anchor's pieces (the code) or sum its words ({harp.anchor_importance})")  # fmt: skip
     group.add_argument(
         "--harp-importance-model",
         default=harp.importance_model,
@@ -615,11 +657,21 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "subsample": args.prop_subsample,
         "background": args.prop_background,
         "stopwords": args.stopwords,
+        "pairs_kept": args.prop_pairs_kept,
+        "corpus_sample": args.prop_corpus_sample,
+        "short_document_words": args.prop_short_document_words,
+        "ties": args.prop_ties,
     }
     changes = {key: value for key, value in changes.items() if value is not None}
-    prop = PropOptions.original(**changes) if args.prop_variant == "original" else PropOptions(**changes)
-    harp = HarpOptions(
-        query_length=args.harp_query_length,
+    prop = PropOptions.variant(args.prop_variant, **changes)
+    single = {
+        "query_length": args.harp_query_length,
+        "heads": args.harp_heads,
+        "anchor_importance": args.harp_anchor_importance,
+    }
+    harp = HarpOptions.variant(
+        args.harp_variant,
+        **{key: value for key, value in single.items() if value is not None},
         passage_max_tokens=args.harp_passage_max_tokens,
         qdm_max_pairs=args.harp_qdm_max_pairs,
         importance_model=args.harp_importance_model,

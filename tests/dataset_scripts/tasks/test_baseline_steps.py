@@ -87,6 +87,17 @@ def test_harp_builds_all_four_tasks_deterministically(ltg_corpus, tiny_bert, tmp
     for r in qdm:
         per_anchor[r["anchor"].lower()] = per_anchor.get(r["anchor"].lower(), 0) + 1
     assert max(per_anchor.values()) <= 10
+    # the sharpness of the importance distributions is in the summary and every HARP card
+    for task in HARP:
+        measures = one[task]["measures"]
+        ratio = measures["passage-importance-max-min-ratio"]
+        assert measures["passage-importance-perplexity-per-word"]["count"] == ratio["count"] > 100
+        assert ratio["total"] / ratio["count"] > 1
+        assert (
+            "`sentence-importance-perplexity-per-word`"
+            in (tmp_path / "one" / f"wikiformer-{task}" / "README.md").read_text()
+        )
+    assert one["rdp"]["measures"]["rdp-longer-anchor-wins"]["count"] > 0 and "measures" not in one.get("ltm", {})
 
 
 def test_prop_and_harp_from_the_vendored_enwiki_sample(tiny_bert, tmp_path):
@@ -108,10 +119,13 @@ def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_ber
     toy = shared_data("eval/msmarco_docs_prop_toy/msmarco_toy.tsv")
     summary = build(toy, tmp_path / "out", tiny_bert, "--tasks", "prop", "--prop-variant", "original")
     built = rows(tmp_path / "out", "prop")
-    assert summary["articles"] == 100 and len(built) > 500  # 10 pairs per document
+    # 10 pairs generated per document, 5 of them kept at random
+    skipped = summary["prop"]["skipped"]
+    assert summary["articles"] == 100 and 300 < len(built) <= 500 and skipped["pair-not-kept"] % 5 == 0
     assert all(r["article_id"].startswith("D") for r in built)
     card = (tmp_path / "out" / "wikiformer-prop" / "README.md").read_text()
     assert "`prop.background`: df" in card and "`prop.pairs_per_document`: 10" in card
+    assert "`prop.pairs_kept`: 5" in card and "`prop.corpus_sample`: 500" in card
     assert "`prop.stopwords`: nltk+inquery" in card
     assert "license: other" in card and "non-commercial research" in card and "CC BY-SA" not in card
     assert "license: other" in (tmp_path / "out" / "corpus" / "README.md").read_text()
