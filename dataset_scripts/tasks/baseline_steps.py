@@ -46,7 +46,7 @@ from .corpus_units import Unit, list_fields, list_items, read_unit_table
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
-from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, write_link_parts
+from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, resolve_unique, write_link_parts
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .see_also_join import TitleJoin, bucket_count, build_bucket, write_redirect_parts, write_title_parts
@@ -581,7 +581,7 @@ class BaselineTasksStep(PipelineStep):
         marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
         links = feather.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
         article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
-        resolved = self.join.resolve(target) if target else []
+        resolved = resolve_unique(self.join.resolve, target) if target else []
         sentences: list[tuple[LinkedSentence, int, int]] = []
         extraction: Counter = Counter({reason: n for reason, n in marker["harp"].items() if n})  # counted in stage 1
         eligible = self.index.eligible

@@ -63,7 +63,7 @@ def build_plan_bucket(
     keys, targets, ranks = (table.column(name).to_pylist() for name in ("key", "target", "rank"))
     destinations: dict[str, set[int]] = {}
     occurrences: dict[str, list[int]] = {}
-    for key, row, rank in zip(keys, resolve(targets), ranks, strict=True):
+    for key, row, rank in zip(keys, resolve_unique(resolve, targets), ranks, strict=True):
         if row is not None and eligible[row]:
             destinations.setdefault(key, set()).add(row)
             occurrences.setdefault(key, []).append(rank)
@@ -84,6 +84,15 @@ def build_plan_bucket(
     finally:
         connection.close()
     return len(plan)
+
+
+def resolve_unique(resolve, titles: Sequence[str]) -> list:
+    """``resolve(titles)`` with each distinct title resolved once (links name the same pages again and again)."""
+    unique = list(dict.fromkeys(titles))
+    if len(unique) == len(titles):
+        return resolve(unique)
+    rows = dict(zip(unique, resolve(unique), strict=True))
+    return [rows[title] for title in titles]
 
 
 class QdmPlan:
