@@ -162,6 +162,14 @@ class Stages:
         self.finish(stage, signature)
 
 
+def importance_model_args(system: str, config: dict, build_args: str) -> list[str]:
+    """HARP's word importance from the backbone the config trains (the paper: BERT-base for both), unless the
+    build options name another model."""
+    if system != "harp" or "--harp-importance-model" in build_args:
+        return []
+    return ["--harp-importance-model", str(config.get("model_name_or_path", "embedded:minilm"))]
+
+
 def task_dirs(out: Path, tasks: tuple[str, ...] = TASKS) -> list[Path]:
     """The task dataset folders the build wrote, in the paper's order."""
     return [
@@ -274,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                     str(args.seed),
                     "--num-proc",
                     str(args.num_proc),
+                    *importance_model_args(system, config, args.build_args),
                     *shlex.split(args.build_args),
                 ]
             ],

@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     trainer = WikiformerTrainer(
         model=model,
         args=training_args,
-        train_dataset=GroupDataset(tasks, data_args.group_size, training_args.seed),
+        train_dataset=GroupDataset(tasks, data_args.group_size, training_args.seed, data_args.task_mixture),
         eval_dataset=eval_set,
         data_collator=collator,
         processing_class=tokenizer,

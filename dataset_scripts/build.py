@@ -156,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         if task not in written:
             state = f"0 rows: {summary[task].get('empty_reason', 'no group')} -> {layout.task_dir(task)} (empty)"
         print(f"{task}: {state}")
+        for name, measure in sorted(summary[task].get("measures", {}).items()):
+            if measure["count"]:
+                print(f"  {name}: {measure['total'] / measure['count']:.3f} (mean of {measure['count']})")
     status = 0 if written else 1
     if args.push_to_hub and written:
         failed = push(layout, build.tasks, args.push_to_hub, args.private, written)

@@ -122,21 +122,29 @@ def test_release_system_option_picks_the_method_config_output_and_task_settings(
     config = yaml.safe_load((PROJECT_ROOT / "configs" / "harp-demo-cpu.yaml").read_text())
     built = [tmp_path / "wikiformer-rqp", tmp_path / "wikiformer-rdp"]  # QDM and ACM without rows on a small corpus
     assert task_settings(config, built) == [
-        "--task_weights", "1", "1", "--query_max_lengths", "30", "64", "--doc_max_lengths", "96", "96",
+        "--query_max_lengths", "30", "64", "--doc_max_lengths", "96", "96",
     ]  # fmt: skip
 
 
 @pytest.mark.parametrize("system", ["prop", "harp"])
-def test_baseline_configs_parse_with_the_papers_objective(system):
+def test_baseline_configs_parse_with_the_originals_objective(system):
     from training.arguments import parse_arguments
 
     for name in (f"{system}-bert-base.yaml", f"{system}-demo-cpu.yaml"):
         _, data, training = parse_arguments(
             [str(PROJECT_ROOT / "configs" / name), "--output_dir", "/tmp/x", "--bf16", "false"]
         )
-        assert training.loss == "hinge" and training.hinge_margin == 1.0 and training.mlm_weight == 1.0
+        # the loss both original codes trained with: margin 1 on the softmax of the pair, ranking and MLM 1:1
+        assert training.loss == "softmax_margin" and training.hinge_margin == 1.0 and training.mlm_weight == 1.0
+        assert training.ranking_weight in (None, 1.0) and data.task_mixture == (
+            "proportional" if system == "harp" else "weights"
+        )
         assert training.mlm_whole_word and training.mlm_max_predictions == 60 and training.mlm_probability == 0.15
         assert data.group_size == 2 and len(data.train_datasets) == (1 if system == "prop" else 4)
+    _, data, training = parse_arguments([str(PROJECT_ROOT / "configs" / f"{system}-bert-base.yaml"), "--bf16", "false"])
+    # the papers' "batch size of 128" on 4 GPUs: PROP's code counts sequences (64 pairs of 2), HARP's counts pairs
+    pairs = 4 * training.per_device_train_batch_size * training.gradient_accumulation_steps
+    assert pairs * (data.group_size if system == "prop" else 1) == 128
 
 
 def test_selection_is_on_wikir_validation_where_it_has_enough_queries(tmp_path, capsys):
@@ -157,3 +165,12 @@ def test_selection_is_on_wikir_validation_where_it_has_enough_queries(tmp_path, 
     compare = collection_eval_commands("python", args, args.eval_collection, "bm25", tmp_path / "eval", None)[-1]
     assert compare[compare.index("--reference") + 1] == "bm25"  # significance against the first stage
     assert any(run.startswith("wikiformer+bm25=") for run in compare)
+
+
+def test_harp_scores_importance_with_the_backbone_its_config_trains():
+    from release import importance_model_args
+
+    config = yaml.safe_load((PROJECT_ROOT / "configs" / "harp-bert-base.yaml").read_text())
+    assert importance_model_args("harp", config, "") == ["--harp-importance-model", "google-bert/bert-base-uncased"]
+    assert importance_model_args("harp", config, "--harp-importance-model other") == []
+    assert importance_model_args("prop", config, "") == []

@@ -13,7 +13,9 @@ from cli import InputError
 from .kit_arguments import (  # noqa: F401  (EMBEDDED_MINILM, resolve_model_path: imported from here too)
     CONFIG_SUFFIXES,
     EMBEDDED_MINILM,
+    LOSSES,
     PROG,
+    TASK_MIXTURES,
     DataArguments,
     KitTrainingArguments,
     ModelArguments,
@@ -29,8 +31,12 @@ class WikiformerTrainingArguments(TrainingArguments, KitTrainingArguments):
     (:class:`~training.kit_arguments.KitTrainingArguments`, listed first in ``--help``).
 
     Args:
-        loss: ``softmax_ce`` (the paper, eq. 3-7) or ``hinge`` (pairwise, PROP/HARP).
-        hinge_margin: margin of the pairwise hinge loss.
+        loss: ``softmax_ce`` (the paper, eq. 3-7), ``hinge`` (pairwise on the scores, PROP's and HARP's equations)
+            or ``softmax_margin`` (the margin on the softmax of the group's scores, PROP's and HARP's code).
+        hinge_margin: margin of the ``hinge`` and ``softmax_margin`` losses.
+        ranking_weight: the ranking loss is the mean over the batch's groups times this weight; unset = the number
+            of tasks, so that the loss is the sum of the tasks' losses in expectation (eq. 7; HARP's eq. 16 read
+            literally); HARP's code weighs ranking and MLM 1:1 (``1``).
         mlm_weight: weight of the joint MLM loss (0 = off); > 0 trains a :class:`WikiformerForPreTraining`.
         mlm_probability: share of document tokens masked (80% [MASK], 10% random, 10% kept).
         mlm_whole_word: mask whole words (PROP/HARP, BERT's whole-word masking) instead of single tokens.
@@ -79,8 +85,10 @@ class WikiformerTrainingArguments(TrainingArguments, KitTrainingArguments):
         if self.pair_chunks > 1 and self.world_size > 1:
             # DDP allows one forward per backward; several would mark each gradient ready twice
             raise ValueError("--pair_chunks > 1 works in a single process only (not with DDP)")
-        if self.loss not in ("softmax_ce", "hinge"):
-            raise ValueError(f"--loss must be softmax_ce or hinge, got {self.loss!r}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"--loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        if self.ranking_weight is not None and self.ranking_weight < 0:
+            raise ValueError(f"--ranking_weight must be >= 0, got {self.ranking_weight}")
         if self.nonfinite_policy not in ("stop", "skip"):
             raise ValueError(f"--nonfinite_policy must be stop or skip, got {self.nonfinite_policy!r}")
         if self.max_nonfinite_steps < 1:

@@ -5,6 +5,8 @@
 - :class:`TaskMixtureSampler` decides, per epoch, which (task, row) fills each batch slot: every slot draws its
   task independently with the task sampling weights, and each task's rows are read in a seeded permutation
   (cycled when a task is drawn more often than it has rows). An epoch has as many slots as all tasks have rows.
+  The ``proportional`` mixture instead shuffles all tasks' rows together (HARP's code: its four task files
+  concatenated, then a random sampler): each row once per epoch, each task in proportion to its size.
 - :class:`GroupDataset` turns (epoch, task, row) into a group: the positive first, then up to
   ``group_size - 1`` negatives sampled deterministically in (seed, epoch, task, row).
 """
@@ -21,7 +23,7 @@ from torch.utils.data import Dataset, Sampler
 
 from dataset_scripts.tasks.registry import TASKS
 
-from .arguments import DataArguments
+from .arguments import TASK_MIXTURES, DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 
@@ -246,12 +248,16 @@ class TaskMixtureSampler(Sampler):
         task_sizes: number of rows per task.
         weights: sampling weight per task.
         seed: the run's seed.
+        mixture: ``weights`` (each slot's task drawn with ``weights``) or ``proportional`` (all rows shuffled
+            together, each once per epoch; ``weights`` unused).
     """
 
     block = 65_536
 
-    def __init__(self, task_sizes: list[int], weights: list[float], seed: int):
-        self.task_sizes, self.seed, self.epoch = [int(size) for size in task_sizes], seed, 0
+    def __init__(self, task_sizes: list[int], weights: list[float], seed: int, mixture: str = "weights"):
+        if mixture not in TASK_MIXTURES:
+            raise ValueError(f"the task mixture must be one of {', '.join(TASK_MIXTURES)}, got {mixture!r}")
+        self.task_sizes, self.seed, self.epoch, self.mixture = [int(size) for size in task_sizes], seed, 0, mixture
         total = float(sum(weights))
         if total <= 0 or any(w < 0 for w in weights):
             raise ValueError(f"task weights must be >= 0 with a positive sum, got {weights}")
@@ -265,6 +271,9 @@ class TaskMixtureSampler(Sampler):
         return sum(self.task_sizes)
 
     def __iter__(self):
+        if self.mixture == "proportional":
+            yield from self._shuffled()
+            return
         orders = [
             np.random.default_rng([self.seed, self.epoch, task]).permutation(
                 np.arange(size, dtype=np.int32 if size < 2**31 else np.int64)
@@ -282,6 +291,19 @@ class TaskMixtureSampler(Sampler):
                 yield self.epoch, task, int(order[cursors[task] % len(order)])
                 cursors[task] += 1
 
+    def _shuffled(self):
+        """Every (task, row) once, in one seeded permutation of all rows (4 bytes a row below 2**31 rows)."""
+        total = len(self)
+        starts = np.cumsum([0, *self.task_sizes])
+        order = np.random.default_rng([self.seed, self.epoch]).permutation(
+            np.arange(total, dtype=np.int32 if total < 2**31 else np.int64)
+        )
+        for first in range(0, total, self.block):
+            keys = order[first : first + self.block]
+            tasks = np.searchsorted(starts, keys, side="right") - 1
+            for task, row in zip(tasks.tolist(), (keys - starts[tasks]).tolist(), strict=True):
+                yield self.epoch, task, row
+
 
 class GroupDataset(Dataset):
     """Map-style dataset of groups keyed by ``(epoch, task, row)`` (see :class:`TaskMixtureSampler`).
@@ -293,19 +315,22 @@ class GroupDataset(Dataset):
         tasks: the loaded tasks.
         group_size: candidates per group (positive + up to ``group_size - 1`` negatives).
         seed: the run's seed; with the key it fixes which negatives a group gets.
+        mixture: how the sampler mixes the tasks (``weights`` or ``proportional``, see :class:`TaskMixtureSampler`).
     """
 
-    def __init__(self, tasks: list[Task], group_size: int, seed: int):
+    def __init__(self, tasks: list[Task], group_size: int, seed: int, mixture: str = "weights"):
         if group_size < 2:
             raise ValueError(f"group_size must be >= 2, got {group_size}")
-        self.tasks, self.group_size, self.seed = tasks, group_size, seed
+        if mixture not in TASK_MIXTURES:
+            raise ValueError(f"--task_mixture must be one of {', '.join(TASK_MIXTURES)}, got {mixture!r}")
+        self.tasks, self.group_size, self.seed, self.mixture = tasks, group_size, seed, mixture
 
     def __len__(self) -> int:
         return sum(len(task) for task in self.tasks)
 
     def sampler(self) -> TaskMixtureSampler:
         """The sampler that produces this dataset's keys."""
-        return TaskMixtureSampler([len(t) for t in self.tasks], [t.weight for t in self.tasks], self.seed)
+        return TaskMixtureSampler([len(t) for t in self.tasks], [t.weight for t in self.tasks], self.seed, self.mixture)
 
     def __getitem__(self, key: tuple[int, int, int]) -> dict[str, Any]:
         epoch, task_index, row = key

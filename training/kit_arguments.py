@@ -21,6 +21,8 @@ CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 CONFIGS_DIR = Path(__file__).resolve().parent.parent / "configs"
 
 EMBEDDED_MINILM = "embedded:minilm"
+LOSSES = ("softmax_ce", "hinge", "softmax_margin")
+TASK_MIXTURES = ("weights", "proportional")
 
 
 @dataclass
@@ -63,6 +65,14 @@ class DataArguments:
     dataset_split: str = field(default="train", metadata={"help": "the split of each task dataset read"})
     task_names: list[str] = field(default_factory=list, metadata={"help": "names in the logs; default: folder name"})
     task_weights: list[float] = field(default_factory=list, metadata={"help": "sampling weight per task; default 1"})
+    task_mixture: str = field(
+        default="weights",
+        metadata={
+            "help": "how batch slots draw their task: 'weights' (each slot drawn with --task_weights) or "
+            "'proportional' (the tasks' rows concatenated and shuffled: each task in proportion to its size, every "
+            "row once per epoch, as HARP's code trained; --task_weights is then ignored)"
+        },
+    )
     query_max_lengths: list[int] = field(
         default_factory=list,
         metadata={
@@ -111,10 +121,20 @@ class KitTrainingArguments:
     loss: str = field(
         default="softmax_ce",
         metadata={
-            "help": "softmax_ce (the paper, eq. 3-7: a group's softmax cross-entropy) or hinge (pairwise, PROP/HARP)"
+            "help": "softmax_ce (the paper, eq. 3-7: a group's softmax cross-entropy), hinge (pairwise on the scores, "
+            "PROP's and HARP's equations) or softmax_margin (the margin on the softmax of the group's scores, PROP's "
+            "and HARP's code)"
         },
     )
-    hinge_margin: float = field(default=1.0, metadata={"help": "margin of the pairwise hinge loss"})
+    hinge_margin: float = field(default=1.0, metadata={"help": "margin of the hinge and softmax_margin losses"})
+    ranking_weight: float | None = field(
+        default=None,
+        metadata={
+            "help": "the ranking loss is the mean over the batch's groups times this weight; unset: the number of "
+            "tasks (the sum of the tasks' losses in expectation, eq. 7; HARP's eq. 16 read literally); HARP's code "
+            "weighs ranking and MLM 1:1 (1)"
+        },
+    )
     mlm_weight: float = field(
         default=0.0, metadata={"help": "weight of the joint MLM loss (0: off); > 0 trains WikiformerForPreTraining"}
     )

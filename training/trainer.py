@@ -3,8 +3,9 @@
 How a batch mixes tasks, and the loss: a batch holds B groups whose tasks were drawn independently with the
 normalised weights w_t. The batch loss is ``T / B * sum_g CE_g`` with T the number of tasks and CE_g the softmax
 cross-entropy of group g (eq. 3-6). Its expectation is ``sum_t T * w_t * L_t``: with the default uniform weights,
-exactly eq. 7 (``L_SRR + L_RWI + L_ATI + L_LTM``); other weights re-weight the sum. Being a plain sum over groups,
-the loss is identical under gradient accumulation and DDP for the same global batch.
+exactly eq. 7 (``L_SRR + L_RWI + L_ATI + L_LTM``); other weights re-weight the sum. ``--ranking_weight`` replaces
+the factor T (HARP's code: 1, the mean over the batch's pairs beside MLM). Being a plain sum over groups, the loss is
+identical under gradient accumulation and DDP for the same global batch.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from transformers.trainer_utils import get_last_checkpoint
 
 from .data import GroupDataset
 from .evaluation import RerankEvalSet, rerank_metrics
-from .losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from .losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
 
 FP16_OVERFLOWS_IN_A_ROW = 20  # the loss scaler halves its scale at each: 2**-20 means the run is broken
 
@@ -94,7 +95,8 @@ class WikiformerTrainer(Trainer):
         return super().create_scheduler(num_training_steps, optimizer)
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        """``T / B * sum_g loss_g`` over the batch's B groups (T tasks), plus ``mlm_weight`` times the MLM loss."""
+        """``T / B * sum_g loss_g`` over the batch's B groups (T tasks, or ``ranking_weight``), plus ``mlm_weight``
+        times the MLM loss."""
         group_mask, task_ids = inputs.pop("group_mask"), inputs.pop("task_ids")
         chunks = self.args.effective_pair_chunks
         if chunks > 1 and inputs["input_ids"].shape[0] >= 2 * chunks:
@@ -105,9 +107,12 @@ class WikiformerTrainer(Trainer):
         scores = group_scores(outputs.logits, group_mask)
         if self.args.loss == "hinge":
             per_group = pairwise_hinge(scores, group_mask, self.args.hinge_margin)
+        elif self.args.loss == "softmax_margin":
+            per_group = softmax_margin(scores, group_mask, self.args.hinge_margin)
         else:
             per_group = softmax_cross_entropy(scores)
-        loss = per_group.mean() * len(self.task_names)
+        weight = self.args.ranking_weight
+        loss = per_group.mean() * (len(self.task_names) if weight is None else weight)
         if self.args.mlm_weight and getattr(outputs, "mlm_loss", None) is not None:
             loss = loss + self.args.mlm_weight * outputs.mlm_loss
         if model.training:

@@ -19,6 +19,7 @@ from .anchors import (
     EXTRACTION_SKIPS,
     HARP,
     HARP_CHOICES,
+    HARP_MEASURES,
     HarpOptions,
     LinkedSentence,
     anchor_words,
@@ -89,4 +90,5 @@ SPEC = TaskSpec(
     query_max_length=250,  # the original code cuts both sides to 250 tokens
     doc_max_length=250,
     origin=HARP,
+    measures=HARP_MEASURES,
 )

@@ -29,11 +29,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..corpus.article import Article
-from .attention import Span, TextAttention
+from .attention import HEAD_COMBINATIONS, Span, TextAttention, importance_sharpness
 from .language_model import normal_length, poisson_length
 from .spec import Origin
 
 QUERY_LENGTHS = ("poisson", "normal")
+ANCHOR_IMPORTANCE = ("mean", "sum")
+HARP_VARIANTS = ("default", "paper", "original")
 EXTRACTION_SKIPS = {
     "article-without-links": "article without any internal link",
     "anchor-not-in-sentence": "link whose anchor text is not in its sentence",
@@ -46,8 +48,8 @@ EXTRACTION_SKIPS = {
 HARP = Origin(
     name="HARP",
     reference="Ma et al., CIKM 2021",
-    objective="HARP's margin-1 pairwise hinge loss on (positive, negative), jointly with MLM, the four tasks mixed "
-    "uniformly",
+    objective="HARP's margin-1 pairwise loss on (positive, negative), jointly with MLM, the four tasks mixed in "
+    "proportion to their sizes",
     citation="""@inproceedings{ma2021harp,
   title     = {Pre-training for Ad-hoc Retrieval: Hyperlink is Also You Need},
   author    = {Ma, Zhengyi and Dou, Zhicheng and Xu, Wei and Zhang, Xinyu and Jiang, Hao and Cao, Zhao and Wen, Ji-Rong},
@@ -59,11 +61,35 @@ HARP = Origin(
 HARP_CHOICES = (
     "Anchors come from the corpus's links with their sentences; a destination is resolved against the whole corpus "
     "(redirects followed) and represented by its first section (lead), cut to `passage_max_tokens` word pieces "
-    "(the original code's 250). Word importance is the last-layer attention of `importance_model`, averaged over "
-    "heads, summed over a word's pieces and occurrences, then a softmax over distinct words (eq. 1-3); words are "
-    "the runs of letters of the lowercased text, INQUERY stopwords never drawn, words drawn without replacement. "
-    "Query lengths: l ~ Poisson(3), l > 0 (the paper; `query_length=normal` gives the original code's N(3, 1))."
+    "(the original code's 250). Word importance is the last-layer attention of `importance_model`, summed over "
+    "heads as the original code does (`heads=mean` is eq. 1's average, under which the softmax over words is "
+    "almost uniform), summed over a word's pieces and occurrences, then a softmax over distinct words (eq. 1-3); "
+    "words are the runs of letters of the lowercased text, INQUERY stopwords never drawn, words drawn without "
+    "replacement. Query lengths: l ~ Poisson(3), l > 0 (the paper; `query_length=normal` gives the original code's "
+    "N(3, 1)). The measures below give the sharpness of the importance distributions drawn from: perplexity "
+    "divided by the number of words (1 = uniform) and the largest-to-smallest probability ratio, mean over texts."
 )
+HARP_MEASURES = {
+    "passage-importance-perplexity-per-word": "a destination passage's word distribution ([CLS] attention, eq. 5): "
+    "perplexity / words (1 = uniform)",
+    "passage-importance-max-min-ratio": "the same distribution's largest / smallest probability",
+    "sentence-importance-perplexity-per-word": "a sentence's word distribution from an anchor (eq. 1-3, the "
+    "anchor's words excluded): perplexity / words",
+    "sentence-importance-max-min-ratio": "the same distribution's largest / smallest probability",
+}
+"""The sharpness of the importance distributions, reported in every HARP task's statistics and card."""
+
+
+def importance_measures(attention: TextAttention, stopwords: frozenset[str], which: str, row: int = -1, exclude=()):
+    """``{measure: value}`` of :data:`HARP_MEASURES` for one distribution: [CLS]'s (``row`` -1) or an anchor's row
+    of a ``passage`` or ``sentence`` (``which``); empty for fewer than two words."""
+    sharpness = importance_sharpness(_distribution(attention, row, stopwords, exclude)[1])
+    if sharpness is None:
+        return {}
+    return {
+        f"{which}-importance-perplexity-per-word": sharpness[0],
+        f"{which}-importance-max-min-ratio": sharpness[1],
+    }
 
 
 @dataclass(frozen=True)
@@ -82,6 +108,11 @@ class HarpOptions:
         importance_device: ``cpu``, ``cuda``...; empty = CUDA when available.
         importance_batch_size: texts per attention forward pass.
         stopwords: a stopword file; ``""`` = the vendored INQUERY list.
+        heads: how the attention heads combine: ``"sum"`` (the original code, the default: eq. 1's mean makes the softmax
+            over words almost uniform) or ``"mean"`` (eq. 1 as written).
+        anchor_importance: RDP's importance of an anchor: the [CLS] attention to its word pieces averaged
+            (``"mean"``, the original code's ``cal_weight_of_anchor(..., 'avg')``, the default) or summed (``"sum"``,
+            eq. 10 read over the anchor's words: the longer anchor wins).
     """
 
     query_length: str = "poisson"
@@ -92,12 +123,33 @@ class HarpOptions:
     importance_device: str = ""
     importance_batch_size: int = 32
     stopwords: str = ""
+    heads: str = "sum"
+    anchor_importance: str = "mean"
 
     def __post_init__(self) -> None:
         if self.query_length not in QUERY_LENGTHS:
             raise ValueError(f"query_length must be one of {QUERY_LENGTHS}, got {self.query_length!r}")
+        if self.heads not in HEAD_COMBINATIONS:
+            raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {self.heads!r}")
+        if self.anchor_importance not in ANCHOR_IMPORTANCE:
+            raise ValueError(f"anchor_importance must be one of {ANCHOR_IMPORTANCE}, got {self.anchor_importance!r}")
         if self.poisson_lambda <= 0 or self.passage_max_tokens < 8 or self.qdm_max_pairs < 1:
             raise ValueError(f"invalid HARP options: {self}")
+
+    @classmethod
+    def variant(cls, name: str, **changes) -> HarpOptions:
+        """All of a variant's choices at once, then ``changes`` on top: ``default`` (the authors' code where the
+        paper is silent or its literal reading defeats the method), ``paper`` (eq. 1's head mean, eq. 10 summed
+        over the anchor's words, l ~ Poisson(3)) or ``original`` (the code: heads summed, pieces averaged,
+        N(3, 1) query lengths)."""
+        if name not in HARP_VARIANTS:
+            raise ValueError(f"HARP variant must be one of {HARP_VARIANTS}, got {name!r}")
+        values = {
+            "default": {},
+            "paper": {"heads": "mean", "anchor_importance": "sum", "query_length": "poisson"},
+            "original": {"heads": "sum", "anchor_importance": "mean", "query_length": "normal"},
+        }[name]
+        return cls(**{**values, **changes})
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (build parameters, dataset cards)."""

@@ -1,8 +1,10 @@
-"""HARP's word importance: a BERT model's last-layer self-attention, averaged over heads, per word (cached).
+"""HARP's word importance: a BERT model's last-layer self-attention, combined over heads, per word (cached).
 
 HARP (Ma et al., CIKM 2021, eq. 1, 5, 10 and 13) weighs the words of a text by the last-layer attention of a BERT
 encoder: alpha_t = (1/D) sum_i softmax(W_i^Q h_q . W_i^K h_t / sqrt(d/D)), with the query position q the anchor
-(RQP's positive query) or [CLS] (passages, anchor importance). Here:
+(RQP's positive query) or [CLS] (passages, anchor importance). The original code sums over the heads instead of
+averaging (``heads="sum"``, the default): the weights then lie in [0, D] rather than [0, 1], and the softmax over
+words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpness` measures it). Here:
 
 - The encoder runs once per text (any attention implementation); the last layer's attention rows that are needed
   are then computed from its input hidden states and its own query/key projections, exactly as eq. 1 writes them,
@@ -10,8 +12,9 @@ encoder: alpha_t = (1/D) sum_i softmax(W_i^Q h_q . W_i^K h_t / sqrt(d/D)), with 
 - A word is a run of letters of the text (lowercased), as in PROP; a word's weight is the sum of the attention
   its word pieces receive; the row of a multi-token query span (an anchor) is the mean of its tokens' rows.
   Words beyond the model's ``max_length`` get no weight and are not candidates.
-- Results are cached in an SQLite file keyed by (model, max length, text, query spans): a rebuild, another task
-  over the same sentences and every passage linked more than once reuse them.
+- Each word's number of word pieces is kept beside its weights (RDP's anchor importance averages over pieces).
+- Results are cached in an SQLite file keyed by (model, max length, head combination, text, query spans): a
+  rebuild, another task over the same sentences and every passage linked more than once reuse them.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from ..corpus.words import is_spaced, letter_words
 
 _WORD = re.compile(r"[^\W\d_]+")
 Span = tuple[int, int]
+HEAD_COMBINATIONS = ("sum", "mean")
+_LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query rows
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
@@ -47,14 +52,17 @@ class TextAttention:
     Args:
         words: the text's words (lowercased), in order (see :func:`word_spans`).
         spans: their character spans.
-        cls: ``[words]``: attention from [CLS] to each word (head mean, summed over the word's pieces).
+        cls: ``[words]``: attention from [CLS] to each word (heads combined, summed over the word's pieces).
         rows: ``[queries, words]``: attention from each requested query span to each word.
+        pieces: ``[words]``: each word's word pieces within the model's ``max_length`` (0: beyond it); ``None``
+            when unknown (every word then counts as one piece).
     """
 
     words: list[str]
     spans: list[Span]
     cls: np.ndarray
     rows: np.ndarray
+    pieces: np.ndarray | None = None
     memo: dict = field(default_factory=dict, repr=False, compare=False)
     """What the samplers derived from this attention (term distributions, first positions), computed once: a
     destination is drawn from for every anchor that links to it, a sentence by RQP and QDM alike."""
@@ -74,6 +82,7 @@ class AttentionScorer:
         batch_size: texts per forward pass.
         max_length: tokens per text (longer texts are cut; their later words get no weight).
         cache: an SQLite file for the results (created if missing); ``None`` = no cache.
+        heads: how the heads' attention is combined: ``"sum"`` (the original code) or ``"mean"`` (eq. 1).
     """
 
     def __init__(
@@ -83,8 +92,11 @@ class AttentionScorer:
         batch_size: int = 32,
         max_length: int = 256,
         cache: str | Path | None = None,
+        heads: str = "sum",
     ):
-        self.name, self.batch_size, self.max_length = model_name_or_path, batch_size, max_length
+        if heads not in HEAD_COMBINATIONS:
+            raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {heads!r}")
+        self.name, self.batch_size, self.max_length, self.heads = model_name_or_path, batch_size, max_length, heads
         self.device = device
         self._model = self._tokenizer = None
         self._db = None
@@ -110,7 +122,7 @@ class AttentionScorer:
         self._model = AutoModel.from_pretrained(path, add_pooling_layer=False).to(self.device).eval()
 
     def _key(self, text: str, queries: Sequence[Span]) -> str:
-        raw = f"{self.name}\x1f{self.max_length}\x1f{text}\x1f{list(map(list, queries))}"
+        raw = f"{self.name}\x1f{self.max_length}\x1f{self.heads}\x1f{_LAYOUT}\x1f{text}\x1f{list(map(list, queries))}"
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
     def score(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[TextAttention]:
@@ -134,9 +146,9 @@ class AttentionScorer:
         results = []
         for (text, queries), key in zip(items, keys, strict=True):
             spans = word_spans(text)
-            matrix = found[key].reshape(1 + len(queries), len(spans))
+            matrix = found[key].reshape(2 + len(queries), len(spans))
             results.append(
-                TextAttention([w for w, _, _ in spans], [(s, e) for _, s, e in spans], matrix[0], matrix[1:])
+                TextAttention([w for w, _, _ in spans], [(s, e) for _, s, e in spans], matrix[0], matrix[2:], matrix[1])
             )
         return results
 
@@ -152,19 +164,21 @@ class AttentionScorer:
         inputs = {k: v.to(self.device) for k, v in encoded.items()}
         with torch.inference_mode():
             hidden = self._model(**inputs, output_hidden_states=True).hidden_states[-2]
-            attention = last_layer_attention(self._model, hidden, inputs["attention_mask"]).float().cpu().numpy()
+            attention = last_layer_attention(self._model, hidden, inputs["attention_mask"], self.heads)
+            attention = attention.float().cpu().numpy()
         matrices = []
         for row, (text, queries) in enumerate(items):
             spans = word_spans(text)
             token_word = _token_words(offsets[row], encoded.sequence_ids(row), spans)
-            weights = np.zeros((1 + len(queries), len(spans)), dtype=np.float32)
+            weights = np.zeros((2 + len(queries), len(spans)), dtype=np.float32)
             query_rows = [attention[row, 0]]
             for start, end in queries:
                 tokens = [t for t, (s, e) in enumerate(offsets[row]) if token_word[t] >= 0 and s < end and e > start]
                 query_rows.append(attention[row, tokens].mean(axis=0) if tokens else np.zeros_like(attention[row, 0]))
             valid = token_word >= 0
             for q, values in enumerate(query_rows):
-                np.add.at(weights[q], token_word[valid], values[valid])
+                np.add.at(weights[0 if q == 0 else q + 1], token_word[valid], values[valid])
+            np.add.at(weights[1], token_word[valid], 1.0)
             # rounded so that the last bits of a float sum (thread count, batch shape) never change a draw
             matrices.append(np.round(weights, 6))
         return matrices
@@ -194,20 +208,43 @@ class AttentionScorer:
             self._db = None
 
 
-def last_layer_attention(model, hidden, attention_mask):
-    """``[batch, T, T]``: the last layer's attention probabilities, averaged over heads (HARP eq. 1), computed from
-    the layer's input ``hidden`` with its own query and key projections (BERT's module layout)."""
+def last_layer_attention(model, hidden, attention_mask, heads: str = "mean"):
+    """``[batch, T, T]``: the last layer's attention probabilities, combined over heads (``heads``: ``"mean"``, HARP
+    eq. 1, or ``"sum"``, the original code), computed from the layer's input ``hidden`` with its own query and key
+    projections (BERT's module layout)."""
     import torch
 
     layer = model.encoder.layer[-1].attention.self
-    heads = model.config.num_attention_heads
+    count = model.config.num_attention_heads
     batch, length, width = hidden.shape
-    size = width // heads
-    query = layer.query(hidden).view(batch, length, heads, size).transpose(1, 2)
-    key = layer.key(hidden).view(batch, length, heads, size).transpose(1, 2)
+    size = width // count
+    query = layer.query(hidden).view(batch, length, count, size).transpose(1, 2)
+    key = layer.key(hidden).view(batch, length, count, size).transpose(1, 2)
     scores = query @ key.transpose(-1, -2) / size**0.5
     scores = scores.masked_fill(~attention_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
-    return scores.softmax(dim=-1).mean(dim=1)
+    return combine_heads(scores.softmax(dim=-1), heads)
+
+
+def combine_heads(probabilities, heads: str = "sum"):
+    """``[batch, heads, T, T]`` attention probabilities -> ``[batch, T, T]``: summed (the original code's
+    ``torch.sum(attentions, dim=1)``) or averaged (eq. 1) over the heads."""
+    if heads not in HEAD_COMBINATIONS:
+        raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {heads!r}")
+    return probabilities.sum(dim=1) if heads == "sum" else probabilities.mean(dim=1)
+
+
+def importance_sharpness(probabilities: Sequence[float]) -> tuple[float, float] | None:
+    """How far a word distribution is from uniform: ``(perplexity / words, largest / smallest probability)``.
+
+    1 and 1 for a uniform distribution; a sharper one has a lower first and a higher second figure. ``None`` for
+    fewer than two words (nothing to compare)."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    if p.size < 2:
+        return None
+    p = p / p.sum()
+    positive = p[p > 0]
+    perplexity = float(np.exp(-(positive * np.log(positive)).sum()))
+    return perplexity / p.size, float(p.max() / p.min()) if p.min() > 0 else float("inf")
 
 
 def _token_words(offsets: list[list[int]], sequence_ids: list[int | None], spans) -> np.ndarray:

@@ -21,7 +21,6 @@ drawn from in sentence order), so the output does not depend on the number of pr
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import json
 from collections import Counter, OrderedDict
@@ -37,18 +36,20 @@ from datatrove.pipeline.base import PipelineStep
 from pyarrow import feather
 from tqdm.auto import tqdm
 
-from ..atomic_files import atomic_write
+from ..atomic_files import atomic_write, clear_partial
 from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
-from .anchors import HarpOptions, LinkedSentence, find_anchors, group_links
+from .anchors import HarpOptions, LinkedSentence, anchor_words, find_anchors, group_links, importance_measures
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
+from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, resolve_unique, write_link_parts
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
+from .see_also_join import TitleJoin, bucket_count, build_bucket, write_redirect_parts, write_title_parts
 from .stats import TaskStats
 from .steps import BuildLayout, write_json, write_rows
 
@@ -114,10 +115,13 @@ class BaselineFiles:
         its sentences from them without reading the corpus; the QDM plan reads their anchor keys."""
         return self.layout.work / "harp" / "links" / f"{unit:05d}.arrow"
 
-    @property
-    def qdm_plan(self) -> Path:
-        """The QDM plan (Parquet): ambiguous anchor text, destination rows, rank cut-off."""
-        return self.layout.work / "harp" / "qdm-plan.parquet"
+    def qdm_parts(self, unit: int, buckets: int) -> Path:
+        """A unit's links found in their sentence, ``(key, target, rank)`` cut into the QDM plan's buckets."""
+        return self.layout.work / "harp" / f"qdm-plan-{buckets}" / "links" / f"{unit:05d}.arrow"
+
+    def qdm_bucket(self, bucket: int, buckets: int) -> Path:
+        """One bucket of the QDM plan (SQLite: ambiguous anchor text, destination rows, rank cut-off)."""
+        return self.layout.work / "harp" / f"qdm-plan-{buckets}" / "buckets" / f"{bucket:05d}.sqlite"
 
     @property
     def attention_cache(self) -> Path:
@@ -149,11 +153,25 @@ class CorpusStatsStep(PipelineStep):
     name = "PROP counts + HARP passages and anchors"
     type = "Baselines"
 
-    def __init__(self, root, units: Sequence[Unit], tasks, options: TaskOptions, prop: PropOptions, harp: HarpOptions):
+    def __init__(
+        self,
+        root,
+        units: Sequence[Unit],
+        tasks,
+        options: TaskOptions,
+        prop: PropOptions,
+        harp: HarpOptions,
+        redirect_files=(),
+    ):
         super().__init__()
         self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
         self.options, self.prop, self.harp = options, prop, harp
         self.files = BaselineFiles(self.layout)
+        self.redirect_files = [Path(p) for p in redirect_files]
+        self.first_rows = [0]  # corpus row of each unit's first article
+        for unit in self.units:
+            self.first_rows.append(self.first_rows[-1] + unit.stop - unit.start)
+        self.join_buckets, self.plan_buckets = join_sizes(self.units)
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Process this rank's units that are not done yet."""
@@ -170,6 +188,14 @@ class CorpusStatsStep(PipelineStep):
             if _wants(self.tasks, HARP_TASKS):
                 marker["harp"] = self._harp(unit, table, tokenizer)
             write_json(marker, self.layout.marker("baseline-stats", unit.number))
+        if _wants(self.tasks, HARP_TASKS):  # the title join's redirect parts (shared with LTM's, same layout)
+            for number in range(rank, len(self.redirect_files), world_size):
+                path = self.layout.redirect_parts(number, self.join_buckets)
+                if not path.exists():
+                    clear_partial([path])
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    source = self.redirect_files[number]
+                    atomic_write(path, lambda tmp, source=source: write_redirect_parts(source, self.join_buckets, tmp))
         if data:
             yield from data
 
@@ -201,7 +227,8 @@ class CorpusStatsStep(PipelineStep):
         return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
 
     def _harp(self, unit: Unit, table: pa.Table, tokenizer) -> dict[str, int]:
-        """The unit's passage index shard and link records; returns the articles without links (counted)."""
+        """The unit's passage index shard, link records, titles cut into the title join's buckets and QDM link
+        parts; returns the articles without links (counted)."""
         from ..corpus.titles import normalize_title
 
         ids, titles, abstracts, disambiguation = (
@@ -220,6 +247,11 @@ class CorpusStatsStep(PipelineStep):
         )
         self.files.passages(unit.number).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.files.passages(unit.number), lambda tmp: write_index(index, tmp))
+        title_parts = self.layout.title_parts(unit.number, self.join_buckets)
+        if not title_parts.exists():  # LTM's stage 1 writes the same file when LTM is built too
+            title_parts.parent.mkdir(parents=True, exist_ok=True)
+            first_row, buckets = self.first_rows[unit.number], self.join_buckets
+            atomic_write(title_parts, lambda tmp: write_title_parts(index.column("title"), first_row, buckets, tmp))
         # the link records: the corpus's own columns (Arrow) beside what is computed per link (Python)
         items, offsets = list_items(table.column("links"))
         counts = np.diff(offsets)
@@ -242,6 +274,19 @@ class CorpusStatsStep(PipelineStep):
         }
         links = pa.table(columns, schema=_LINKS)
         atomic_write(self.files.links(unit.number), lambda tmp: _write_work_table(links, tmp))
+        # QDM's occurrences: the links found in their sentence, with their seeded rank
+        found = [i for i, record in enumerate(records) if record.start >= 0]
+        article_ids = columns["article_id"].take(pa.array(np.asarray(found, dtype=np.int64))).to_pylist()
+        targets = items.field("target").take(pa.array(np.asarray(found, dtype=np.int64))).to_pylist()
+        keys = [columns["key"][i] for i in found]
+        seed = self.options.seed
+        ranks = [
+            qdm.occurrence_rank(seed, keys[n], article_ids[n], sentences[i], records[i].start)
+            for n, i in enumerate(found)
+        ]
+        parts = self.files.qdm_parts(unit.number, self.plan_buckets)
+        parts.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(parts, lambda tmp: write_link_parts(keys, targets, ranks, self.plan_buckets, tmp))
         return {"article-without-links": int(np.count_nonzero(counts == 0))}
 
 
@@ -283,44 +328,47 @@ class CorpusModelStep(PipelineStep):
         write_json({"documents": documents, "words": words_total}, self.files.totals)
 
     def _qdm_plan(self) -> None:
-        index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
-        columns = ["key", "target", "start"]
-        tables = [feather.read_table(self.files.links(u.number), columns=columns) for u in self.units]
-        links = pa.concat_tables(tables)
-        keys, targets, starts = (links.column(c).to_pylist() for c in columns)
-        # each anchor text's destinations (anchors found in their sentence, usable destinations)
-        usable: list[int] = []
-        destinations: dict[str, set[int]] = {}
-        for number, (key, row, start) in enumerate(zip(keys, index.resolve(targets), starts, strict=True)):
-            if start >= 0 and row is not None and index.eligible[row]:
-                destinations.setdefault(key, set()).add(row)
-                usable.append(number)
-        # the occurrence ranks of the ambiguous ones only (a hash each), read unit by unit
-        ranks: dict[str, list[int]] = {key: [] for key, rows in destinations.items() if len(rows) >= 2}
-        wanted = [number for number in usable if keys[number] in ranks]
-        bounds = np.cumsum([0, *(t.num_rows for t in tables)]).tolist()
-        for unit, first, stop in zip(self.units, bounds[:-1], bounds[1:], strict=True):
-            numbers = wanted[bisect.bisect_left(wanted, first) : bisect.bisect_left(wanted, stop)]
-            if not numbers:
+        """The title join's buckets (unless LTM's stage built them), then the QDM plan's, one bucket at a time."""
+        join_buckets, plan_buckets = join_sizes(self.units)
+        titles = [self.layout.title_parts(u.number, join_buckets) for u in self.units]
+        redirects = [self.layout.redirect_parts(n, join_buckets) for n in range(len(self.redirect_files))]
+        bucket_files = [self.layout.bucket_file(b, join_buckets) for b in range(join_buckets)]
+        for bucket, path in enumerate(bucket_files):
+            if not path.exists():
+                clear_partial([path])
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, lambda tmp, b=bucket: build_bucket(b, join_buckets, titles, redirects, tmp))
+        join = TitleJoin(bucket_files)
+        eligible = ArticleIndex([self.files.passages(u.number) for u in self.units]).eligible
+        parts = [self.files.qdm_parts(u.number, plan_buckets) for u in self.units]
+        for bucket in range(plan_buckets):
+            path = self.files.qdm_bucket(bucket, plan_buckets)
+            if path.exists():
                 continue
-            read = feather.read_table(self.files.links(unit.number), columns=["article_id", "sentence"])
-            taken = read.take([n - first for n in numbers])
-            for number, article_id, sentence in zip(numbers, *(c.to_pylist() for c in taken.columns), strict=True):
-                key = keys[number]
-                ranks[key].append(qdm.occurrence_rank(self.seed, key, article_id, sentence, starts[number]))
-        plan = {
-            key: (sorted(destinations[key]), sorted(occurrences)[: self.harp.qdm_max_pairs][-1])
-            for key, occurrences in sorted(ranks.items())
-        }
-        table = pa.table(
-            {
-                "key": list(plan),
-                "destinations": [d for d, _ in plan.values()],
-                "cutoff": [c for _, c in plan.values()],
-            },
-            schema=pa.schema([("key", pa.string()), ("destinations", pa.list_(pa.int64())), ("cutoff", pa.int64())]),
+            clear_partial([path])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(
+                path,
+                lambda tmp, b=bucket: build_plan_bucket(
+                    b, plan_buckets, parts, join.resolve, eligible, self.harp.qdm_max_pairs, tmp
+                ),
+            )
+
+
+def join_sizes(units: Sequence[Unit]) -> tuple[int, int]:
+    """The buckets of the title join (:func:`.see_also_join.bucket_count`, shared with LTM) and of the QDM plan
+    (:func:`.qdm_plan.plan_bucket_count`, by the corpus's links: from the Parquet footers, no data read)."""
+    links = 0
+    for file in dict.fromkeys(unit.file for unit in units):
+        metadata = pq.ParquetFile(file).metadata
+        columns = [j for j in range(metadata.num_columns) if metadata.schema.column(j).path == LINK_COLUMN]
+        links += sum(
+            metadata.row_group(g).column(j).num_values for g in range(metadata.num_row_groups) for j in columns
         )
-        atomic_write(self.files.qdm_plan, lambda tmp: pq.write_table(table, tmp))
+    return bucket_count(sum(unit.stop - unit.start for unit in units)), plan_bucket_count(links)
+
+
+LINK_COLUMN = "links.list.element.target"
 
 
 class _Pending:
@@ -460,27 +508,39 @@ class BaselineTasksStep(PipelineStep):
             self.vocabulary = pa.array(self.collection.vocabulary, type=pa.string())
         if _wants(self.tasks, HARP_TASKS):
             self.index = ArticleIndex([self.files.passages(u.number) for u in self.units], self.redirect_files)
-            plan = pq.read_table(self.files.qdm_plan).to_pylist()
-            self.plan = {p["key"]: (p["destinations"], p["cutoff"]) for p in plan}
+            join_buckets, plan_buckets = join_sizes(self.units)
+            self.join = TitleJoin([self.layout.bucket_file(b, join_buckets) for b in range(join_buckets)])
+            self.plan = QdmPlan([self.files.qdm_bucket(b, plan_buckets) for b in range(plan_buckets)])
             self.scorer = AttentionScorer(
                 self.harp.importance_model,
                 self.harp.importance_device or None,
                 self.harp.importance_batch_size,
                 max_length=self.harp.passage_max_tokens + 2,
                 cache=self.cache or self.files.attention_cache,
+                heads=self.harp.heads,
             )
 
     def _unit(self, unit: Unit) -> None:
         outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}
         if "prop" in outputs:
             self._prop(unit, outputs["prop"])
+        measures: list[dict[str, float]] = []
         if _wants(self.tasks, HARP_TASKS):
-            self._harp(unit, outputs)
+            measures = self._harp(unit, outputs)
         marker: dict[str, Any] = {"tasks": {}}
         for task, output in outputs.items():
             spec = get_task(task)
             stats = TaskStats()
             stats.add(output, spec.fixed_side)
+            if task in HARP_TASKS:
+                for values in measures:
+                    for name, value in values.items():
+                        stats.measure(name, value)
+            if task == "rdp":
+                for row in output.groups:
+                    wins = rdp.longer_anchor_wins(row)
+                    if wins is not None:
+                        stats.measure(rdp.LONGER_ANCHOR_WINS, float(wins))
             marker["tasks"][task] = stats.to_dict()
             if output.groups:
                 write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
@@ -514,12 +574,14 @@ class BaselineTasksStep(PipelineStep):
             output.groups.extend(sampled.groups)
             output.skipped.update(sampled.skipped)
 
-    def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> None:
+    def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> list[dict[str, float]]:
+        """The unit's HARP rows into ``outputs``; returns the sharpness of the importance distributions the unit
+        drew from (one dict per distribution: its unit's destinations and its sentences' anchor rows)."""
         offset = int(self.index.offsets[unit.number])
         marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
         links = feather.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
         article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
-        resolved = self.index.resolve(target) if target else []
+        resolved = resolve_unique(self.join.resolve, target) if target else []
         sentences: list[tuple[LinkedSentence, int, int]] = []
         extraction: Counter = Counter({reason: n for reason, n in marker["harp"].items() if n})  # counted in stage 1
         eligible = self.index.eligible
@@ -548,6 +610,11 @@ class BaselineTasksStep(PipelineStep):
         for task in HARP_TASKS:
             if task in outputs:
                 outputs[task].skipped.update(extraction)
+        plan = (
+            self.plan.lookup(qdm.anchor_key(a.text) for s, _, _ in sentences for a in s.anchors)
+            if "qdm" in outputs
+            else {}
+        )
         rngs: dict[str, Any] = {}
         for (sentence, number, source_row), attention in zip(sentences, scored, strict=False):
             if number == 0:  # an article's first sentence: one RNG per task and article, drawn in sentence order
@@ -558,7 +625,7 @@ class BaselineTasksStep(PipelineStep):
                 rng = rngs[task]
                 extra: dict[str, Any] = {}
                 if task == "qdm":
-                    extra = {"plan": self.plan, "seed": self.options.seed}
+                    extra = {"plan": plan, "seed": self.options.seed, "source_row": source_row}
                 elif task == "acm":
                     extra = {"pool": self.index.eligible_rows, "source_row": source_row}
                 rows, skipped = _HARP_ROWS[task](
@@ -569,6 +636,13 @@ class BaselineTasksStep(PipelineStep):
         for task in HARP_TASKS:
             if task in outputs:
                 passages.fill(outputs[task].groups)
+        stopwords = self.harp_stopwords
+        measures = [importance_measures(attention_of[row], stopwords, "passage") for row in destinations]
+        for (sentence, _, _), attention in zip(sentences, scored, strict=False):
+            for index, anchor in enumerate(sentence.anchors):
+                exclude = anchor_words(anchor, attention)
+                measures.append(importance_measures(attention, stopwords, "sentence", index, exclude))
+        return measures
 
 
 def add_arguments(parser) -> None:
@@ -579,10 +653,19 @@ def add_arguments(parser) -> None:
         "--prop-variant",
         choices=("paper", "original"),
         default="paper",
-        help="the paper's sampling values, or the original code's (min count 10, t=1e-4, 10 pairs, df, "
-        "NLTK+INQUERY stopwords)",
+        help="all of PROP's choices at once: the paper's sampling values, or the original code's (min count 10, "
+        "t=1e-4, 10 pairs generated and 5 kept, df, the document's words + 500 sampled corpus words, NLTK+INQUERY "
+        "stopwords); the single options below override it",
     )
     group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
+    group.add_argument("--prop-pairs-kept", type=int, default=None,
+                       help="of the pairs generated, keep this many at random (0 = all; original: 5)")  # fmt: skip
+    group.add_argument("--prop-corpus-sample", type=int, default=None,
+                       help="draw from the document's words + this many sampled corpus words (0 = all of V; original: 500)")  # fmt: skip
+    group.add_argument("--prop-short-document-words", type=int, default=None,
+                       help=f"skip documents under this many words 80%% of the time ({prop.short_document_words}; 0 = never)")  # fmt: skip
+    group.add_argument("--prop-ties", choices=("second", "drop"), default=None,
+                       help=f"equally likely sets: S2 is the positive, or drop the pair ({prop.ties})")  # fmt: skip
     group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
     group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
     group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
@@ -593,7 +676,20 @@ def add_arguments(parser) -> None:
         "(default: inquery; PROP's --prop-variant original: nltk+inquery)",
     )
     group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
-    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=harp.query_length)
+    group.add_argument(
+        "--harp-variant",
+        choices=("default", "paper", "original"),
+        default="default",
+        help="all of HARP's choices at once: default (the original code's where the paper is silent or its literal "
+        "reading defeats the method, else the paper's), paper (head mean, anchor words summed, Poisson(3)) or "
+        "original (heads summed, anchor pieces averaged, N(3, 1)); the single options below override it",
+    )
+    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=None,
+                       help=f"query length distribution ({harp.query_length})")  # fmt: skip
+    group.add_argument("--harp-heads", choices=("sum", "mean"), default=None,
+                       help=f"combine the attention heads by sum (the code) or mean (eq. 1) ({harp.heads})")  # fmt: skip
+    group.add_argument("--harp-anchor-importance", choices=("mean", "sum"), default=None,
+                       help=f"RDP: average the anchor's pieces (the code) or sum its words ({harp.anchor_importance})")  # fmt: skip
     group.add_argument(
         "--harp-importance-model",
         default=harp.importance_model,
@@ -615,11 +711,21 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "subsample": args.prop_subsample,
         "background": args.prop_background,
         "stopwords": args.stopwords,
+        "pairs_kept": args.prop_pairs_kept,
+        "corpus_sample": args.prop_corpus_sample,
+        "short_document_words": args.prop_short_document_words,
+        "ties": args.prop_ties,
     }
     changes = {key: value for key, value in changes.items() if value is not None}
-    prop = PropOptions.original(**changes) if args.prop_variant == "original" else PropOptions(**changes)
-    harp = HarpOptions(
-        query_length=args.harp_query_length,
+    prop = PropOptions.variant(args.prop_variant, **changes)
+    single = {
+        "query_length": args.harp_query_length,
+        "heads": args.harp_heads,
+        "anchor_importance": args.harp_anchor_importance,
+    }
+    harp = HarpOptions.variant(
+        args.harp_variant,
+        **{key: value for key, value in single.items() if value is not None},
         passage_max_tokens=args.harp_passage_max_tokens,
         qdm_max_pairs=args.harp_qdm_max_pairs,
         importance_model=args.harp_importance_model,
@@ -636,7 +742,7 @@ def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, pr
     if not wanted:
         return []
     return [
-        ("baseline-stats", [CorpusStatsStep(root, units, wanted, options, prop, harp)], world),
+        ("baseline-stats", [CorpusStatsStep(root, units, wanted, options, prop, harp, redirect_files)], world),
         ("baseline-model", [CorpusModelStep(root, units, wanted, redirect_files, harp, prop, options.seed)], 1),
         ("baseline", [BaselineTasksStep(root, units, wanted, redirect_files, options, prop, harp, cache)], world),
     ]

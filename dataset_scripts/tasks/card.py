@@ -144,6 +144,14 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         lines.append(
             f"| words per `{name}` text | {summary.count} | {summary.mean:.1f} | {summary.min} | {summary.max} |"
         )
+    if stats.measures:
+        lines += ["", "| measure | meaning | count | mean | min | max |", "|---|---|---|---|---|---|"]
+        for name, summary in sorted(stats.measures.items()):
+            meaning = spec.measures.get(name, "")
+            lines.append(
+                f"| `{name}` | {meaning} | {summary.count} | {summary.mean:.3f} | {summary.min:.3f} | "
+                f"{summary.max:.3f} |"
+            )
     if spec.card_notes:
         lines += ["", *spec.card_notes(statistics)]
     lines += ["", "Left out, by reason:", "", "| reason | meaning | count |", "|---|---|---|"]

@@ -309,6 +309,20 @@ class DocumentModel:
         """The document's words of V (ids), in text order: |D| = their number, c(w, D) their counts."""
         self.length = len(ids)
         self._sorted: np.ndarray | None = None
+        self.candidates: np.ndarray | None = None
+        """With :meth:`restrict_draws`: the ids sets are drawn from (``None``: all of V)."""
+        self._candidate_cdf: np.ndarray | None = None
+
+    def restrict_draws(self, rng: random.Random, sample: int) -> None:
+        """Draw from the document's distinct words plus corpus words sampled by P(w|C) (``sample`` draws, with
+        replacement, those in the document left out; the document's word count + 100 draws when it has
+        ``sample`` distinct words or more), P(w|D) renormalised over them: PROP's original code (K = 500).
+        Likelihoods stay P(w|D)."""
+        own = np.unique(self.ids)
+        count = sample - len(own) if sample > len(own) else len(own) + 100
+        drawn = self.collection.sample_ids(uniforms(rng, count))
+        self.candidates = np.union1d(own, drawn)  # sorted ids: the document's and the sampled ones
+        self._candidate_cdf = np.cumsum(self._probabilities(self.candidates))
 
     def _counts(self, ids: np.ndarray) -> np.ndarray:
         """c(w, D) of each id."""
@@ -358,11 +372,16 @@ class DocumentModel:
         block = 8 * sum(sizes)
         while len(results) < len(sizes):
             first, second = uniforms(rng, 2 * block).reshape(2, block)
-            point = first * total
-            drawn = collection.sample_ids((point - length) / collection.mu)
-            if length:
-                own = self.ids[np.minimum(point.astype(np.int64), length - 1)]
-                drawn = np.where(point < length, own, drawn)
+            if self.candidates is not None:
+                cdf = self._candidate_cdf
+                found = np.searchsorted(cdf, first * cdf[-1], side="right")
+                drawn = self.candidates[np.minimum(found, len(cdf) - 1)]
+            else:
+                point = first * total
+                drawn = collection.sample_ids((point - length) / collection.mu)
+                if length:
+                    own = self.ids[np.minimum(point.astype(np.int64), length - 1)]
+                    drawn = np.where(point < length, own, drawn)
             previous = -1
             for position in np.flatnonzero(second < collection.keep_by_id[drawn]).tolist():
                 rejected += position - previous - 1

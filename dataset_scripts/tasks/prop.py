@@ -10,12 +10,16 @@ A row here is one pair: ``document`` = the title + ". " + the text (the original
 ``max_words`` words), ``positive`` = the higher-likelihood set, ``negatives`` = [the other set], each set its words
 joined by spaces in draw order, ``log_likelihoods`` = [log P(S+|D), log P(S-|D)]. The document is the fixed side and
 the candidates are queries (as in RWI). Where the paper and the original code differ the paper is the default and
-the code's value an option (``PropOptions.original()``): vocabulary cut 50 vs 10, subsampling 1e-5 vs 1e-4, 5 vs 10
-pairs per document, collection model from word counts vs document frequencies.
+the code's value an option (``PropOptions.original()`` gives all of them): vocabulary cut 50 vs 10, subsampling 1e-5
+vs 1e-4, 5 pairs per document vs 10 generated and 5 of them kept at random, collection model from word counts vs
+document frequencies, draws from the whole vocabulary vs from the document's words plus 500 corpus words sampled by
+document frequency. Where the paper is silent the code's choice is the default: a document under 100 words is
+skipped 80% of the time (the code counts BERT word pieces), and a pair of equally likely sets makes S2 the
+positive (the paper's Algorithm 1 and the code alike).
 
 Bad input is counted, never fatal: a disambiguation page or an empty document, a document of stopwords only, a
 document none of whose words is in the vocabulary, a pair whose document has fewer vocabulary words than the set
-length, a pair of sets with equal likelihood (no preference to learn) and a pair whose draws subsampling kept
+length, a pair of sets with equal likelihood (with ``ties="drop"``) and a pair whose draws subsampling kept
 rejecting.
 """
 
@@ -30,7 +34,7 @@ import datasets
 import numpy as np
 
 from ..corpus.article import Article
-from .common import TaskOutput, truncate_words
+from .common import TaskOutput, count_words, truncate_words
 from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, poisson_length, words
 from .spec import Origin, TaskSpec, group_features
 
@@ -42,9 +46,14 @@ SKIP_REASONS = {
     "only-stopwords": "document made only of stopwords",
     "no-vocabulary-word": "no word of the document occurs often enough in the corpus (min_count)",
     "document-shorter-than-word-set": "pair not drawn: the document has fewer vocabulary words than the set length",
-    "tied-word-sets": "pair dropped: both word sets have the same likelihood",
+    "tied-word-sets": "pair dropped: both word sets have the same likelihood (ties=drop)",
     "subsampling-exhausted": "pair dropped: subsampling rejected every draw (only very frequent words)",
+    "short-document": "document under `short_document_words` words, skipped with probability `short_document_skip` "
+    "(the original code: under 100 word pieces, 80% of the time)",
+    "pair-not-kept": "pair generated but not among the `pairs_kept` drawn at random (the original code's 5 of 10)",
 }
+TIES = ("second", "drop")
+PROP_VARIANTS = ("paper", "original")
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,18 @@ class PropOptions:
             the original code).
         stopwords: a stopword file or vendored list names (``"nltk+inquery"``, see
             :func:`.language_model.load_stopwords`); ``""`` = the vendored INQUERY list (the paper).
+        pairs_kept: of the ``pairs_per_document`` pairs generated, keep this many drawn at random (0 = all; the
+            original code generates 10 and trains on 5: ``--rop_num_per_doc 5``). Only the kept pairs' sets are
+            drawn: the same distribution as drawing all and keeping some, at a fraction of the cost.
+        corpus_sample: draw the sets from the document's words of V plus this many words of V sampled by the
+            collection model, not in the document (the original code's K = 500, "for computational efficiency";
+            when the document has K words or more, its word count + 100 are sampled), P(w|D) renormalised over
+            them; 0 = the whole vocabulary (the paper).
+        short_document_words: a document under this many words (whitespace-separated, of the cut ``document``)
+            is skipped with probability ``short_document_skip`` (the original code: 100 word pieces, 80%; 0 = never).
+        short_document_skip: see ``short_document_words``.
+        ties: a pair of equally likely sets: ``"second"`` makes S2 the positive (the paper's Algorithm 1 and the
+            code: ``if score1 > score2 ... else``), ``"drop"`` leaves the pair out.
     """
 
     poisson_lambda: float = 3.0
@@ -68,19 +89,46 @@ class PropOptions:
     subsample: float = 1e-5
     background: str = "cf"
     stopwords: str = ""
+    pairs_kept: int = 0
+    corpus_sample: int = 0
+    short_document_words: int = 100
+    short_document_skip: float = 0.8
+    ties: str = "second"
 
     def __post_init__(self) -> None:
         if self.background not in BACKGROUNDS:
             raise ValueError(f"background must be one of {BACKGROUNDS}, got {self.background!r}")
+        if self.ties not in TIES:
+            raise ValueError(f"ties must be one of {TIES}, got {self.ties!r}")
         if self.poisson_lambda <= 0 or self.pairs_per_document < 1 or self.min_count < 1 or self.subsample < 0:
             raise ValueError(f"invalid PROP options: {self}")
+        if not 0 <= self.pairs_kept <= self.pairs_per_document or self.corpus_sample < 0:
+            raise ValueError(f"invalid PROP options (pairs_kept <= pairs_per_document, corpus_sample >= 0): {self}")
+        if self.short_document_words < 0 or not 0 <= self.short_document_skip <= 1:
+            raise ValueError(f"invalid PROP options (short documents): {self}")
 
     @classmethod
     def original(cls, **changes: Any) -> PropOptions:
-        """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs, document frequencies,
-        NLTK English + INQUERY stopwords."""
-        values = {"pairs_per_document": 10, "min_count": 10, "subsample": 1e-4, "background": "df"}
+        """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs generated and 5 kept,
+        document frequencies, draws from the document's words plus 500 sampled corpus words, NLTK English +
+        INQUERY stopwords (short documents and ties as the default, which is the code's)."""
+        values = {
+            "pairs_per_document": 10,
+            "pairs_kept": 5,
+            "min_count": 10,
+            "subsample": 1e-4,
+            "background": "df",
+            "corpus_sample": 500,
+        }
         return cls(**{**values, "stopwords": "nltk+inquery", **changes})
+
+    @classmethod
+    def variant(cls, name: str, **changes: Any) -> PropOptions:
+        """All of a variant's choices at once (``paper``: the defaults; ``original``: :meth:`original`), then
+        ``changes`` on top."""
+        if name not in PROP_VARIANTS:
+            raise ValueError(f"PROP variant must be one of {PROP_VARIANTS}, got {name!r}")
+        return cls.original(**changes) if name == "original" else cls(**changes)
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (build parameters, dataset card)."""
@@ -178,9 +226,22 @@ def document_rows(
         out.skipped["no-vocabulary-word" if document.has_content else "only-stopwords"] += 1
         return out
     sizes = [poisson_length(rng, options.poisson_lambda) for _ in range(options.pairs_per_document)]
+    if (
+        options.short_document_words
+        and count_words(document.document) < options.short_document_words
+        and rng.random() < options.short_document_skip
+    ):
+        out.skipped["short-document"] += 1
+        return out
+    if options.pairs_kept:
+        kept = sorted(rng.sample(range(len(sizes)), options.pairs_kept))
+        out.skipped["pair-not-kept"] += len(sizes) - len(kept)
+        sizes = [sizes[i] for i in kept]
     drawable = [size for size in sizes if size <= model.length]
     if len(drawable) < len(sizes):
         out.skipped["document-shorter-than-word-set"] += len(sizes) - len(drawable)
+    if options.corpus_sample:
+        model.restrict_draws(rng, options.corpus_sample)
     sets = model.sample_sets(rng, [size for size in drawable for _ in range(2)])
     vocabulary = collection.vocabulary
     likelihoods = iter(model.log_likelihoods([s for s in sets if s is not None]))  # one call for the document
@@ -189,7 +250,7 @@ def document_rows(
         if first is None or second is None:
             out.skipped["subsampling-exhausted"] += 1
             continue
-        if high == low:
+        if high == low and options.ties == "drop":
             out.skipped["tied-word-sets"] += 1
             continue
         positive, negative = (first, second) if high > low else (second, first)
@@ -209,7 +270,7 @@ def document_rows(
 PROP = Origin(
     name="PROP",
     reference="Ma et al., WSDM 2021",
-    objective="PROP's margin-1 pairwise hinge loss on (positive, negative), jointly with whole-word MLM on the document",
+    objective="PROP's margin-1 pairwise loss on (positive, negative), jointly with whole-word MLM on the document",
     citation="""@inproceedings{ma2021prop,
   title     = {PROP: Pre-training with Representative Words Prediction for Ad-hoc Retrieval},
   author    = {Ma, Xinyu and Guo, Jiafeng and Zhang, Ruqing and Fan, Yixing and Ji, Xiang and Cheng, Xueqi},
@@ -235,11 +296,14 @@ SPEC = TaskSpec(
         "Words are the runs of letters of the lowercased text without the stopwords (INQUERY, as the paper); the "
         "vocabulary holds the words occurring at least `min_count` times in the corpus, and |D|, c(w,D) and mu count "
         "only its words, so P(w|D) is a distribution over it and is sampled exactly (the document's words with "
-        "probability |D|/(|D|+mu), else the collection model). Subsampling (threshold `subsample`) thins the draws with "
-        "word2vec's keep probability sqrt(t/f) + t/f. A pair of equally likely sets is dropped. The paper's "
-        "values are the defaults; the original code's (min count 10, t = 1e-4, 10 pairs, document frequencies as "
-        "the collection model, NLTK English + INQUERY stopwords) are options; `prop.stopwords` names the list used "
-        "(empty: INQUERY)."
+        "probability |D|/(|D|+mu), else the collection model; with `corpus_sample` K > 0, as the original code, "
+        "over the document's words plus K sampled corpus words only). Subsampling (threshold `subsample`) thins the "
+        "draws with word2vec's keep probability sqrt(t/f) + t/f. A pair of equally likely sets makes S2 the "
+        "positive (`ties`). A document under `short_document_words` words is skipped with probability "
+        "`short_document_skip` (the code's rule; the paper is silent). The paper's values are the defaults; the "
+        "original code's (min count 10, t = 1e-4, 10 pairs generated and 5 kept, document frequencies as the "
+        "collection model, K = 500, NLTK English + INQUERY stopwords) are options (`--prop-variant original`); "
+        "`prop.stopwords` names the list used (empty: INQUERY)."
     ),
     skip_reasons=SKIP_REASONS,
     sampler=None,  # corpus-wide: the collection model first (baseline_steps)

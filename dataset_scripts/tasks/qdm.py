@@ -21,6 +21,7 @@ from .anchors import (
     EXTRACTION_SKIPS,
     HARP,
     HARP_CHOICES,
+    HARP_MEASURES,
     HarpOptions,
     LinkedSentence,
     context_query,
@@ -34,6 +35,7 @@ SKIP_REASONS = {
     "anchor-with-one-destination": "anchor text that links to a single page in the whole corpus",
     "anchor-over-pair-cap": "occurrence beyond the qdm_max_pairs rows of its anchor text",
     "no-context-word": "anchor whose sentence has no content word besides the anchor",
+    "no-other-destination": "anchor text whose other destinations are all the source article itself",
 }
 
 
@@ -57,6 +59,7 @@ def qdm_rows(
     options: HarpOptions,
     plan: Mapping[str, tuple[Sequence[int], int]] | None = None,
     seed: int = 42,
+    source_row: int | None = None,
 ) -> tuple[list[dict], dict[str, int]]:
     """The QDM rows of a sentence's anchors.
 
@@ -64,6 +67,8 @@ def qdm_rows(
         plan: per ambiguous anchor text: its distinct destination rows and the highest occurrence rank that makes
             a row (built over the whole corpus); an anchor text absent from it links to one page only.
         seed: the build seed (for :func:`occurrence_rank`).
+        source_row: the source article's row: never the negative (a page is no "other meaning" of a word in
+            itself, and the sentence comes from it).
         other arguments: as :func:`~.rqp.rqp_rows`.
     """
     plan = plan or {}
@@ -77,11 +82,14 @@ def qdm_rows(
         if occurrence_rank(seed, key, sentence.article_id, sentence.sentence, anchor.span[0]) > cutoff:
             skipped["anchor-over-pair-cap"] = skipped.get("anchor-over-pair-cap", 0) + 1
             continue
+        others = [d for d in destinations if d not in (anchor.target, source_row)]
+        if not others:
+            skipped["no-other-destination"] = skipped.get("no-other-destination", 0) + 1
+            continue
         query = context_query(sentence, index, attention, stopwords, rng, options)
         if query is None:
             skipped["no-context-word"] = skipped.get("no-context-word", 0) + 1
             continue
-        others = [d for d in destinations if d != anchor.target]
         negative = others[rng.randrange(len(others))]
         rows.append(destination_pair_row(sentence, query[0], anchor, passages, anchor.target, negative))
     return rows, skipped
@@ -96,11 +104,12 @@ SPEC = TaskSpec(
         "For an occurrence of an anchor text that links to at least 2 pages across the corpus: `query` = the anchor "
         "plus l words of its sentence drawn by their attention from the anchor, `positive` = the first section of "
         "this occurrence's destination, `negatives` = [the first section of another destination of the same "
-        "anchor text]. At most `qdm_max_pairs` rows per anchor text (the occurrences of lowest seeded hash)."
+        "anchor text, never the source article]. Disambiguation pages are no destination. At most `qdm_max_pairs` rows per anchor text (the occurrences of lowest seeded hash)."
     ),
     choices=HARP_CHOICES,
     skip_reasons=SKIP_REASONS,
     sampler=None,  # corpus-wide: every anchor text's destinations first (baseline_steps)
     doc_max_length=250,
     origin=HARP,
+    measures=HARP_MEASURES,
 )

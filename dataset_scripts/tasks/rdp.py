@@ -6,9 +6,12 @@ with [CLS] (eq. 10), repeated anchors merged and normalised by a softmax (eq. 11
 distribution and the destination of the more important one is the positive for the long query S (eq. 12).
 
 A row: ``query`` = S, ``positive`` = P1 (the more important anchor's destination, first section), ``negatives`` =
-[P2], ``anchors`` = [a1, a2]. Here an anchor's importance is the [CLS] attention its words receive (summed), and
-"repeated anchors" are anchors to the same destination (their importances summed: the candidates are distinct
-pages). Two distinct destinations are drawn without replacement.
+[P2], ``anchors`` = [a1, a2]. Here an anchor's importance is the [CLS] attention its word pieces receive,
+averaged over the pieces as the original code does (``anchor_importance="mean"``; ``"sum"`` sums over the anchor's
+words, a literal reading of eq. 10 under which the longer of two anchors nearly always wins), and "repeated anchors"
+are anchors to the same destination (their importances summed: the candidates are distinct pages). Two distinct
+destinations are drawn without replacement. The card reports the share of rows whose two anchors differ in word
+count where the longer one is the positive (:func:`longer_anchor_wins`).
 """
 
 from __future__ import annotations
@@ -18,8 +21,17 @@ import random
 
 import datasets
 
-from .anchors import EXTRACTION_SKIPS, HARP, HARP_CHOICES, HarpOptions, LinkedSentence, sample_words
-from .attention import TextAttention
+from .anchors import (
+    EXTRACTION_SKIPS,
+    HARP,
+    HARP_CHOICES,
+    HARP_MEASURES,
+    Anchor,
+    HarpOptions,
+    LinkedSentence,
+    sample_words,
+)
+from .attention import TextAttention, word_spans
 from .spec import TEXTS, TaskSpec, group_features
 
 SKIP_REASONS = {
@@ -29,11 +41,36 @@ SKIP_REASONS = {
 }
 
 
-def anchor_importance(sentence: LinkedSentence, attention: TextAttention) -> dict[int, float]:
-    """eq. 10-11: per destination, the [CLS] attention to its anchors' words, summed, then a softmax."""
+LONGER_ANCHOR_WINS = "rdp-longer-anchor-wins"
+MEASURES = {
+    **HARP_MEASURES,
+    LONGER_ANCHOR_WINS: "over the rows whose two anchors differ in word count, 1 when the longer anchor's "
+    "destination is the positive (mean: the share; an importance without a length bias keeps it near 0.5)",
+}
+
+
+def anchor_weight(anchor: Anchor, attention: TextAttention, how: str = "mean") -> float:
+    """An anchor's [CLS] attention: over its word pieces averaged (``"mean"``, the original code) or summed over
+    its words (``"sum"``). Attention without piece counts counts each word as one piece."""
+    words = attention.words_in(anchor.span)
+    total = float(sum(attention.cls[i] for i in words))
+    if how == "sum":
+        return total
+    pieces = sum(float(attention.pieces[i]) for i in words) if attention.pieces is not None else len(words)
+    return total / pieces if pieces else 0.0
+
+
+def longer_anchor_wins(row: dict) -> bool | None:
+    """Whether an RDP row's positive has the longer anchor (in words); ``None`` when both are as long."""
+    high, low = (len(word_spans(text)) for text in row["anchors"])
+    return None if high == low else high > low
+
+
+def anchor_importance(sentence: LinkedSentence, attention: TextAttention, how: str = "mean") -> dict[int, float]:
+    """eq. 10-11: per destination, its anchors' [CLS] attention (:func:`anchor_weight`), summed, then a softmax."""
     eta: dict[int, float] = {}
     for anchor in sentence.anchors:
-        weight = float(sum(attention.cls[i] for i in attention.words_in(anchor.span)))
+        weight = anchor_weight(anchor, attention, how)
         eta[anchor.target] = eta.get(anchor.target, 0.0) + weight
     top = max(eta.values())
     exp = {target: math.exp(value - top) for target, value in eta.items()}
@@ -52,7 +89,7 @@ def rdp_rows(
     """The RDP row of a sentence (at most one); arguments as :func:`~.rqp.rqp_rows`."""
     if len(sentence.destinations()) < 2:
         return [], {"sentence-with-one-destination": 1}
-    importance = anchor_importance(sentence, attention)
+    importance = anchor_importance(sentence, attention, options.anchor_importance)
     first, second = sample_words(rng, list(importance), list(importance.values()), 2)
     if importance[first] == importance[second]:
         return [], {"tied-importance": 1}
@@ -77,7 +114,8 @@ SPEC = TaskSpec(
     fixed_side="query",
     pairing=(
         "For a sentence whose anchors link to at least 2 distinct pages: two destinations drawn by anchor "
-        "importance (the [CLS] attention to the anchor's words, a softmax over the sentence's destinations); "
+        "importance (the [CLS] attention to the anchor's word pieces, averaged, or summed over its words with "
+        "`anchor_importance=sum`; a softmax over the sentence's destinations); "
         "`query` = the sentence, `positive` = the more important anchor's destination (first section), "
         "`negatives` = [the other's]; `anchors` and `importance` name them."
     ),
@@ -87,4 +125,5 @@ SPEC = TaskSpec(
     query_max_length=64,  # the whole sentence: HARP's Table 1 reports 34.9 query tokens on average for RDP
     doc_max_length=250,
     origin=HARP,
+    measures=MEASURES,
 )

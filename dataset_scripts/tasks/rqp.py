@@ -18,6 +18,7 @@ from .anchors import (
     EXTRACTION_SKIPS,
     HARP,
     HARP_CHOICES,
+    HARP_MEASURES,
     HarpOptions,
     LinkedSentence,
     anchor_words,
@@ -100,4 +101,5 @@ SPEC = TaskSpec(
     sampler=None,  # corpus-wide: destinations resolved over the whole corpus (baseline_steps)
     doc_max_length=250,
     origin=HARP,
+    measures=HARP_MEASURES,
 )

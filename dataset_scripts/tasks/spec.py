@@ -93,6 +93,8 @@ class TaskSpec:
         reads_links: whether the sampler reads ``Article.links``; a unit whose tasks all say no is read without
             that column (the largest: a third of the read).
         card_notes: build statistics -> extra card lines (e.g. the See Also Graph's size for LTM).
+        measures: the measures the task's statistics report beyond counts and lengths (``TaskStats.measures``),
+            by name, with their meaning for the card.
         origin: the method the task comes from; ``None`` = Wikiformer.
     """
 
@@ -108,6 +110,7 @@ class TaskSpec:
     doc_max_length: int = 480
     reads_links: bool = True
     card_notes: Callable[[dict[str, Any]], list[str]] | None = field(default=None, compare=False)
+    measures: dict[str, str] = field(default_factory=dict, compare=False)
     origin: Origin | None = None
 
     def __post_init__(self) -> None:

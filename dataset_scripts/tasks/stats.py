@@ -14,9 +14,9 @@ class Summary:
     """Count, total, min and max of a quantity (mergeable across shards)."""
 
     count: int = 0
-    total: int = 0
-    min: int | None = None
-    max: int | None = None
+    total: float = 0
+    min: float | None = None
+    max: float | None = None
 
     def add(self, value: int) -> None:
         """Account for one value."""
@@ -48,12 +48,19 @@ class TaskStats:
         negatives: negatives per row.
         words: words per text, by column (``query``/``document``, ``positive``, ``negatives`` counted per text).
         skipped: what was left out, by reason.
+        measures: other per-text or per-row quantities a task reports (its spec's ``measures`` name them), e.g.
+            how sharp HARP's word importance is.
     """
 
     rows: int = 0
     negatives: Summary = field(default_factory=Summary)
     words: dict[str, Summary] = field(default_factory=dict)
     skipped: Counter = field(default_factory=Counter)
+    measures: dict[str, Summary] = field(default_factory=dict)
+
+    def measure(self, name: str, value: float) -> None:
+        """Account for one value of a named measure."""
+        self.measures.setdefault(name, Summary()).add(value)
 
     def add(self, output: TaskOutput, fixed_side: str) -> None:
         """Account for a sampler's output."""
@@ -73,18 +80,23 @@ class TaskStats:
         for name, summary in other.words.items():
             self._words(name).merge(summary)
         self.skipped.update(other.skipped)
+        for name, summary in other.measures.items():
+            self.measures.setdefault(name, Summary()).merge(summary)
 
     def _words(self, name: str) -> Summary:
         return self.words.setdefault(name, Summary())
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able form (sorted keys, so that files are reproducible)."""
-        return {
+        data = {
             "rows": self.rows,
             "negatives": vars(self.negatives),
             "words": {k: vars(v) for k, v in sorted(self.words.items())},
             "skipped": dict(sorted(self.skipped.items())),
         }
+        if self.measures:  # absent for the tasks that report none: their files stay as they were
+            data["measures"] = {k: vars(v) for k, v in sorted(self.measures.items())}
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskStats:
@@ -94,4 +106,5 @@ class TaskStats:
             negatives=Summary(**data["negatives"]),
             words={k: Summary(**v) for k, v in data["words"].items()},
             skipped=Counter(data["skipped"]),
+            measures={k: Summary(**v) for k, v in data.get("measures", {}).items()},
         )

@@ -128,6 +128,23 @@ def test_sampler_follows_weights_and_is_deterministic():
         TaskMixtureSampler([1], [0.0], 0)
 
 
+def test_proportional_mixture_shuffles_every_row_of_every_task_once():
+    # HARP's Table 1 (RQP 6.28M, QDM 0.48M, RDP 6.49M, ACM 0.41M pairs... here 6 / 1 / 2 / 3 rows): each task appears
+    # as often as it has rows, each row exactly once an epoch, whatever the weights say
+    sampler = TaskMixtureSampler([6, 1, 2, 3], weights=[1, 1, 1, 1], seed=7, mixture="proportional")
+    keys = list(sampler)
+    assert len(keys) == 12 and Counter(task for _, task, _ in keys) == {0: 6, 1: 1, 2: 2, 3: 3}
+    assert sorted((task, row) for _, task, row in keys) == [
+        (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)
+    ]  # fmt: skip
+    assert keys == list(sampler) and [t for _, t, _ in keys] != sorted(t for _, t, _ in keys)  # shuffled, seeded
+    sampler.set_epoch(1)
+    again = list(sampler)
+    assert again != keys and Counter(t for _, t, _ in again) == {0: 6, 1: 1, 2: 2, 3: 3}
+    with pytest.raises(ValueError, match="mixture"):
+        TaskMixtureSampler([1], [1.0], 0, mixture="uniform")
+
+
 def test_lengths_default_to_the_task_spec(srr_groups_path, tmp_path):
     other = write_jsonl(
         tmp_path / "wikiformer-ltm.jsonl",

@@ -11,7 +11,7 @@ from train import load_model
 from training.arguments import ModelArguments, WikiformerTrainingArguments
 from training.collator import GroupCollator
 from training.data import GroupDataset, load_task
-from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy
+from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
 from training.trainer import WikiformerTrainer
 
 
@@ -78,6 +78,25 @@ def test_pairwise_hinge_margin_one():
     assert torch.allclose(pairwise_hinge(scores, mask), torch.tensor([(0.0 + 0.8) / 2]))
 
 
+def test_softmax_margin_is_the_originals_loss_on_two_scores():
+    # s+ = 2.0, s- = 0.5: softmax (0.8176, 0.1824); max(0, 1 - 0.8176 + 0.1824) = 0.3649 = 2 sigmoid(0.5 - 2.0)
+    scores = torch.tensor([[2.0, 0.5], [0.5, 2.0]])
+    mask = torch.ones(2, 2, dtype=torch.bool)
+    loss = softmax_margin(scores, mask)
+    assert torch.allclose(loss, torch.tensor([0.3649, 1.6351]), atol=1e-4)
+    assert torch.allclose(loss, 2 * torch.sigmoid(scores[:, 1] - scores[:, 0]))
+    # the original code: MarginRankingLoss(margin=1) on the softmax of the pair
+    probabilities = torch.softmax(scores, dim=1)
+    reference = torch.nn.MarginRankingLoss(margin=1.0, reduction="none")
+    assert torch.allclose(loss, reference(probabilities[:, 0], probabilities[:, 1], torch.ones(2)))
+    # never zero, unlike the hinge: a pair already 5 apart still has a gradient
+    assert softmax_margin(torch.tensor([[5.0, 0.0]]), mask[:1]).item() == pytest.approx(2 / (1 + math.exp(5)), abs=1e-6)
+    assert pairwise_hinge(torch.tensor([[5.0, 0.0]]), mask[:1]).item() == 0.0
+    # an empty slot (-inf) has probability 0 and is not a negative
+    padded = softmax_margin(torch.tensor([[2.0, 0.5, float("-inf")]]), torch.tensor([[True, True, False]]))
+    assert torch.allclose(padded, loss[:1], atol=1e-6)
+
+
 def test_loss_falls_on_real_srr_groups(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
     # 32 groups seen about five times each: a random 32-wide BERT cannot generalise in 40 steps, but must fit them
     trainer = make_trainer(
@@ -114,7 +133,7 @@ def test_tiny_set_is_overfit(tiny_encoder_dir, built_tasks, minilm_tokenizer, tm
     assert all(log["group_accuracy"] == 1.0 for log in last)
 
 
-@pytest.mark.parametrize("loss", ["hinge", "softmax_ce"])
+@pytest.mark.parametrize("loss", ["hinge", "softmax_ce", "softmax_margin"])
 def test_hinge_and_mlm_options_train(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss):
     trainer = make_trainer(
         tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss=loss, mlm_weight=1.0, max_steps=2
@@ -127,6 +146,19 @@ def test_hinge_and_mlm_options_train(tiny_encoder_dir, srr_groups_path, minilm_t
     joint = trainer.compute_loss(trainer.model, batch).item()
     assert joint > ranking_loss + 1.0  # the MLM term (about ln(vocabulary) at the start) is added
     trainer.train()
+
+
+def test_ranking_weight_replaces_the_task_count(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
+    default = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss="softmax_margin")
+    weighted = make_trainer(
+        tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path, loss="softmax_margin", ranking_weight=0.25
+    )
+    one = default.compute_loss(default.model, first_batch(default)).item()  # one task: T = 1
+    assert weighted.compute_loss(weighted.model, first_batch(weighted)).item() == pytest.approx(one / 4)
+    with pytest.raises(ValueError, match="ranking_weight"):
+        WikiformerTrainingArguments(output_dir=str(tmp_path), use_cpu=True, ranking_weight=-1.0)
+    with pytest.raises(ValueError, match="--loss"):
+        WikiformerTrainingArguments(output_dir=str(tmp_path), use_cpu=True, loss="margin")
 
 
 def test_paper_learning_rate_schedule(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):

@@ -9,6 +9,8 @@ from transformers import AutoTokenizer, BertConfig, BertModel
 
 from dataset_scripts.tasks.attention import (
     AttentionScorer,
+    combine_heads,
+    importance_sharpness,
     last_layer_attention,
     load_passage_tokenizer,
     load_tokenizer,
@@ -56,8 +58,12 @@ def test_word_weights_sum_pieces_and_cache(tiny_bert, tmp_path):
     assert attention.words == ["albedo", "measures", "reflectivity", "albedo", "of", "snow"]
     assert attention.words_in(anchor) == [2]
     assert attention.cls.shape == (6,) and attention.rows.shape == (1, 6)
-    # each row is a probability distribution over tokens: the words hold part of it (CLS, SEP, ';', '.' the rest)
-    assert 0 < attention.cls.sum() < 1 and 0 < attention.rows[0].sum() < 1
+    # each head's row is a probability distribution over tokens; summed over the 4 heads, the words hold part of
+    # the 4 (CLS, SEP, ';', '.' the rest)
+    assert 0 < attention.cls.sum() < 4 and 0 < attention.rows[0].sum() < 4
+    assert attention.pieces.tolist() == [2, 1, 2, 2, 1, 1]  # "albedo" = al ##bedo, "reflectivity" = reflect ##ivity
+    mean = AttentionScorer(str(tiny_bert), device="cpu", heads="mean").score([(text, [anchor])])[0]
+    assert np.allclose(mean.cls * 4, attention.cls, atol=1e-5)
     again = AttentionScorer(str(tiny_bert), device="cpu", cache=tmp_path / "cache.sqlite")
     second = again.score([(text, [anchor])])
     assert again.computed == 0 and np.array_equal(second[0].rows, attention.rows)
@@ -92,3 +98,20 @@ def test_the_embedded_passage_tokenizer_is_the_backend_transformers_builds():
     assert json.loads(passage.to_str()) == json.loads(load_tokenizer("embedded:minilm").backend_tokenizer.to_str())
     texts = ["Kaunotys pogosts ir Latvejis Latgolys.", "word " * 300, ""]
     assert truncate_tokens(texts, passage, 250) == truncate_tokens(texts, load_tokenizer("embedded:minilm"), 250)
+
+
+def test_sharpness_of_a_known_attention_matrix():
+    # [CLS]'s row of two heads over [CLS] and three words: head 1 looks at word 1, head 2 spreads over words 1-2
+    probabilities = torch.tensor([[[[0.0, 1.0, 0.0, 0.0]], [[0.0, 0.5, 0.5, 0.0]]]])  # [batch, heads, 1, T]
+    summed = combine_heads(probabilities, "sum")[0, 0, 1:]
+    averaged = combine_heads(probabilities, "mean")[0, 0, 1:]
+    assert summed.tolist() == [1.5, 0.5, 0.0] and averaged.tolist() == [0.75, 0.25, 0.0]
+    # eq. 3's softmax over the words: p ~ (e^1.5, e^0.5, 1) and (e^0.75, e^0.25, 1)
+    p = np.exp([1.5, 0.5, 0.0]) / np.exp([1.5, 0.5, 0.0]).sum()  # 0.629, 0.231, 0.140: entropy 0.906, perplexity 2.474
+    per_word, ratio = importance_sharpness(torch.softmax(summed, 0).tolist())
+    assert ratio == pytest.approx(np.e**1.5)  # 4.48
+    assert per_word == pytest.approx(np.exp(-(p * np.log(p)).sum()) / 3) and per_word == pytest.approx(0.8248, abs=1e-4)
+    per_word, ratio = importance_sharpness(torch.softmax(averaged, 0).tolist())
+    assert ratio == pytest.approx(np.e**0.75) and per_word == pytest.approx(0.9508, abs=1e-4)  # flatter
+    assert importance_sharpness([0.25] * 4) == pytest.approx((1.0, 1.0))
+    assert importance_sharpness([1.0]) is None

@@ -14,11 +14,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import torch
+from pyarrow import feather
 from transformers import AutoTokenizer, BertConfig, BertModel
 
 from dataset_scripts.build import main
 from dataset_scripts.corpus.build import build_corpus
+from dataset_scripts.tasks import qdm
+from dataset_scripts.tasks.build import corpus_files
+from dataset_scripts.tasks.qdm_plan import QdmPlan
 from dataset_scripts.tasks.registry import get_task
+from dataset_scripts.tasks.see_also_graph import ArticleIndex
 from tests.conftest import ENWIKI_SAMPLE, SAMPLES, shared_data
 
 pytestmark = pytest.mark.slow  # several corpus and task builds
@@ -81,12 +86,46 @@ def test_harp_builds_all_four_tasks_deterministically(ltg_corpus, tiny_bert, tmp
         assert "`anchor-target-missing`" in card and "`article-without-links`" in card
     assert one["rqp"]["skipped"]["anchor-target-missing"] > 1000
     # QDM's anchors link to 2+ pages; no anchor text gives more than qdm_max_pairs rows
-    qdm = rows(tmp_path / "one", "qdm")
-    assert all(r["positive_title"] != r["negative_title"] for r in qdm)
+    qdm_rows = rows(tmp_path / "one", "qdm")
+    assert all(r["positive_title"] != r["negative_title"] for r in qdm_rows)
     per_anchor = {}
-    for r in qdm:
+    for r in qdm_rows:
         per_anchor[r["anchor"].lower()] = per_anchor.get(r["anchor"].lower(), 0) + 1
     assert max(per_anchor.values()) <= 10
+    # the sharpness of the importance distributions is in the summary and every HARP card
+    for task in HARP:
+        measures = one[task]["measures"]
+        ratio = measures["passage-importance-max-min-ratio"]
+        assert measures["passage-importance-perplexity-per-word"]["count"] == ratio["count"] > 100
+        assert ratio["total"] / ratio["count"] > 1
+        assert (
+            "`sentence-importance-perplexity-per-word`"
+            in (tmp_path / "one" / f"wikiformer-{task}" / "README.md").read_text()
+        )
+    assert one["rdp"]["measures"]["rdp-longer-anchor-wins"]["count"] > 0 and "measures" not in one.get("ltm", {})
+    # the QDM plan on disk is the one every link's key and target in one process give (the in-memory reference)
+    work = tmp_path / "one" / ".build"
+    links = pa.concat_tables([feather.read_table(f) for f in sorted((work / "harp" / "links").glob("*.arrow"))])
+    index = ArticleIndex(sorted((work / "harp" / "passages").glob("*.arrow")), corpus_files(ltg_corpus)[1])
+    reference: dict[str, tuple[set, list]] = {}
+    for record, row in zip(links.to_pylist(), index.resolve(links.column("target").to_pylist()), strict=True):
+        if record["start"] >= 0 and row is not None and index.eligible[row]:
+            rank = qdm.occurrence_rank(42, record["key"], record["article_id"], record["sentence"], record["start"])
+            destinations, ranks = reference.setdefault(record["key"], (set(), []))
+            destinations.add(row)
+            ranks.append(rank)
+    expected = {k: (sorted(d), sorted(r)[:10][-1]) for k, (d, r) in reference.items() if len(d) > 1}
+    plan = QdmPlan(sorted((work / "harp" / "qdm-plan-1" / "buckets").glob("*.sqlite")))
+    assert plan.lookup(links.column("key").to_pylist()) == expected and len(expected) > 10
+    # a source article is never its own QDM negative; no destination is a disambiguation page
+    disambiguation = {
+        r["title"]
+        for f in sorted((ltg_corpus / "data").glob("*.parquet"))
+        for r in pq.read_table(f, columns=["title", "is_disambiguation"]).to_pylist()
+        if r["is_disambiguation"]
+    }
+    assert disambiguation and all(r["negative_title"] != r["title"] for r in qdm_rows)
+    assert not {r["positive_title"] for r in qdm_rows} & disambiguation
 
 
 def test_prop_and_harp_from_the_vendored_enwiki_sample(tiny_bert, tmp_path):
@@ -108,10 +147,13 @@ def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_ber
     toy = shared_data("eval/msmarco_docs_prop_toy/msmarco_toy.tsv")
     summary = build(toy, tmp_path / "out", tiny_bert, "--tasks", "prop", "--prop-variant", "original")
     built = rows(tmp_path / "out", "prop")
-    assert summary["articles"] == 100 and len(built) > 500  # 10 pairs per document
+    # 10 pairs generated per document, 5 of them kept at random
+    skipped = summary["prop"]["skipped"]
+    assert summary["articles"] == 100 and 300 < len(built) <= 500 and skipped["pair-not-kept"] % 5 == 0
     assert all(r["article_id"].startswith("D") for r in built)
     card = (tmp_path / "out" / "wikiformer-prop" / "README.md").read_text()
     assert "`prop.background`: df" in card and "`prop.pairs_per_document`: 10" in card
+    assert "`prop.pairs_kept`: 5" in card and "`prop.corpus_sample`: 500" in card
     assert "`prop.stopwords`: nltk+inquery" in card
     assert "license: other" in card and "non-commercial research" in card and "CC BY-SA" not in card
     assert "license: other" in (tmp_path / "out" / "corpus" / "README.md").read_text()

@@ -108,8 +108,9 @@ def test_rdp_prefers_the_anchor_with_more_cls_attention(kaunota):
     _, _, sentence, attention, passages, _, _ = kaunota
     (row,), _ = rdp.rdp_rows(sentence, attention, passages, STOP, random.Random(2), OPTIONS)
     eta = Counter()
-    for anchor in sentence.anchors:  # eq. 10-11 by hand
-        eta[anchor.target] += sum(attention.cls[i] for i in attention.words_in(anchor.span))
+    for anchor in sentence.anchors:  # eq. 10-11 by hand, the anchor's attention averaged over its word pieces
+        words = attention.words_in(anchor.span)
+        eta[anchor.target] += sum(attention.cls[i] for i in words) / sum(attention.pieces[i] for i in words)
     total = sum(math.exp(v) for v in eta.values())
     expected = {t: math.exp(v) / total for t, v in eta.items()}
     assert row["query"] == sentence.sentence

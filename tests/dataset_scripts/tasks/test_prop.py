@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from dataset_scripts.corpus.article import Article
 from dataset_scripts.tasks.common import task_rng
 from dataset_scripts.tasks.language_model import CollectionModel, CorpusCounts, DocumentModel, load_stopwords
-from dataset_scripts.tasks.prop import PropOptions, document_text, prop_groups
+from dataset_scripts.tasks.prop import PropDocument, PropOptions, document_rows, document_text, prop_groups
 
 STOP = load_stopwords()
 ARTICLES = [
@@ -27,7 +28,7 @@ def collection(options: PropOptions) -> CollectionModel:
 
 
 def test_rows_put_the_higher_likelihood_set_first():
-    options = PropOptions(min_count=1, subsample=0.0)
+    options = PropOptions(min_count=1, subsample=0.0, short_document_words=0)
     model = collection(options)
     out = prop_groups(ARTICLES[0], task_rng(42, "prop", "1"), model, STOP, options)
     assert len(out.groups) + sum(out.skipped.values()) == 5
@@ -36,7 +37,7 @@ def test_rows_put_the_higher_likelihood_set_first():
     for row in out.groups:
         assert row["document"] == "Apple. Apple banana apple orchard apple banana cherry orchard."
         high, low = row["log_likelihoods"]
-        assert high > low
+        assert high >= low
         assert document.log_likelihood(row["positive"].split()) == pytest.approx(high)
         assert document.log_likelihood(row["negatives"][0].split()) == pytest.approx(low)
         assert len(row["positive"].split()) == len(row["negatives"][0].split()) >= 1
@@ -45,7 +46,7 @@ def test_rows_put_the_higher_likelihood_set_first():
 
 
 def test_bad_documents_are_counted_skips():
-    options = PropOptions(min_count=1, subsample=0.0, pairs_per_document=40)
+    options = PropOptions(min_count=1, subsample=0.0, pairs_per_document=40, short_document_words=0)
     model = collection(options)
     rng = random.Random(0)
     assert prop_groups(Article("x", "", abstract="12 34 !"), rng, model, STOP, options).skipped == {"empty-document": 1}
@@ -64,7 +65,7 @@ def test_bad_documents_are_counted_skips():
 
 
 def test_original_code_values_are_an_option():
-    assert PropOptions() == PropOptions(3.0, 5, 50, 1e-5, "cf", "")
+    assert PropOptions() == PropOptions(3.0, 5, 50, 1e-5, "cf", "", 0, 0, 100, 0.8, "second")
     original = PropOptions.original()
     assert (original.pairs_per_document, original.min_count, original.subsample, original.background) == (
         10,
@@ -80,3 +81,68 @@ def test_original_variant_uses_nltk_and_inquery_stopwords_and_the_paper_inquery(
     assert PropOptions().stopwords == ""  # INQUERY (section 4.4.2 of the paper)
     assert PropOptions.original().stopwords == "nltk+inquery"
     assert PropOptions.original(stopwords="my.txt").stopwords == "my.txt"
+
+
+# A collection of four words, hand-made: P(w|C) by document frequency a .01, b .01, c .49, d .49; cf 2, 1, 48, 49 over
+# 100 documents, so mu = 100 / 100 = 1. The document "a a b" (|D| = 3): P(w|D) = (c(w,D) + mu P(w|C)) / (3 + 1) =
+# a .5025, b .2525, c .1225, d .1225; a draw comes from the document's words with probability .755.
+HAND = CollectionModel({"a": 2, "b": 1, "c": 48, "d": 49}, {"a": 1, "b": 1, "c": 49, "d": 49}, 100, 100, 1, 0.0, "df")
+A, B, C, D = (HAND.index[w] for w in "abcd")
+
+
+def test_the_original_variant_draws_from_the_documents_words_plus_sampled_corpus_words():
+    for seed in range(5):
+        model = DocumentModel.from_ids(np.array([A, A, B]), HAND)
+        model.restrict_draws(random.Random(seed), 3)  # K = 3: one corpus word drawn (K - 2 distinct own words)
+        (extra,) = set(model.candidates.tolist()) - {A, B}
+        assert set(model.candidates.tolist()) == {A, B, extra} and extra in (C, D)
+        # P(w|D) renormalised over {a, b, c|d}: .5025, .2525, .1225 / .8775 -> the document's words .8604
+        assert model._candidate_cdf.tolist() == pytest.approx([0.5025, 0.7550, 0.8775])
+        drawn = np.concatenate(model.sample_sets(random.Random(seed), [1] * 4000))
+        assert set(drawn.tolist()) <= {A, B, extra}
+        assert np.isin(drawn, [A, B]).mean() == pytest.approx(0.7550 / 0.8775, abs=0.03)
+    whole = np.concatenate(DocumentModel.from_ids(np.array([A, A, B]), HAND).sample_sets(random.Random(0), [1] * 4000))
+    assert set(whole.tolist()) == {A, B, C, D} and np.isin(whole, [A, B]).mean() == pytest.approx(0.755, abs=0.03)
+    # a document with K distinct words or more: its word count + 100 corpus draws
+    many = DocumentModel.from_ids(np.array([A, B, C]), HAND)
+    many.restrict_draws(random.Random(0), 2)
+    assert set(many.candidates.tolist()) == {A, B, C, D}
+
+
+def document(words: str, ids) -> PropDocument:
+    return PropDocument("7", "T", words, "", True, np.array(ids, dtype=np.int64))
+
+
+def test_the_original_variant_generates_ten_pairs_and_keeps_five():
+    options = PropOptions.original(min_count=1, subsample=0.0)
+    assert (options.pairs_per_document, options.pairs_kept, options.corpus_sample) == (10, 5, 500)
+    long_text = " ".join(["a a b"] * 40)  # 120 words: never a short document
+    for seed in range(10):
+        out = document_rows(document(long_text, [A, A, B] * 40), random.Random(seed), HAND, options)
+        assert out.skipped["pair-not-kept"] == 5
+        assert len(out.groups) + sum(out.skipped.values()) - 5 == 5
+    paper = document_rows(document(long_text, [A, A, B] * 40), random.Random(0), HAND, PropOptions(min_count=1))
+    assert "pair-not-kept" not in paper.skipped and len(paper.groups) + sum(paper.skipped.values()) == 5
+
+
+def test_short_documents_are_skipped_80_percent_of_the_time():
+    options = PropOptions(min_count=1, subsample=0.0)
+    short = [document_rows(document("a a b", [A, A, B]), random.Random(s), HAND, options) for s in range(500)]
+    share = sum(out.skipped["short-document"] for out in short) / 500
+    assert share == pytest.approx(0.8, abs=0.05)
+    never = PropOptions(min_count=1, subsample=0.0, short_document_words=0)
+    assert not document_rows(document("a a b", [A, A, B]), random.Random(0), HAND, never).skipped["short-document"]
+
+
+def test_tied_word_sets_make_the_second_set_the_positive():
+    # a document of one vocabulary word and no other: every set is "a a ...", so every pair ties
+    only_a = CollectionModel({"a": 5}, {"a": 1}, 1, 5, 1, 0.0, "cf")
+    text = " ".join(["a"] * 120)
+    second = document_rows(document(text, [0] * 120), random.Random(3), only_a, PropOptions(min_count=1, subsample=0))
+    assert len(second.groups) == 5 and not second.skipped
+    high, low = second.groups[0]["log_likelihoods"]
+    assert high == low and second.groups[0]["positive"] == second.groups[0]["negatives"][0]
+    drop = PropOptions(min_count=1, subsample=0, ties="drop")
+    dropped = document_rows(document(text, [0] * 120), random.Random(3), only_a, drop)
+    assert dropped.groups == [] and dropped.skipped == {"tied-word-sets": 5}
+    assert PropOptions.variant("original").ties == PropOptions.variant("paper").ties == "second"

@@ -1,0 +1,39 @@
+"""QDM's plan on disk: links cut into buckets by anchor text, each bucket built on its own, looked up by key."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dataset_scripts.tasks.qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, write_link_parts
+from dataset_scripts.tasks.see_also_join import bucket_of
+
+ROWS = {"Mercury (planet)": 0, "Mercury (element)": 1, "Freddie Mercury": 2, "Mercury (disambiguation)": 3, "Venus": 4}
+ELIGIBLE = np.array([True, True, True, False, True])  # row 3: a disambiguation page, no destination
+
+
+def resolve(titles):
+    return [ROWS.get(t) for t in titles]
+
+
+def test_the_plan_holds_ambiguous_anchor_texts_with_their_destinations_and_cutoff(tmp_path):
+    buckets = 3
+    units = [
+        # unit 0: "mercury" to the planet (rank 50) and the element (rank 7), "venus" to Venus only
+        (["mercury", "mercury", "venus"], ["Mercury (planet)", "Mercury (element)", "Venus"], [50, 7, 3]),
+        # unit 1: "mercury" to the singer (rank 20), to the disambiguation page (not eligible), to a missing page;
+        # "queen" to a missing page only
+        (["mercury", "mercury", "mercury", "queen"], ["Freddie Mercury", "Mercury (disambiguation)", "Nowhere", "Q"], [20, 1, 2, 9]),
+    ]  # fmt: skip
+    parts = []
+    for number, (keys, targets, ranks) in enumerate(units):
+        parts.append(tmp_path / f"{number}.arrow")
+        write_link_parts(keys, targets, ranks, buckets, parts[-1])
+    files = [tmp_path / f"bucket-{b}.sqlite" for b in range(buckets)]
+    planned = sum(build_plan_bucket(b, buckets, parts, resolve, ELIGIBLE, 2, files[b]) for b in range(buckets))
+    assert planned == 1  # only "mercury" links to 2+ usable pages
+    plan = QdmPlan(files).lookup(["mercury", "venus", "queen", "mercury", "unknown"])
+    # destinations: planet, element, singer (the disambiguation page and the missing page left out); the cut-off
+    # is the 2nd lowest rank of its usable occurrences (7, 20, 50)
+    assert plan == {"mercury": ([0, 1, 2], 20)}
+    assert [bucket_of(k, buckets) for k in ("mercury", "venus", "queen")] == [0, 1, 0]  # two buckets used
+    assert plan_bucket_count(0) == 1 and plan_bucket_count(1_200_000) == 3
