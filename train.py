@@ -267,11 +267,17 @@ def print_help(full: bool) -> None:
         help="a YAML or JSON file of arguments (e.g. configs/demo-cpu.yaml); flags after it override its values",
     )
     parser.add_argument("--help-all", action="store_true", help="also list transformers' TrainingArguments options")
-    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    if not full:  # --help-all lists TrainingArguments' own --debug VALUE
+        parser.add_argument(
+            "--debug",
+            nargs="?",
+            metavar="VALUE",
+            help="alone: show the full traceback of an error; with a value: TrainingArguments' --debug",
+        )
     parser.print_help()
 
 
-@one_line_errors
+@one_line_errors(valued_debug_is_the_commands=True)  # --debug underflow_overflow is TrainingArguments'
 def cli_main(argv: list[str] | None = None) -> int:
     """``python train.py``: train (see :func:`main`), or print the help; 0 when the run finished."""
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -76,22 +76,40 @@ def _flatten(text: str) -> str:
     return flat if len(flat) <= MAX_MESSAGE else flat[: MAX_MESSAGE - 1].rstrip() + "…"
 
 
-def split_debug(argv: Sequence[str]) -> tuple[list[str], bool]:
-    """``argv`` without ``--debug`` (before a bare ``--``), and whether it was there."""
+def split_debug(argv: Sequence[str], valued_debug_is_the_commands: bool = False) -> tuple[list[str], bool]:
+    """``argv`` without ``--debug`` (before a bare ``--``), and whether it was there.
+
+    Args:
+        argv: the command line.
+        valued_debug_is_the_commands: a ``--debug VALUE`` is the command's own option and stays (transformers'
+            ``TrainingArguments`` has ``--debug underflow_overflow``); only a ``--debug`` without a value is taken.
+    """
     argv = list(argv)
     end = argv.index("--") if "--" in argv else len(argv)
-    debug = DEBUG_FLAG in argv[:end]
-    return [a for i, a in enumerate(argv) if not (i < end and a == DEBUG_FLAG)], debug
+
+    def ours(i: int) -> bool:
+        if i >= end or argv[i] != DEBUG_FLAG:
+            return False
+        valued = i + 1 < end and not argv[i + 1].startswith("-")
+        return not (valued_debug_is_the_commands and valued)
+
+    taken = [i for i in range(len(argv)) if ours(i)]
+    return [a for i, a in enumerate(argv) if i not in taken], bool(taken)
 
 
-def one_line_errors(main: Callable[..., int]) -> Callable[..., int]:
+def one_line_errors(
+    main: Callable[..., int] | None = None, *, valued_debug_is_the_commands: bool = False
+) -> Callable[..., int]:
     """Wrap a command line's ``main(argv) -> exit code``: an exception becomes one line on stderr and an exit code
     (2 for a bad input, 1 for anything else), unless ``--debug`` is on the command line; usage errors (argparse's
-    ``SystemExit``) and Ctrl-C pass through."""
+    ``SystemExit``) and Ctrl-C pass through. Used bare (``@one_line_errors``) or with
+    ``valued_debug_is_the_commands`` (see :func:`split_debug`)."""
+    if main is None:
+        return functools.partial(one_line_errors, valued_debug_is_the_commands=valued_debug_is_the_commands)
 
     @functools.wraps(main)
     def wrapper(argv: Sequence[str] | None = None, *args, **kwargs) -> int:
-        argv, debug = split_debug(sys.argv[1:] if argv is None else argv)
+        argv, debug = split_debug(sys.argv[1:] if argv is None else argv, valued_debug_is_the_commands)
         try:
             return main(argv, *args, **kwargs)
         except (SystemExit, KeyboardInterrupt):

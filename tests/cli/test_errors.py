@@ -48,3 +48,9 @@ def test_debug_shows_the_traceback_and_usage_errors_pass_through():
         _main(["--debug"], InputError("f.txt: bad"))
     with pytest.raises(SystemExit):
         _main([], SystemExit(2))
+
+
+def test_a_debug_with_a_value_can_stay_the_commands_own():
+    argv = ["c.yaml", "--debug", "underflow_overflow", "--debug"]
+    assert split_debug(argv, valued_debug_is_the_commands=True) == (["c.yaml", "--debug", "underflow_overflow"], True)
+    assert split_debug(["--debug", "x"]) == (["x"], True)
