@@ -115,7 +115,7 @@ def test_redirects_and_disambiguation():
     assert not parse_wikitext("Thing", PAGE).is_disambiguation
     # Latgalian Wikipedia's template (it adds __DISAMBIG__ itself), as on "Lītne" of the vendored ltgwiki sample
     latgalian = "'''Lītne''' var zeimuot:\n* [[Lītne (kimejā)|Lītne]] — cīts materials\n\n{{Zeimeibu škiršona}}"
-    assert parse_wikitext("Lītne", latgalian).is_disambiguation
+    assert parse_wikitext("Lītne", latgalian, language="ltg").is_disambiguation
 
 
 def test_deeply_nested_and_unbalanced_templates():
