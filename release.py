@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -104,6 +107,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="select checkpoints on the WIKIR validation split (implies --wikir)",
     )
     parser.add_argument("--redo", choices=STAGES, default=None, help="run this stage again, and those after it")
+    parser.add_argument(
+        "--verbose", action="store_true", help="show every command's own output (default: OUT/logs/<stage>.log)"
+    )
     args = parser.parse_args(argv)
     args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
     args.config = args.config or str(ROOT / DEMO_CONFIGS[args.system])
@@ -111,12 +117,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 class Stages:
-    """Runs stage commands, recording each finished one so that a rerun with the same command reuses it."""
+    """Runs stage commands, recording each finished one so that a rerun with the same command reuses it.
 
-    def __init__(self, output_dir: Path, redo: str | None):
+    By default each stage is one console line (and a progress bar on a terminal, following the command's own
+    bars): the commands' full output goes to ``OUT/logs/<stage>.log``, and its tail is shown if a command fails.
+    With ``verbose`` the commands print to the console as they run.
+    """
+
+    def __init__(self, output_dir: Path, redo: str | None, verbose: bool = False):
         self.record_dir = output_dir / "stages"
         self.record_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir = output_dir / "logs"
         self.redo_from = STAGES.index(redo) if redo else len(STAGES)
+        self.verbose = verbose
 
     def done(self, stage: str, signature: object) -> bool:
         record = self.record_dir / f"{stage}.json"
@@ -127,20 +140,75 @@ class Stages:
     def finish(self, stage: str, signature: object) -> None:
         (self.record_dir / f"{stage}.json").write_text(json.dumps(signature, indent=1), encoding="utf-8")
 
-    def run(self, stage: str, commands: list[list[str]]) -> None:
-        """Run the stage's commands (each a subprocess in the project root) unless already done."""
+    def run(self, stage: str, commands: list[list[str]], describe=None) -> None:
+        """Run the stage's commands (each a subprocess in the project root) unless already done.
+
+        ``describe``, if given, returns what the stage produced, for its console line.
+        """
         signature = [command[1:] for command in commands]  # not the interpreter path
         if self.done(stage, signature):
-            print(f"[{stage}] finished earlier with the same command: reused")
+            print(f"[{stage}] finished earlier with the same command: reused", flush=True)
             return
+        started = time.monotonic()
+        log = self.log_dir / f"{stage}.log"
+        if not self.verbose:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log.write_text("", encoding="utf-8")
         for command in commands:
-            print(f"[{stage}] $ {shlex.join(['python', *command[1:]])}", flush=True)
-            completed = subprocess.run(command, cwd=ROOT)
-            if completed.returncode != 0:
+            shown = shlex.join(["python", *command[1:]])
+            if self.verbose:
+                print(f"[{stage}] $ {shown}", flush=True)
+                returncode = subprocess.run(command, cwd=ROOT).returncode
+            else:
+                returncode = run_logged(command, log, f"[{stage}]", shown)
+            if returncode != 0:
+                if not self.verbose:
+                    tail = log.read_text(encoding="utf-8", errors="replace").replace("\r", "\n").splitlines()
+                    print("\n".join(line for line in tail[-40:] if line.strip()), file=sys.stderr)
+                    print(f"[{stage}] $ {shown}", file=sys.stderr)
+                where = "" if self.verbose else f" (full output: {log})"
                 raise SystemExit(
-                    f"[{stage}] failed (exit {completed.returncode}); fix it and rerun: finished stages are reused"
+                    f"[{stage}] failed (exit {returncode}){where}; fix it and rerun: finished stages are reused"
                 )
         self.finish(stage, signature)
+        produced = describe() if describe else ""
+        where = "" if self.verbose else f" · log: {_short(log)}"
+        print(f"[{stage}] done in {_duration(time.monotonic() - started)}{produced and ': ' + produced}{where}")
+
+
+_PROGRESS = re.compile(rb"(\d+)/(\d+) \[")
+"""A tqdm bar's ``n/total [``, as the stage commands print them."""
+
+
+def run_logged(command: list[str], log: Path, label: str, shown: str) -> int:
+    """Run ``command`` with its output appended to ``log``; on a terminal a bar follows the command's own bars."""
+    from tqdm.auto import tqdm
+
+    with log.open("ab") as sink, tqdm(desc=label, total=0, leave=False, disable=None, dynamic_ncols=True) as bar:
+        sink.write(f"$ {shown}\n".encode())
+        sink.flush()
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        while chunk := process.stdout.read1(65536):
+            sink.write(chunk)
+            sink.flush()  # the log can be followed while the stage runs
+            found = _PROGRESS.findall(chunk)
+            if found and not bar.disable:
+                done, total = map(int, found[-1])
+                bar.total, bar.n = total, done
+                bar.refresh()
+        return process.wait()
+
+
+def _short(path: Path) -> str:
+    """``path`` relative to the working directory where it lies below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
 
 
 def task_dirs(out: Path, tasks: tuple[str, ...] = TASKS) -> list[Path]:
@@ -183,7 +251,14 @@ def fresh_head_baseline(config: dict, model_dir: Path, seed: int) -> None:
 
     path = resolve_model_path(config.get("model_name_or_path", "embedded:minilm"))
     torch.manual_seed(seed)
-    model = WikiformerForRanking.from_bert(path)
+    # the new head is this baseline's point; its "randomly initialised head" notice would read as the model's
+    notices = logging.getLogger("transformers.wikiformer")
+    level = notices.level
+    notices.setLevel(logging.ERROR)
+    try:
+        model = WikiformerForRanking.from_bert(path)
+    finally:
+        notices.setLevel(level)
     save_for_hub(model, AutoTokenizer.from_pretrained(path), model_dir)
 
 
@@ -227,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
     namespace = args.namespace or args.push_to_hub or "your-namespace"
-    stages = Stages(out, args.redo)
+    stages = Stages(out, args.redo, args.verbose)
+    started = time.monotonic()
     python = sys.executable
     config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
     system, tasks = args.system, SYSTEMS[args.system]
@@ -254,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
                     *shlex.split(args.build_args),
                 ]
             ],
+            describe=lambda: describe_datasets(out, tasks),
         )
     wikir_dir = out / "wikir"
     if "wikir" in selected:
@@ -284,13 +361,13 @@ def main(argv: list[str] | None = None) -> int:
         command += task_settings(config, datasets) if len(datasets) != len(config.get("train_datasets", [])) else []
         command += ["--test_dirs", str(wikir_dir / "test")] if args.select_on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
-        stages.run("train", [command])
+        stages.run("train", [command], describe=lambda: describe_training(train_dir))
     if "export" in selected:
         if not stages.done("export", [str(train_dir)]):
-            print(f"[export] {train_dir} -> {model_dir}")
             export_model(train_dir, model_dir)
             fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
             stages.finish("export", [str(train_dir)])
+            print(f"[export] done: {_short(model_dir)} (and the untrained-head baseline for the comparison)")
     if "eval" in selected:
         # The same top-k of the collection's BM25 run for every system, so the comparison is like for like.
         common = [
@@ -352,20 +429,70 @@ def main(argv: list[str] | None = None) -> int:
         )
         if "wikir" in selected:
             commands += wikir_eval_commands(python, args, out, eval_dir / "wikir")
-        stages.run("eval", commands)
+        stages.run("eval", commands, describe=lambda: f"{_short(eval_dir)}")
     if "card" in selected:
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
-        print(f"[card] wrote {path}")
+        print(f"[card] done: {_short(path)}")
         if args.push_to_hub:
             push(out, model_dir, args.push_to_hub, args.private, system)
-    print(f"\nmodel: {model_dir}\ndatasets: {', '.join(str(p) for p in task_dirs(out, tasks))}")
-    table = eval_dir / "compare" / "table.md"
-    if table.exists():
-        print(f"evaluation ({args.eval_collection}):\n{table.read_text(encoding='utf-8')}")
-    wikir_table = eval_dir / "wikir" / "compare" / "table.md"
-    if "wikir" in selected and wikir_table.exists():
-        print(f"evaluation (WIKIR test split, {wikir_dir / 'test'}):\n{wikir_table.read_text(encoding='utf-8')}")
+    print(summary(args, out, model_dir, eval_dir, tasks, selected, time.monotonic() - started))
     return 0
+
+
+def describe_datasets(out: Path, tasks: tuple[str, ...]) -> str:
+    """Rows per task dataset, from the build's summary."""
+    path = out / "datasets" / ".build" / "summary.json"
+    if not path.exists():
+        return _short(out / "datasets")
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    return ", ".join(f"{task} {rows.get(task, {}).get('rows', 0):,} rows" for task in tasks)
+
+
+def describe_training(train_dir: Path) -> str:
+    """Steps run and the kept checkpoint's zero-shot metric, from the trainer's state."""
+    path = train_dir / "trainer_state.json"
+    if not path.exists():
+        return _short(train_dir)
+    state = json.loads(path.read_text(encoding="utf-8"))
+    best = state.get("best_metric")
+    kept = (
+        f", kept step {Path(state['best_model_checkpoint']).name.split('-')[-1]}"
+        if state.get("best_model_checkpoint")
+        else ""
+    )
+    metric = f" (best dev metric {best:.4f}{kept})" if best is not None else ""
+    return f"{state.get('global_step')} steps{metric}"
+
+
+def summary(args, out: Path, model_dir: Path, eval_dir: Path, tasks, selected: list[str], seconds: float) -> str:
+    """The closing lines: where everything is, the results table (once) and what to do next."""
+    lines = [f"\nFinished in {_duration(seconds)}."]
+    table = eval_dir / "compare" / "table.md"
+    if table.exists() and not args.verbose:  # with --verbose the compare command has just printed it
+        lines += [f"Re-ranking {_short(Path(args.eval_collection))} ({args.eval_candidates} top {args.eval_depth}):",
+                  table.read_text(encoding="utf-8").strip()]  # fmt: skip
+    wikir_table = eval_dir / "wikir" / "compare" / "table.md"
+    if "wikir" in selected and wikir_table.exists() and not args.verbose:
+        lines += ["WIKIR test split:", wikir_table.read_text(encoding="utf-8").strip()]
+    lines += [
+        f"model:    {_short(model_dir)}  (card: {_short(model_dir / 'README.md')})",
+        f"datasets: {_short(out / 'datasets')}/wikiformer-{{{','.join(tasks)}}}",
+        f"results:  {_short(eval_dir / 'compare')}  (per-query figures, significance, chart)",
+    ]
+    if not args.verbose:
+        lines.append(f"logs:     {_short(out / 'logs')}  (or rerun with --verbose)")
+    if (model_dir / "config.json").exists():
+        lines += [
+            "Next:",
+            f'  python -c "from sentence_transformers import CrossEncoder; '
+            f"print(CrossEncoder('{_short(model_dir)}').predict([('what is albedo', 'Albedo is the fraction of "
+            "light a surface reflects.'), ('what is albedo', 'Paris is in France.')]))\"",
+            f"  python -m eval rerank --model {_short(model_dir)} --collection YOUR_COLLECTION   (docs/evaluation.md)",
+        ]
+        if not args.push_to_hub:
+            lines.append("  python release.py --push-to-hub NAMESPACE   (publishes the model and datasets; "
+                         "finished stages are reused)")  # fmt: skip
+    return "\n".join(lines)
 
 
 def wikir_command(python: str, args, out: Path) -> list[str]:

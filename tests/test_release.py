@@ -32,6 +32,12 @@ def test_release_end_to_end_through_the_hub(hub, tmp_path):
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "[push]" in result.stdout and "| wikiformer |" in result.stdout
+    # A quiet console: a line per stage, the table once, what to do next; the commands' output in the logs.
+    console = result.stdout + result.stderr
+    assert len(console.splitlines()) <= 40, console
+    assert console.count("| wikiformer |") == 1 and "Next:" in console and "--push-to-hub" not in console
+    assert "randomly initialised" not in console and "datatrove" not in console.lower()
+    assert "Stats" in (out / "logs" / "datasets.log").read_text() and (out / "logs" / "train.log").stat().st_size
     stages = sorted(p.stem for p in (out / "stages").glob("*.json"))
     assert stages == ["datasets", "eval", "export", "train"]
 
@@ -103,7 +109,9 @@ def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
     command = [sys.executable, "release.py", "--output-dir", str(out), "--stages", "wikir"]
     result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "dataset_scripts.wikir --input" in result.stdout and "--min-links 1" in result.stdout  # the sample's
+    log = (out / "logs" / "wikir.log").read_text()
+    assert "dataset_scripts.wikir --input" in log and "--min-links 1" in log  # the sample's
+    assert result.stdout.startswith("[wikir] done in ")
     assert json.loads((out / "wikir" / "test" / "collection.json").read_text())["relevance_level"] == 1
     assert (out / "wikir" / "validation" / "candidates.json").exists()
     assert sorted(p.stem for p in (out / "stages").glob("*.json")) == ["wikir"]

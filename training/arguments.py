@@ -107,6 +107,8 @@ class WikiformerTrainingArguments(TrainingArguments):
             the step, the batch's tasks, the learning rate and the last good checkpoint; ``skip`` drops that
             optimizer step (counted as ``skipped_steps`` in the logs) and stops after ``max_nonfinite_steps`` in
             a row.
+        head_lr_multiplier: the ranking head's learning rate is this times ``learning_rate`` (the encoder's); a new
+            head needs a higher one to give scores, not only a ranking, within a short run.
         max_nonfinite_steps: with ``skip``, consecutive non-finite steps that stop the run. With ``--fp16``, the
             loss scaler's own skipped steps (an infinite gradient norm from a finite loss) stop it after 20 in a row.
     """
@@ -123,6 +125,9 @@ class WikiformerTrainingArguments(TrainingArguments):
     pair_chunks: int = 0
     nonfinite_policy: str = "stop"
     max_nonfinite_steps: int = 3
+    head_lr_multiplier: float = field(
+        default=1.0, metadata={"help": "the ranking head's learning rate as a multiple of learning_rate"}
+    )
     remove_unused_columns: bool = False
     # the Trainer's default replaces a NaN loss by the running mean in the logs (0 at the start): keep NaN visible
     logging_nan_inf_filter: bool = False
@@ -154,6 +159,8 @@ class WikiformerTrainingArguments(TrainingArguments):
             raise ValueError(f"--loss must be softmax_ce or hinge, got {self.loss!r}")
         if self.nonfinite_policy not in ("stop", "skip"):
             raise ValueError(f"--nonfinite_policy must be stop or skip, got {self.nonfinite_policy!r}")
+        if self.head_lr_multiplier <= 0:
+            raise ValueError(f"--head_lr_multiplier must be > 0, got {self.head_lr_multiplier}")
         if self.max_nonfinite_steps < 1:
             raise ValueError(f"--max_nonfinite_steps must be >= 1, got {self.max_nonfinite_steps}")
         self.remove_unused_columns = False  # the collator's group layout is not the model's signature
