@@ -37,6 +37,7 @@ import json
 import logging
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -230,15 +231,18 @@ def task_settings(config: dict, datasets: list[Path]) -> list[str]:
     return flags
 
 
-def export_model(train_dir: Path, model_dir: Path) -> None:
-    """Save the trained model as a Hub-ready folder (weights, config with auto_map, code, tokenizer, CrossEncoder files)."""
+def export_model(train_dir: Path, model_dir: Path, max_length: int) -> None:
+    """Save the trained model as a Hub-ready folder (weights, config with auto_map, code, tokenizer, CrossEncoder files)
+    with one maximum pair length for every loader: the length it was evaluated at."""
     from transformers import AutoTokenizer
 
     from modeling_wikiformer import WikiformerForRanking, save_for_hub
 
     model = WikiformerForRanking.from_pretrained(train_dir)
+    model.config.query_max_length = min(model.config.query_max_length, max_length // 2)
+    model.config.document_max_length = max_length - model.config.query_max_length - 3  # [CLS], 2 x [SEP]
     tokenizer = AutoTokenizer.from_pretrained(train_dir)
-    save_for_hub(model, tokenizer, model_dir)
+    save_for_hub(model, tokenizer, model_dir, max_length=max_length)
 
 
 def fresh_head_baseline(config: dict, model_dir: Path, seed: int) -> None:
@@ -363,10 +367,10 @@ def main(argv: list[str] | None = None) -> int:
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command], describe=lambda: describe_training(train_dir))
     if "export" in selected:
-        if not stages.done("export", [str(train_dir)]):
-            export_model(train_dir, model_dir)
+        if not stages.done("export", [str(train_dir), args.eval_max_length]):
+            export_model(train_dir, model_dir, args.eval_max_length)
             fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
-            stages.finish("export", [str(train_dir)])
+            stages.finish("export", [str(train_dir), args.eval_max_length])
             print(f"[export] done: {_short(model_dir)} (and the untrained-head baseline for the comparison)")
     if "eval" in selected:
         # The same top-k of the collection's BM25 run for every system, so the comparison is like for like.
@@ -542,13 +546,15 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
             system,
             name,
             fused_system=fused if fused in json.loads(metrics.read_text(encoding="utf-8")) else None,
+            setup={"candidates": args.eval_candidates, "depth": args.eval_depth, "max_length": args.eval_max_length}
+            | ({"max_queries": args.eval_max_queries} if args.eval_max_queries else {}),
             note=(
                 f"Candidates: the collection's `{args.eval_candidates}` run, top {args.eval_depth} re-ranked per query"
                 + (f", first {args.eval_max_queries} queries" if args.eval_max_queries else "")
                 + f"; pairs truncated to {args.eval_max_length} tokens. `{fused}` is this model fused with the "
                 "first stage as stored in `config.json` (chosen on these same queries, which also chose the "
                 "checkpoint: dev figures, not a test result). `minilm-fresh-head` is the starting checkpoint with "
-                "an untrained head. Produced by `python release.py` (see `OUT/eval/compare` for significance tests)."
+                "an untrained head. Produced by `python release.py` of the Wikiformer kit."
             ),
         )
         baseline = eval_dir / "minilm-fresh-head" / "metrics.json"
@@ -579,8 +585,19 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         evaluation=evaluation,
         fusion=fusion,
         method=system,
+        chart=copy_chart(eval_dir / "compare" / "chart.png", model_dir),
     )
     return write_model_card(model_dir, inputs)
+
+
+def copy_chart(chart: Path, model_dir: Path) -> str | None:
+    """Copy the comparison chart into the model folder (the card shows it); its name there, or None."""
+    from model_card import CHART
+
+    if not chart.exists() or not model_dir.is_dir():
+        return None
+    shutil.copyfile(chart, model_dir / CHART)
+    return CHART
 
 
 def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str = "wikiformer") -> None:
