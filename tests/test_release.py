@@ -141,3 +141,36 @@ def test_baseline_configs_parse_with_the_papers_objective(system):
         assert training.loss == "hinge" and training.hinge_margin == 1.0 and training.mlm_weight == 1.0
         assert training.mlm_whole_word and training.mlm_max_predictions == 60 and training.mlm_probability == 0.15
         assert data.group_size == 2 and len(data.train_datasets) == (1 if system == "prop" else 4)
+
+
+def test_a_stage_is_one_console_line_and_its_output_goes_to_the_log(tmp_path, capsys):
+    from release import Stages
+
+    chatty = [
+        sys.executable,
+        "-c",
+        "import sys\nfor i in range(50): print('banner', i); print(f'{i}/50 [', file=sys.stderr)",
+    ]
+    stages = Stages(tmp_path, redo=None)
+    stages.run("datasets", [chatty], describe=lambda: "4 datasets")
+    console = capsys.readouterr()
+    assert (
+        console.out.count("\n") == 1 and console.out.startswith("[datasets] done in ") and "4 datasets" in console.out
+    )
+    log = (tmp_path / "logs" / "datasets.log").read_text()
+    assert log.count("banner 4") == 11 and log.startswith("$ python -c ")
+    stages.run("datasets", [chatty])
+    assert capsys.readouterr().out == "[datasets] finished earlier with the same command: reused\n"
+
+    failing = [sys.executable, "-c", "import sys\nprint('the cause'); sys.exit(3)"]
+    with pytest.raises(SystemExit, match=r"\[train\] failed \(exit 3\) \(full output: .*train.log\)"):
+        stages.run("train", [failing])
+    assert "the cause" in capsys.readouterr().err  # the log's tail is shown
+
+
+def test_verbose_stages_print_the_commands_output(tmp_path, capfd):
+    from release import Stages
+
+    Stages(tmp_path, redo=None, verbose=True).run("eval", [[sys.executable, "-c", "print('table')"]])
+    out = capfd.readouterr().out
+    assert "[eval] $ python -c " in out and "table" in out and not (tmp_path / "logs").exists()
