@@ -40,6 +40,15 @@ def test_release_end_to_end_through_the_hub(hub, tmp_path):
     assert "Stats" in (out / "logs" / "datasets.log").read_text() and (out / "logs" / "train.log").stat().st_size
     stages = sorted(p.stem for p in (out / "stages").glob("*.json"))
     assert stages == ["datasets", "eval", "export", "train"]
+    # One maximum length for every loader (the evaluation's), the chart beside the card, the Hub ids in the cards.
+    model_dir = out / "wikiformer"
+    config = json.loads((model_dir / "config.json").read_text())
+    assert json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"] == 128
+    assert json.loads((model_dir / "tokenizer_config.json").read_text())["model_max_length"] == 128
+    assert config["query_max_length"] + config["document_max_length"] + 3 == 128
+    card = (model_dir / "README.md").read_text()
+    assert "up to 128 tokens" in card and "](comparison.png)" in card and (model_dir / "comparison.png").exists()
+    assert 'load_dataset("ns/wikiformer-srr"' in (out / "datasets" / "wikiformer-srr" / "README.md").read_text()
 
     # A rerun reuses every finished stage.
     again = subprocess.run(command[:-2], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
