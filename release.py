@@ -368,6 +368,12 @@ def main(argv: list[str] | None = None) -> int:
         stages.run("train", [command], describe=lambda: describe_training(train_dir))
     if "export" in selected:
         if not stages.done("export", [str(train_dir), args.eval_max_length]):
+            if not args.verbose:  # in-process: no loading and writing bars on the console
+                from huggingface_hub.utils import disable_progress_bars
+                from transformers.utils.logging import disable_progress_bar
+
+                disable_progress_bar()
+                disable_progress_bars()
             export_model(train_dir, model_dir, args.eval_max_length)
             fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
             stages.finish("export", [str(train_dir), args.eval_max_length])

@@ -107,8 +107,8 @@ class WikiformerTrainingArguments(TrainingArguments):
             the step, the batch's tasks, the learning rate and the last good checkpoint; ``skip`` drops that
             optimizer step (counted as ``skipped_steps`` in the logs) and stops after ``max_nonfinite_steps`` in
             a row.
-        head_lr_multiplier: the ranking head's learning rate is this times ``learning_rate`` (the encoder's); a new
-            head needs a higher one to give scores, not only a ranking, within a short run.
+        head_lr_multiplier: the ranking head's (pooler and classifier) learning rate is this times ``learning_rate``
+            (the encoder's); a new head needs a higher one to give scores, not only a ranking, within a short run.
         max_nonfinite_steps: with ``skip``, consecutive non-finite steps that stop the run. With ``--fp16``, the
             loss scaler's own skipped steps (an infinite gradient norm from a finite loss) stop it after 20 in a row.
     """

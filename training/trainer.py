@@ -39,8 +39,9 @@ def nonfinite_parameters(model: torch.nn.Module) -> list[str]:
     return [name for name, bad in zip(names, flags, strict=True) if bad]
 
 
-HEAD_PREFIX = "classifier."
-"""The ranking head's parameters (the Linear(hidden, 1) after the pooler)."""
+HEAD_PREFIX = ("bert.pooler.", "classifier.")
+"""The ranking head's parameters: the pooler (dense + tanh on ``[CLS]``) and the Linear(hidden, 1) after it (eq. 1-2);
+a BERT checkpoint trained without a pooler (all-MiniLM-L6-v2) starts both anew."""
 
 
 class WikiformerTrainer(Trainer):
@@ -84,7 +85,7 @@ class WikiformerTrainer(Trainer):
         return dataset.sampler() if isinstance(dataset, GroupDataset) else super()._get_train_sampler(train_dataset)
 
     def create_optimizer(self, model=None):
-        """The Trainer's optimizer, with the ranking head (``classifier.*``) at ``head_lr_multiplier`` x the rate.
+        """The Trainer's optimizer, with the ranking head (pooler and classifier) at ``head_lr_multiplier`` x the rate.
 
         A head that starts at zero and moves at an encoder's fine-tuning rate stays near zero for a short run: the
         ranking is learned but the scores are not (every sigmoid score near 0.5).
