@@ -446,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[card] done: {_short(path)}")
         if args.push_to_hub:
             push(out, model_dir, args.push_to_hub, args.private, system)
-    print(summary(args, out, model_dir, eval_dir, tasks, selected, time.monotonic() - started))
+    print(closing_summary(args, out, model_dir, eval_dir, tasks, selected, time.monotonic() - started))
     return 0
 
 
@@ -475,7 +475,9 @@ def describe_training(train_dir: Path) -> str:
     return f"{state.get('global_step')} steps{metric}"
 
 
-def summary(args, out: Path, model_dir: Path, eval_dir: Path, tasks, selected: list[str], seconds: float) -> str:
+def closing_summary(
+    args, out: Path, model_dir: Path, eval_dir: Path, tasks, selected: list[str], seconds: float
+) -> str:
     """The closing lines: where everything is, the results table (once) and what to do next."""
     lines = [f"\nFinished in {_duration(seconds)}."]
     table = eval_dir / "compare" / "table.md"
@@ -498,7 +500,7 @@ def summary(args, out: Path, model_dir: Path, eval_dir: Path, tasks, selected: l
             f'  python -c "from sentence_transformers import CrossEncoder; '
             f"print(CrossEncoder('{_short(model_dir)}').predict([('what is albedo', 'Albedo is the fraction of "
             "light a surface reflects.'), ('what is albedo', 'Paris is in France.')]))\"",
-            f"  python -m eval rerank --model {_short(model_dir)} --collection YOUR_COLLECTION   (docs/evaluation.md)",
+            f"  python -m eval rerank --model {_short(model_dir)} --collection YOUR_COLLECTION --output-dir OUT  (docs/evaluation.md)",
         ]
         if not args.push_to_hub:
             lines.append("  python release.py --push-to-hub NAMESPACE   (publishes the model and datasets; "
