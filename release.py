@@ -377,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
             export_model(train_dir, model_dir, args.eval_max_length)
             fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
             stages.finish("export", [str(train_dir), args.eval_max_length])
+            stages.redo_from = min(stages.redo_from, STAGES.index("eval"))  # eval stores the fusion in config.json
             print(f"[export] done: {_short(model_dir)} (and the untrained-head baseline for the comparison)")
     if "eval" in selected:
         # The same top-k of the collection's BM25 run for every system, so the comparison is like for like.
