@@ -14,7 +14,23 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 TEMPLATE = Path(__file__).resolve().parent / "model_card.md"
-KIT_URL = "https://github.com/oneal2000/Wikiformer"
+PAPER_URL = "https://arxiv.org/abs/2312.10661"
+PAPER_CODE_URL = "https://github.com/oneal2000/Wikiformer"
+CHART = "comparison.png"
+"""The comparison chart's name in the model folder (embedded in the card)."""
+HUB_DATASETS = {"dl20-mini": ("Tevatron/msmarco-passage", "dl20")}
+"""Collections the kit ships a sample of: their Hub dataset id and split, for model-index."""
+TRANSFORMERS_RANGE = "4.46 to 5.x"
+"""The transformers versions the remote code is tested with."""
+WIDGET = [
+    {
+        "source_sentence": "what is albedo",
+        "sentences": [
+            "Albedo is the fraction of sunlight that a surface reflects.",
+            "Paris is the capital and largest city of France.",
+        ],
+    }
+]
 CARD_MEASURES = {"nDCG@10": "ndcg_at_10", "RR@10": "mrr_at_10", "RR(rel=2)@10": "mrr_at_10", "nDCG@100": "ndcg_at_100"}
 """Measures (as ``eval`` names them) that go into model-index, with their Hub metric types."""
 
@@ -37,11 +53,14 @@ class Evaluation:
         relevance_level: smallest relevant grade for binary measures, if set.
         note: how the candidates and queries were chosen.
         fused_system: the system that is this checkpoint fused with the first stage, if measured (shown beside the
-            raw row and added to model-index as ``<measure> (fused)``).
+            raw row and added to model-index as an entry of its own, task ``text-retrieval``).
         chosen_on: what was chosen on these queries (``"the checkpoint and the fusion"``): a dev collection, labelled
             so in the card and model-index; empty for a test collection, on which nothing was chosen.
         num_queries: the number of queries averaged over.
         reference: the first stage the ``p_values`` are against; p_values: ``{system: {measure: p}}``.
+        dataset_split: the split the queries are from (model-index ``dataset.split``).
+        setup: how candidates were formed, e.g. ``{"first_stage": "bm25", "depth": 20}`` (model-index
+            ``dataset.args``).
     """
 
     dataset_name: str
@@ -55,6 +74,8 @@ class Evaluation:
     num_queries: int | None = None
     reference: str | None = None
     p_values: dict[str, dict[str, float]] = field(default_factory=dict)
+    dataset_split: str | None = None
+    setup: dict | None = None
 
     @classmethod
     def from_metrics_json(cls, path: str | Path, model_system: str, dataset_name: str, **kwargs) -> Evaluation:
@@ -64,7 +85,9 @@ class Evaluation:
             raise ValueError(f"{path} has no results for {model_system!r} (systems: {', '.join(payload)})")
         systems = {name: result["means"] for name, result in payload.items()}
         level = payload[model_system].get("relevance_level")
-        return cls(dataset_name, kwargs.pop("dataset_type", dataset_name), systems, model_system, level, **kwargs)
+        hub_id, split = HUB_DATASETS.get(dataset_name, (dataset_name, None))
+        kwargs.setdefault("dataset_split", split)
+        return cls(dataset_name, kwargs.pop("dataset_type", hub_id), systems, model_system, level, **kwargs)
 
     def table(self) -> str:
         """A Markdown table of every system's means, the best value of each measure in bold."""
@@ -118,22 +141,26 @@ class Evaluation:
         """The caption, the table and the note."""
         return "\n\n".join(part for part in (self.caption(), self.table(), self.note) if part)
 
-    def eval_results(self) -> list[EvalResult]:
-        """The checkpoint's results as model-index entries."""
-        rows = [(self.systems[self.model_system], "")]
-        if self.fused_system in self.systems:
-            rows.append((self.systems[self.fused_system], " (fused)"))
+    def eval_results(self, fused: bool = False) -> list[EvalResult]:
+        """The checkpoint's results as model-index entries; with ``fused``, those of its fusion with the first stage
+        (if measured), as a ``text-retrieval`` entry of their own: the pipeline's figures, not the checkpoint's
+        (model-index keeps one entry per task and dataset)."""
+        system = self.fused_system if fused else self.model_system
+        if system not in self.systems:
+            return []
         return [
             EvalResult(
-                task_type="text-ranking",
+                task_type="text-retrieval" if fused else "text-ranking",
+                task_name="First stage fused with this re-ranker" if fused else "Re-ranking the first stage",
                 dataset_type=self.dataset_type,
                 dataset_name=self.dataset_name + (" (dev)" if self.chosen_on else ""),
+                dataset_split=self.dataset_split,
+                dataset_args=self.setup,
                 metric_type=CARD_MEASURES[measure],
-                metric_name=measure + suffix,
+                metric_name=measure,
                 metric_value=round(float(value), 4),
             )
-            for values, suffix in rows
-            for measure, value in values.items()
+            for measure, value in self.systems[system].items()
             if measure in CARD_MEASURES
         ]
 
@@ -153,6 +180,7 @@ class CardInputs:
         fusion: ``(method, alpha, dev collection)`` stored in ``config.json``, or None.
         fusion_evidence: the cross-validation behind the stored fusion (``config.json``'s ``fusion_cv``), or None.
         more_evaluations: further collections, after ``evaluation`` (e.g. a second test and the dev queries).
+        chart: the comparison chart's file name in the model folder, or None.
     """
 
     repo_id: str
@@ -167,6 +195,7 @@ class CardInputs:
     method: str = "wikiformer"
     fusion_evidence: dict | None = None
     more_evaluations: list[Evaluation] = field(default_factory=list)
+    chart: str | None = None
 
 
 METHODS = {
@@ -211,26 +240,31 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
     card_data = ModelCardData(
         language="en",
         license=inputs.license,
-        library_name="transformers",
+        library_name="sentence-transformers",
         pipeline_tag="text-ranking",
-        tags=["wikiformer", "cross-encoder", "reranker", "information-retrieval", "sentence-transformers"]
+        tags=["sentence-transformers", "transformers", "cross-encoder", "reranker", "text-ranking", "wikiformer"]
         + ([inputs.method] if inputs.method != "wikiformer" else []),
         base_model=inputs.base_model if "/" in inputs.base_model else None,
         datasets=hub_datasets or None,
         model_name=inputs.repo_id.split("/")[-1],
-        eval_results=[r for e in evaluations for r in e.eval_results()] or None,
+        eval_results=[r for e in evaluations for r in e.eval_results() + e.eval_results(fused=True)] or None,
+        widget=WIDGET,
     )
     return ModelCard.from_template(
         card_data,
         template_path=str(TEMPLATE),
         model_name=inputs.repo_id.split("/")[-1],
         repo_id=inputs.repo_id,
-        kit_url=KIT_URL,
+        paper_url=PAPER_URL,
+        paper_code_url=PAPER_CODE_URL,
+        transformers_range=TRANSFORMERS_RANGE,
         base_model_name=inputs.base_model,
         max_length=inputs.max_length,
         training_datasets=inputs.training_datasets,
         recipe=list(inputs.recipe.items()),
         results_table="\n\n".join(e.section() for e in evaluations),
+        eval_dataset_name=evaluation.dataset_name if evaluation else "",
+        chart=inputs.chart,
         limitations=inputs.limitations,
         license=inputs.license,
         intro=METHODS[inputs.method][0],

@@ -36,21 +36,51 @@ model type).
 
 # No `from __future__ import annotations` here: strict config dataclasses validate field types only when the
 # annotations are real types, not strings.
+import functools
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from pathlib import Path
 
 import torch
+import transformers
 from huggingface_hub import HfApi  # transformers' own Hub client and config validator (a dependency of it)
-from huggingface_hub.dataclasses import strict
 from torch import nn
 from torch.nn import BCEWithLogitsLoss, CrossEntropyLoss
 from transformers import BertConfig, BertModel
 from transformers.modeling_outputs import ModelOutput, SequenceClassifierOutput
 from transformers.models.bert.modeling_bert import BertOnlyMLMHead, BertPreTrainedModel
-from transformers.utils import can_return_tuple, logging
+from transformers.utils import logging
+
+# Supported: transformers 4.46 to 5.x. Since 5.0 configs are strict dataclasses (fields declared, checked on
+# creation); before, a config is a plain class that keeps extra keyword arguments as attributes.
+DATACLASS_CONFIGS = is_dataclass(BertConfig)
+_TRANSFORMERS_MAJOR_MINOR = tuple(int(part) for part in transformers.__version__.split(".")[:2])
+if DATACLASS_CONFIGS:
+    from huggingface_hub.dataclasses import strict
+else:
+
+    def strict(cls):
+        return cls
+
+
+try:
+    from transformers.utils import can_return_tuple
+except ImportError:  # transformers < 4.52
+
+    def can_return_tuple(forward):
+        """``forward``'s output as a tuple when ``return_dict=False`` is passed or configured."""
+
+        @functools.wraps(forward)
+        def wrapper(self, *args, **kwargs):
+            return_dict = kwargs.pop("return_dict", None)
+            output = forward(self, *args, **kwargs)
+            as_dict = self.config.use_return_dict if return_dict is None else return_dict
+            return output if as_dict or isinstance(output, tuple) else output.to_tuple()
+
+        return wrapper
+
 
 # Under transformers' logger, so `transformers.logging.set_verbosity_*` and TRANSFORMERS_VERBOSITY apply to it.
 logger = logging.get_logger("transformers.wikiformer")
@@ -247,9 +277,27 @@ class WikiformerConfig(BertConfig):
     fusion_method: str | None = None
     fusion_alpha: float | None = None
 
-    def __post_init__(self, **kwargs):
-        kwargs.setdefault("num_labels", 1)
-        super().__post_init__(**kwargs)
+    if DATACLASS_CONFIGS:
+
+        def __post_init__(self, **kwargs):
+            kwargs.setdefault("num_labels", 1)
+            super().__post_init__(**kwargs)
+            self._check_one_label()
+
+    else:
+
+        def __init__(
+            self, query_max_length=30, document_max_length=480, fusion_method=None, fusion_alpha=None, **kwargs
+        ):
+            kwargs.setdefault("num_labels", 1)
+            super().__init__(**kwargs)
+            self.query_max_length = query_max_length
+            self.document_max_length = document_max_length
+            self.fusion_method = fusion_method
+            self.fusion_alpha = fusion_alpha
+            self._check_one_label()
+
+    def _check_one_label(self) -> None:
         if self.num_labels != 1:
             raise ValueError(f"Wikiformer scores one relevance logit per pair; got num_labels={self.num_labels}.")
 
@@ -303,6 +351,10 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
         output_loading_info = kwargs.pop("output_loading_info", False)
         reinitialise_mismatched = kwargs.pop("ignore_mismatched_sizes", False)
         key_mapping = kwargs.pop("key_mapping", None) or _BARE_HEAD_KEY_MAPPING
+        if _TRANSFORMERS_MAJOR_MINOR < (4, 51):  # no key_mapping (nor a bare `cls` head) before 4.51
+            key_mapping = None
+        if _TRANSFORMERS_MAJOR_MINOR < (4, 56) and "dtype" in kwargs:  # torch_dtype before 4.56
+            kwargs["torch_dtype"] = kwargs.pop("dtype")
         modeling_logger = logging.get_logger("transformers.modeling_utils")
         # Our own report below replaces the generic table. A filter, not a level: transformers runs extra checks
         # (and warns) when its logger level is raised.
@@ -313,7 +365,7 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
                 *model_args,
                 output_loading_info=True,
                 ignore_mismatched_sizes=True,
-                key_mapping=key_mapping,
+                **({"key_mapping": key_mapping} if key_mapping else {}),
                 **kwargs,
             )
         finally:

@@ -38,9 +38,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import re
 import shlex
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from cli import KitArgumentParser, one_line_errors
@@ -119,6 +123,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="choose the checkpoint and the fusion on --eval-collection instead of WIKIR (its figures are then dev)",
     )
     parser.add_argument("--redo", choices=STAGES, default=None, help="run this stage again, and those after it")
+    parser.add_argument(
+        "--verbose", action="store_true", help="show every command's own output (default: OUT/logs/<stage>.log)"
+    )
     args = parser.parse_args(argv)
     args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
     args.config = args.config or str(ROOT / DEMO_CONFIGS[args.system])
@@ -130,12 +137,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 class Stages:
-    """Runs stage commands, recording each finished one so that a rerun with the same command reuses it."""
+    """Runs stage commands, recording each finished one so that a rerun with the same command reuses it.
 
-    def __init__(self, output_dir: Path, redo: str | None):
+    By default each stage is one console line (and a progress bar on a terminal, following the command's own
+    bars): the commands' full output goes to ``OUT/logs/<stage>.log``, and its tail is shown if a command fails.
+    With ``verbose`` the commands print to the console as they run.
+    """
+
+    def __init__(self, output_dir: Path, redo: str | None, verbose: bool = False):
         self.record_dir = output_dir / "stages"
         self.record_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir = output_dir / "logs"
         self.redo_from = STAGES.index(redo) if redo else len(STAGES)
+        self.verbose = verbose
 
     def done(self, stage: str, signature: object) -> bool:
         record = self.record_dir / f"{stage}.json"
@@ -146,20 +160,75 @@ class Stages:
     def finish(self, stage: str, signature: object) -> None:
         (self.record_dir / f"{stage}.json").write_text(json.dumps(signature, indent=1), encoding="utf-8")
 
-    def run(self, stage: str, commands: list[list[str]]) -> None:
-        """Run the stage's commands (each a subprocess in the project root) unless already done."""
+    def run(self, stage: str, commands: list[list[str]], describe=None) -> None:
+        """Run the stage's commands (each a subprocess in the project root) unless already done.
+
+        ``describe``, if given, returns what the stage produced, for its console line.
+        """
         signature = [command[1:] for command in commands]  # not the interpreter path
         if self.done(stage, signature):
-            print(f"[{stage}] finished earlier with the same command: reused")
+            print(f"[{stage}] finished earlier with the same command: reused", flush=True)
             return
+        started = time.monotonic()
+        log = self.log_dir / f"{stage}.log"
+        if not self.verbose:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log.write_text("", encoding="utf-8")
         for command in commands:
-            print(f"[{stage}] $ {shlex.join(['python', *command[1:]])}", flush=True)
-            completed = subprocess.run(command, cwd=ROOT)
-            if completed.returncode != 0:
+            shown = shlex.join(["python", *command[1:]])
+            if self.verbose:
+                print(f"[{stage}] $ {shown}", flush=True)
+                returncode = subprocess.run(command, cwd=ROOT).returncode
+            else:
+                returncode = run_logged(command, log, f"[{stage}]", shown)
+            if returncode != 0:
+                if not self.verbose:
+                    tail = log.read_text(encoding="utf-8", errors="replace").replace("\r", "\n").splitlines()
+                    print("\n".join(line for line in tail[-40:] if line.strip()), file=sys.stderr)
+                    print(f"[{stage}] $ {shown}", file=sys.stderr)
+                where = "" if self.verbose else f" (full output: {log})"
                 raise SystemExit(
-                    f"[{stage}] failed (exit {completed.returncode}); fix it and rerun: finished stages are reused"
+                    f"[{stage}] failed (exit {returncode}){where}; fix it and rerun: finished stages are reused"
                 )
         self.finish(stage, signature)
+        produced = describe() if describe else ""
+        where = "" if self.verbose else f" · log: {_short(log)}"
+        print(f"[{stage}] done in {_duration(time.monotonic() - started)}{produced and ': ' + produced}{where}")
+
+
+_PROGRESS = re.compile(rb"(\d+)/(\d+) \[")
+"""A tqdm bar's ``n/total [``, as the stage commands print them."""
+
+
+def run_logged(command: list[str], log: Path, label: str, shown: str) -> int:
+    """Run ``command`` with its output appended to ``log``; on a terminal a bar follows the command's own bars."""
+    from tqdm.auto import tqdm
+
+    with log.open("ab") as sink, tqdm(desc=label, total=0, leave=False, disable=None, dynamic_ncols=True) as bar:
+        sink.write(f"$ {shown}\n".encode())
+        sink.flush()
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        while chunk := process.stdout.read1(65536):
+            sink.write(chunk)
+            sink.flush()  # the log can be followed while the stage runs
+            found = _PROGRESS.findall(chunk)
+            if found and not bar.disable:
+                done, total = map(int, found[-1])
+                bar.total, bar.n = total, done
+                bar.refresh()
+        return process.wait()
+
+
+def _short(path: Path) -> str:
+    """``path`` relative to the working directory where it lies below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
 
 
 def importance_model_args(system: str, config: dict, build_args: str) -> list[str]:
@@ -189,15 +258,18 @@ def task_settings(config: dict, datasets: list[Path]) -> list[str]:
     return flags
 
 
-def export_model(train_dir: Path, model_dir: Path) -> None:
-    """Save the trained model as a Hub-ready folder (weights, config with auto_map, code, tokenizer, CrossEncoder files)."""
+def export_model(train_dir: Path, model_dir: Path, max_length: int) -> None:
+    """Save the trained model as a Hub-ready folder (weights, config with auto_map, code, tokenizer, CrossEncoder files)
+    with one maximum pair length for every loader: the length it was evaluated at."""
     from transformers import AutoTokenizer
 
     from modeling_wikiformer import WikiformerForRanking, save_for_hub
 
     model = WikiformerForRanking.from_pretrained(train_dir)
+    model.config.query_max_length = min(model.config.query_max_length, max_length // 2)
+    model.config.document_max_length = max_length - model.config.query_max_length - 3  # [CLS], 2 x [SEP]
     tokenizer = AutoTokenizer.from_pretrained(train_dir)
-    save_for_hub(model, tokenizer, model_dir)
+    save_for_hub(model, tokenizer, model_dir, max_length=max_length)
 
 
 def fresh_head_baseline(config: dict, model_dir: Path, seed: int) -> None:
@@ -210,7 +282,14 @@ def fresh_head_baseline(config: dict, model_dir: Path, seed: int) -> None:
 
     path = resolve_model_path(config.get("model_name_or_path", "embedded:minilm"))
     torch.manual_seed(seed)
-    model = WikiformerForRanking.from_bert(path)
+    # the new head is this baseline's point; its "randomly initialised head" notice would read as the model's
+    notices = logging.getLogger("transformers.wikiformer")
+    level = notices.level
+    notices.setLevel(logging.ERROR)
+    try:
+        model = WikiformerForRanking.from_bert(path)
+    finally:
+        notices.setLevel(level)
     save_for_hub(model, AutoTokenizer.from_pretrained(path), model_dir)
 
 
@@ -258,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
     namespace = args.namespace or args.push_to_hub or "your-namespace"
-    stages = Stages(out, args.redo)
+    stages = Stages(out, args.redo, args.verbose)
+    started = time.monotonic()
     python = sys.executable
     config = read_config(Path(args.config))  # an error naming the file for a config that is not YAML or JSON
     system, tasks = args.system, SYSTEMS[args.system]
@@ -286,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                     *shlex.split(args.build_args),
                 ]
             ],
+            describe=lambda: describe_datasets(out, tasks),
         )
     wikir_dir = out / "wikir"
     if "wikir" in selected:
@@ -322,13 +403,20 @@ def main(argv: list[str] | None = None) -> int:
         command += task_settings(config, datasets) if len(datasets) != len(config.get("train_datasets", [])) else []
         command += ["--test_dirs", str(wikir_dir / "test")] if dev.on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
-        stages.run("train", [command])
+        stages.run("train", [command], describe=lambda: describe_training(train_dir))
     if "export" in selected:
-        if not stages.done("export", [str(train_dir)]):
-            print(f"[export] {train_dir} -> {model_dir}")
-            export_model(train_dir, model_dir)
+        if not stages.done("export", [str(train_dir), args.eval_max_length]):
+            if not args.verbose:  # in-process: no loading and writing bars on the console
+                from huggingface_hub.utils import disable_progress_bars
+                from transformers.utils.logging import disable_progress_bar
+
+                disable_progress_bar()
+                disable_progress_bars()
+            export_model(train_dir, model_dir, args.eval_max_length)
             fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
-            stages.finish("export", [str(train_dir)])
+            stages.finish("export", [str(train_dir), args.eval_max_length])
+            stages.redo_from = min(stages.redo_from, STAGES.index("eval"))  # eval stores the fusion in config.json
+            print(f"[export] done: {_short(model_dir)} (and the untrained-head baseline for the comparison)")
     if "eval" in selected:
         # The fusion with BM25 is chosen on the dev queries (never on a test collection) and stored in config.json;
         # every collection is then re-ranked with the same top-k of its BM25 run by every system.
@@ -345,30 +433,67 @@ def main(argv: list[str] | None = None) -> int:
             commands += collection_eval_commands(
                 python, args, str(wikir_dir / "test"), "bm25", eval_dir / "wikir", args.eval_max_queries
             )
-        stages.run("eval", commands)
+        stages.run("eval", commands, describe=lambda: f"{_short(eval_dir)}")
     if "card" in selected:
+        name_dataset_cards(out, tasks, namespace)
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, args)
-        print(f"[card] wrote {path}")
+        print(f"[card] done: {_short(path)}")
         if args.push_to_hub:
             push(out, model_dir, args.push_to_hub, args.private, system)
-    print(f"\nmodel: {model_dir}\ndatasets: {', '.join(str(p) for p in task_dirs(out, tasks))}")
-    for folder, spec in (
-        (eval_dir / "dev", dev.spec),
-        (eval_dir, args.eval_collection),
-        (eval_dir / "wikir", str(wikir_dir / "test")),
-    ):
-        comparison = folder / "compare" / "comparison.json"
-        if comparison.exists():
-            record = json.loads(comparison.read_text(encoding="utf-8"))
-            role = dev.role(spec, record["num_queries"])
-            print(f"\nevaluation, {role} ({spec}):\n{(folder / 'compare' / 'table.md').read_text(encoding='utf-8')}")
-    fusion = eval_dir / "fusion" / "fusion.json"
-    if fusion.exists() and not json.loads(fusion.read_text(encoding="utf-8"))["cross_validation"]["beats_first_stage"]:
-        print(
-            "fusion: the fused model does not beat the first stage on the dev queries beyond the folds' noise; "
-            "alpha 0 is stored (the first stage's order)"
-        )
+    evaluations = evaluation_summaries(dev, eval_dir, args.eval_collection, wikir_dir)
+    print(closing_summary(args, out, model_dir, eval_dir, tasks, selected, time.monotonic() - started, evaluations))
     return 0
+
+
+def describe_datasets(out: Path, tasks: tuple[str, ...]) -> str:
+    """Rows per task dataset, from the build's summary."""
+    path = out / "datasets" / ".build" / "summary.json"
+    if not path.exists():
+        return _short(out / "datasets")
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    return ", ".join(f"{task} {rows.get(task, {}).get('rows', 0):,} rows" for task in tasks)
+
+
+def describe_training(train_dir: Path) -> str:
+    """Steps run and the kept checkpoint's zero-shot metric, from the trainer's state."""
+    path = train_dir / "trainer_state.json"
+    if not path.exists():
+        return _short(train_dir)
+    state = json.loads(path.read_text(encoding="utf-8"))
+    best = state.get("best_metric")
+    kept = (
+        f", kept step {Path(state['best_model_checkpoint']).name.split('-')[-1]}"
+        if state.get("best_model_checkpoint")
+        else ""
+    )
+    metric = f" (best dev metric {best:.4f}{kept})" if best is not None else ""
+    return f"{state.get('global_step')} steps{metric}"
+
+
+def closing_summary(
+    args, out: Path, model_dir: Path, eval_dir: Path, tasks, selected: list[str], seconds: float, evaluations=()
+) -> str:
+    """The closing lines: where everything is, the results table (once) and what to do next."""
+    lines = [f"\nFinished in {_duration(seconds)}.", *evaluations]
+    lines += [
+        f"model:    {_short(model_dir)}  (card: {_short(model_dir / 'README.md')})",
+        f"datasets: {_short(out / 'datasets')}/wikiformer-{{{','.join(tasks)}}}",
+        f"results:  {_short(eval_dir / 'compare')}  (per-query figures, significance, chart)",
+    ]
+    if not args.verbose:
+        lines.append(f"logs:     {_short(out / 'logs')}  (or rerun with --verbose)")
+    if (model_dir / "config.json").exists():
+        lines += [
+            "Next:",
+            f'  python -c "from sentence_transformers import CrossEncoder; '
+            f"print(CrossEncoder('{_short(model_dir)}').predict([('what is albedo', 'Albedo is the fraction of "
+            "light a surface reflects.'), ('what is albedo', 'Paris is in France.')]))\"",
+            f"  python -m eval rerank --model {_short(model_dir)} --collection YOUR_COLLECTION --output-dir OUT  (docs/evaluation.md)",
+        ]
+        if not args.push_to_hub:
+            lines.append("  python release.py --push-to-hub NAMESPACE   (publishes the model and datasets; "
+                         "finished stages are reused)")  # fmt: skip
+    return "\n".join(lines)
 
 
 def wikir_command(python: str, args, out: Path) -> list[str]:
@@ -516,6 +641,7 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         method=system,
         fusion_evidence=stored.get("fusion_cv"),
         more_evaluations=more,
+        chart=copy_chart(eval_dir / "compare" / "chart.png", model_dir),
     )
     return write_model_card(model_dir, inputs)
 
@@ -546,6 +672,52 @@ def collection_evaluation(folder: Path, spec: str, candidates: str, system: str,
         record = json.loads(comparison.read_text(encoding="utf-8"))
         evaluation.reference, evaluation.p_values = record["reference"], record["p_values"]
     return evaluation
+
+
+def name_dataset_cards(out: Path, tasks: tuple[str, ...], namespace: str) -> None:
+    """Put the Hub namespace into the dataset cards' loading snippets (the build writes a placeholder)."""
+    if namespace == "your-namespace":
+        return
+    for folder in task_dirs(out, tasks):
+        card = folder / "README.md"
+        if card.exists():
+            text = card.read_text(encoding="utf-8")
+            card.write_text(text.replace("<namespace>/wikiformer-", f"{namespace}/wikiformer-"), encoding="utf-8")
+
+
+def copy_chart(chart: Path, model_dir: Path) -> str | None:
+    """Copy the comparison chart into the model folder (the card shows it); its name there, or None."""
+    from model_card import CHART
+
+    if not chart.exists() or not model_dir.is_dir():
+        return None
+    shutil.copyfile(chart, model_dir / CHART)
+    return CHART
+
+
+def evaluation_summaries(dev, eval_dir: Path, eval_collection: str, wikir_dir: Path) -> list[str]:
+    """Each evaluated collection's table, labelled dev or test (what was chosen on it), and the fusion's verdict."""
+    lines = []
+    for folder, spec in (
+        (eval_dir / "dev", dev.spec),
+        (eval_dir, eval_collection),
+        (eval_dir / "wikir", str(wikir_dir / "test")),
+    ):
+        comparison = folder / "compare" / "comparison.json"
+        if comparison.exists():
+            record = json.loads(comparison.read_text(encoding="utf-8"))
+            role = dev.role(spec, record["num_queries"])
+            lines += [
+                f"{role} ({_short(Path(spec))}):",
+                (folder / "compare" / "table.md").read_text(encoding="utf-8").strip(),
+            ]
+    fusion = eval_dir / "fusion" / "fusion.json"
+    if fusion.exists() and not json.loads(fusion.read_text(encoding="utf-8"))["cross_validation"]["beats_first_stage"]:
+        lines.append(
+            "fusion: the fused model does not beat the first stage on the dev queries beyond the folds' noise; "
+            "alpha 0 is stored (the first stage's order)"
+        )
+    return lines
 
 
 def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str = "wikiformer") -> None:

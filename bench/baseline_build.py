@@ -1,6 +1,6 @@
 """Cost of building PROP + HARP data against the four Wikiformer tasks, per article, from the same corpus.
 
-The target (issue #13): PROP and HARP together cost at most 2x the four Wikiformer tasks per article; HARP's
+The target: PROP and HARP together cost at most 2x the four Wikiformer tasks per article; HARP's
 attention scoring is measured apart, per 1,000 sentences on CPU (it is a model's forward pass, cached across
 builds). Each build runs as ``python -m dataset_scripts.build`` in a fresh process on an already built corpus;
 its CPU seconds are the child's (user + system; wall seconds alongside, but on a shared machine only CPU compares).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -20,9 +22,11 @@ def test_raw_and_fused_side_by_side_with_the_stored_fusion():
     )
     assert "| **ours** (this model) | 0.4500 |" in card
     assert "| **ours+bm25** (this model fused with the first stage) | **0.5500** |" in card
-    metrics = yaml.safe_load(card.split("---")[1])["model-index"][0]["results"]
-    names = sorted(m["name"] for r in metrics for m in r["metrics"])
-    assert names == ["nDCG@10", "nDCG@10 (fused)"]
+    results = yaml.safe_load(card.split("---")[1])["model-index"][0]["results"]
+    assert [(r["task"]["type"], [m["value"] for m in r["metrics"]]) for r in results] == [
+        ("text-ranking", [0.45]),
+        ("text-retrieval", [0.55]),
+    ]
     assert "**cranfield-dev**" in card and "`fusion_method: minmax`, `fusion_alpha: 0.6`" in card
     assert "fused = 0.6 * normalise(model_scores)" in card and "x.min()" in card
 
@@ -80,3 +84,38 @@ def test_the_card_says_when_the_fused_model_does_not_beat_the_first_stage():
     assert "does not beat the first stage beyond the folds' noise" in card and "`fusion_alpha: 0.0`" in card
     evidence |= {"beats_first_stage": True, "gain": 0.03}
     assert "does not beat" not in str(render_model_card(inputs))
+
+
+def test_the_card_is_hub_ready(tmp_path):
+    """Metadata the Hub reads: model-index entries huggingface_hub parses back, with a dataset id, split and setup;
+    library and tags that agree; a widget; the chart; snippets that name the repo."""
+    from huggingface_hub import ModelCard
+
+    systems = {"bm25": {"nDCG@10": 0.5, "RR@10": 0.6}, "w": {"nDCG@10": 0.4, "RR@10": 0.5}}
+    systems["w+bm25"] = {"nDCG@10": 0.55, "RR@10": 0.65}
+    metrics = tmp_path / "metrics.json"
+    metrics.write_text(json.dumps({name: {"means": means, "relevance_level": 2} for name, means in systems.items()}))
+    evaluation = Evaluation.from_metrics_json(
+        metrics, "w", "dl20-mini", fused_system="w+bm25", setup={"candidates": "bm25", "depth": 20}
+    )
+    inputs = CardInputs(repo_id="ns/wikiformer", base_model="b/c", evaluation=evaluation, chart="comparison.png")
+    text = str(render_model_card(inputs))
+    card = ModelCard(text)  # parses the YAML and the model-index, or raises
+    data = card.data
+    assert data.library_name == "sentence-transformers" and "sentence-transformers" in data.tags
+    assert data.pipeline_tag == "text-ranking" and data.widget[0]["source_sentence"]
+    results = data.eval_results
+    assert {(r.dataset_type, r.dataset_split, r.dataset_args["depth"]) for r in results} == {
+        ("Tevatron/msmarco-passage", "dl20", 20)
+    }
+    assert sorted((r.task_name, r.metric_type, r.metric_value) for r in results) == [
+        ("First stage fused with this re-ranker", "mrr_at_10", 0.65),
+        ("First stage fused with this re-ranker", "ndcg_at_10", 0.55),
+        ("Re-ranking the first stage", "mrr_at_10", 0.5),
+        ("Re-ranking the first stage", "ndcg_at_10", 0.4),
+    ]
+    assert "](comparison.png)" in text and "hatched bars are significantly worse" in text
+    snippets = [block for block in text.split("```")[1::2] if "from_pretrained(" in block or "CrossEncoder(" in block]
+    assert snippets and all('"ns/wikiformer"' in block for block in snippets)
+    assert 'backend="onnx"' in text and "transformers 4.46 to 5.x" in text
+    assert "up to 512 tokens" in text

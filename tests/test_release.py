@@ -32,12 +32,27 @@ def test_release_end_to_end_through_the_hub(hub, tmp_path):
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "[push]" in result.stdout and "| wikiformer |" in result.stdout
+    # A quiet console: a line per stage, the table once, what to do next; the commands' output in the logs.
+    console = result.stdout + result.stderr
+    assert len(console.splitlines()) <= 40, console
+    assert console.count("| wikiformer |") == 1 and "Next:" in console and "--push-to-hub" not in console
+    assert "randomly initialised" not in console and "datatrove" not in console.lower()
+    assert "Stats" in (out / "logs" / "datasets.log").read_text() and (out / "logs" / "train.log").stat().st_size
     stages = sorted(p.stem for p in (out / "stages").glob("*.json"))
     assert stages == ["datasets", "eval", "export", "train", "wikir"]  # chosen on WIKIR validation by default
     assert "evaluation, test: nothing was chosen on these 2 queries" in result.stdout
     assert "evaluation, dev: the checkpoint and the fusion were chosen on these 10 queries" in result.stdout
     stored = json.loads((out / "wikiformer" / "config.json").read_text())
     assert stored["fusion_dev_collection"] == "wikir-en-validation" and stored["fusion_cv"]["dev_queries"] == 10
+    # One maximum length for every loader (the evaluation's), the chart beside the card, the Hub ids in the cards.
+    model_dir = out / "wikiformer"
+    config = json.loads((model_dir / "config.json").read_text())
+    assert json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"] == 128
+    assert json.loads((model_dir / "tokenizer_config.json").read_text())["model_max_length"] == 128
+    assert config["query_max_length"] + config["document_max_length"] + 3 == 128
+    card = (model_dir / "README.md").read_text()
+    assert "up to 128 tokens" in card and "](comparison.png)" in card and (model_dir / "comparison.png").exists()
+    assert 'load_dataset("ns/wikiformer-srr"' in (out / "datasets" / "wikiformer-srr" / "README.md").read_text()
 
     # A rerun reuses every finished stage.
     again = subprocess.run(command[:-2], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
@@ -107,7 +122,9 @@ def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
     command = [sys.executable, "release.py", "--output-dir", str(out), "--stages", "wikir"]
     result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "dataset_scripts.wikir --input" in result.stdout and "--min-links 1" in result.stdout  # the sample's
+    log = (out / "logs" / "wikir.log").read_text()
+    assert "dataset_scripts.wikir --input" in log and "--min-links 1" in log  # the sample's
+    assert result.stdout.startswith("[wikir] done in ")
     assert json.loads((out / "wikir" / "test" / "collection.json").read_text())["relevance_level"] == 1
     assert (out / "wikir" / "validation" / "candidates.json").exists()
     assert sorted(p.stem for p in (out / "stages").glob("*.json")) == ["wikir"]
@@ -174,3 +191,36 @@ def test_harp_scores_importance_with_the_backbone_its_config_trains():
     assert importance_model_args("harp", config, "") == ["--harp-importance-model", "google-bert/bert-base-uncased"]
     assert importance_model_args("harp", config, "--harp-importance-model other") == []
     assert importance_model_args("prop", config, "") == []
+
+
+def test_a_stage_is_one_console_line_and_its_output_goes_to_the_log(tmp_path, capsys):
+    from release import Stages
+
+    chatty = [
+        sys.executable,
+        "-c",
+        "import sys\nfor i in range(50): print('banner', i); print(f'{i}/50 [', file=sys.stderr)",
+    ]
+    stages = Stages(tmp_path, redo=None)
+    stages.run("datasets", [chatty], describe=lambda: "4 datasets")
+    console = capsys.readouterr()
+    assert (
+        console.out.count("\n") == 1 and console.out.startswith("[datasets] done in ") and "4 datasets" in console.out
+    )
+    log = (tmp_path / "logs" / "datasets.log").read_text()
+    assert log.count("banner 4") == 11 and log.startswith("$ python -c ")
+    stages.run("datasets", [chatty])
+    assert capsys.readouterr().out == "[datasets] finished earlier with the same command: reused\n"
+
+    failing = [sys.executable, "-c", "import sys\nprint('the cause'); sys.exit(3)"]
+    with pytest.raises(SystemExit, match=r"\[train\] failed \(exit 3\) \(full output: .*train.log\)"):
+        stages.run("train", [failing])
+    assert "the cause" in capsys.readouterr().err  # the log's tail is shown
+
+
+def test_verbose_stages_print_the_commands_output(tmp_path, capfd):
+    from release import Stages
+
+    Stages(tmp_path, redo=None, verbose=True).run("eval", [[sys.executable, "-c", "print('table')"]])
+    out = capfd.readouterr().out
+    assert "[eval] $ python -c " in out and "table" in out and not (tmp_path / "logs").exists()

@@ -52,6 +52,8 @@ class WikiformerTrainingArguments(TrainingArguments, KitTrainingArguments):
             the step, the batch's tasks, the learning rate and the last good checkpoint; ``skip`` drops that
             optimizer step (counted as ``skipped_steps`` in the logs) and stops after ``max_nonfinite_steps`` in
             a row.
+        head_lr_multiplier: the ranking head's (pooler and classifier) learning rate is this times ``learning_rate``
+            (the encoder's); a new head needs a higher one to give scores, not only a ranking, within a short run.
         max_nonfinite_steps: with ``skip``, consecutive non-finite steps that stop the run. With ``--fp16``, the
             loss scaler's own skipped steps (an infinite gradient norm from a finite loss) stop it after 20 in a row.
     """
@@ -91,6 +93,8 @@ class WikiformerTrainingArguments(TrainingArguments, KitTrainingArguments):
             raise ValueError(f"--ranking_weight must be >= 0, got {self.ranking_weight}")
         if self.nonfinite_policy not in ("stop", "skip"):
             raise ValueError(f"--nonfinite_policy must be stop or skip, got {self.nonfinite_policy!r}")
+        if self.head_lr_multiplier <= 0:
+            raise ValueError(f"--head_lr_multiplier must be > 0, got {self.head_lr_multiplier}")
         if self.max_nonfinite_steps < 1:
             raise ValueError(f"--max_nonfinite_steps must be >= 1, got {self.max_nonfinite_steps}")
         self.remove_unused_columns = False  # the collator's group layout is not the model's signature

@@ -127,6 +127,13 @@ class KitTrainingArguments:
         },
     )
     hinge_margin: float = field(default=1.0, metadata={"help": "margin of the hinge and softmax_margin losses"})
+    head_lr_multiplier: float = field(
+        default=1.0,
+        metadata={
+            "help": "the ranking head's (pooler and classifier) learning rate as a multiple of learning_rate: a new "
+            "head needs a higher one to give scores, not only a ranking, within a short run"
+        },
+    )
     ranking_weight: float | None = field(
         default=None,
         metadata={

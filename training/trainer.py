@@ -40,6 +40,11 @@ def nonfinite_parameters(model: torch.nn.Module) -> list[str]:
     return [name for name, bad in zip(names, flags, strict=True) if bad]
 
 
+HEAD_PREFIX = ("bert.pooler.", "classifier.")
+"""The ranking head's parameters: the pooler (dense + tanh on ``[CLS]``) and the Linear(hidden, 1) after it (eq. 1-2);
+a BERT checkpoint trained without a pooler (all-MiniLM-L6-v2) starts both anew."""
+
+
 class WikiformerTrainer(Trainer):
     """A :class:`~transformers.Trainer` for groups: the paper's loss, per-task logs, zero-shot re-ranking eval.
 
@@ -79,6 +84,25 @@ class WikiformerTrainer(Trainer):
     def _get_train_sampler(self, train_dataset=None):
         dataset = train_dataset if train_dataset is not None else self.train_dataset
         return dataset.sampler() if isinstance(dataset, GroupDataset) else super()._get_train_sampler(train_dataset)
+
+    def create_optimizer(self, model=None):
+        """The Trainer's optimizer, with the ranking head (pooler and classifier) at ``head_lr_multiplier`` x the rate.
+
+        A head that starts at zero and moves at an encoder's fine-tuning rate stays near zero for a short run: the
+        ranking is learned but the scores are not (every sigmoid score near 0.5).
+        """
+        fresh = self.optimizer is None
+        optimizer = super().create_optimizer(model)
+        multiplier = self.args.head_lr_multiplier
+        if fresh and multiplier != 1:
+            head = {id(p) for name, p in (model or self.model).named_parameters() if name.startswith(HEAD_PREFIX)}
+            for group in list(optimizer.param_groups):
+                moved = [p for p in group["params"] if id(p) in head]
+                if moved:
+                    group["params"] = [p for p in group["params"] if id(p) not in head]
+                    settings = {key: value for key, value in group.items() if key != "params"}
+                    optimizer.add_param_group({**settings, "params": moved, "lr": group["lr"] * multiplier})
+        return optimizer
 
     def create_scheduler(self, num_training_steps: int, optimizer=None):
         """Linear warm-up, then constant, then times ``lr_drop_factor`` from ``lr_drop_step`` on (the paper's)."""

@@ -114,7 +114,9 @@ def write_card(
     table = "| statistic | count |\n|---|---|\n" + rows
     if not stats["articles"]:
         table = f"**This corpus is empty**: {empty_reason(stats)}.\n\n{table}"
-    names = ", ".join(f"`{name}`" for name in input_names)
+    from ..tasks.card import dump_identity
+
+    names = ", ".join(f"`{name}` ({dump_identity(name)})" for name in input_names)
     licence = source_license(formats or ["mediawiki-xml"], ", ".join(input_names))
     metadata = "\n".join(f"{key}: {value}" for key, value in licence.card_data().items())
     text = "\n\n".join(licence.paragraphs)

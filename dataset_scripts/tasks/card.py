@@ -3,6 +3,8 @@ spec (:mod:`.spec`) and its build statistics."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,58 @@ CITATION = """@inproceedings{su2024wikiformer,
 }"""
 
 
+FIELDS = {
+    "query": "the fixed side: the pseudo query every candidate is paired with",
+    "document": "the fixed side: the document every candidate (a pseudo query) is paired with",
+    "positive": "the relevant candidate",
+    "negatives": "the non-relevant candidates of the group",
+    "article_id": "the Wikipedia page id of the article the row comes from",
+    "title": "that article's title",
+    "path": "the heading path, root first (the article title, then section titles)",
+    "positive_id": "the page id of the positive article",
+    "positive_title": "the title of the positive's page",
+    "negative_title": "the title of the negative's page",
+    "negative_titles": "the titles of the negatives' pages, in the order of `negatives`",
+    "anchor": "the anchor text of the link",
+    "anchors": "the anchor texts of the sentence's links",
+    "importance": "each anchor's importance score, in the order of `anchors`",
+    "destination": "the title of the link's destination page",
+    "log_likelihoods": "each word set's log-likelihood under the document's language model",
+}
+"""What each column means (the task's card text says how the fixed side and candidates are chosen)."""
+EXAMPLE_CHARS = 160
+_DUMP_NAME = re.compile(r"(?P<wiki>[a-z_]+wik[a-z]+)-(?P<date>\d{8}|latest)-")
+
+
+def dump_identity(source: str) -> str:
+    """The Wikimedia dump a source file name names (``enwiki-20240601-...`` → ``enwiki, 2024-06-01``)."""
+    match = _DUMP_NAME.search(source)
+    if not match:
+        return "dump name and date not in the file name"
+    wiki, date = match["wiki"], match["date"]
+    when = f"{date[:4]}-{date[4:6]}-{date[6:]}" if date.isdigit() else "`latest` (date not in the file name)"
+    return f"Wikimedia dump `{wiki}` of {when}"
+
+
+def example_row(task_dir: Path) -> dict[str, Any] | None:
+    """The first row of the dataset's first Parquet shard with rows, texts shortened for the card."""
+    import pyarrow.parquet as pq
+
+    for shard in sorted((Path(task_dir) / "data").glob("*.parquet")):
+        table = pq.read_table(shard)
+        if table.num_rows:
+            return {key: _shorten(value) for key, value in table.slice(0, 1).to_pylist()[0].items()}
+    return None
+
+
+def _shorten(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > EXAMPLE_CHARS:
+        return value[:EXAMPLE_CHARS] + " …"
+    if isinstance(value, list):
+        return [_shorten(item) for item in value[:3]] + (["…"] if len(value) > 3 else [])
+    return value
+
+
 def size_category(rows: int) -> str:
     """The Hub's size category for a number of rows."""
     for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
@@ -30,7 +84,13 @@ def size_category(rows: int) -> str:
     return "1M<n<10M" if rows < 10_000_000 else "10M<n<100M"
 
 
-def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_info: dict[str, Any]) -> DatasetCard:
+def render_card(
+    task: str,
+    stats: TaskStats,
+    statistics: dict[str, Any],
+    build_info: dict[str, Any],
+    example: dict[str, Any] | None = None,
+) -> DatasetCard:
     """The card of one task dataset.
 
     Args:
@@ -41,6 +101,7 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
             input formats, which decide the licence; absent: Wikipedia), ``language``, ``repo_id`` (how users load
             it), ``command`` (the build command), ``fingerprint`` (the data files' content fingerprint that the
             card's pattern names: :mod:`dataset_scripts.fingerprint`).
+        example: one row to show (:func:`example_row`), or None.
     """
     spec = get_task(task)
     language = build_info.get("language") or "en"
@@ -59,7 +120,7 @@ def render_card(task: str, stats: TaskStats, statistics: dict[str, Any], build_i
         + ([spec.origin.name.lower()] if spec.origin and spec.origin.name.lower() != task else []),
         configs=[{"config_name": "default", "data_files": [{"split": "train", "path": data_files}]}],
     )
-    content = f"---\n{data.to_yaml()}\n---\n\n" + _body(task, stats, statistics, build_info)
+    content = f"---\n{data.to_yaml()}\n---\n\n" + _body(task, stats, statistics, build_info, example)
     return DatasetCard(content)
 
 
@@ -68,7 +129,7 @@ def write_card(
 ) -> Path:
     """Render the card and save it as ``task_dir/README.md``; returns its path."""
     path = Path(task_dir) / "README.md"
-    render_card(task, stats, statistics, build_info).save(path)
+    render_card(task, stats, statistics, build_info, example_row(task_dir)).save(path)
     return path
 
 
@@ -78,11 +139,21 @@ def _licence(info: dict[str, Any]):
     return source_license(formats, info.get("source", ""))
 
 
+def wikipedia_source(info: dict[str, Any]) -> bool:
+    """Whether the build read Wikipedia (its licence is CC BY-SA)."""
+    return _licence(info).license == "cc-by-sa-4.0" or bool(set(info.get("formats") or ()) & WIKIPEDIA_FORMATS)
+
+
+def _type(feature) -> str:
+    inner = getattr(feature, "feature", None)
+    return f"list of {inner.dtype}" if inner is not None else getattr(feature, "dtype", str(feature))
+
+
 def _method(spec) -> str:
     return spec.origin.name if spec.origin else "Wikiformer"
 
 
-def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[str, Any]) -> str:
+def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[str, Any], example=None) -> str:
     repo_id = (info.get("repo_id") or "<namespace>/wikiformer-{task}").format(task=task)
     spec = get_task(task)
     fixed = spec.fixed_side
@@ -106,6 +177,21 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         "",
         f"Columns: {columns}. No text is empty, no negative equals the positive, negatives are distinct.",
         "",
+        "## Fields",
+        "",
+        "| field | type | description |",
+        "|---|---|---|",
+        *(
+            f"| `{name}` | {_type(feature)} | {FIELDS.get(name, '')} |"
+            for name, feature in spec.features.items()
+            if name != ("document" if fixed == "query" else "query")
+        ),
+        "",
+        *(
+            ["## Example row", "", "```json", json.dumps(example, ensure_ascii=False, indent=1), "```", ""]
+            if example
+            else []
+        ),
         "## Loading",
         "",
         "```python",
@@ -128,7 +214,8 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         "",
         "## Build",
         "",
-        f"- source: {info.get('source', 'unknown')}",
+        f"- source: {info.get('source', 'unknown')}"
+        + (f" ({dump_identity(info.get('source', ''))})" if wikipedia_source(info) else ""),
         f"- articles read: {statistics['articles']}",
     ]
     if info.get("command"):

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fingerprint import stamped_pattern
+from ..tasks.card import dump_identity
 from .assemble import SPLITS, Collection
 from .output import MEASURES
 
@@ -83,7 +84,8 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
     parts = [front_matter(info["parts"], info["language"], info.get("fingerprint")), f"# {info['name']}\n"]
     parts.append(
         "An ad-hoc retrieval test collection built from Wikipedia with the WIKIR method (Frej et al., LREC 2020) "
-        f"by `python -m dataset_scripts.wikir` of the Wikiformer kit, from: {info['source']}.\n\n"
+        f"by `python -m dataset_scripts.wikir` of the Wikiformer kit, from: {info['source']} "
+        f"({dump_identity(str(info['source']))}).\n\n"
         "Each query is an article, described by its "
         + ("title" if options["title_queries"] else "first sentence")
         + ". The article itself is relevant with grade 2; every article that links to it "

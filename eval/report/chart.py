@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen before pyplot is imported)
 import numpy as np  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 from ..metrics import display_name  # noqa: E402
 from .comparison import Comparison  # noqa: E402
@@ -18,7 +19,7 @@ def bar_chart(comparison: Comparison, path: str | Path) -> Path:
     """Draw grouped bars (one group per measure, one bar per system) and save them as PNG.
 
     Args:
-        comparison: the systems and means to draw; significantly worse bars are hatched.
+        comparison: the systems and means to draw; significantly worse bars are hatched (and the legend says so).
         path: the PNG file to write (parent folders are created).
 
     Returns:
@@ -40,7 +41,12 @@ def bar_chart(comparison: Comparison, path: str | Path) -> Path:
         axes.set_xticks(positions, [display_name(m) for m in comparison.measures])
         axes.set_ylim(0, 1)
         axes.set_title(f"{comparison.collection} ({comparison.num_queries} queries)")
-        axes.legend(fontsize="small")
+        handles, labels = axes.get_legend_handles_labels()
+        if any(any(flags.values()) for flags in comparison.worse.values()):
+            test = "Fisher's randomization test" if comparison.test == "fisher" else "paired t-test"
+            handles.append(Patch(facecolor="white", edgecolor="black", hatch="//"))
+            labels.append(f"significantly worse than {comparison.reference}\n({test}, p < {comparison.alpha:g})")
+        axes.legend(handles, labels, fontsize="small")
         figure.tight_layout()
         figure.savefig(path, dpi=120)
     finally:

@@ -69,9 +69,12 @@ def tiny_checkpoint(tiny_model, tokenizer, tmp_path_factory) -> Path:
     return save_for_hub(tiny_model, tokenizer, tmp_path_factory.mktemp("tiny") / "wikiformer", SAVED_MAX_LENGTH)
 
 
-def run_fresh(code: str, tmp_path: Path, extra_env: dict[str, str] | None = None) -> tuple[dict, str]:
-    """Run `code` in a new interpreter outside the repo (so only a checkpoint's own copy of the model file can be
-    imported), with an empty HF_HOME and HF_HUB_OFFLINE=1. The code sets `result`; returns it (JSON) and stderr."""
+def run_fresh(
+    code: str, tmp_path: Path, extra_env: dict[str, str] | None = None, python: str = sys.executable
+) -> tuple[dict, str]:
+    """Run `code` in a new interpreter (``python``: this one by default) outside the repo (so only a checkpoint's own
+    copy of the model file can be imported), with an empty HF_HOME and HF_HUB_OFFLINE=1. The code sets `result`;
+    returns it (JSON) and stderr."""
     workdir = tmp_path / "fresh"
     workdir.mkdir(exist_ok=True)
     script = workdir / "probe.py"
@@ -81,9 +84,7 @@ def run_fresh(code: str, tmp_path: Path, extra_env: dict[str, str] | None = None
     env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "PYTHONPATH"))}
     env.update(HF_HOME=str(workdir / "hf_home"), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     env.update(extra_env or {})
-    completed = subprocess.run(
-        [sys.executable, str(script)], cwd=workdir, env=env, capture_output=True, text=True, timeout=600
-    )
+    completed = subprocess.run([python, str(script)], cwd=workdir, env=env, capture_output=True, text=True, timeout=600)
     if completed.returncode != 0:
         raise AssertionError(f"fresh process failed ({completed.returncode}):\n{completed.stderr[-4000:]}")
     line = next(line for line in reversed(completed.stdout.splitlines()) if line.startswith("RESULT "))

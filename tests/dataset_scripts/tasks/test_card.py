@@ -42,3 +42,27 @@ def test_the_source_formats_come_from_the_corpus_build_record():
     assert source_formats({"formats": ["msmarco-tsv"], "options": {"fmt": "auto"}}) == ["msmarco-tsv"]
     assert source_formats({"options": {"fmt": "msmarco-tsv"}}) == ["msmarco-tsv"]  # recorded before formats were
     assert source_formats({"options": {"fmt": "auto"}}) is None and source_formats({}) is None
+
+
+def test_the_card_shows_an_example_row_every_field_and_the_dump(tmp_path):
+    """Hub-ready: DatasetCard parses the metadata; the body has per-field descriptions, one row and the dump."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from huggingface_hub import DatasetCard
+
+    from dataset_scripts.tasks.card import FIELDS, example_row, write_card
+    from dataset_scripts.tasks.registry import get_task
+
+    row = {"query": "Albedo Terrestrial albedo", "positive": "x" * 500, "negatives": ["a", "b", "c", "d"]}
+    row |= {"article_id": "39", "title": "Albedo", "path": ["Albedo", "Terrestrial albedo"]}
+    (tmp_path / "data").mkdir()
+    pq.write_table(pa.Table.from_pylist([row]), tmp_path / "data" / "00000.parquet")
+    info = {"source": "enwiki-20240601-pages-articles-multistream.xml.bz2", "options": {}}
+    card = DatasetCard.load(write_card(tmp_path, "srr", TaskStats(rows=1), STATISTICS, info))
+    assert card.data.license == "cc-by-sa-4.0" and card.data.task_categories == ["text-retrieval"]
+    assert card.data.configs[0]["data_files"][0]["path"] == "data/*.parquet"
+    for name in get_task("srr").features:
+        assert f"| `{name}` | " in card.text and FIELDS[name] in card.text
+    assert '"title": "Albedo"' in card.text and '"d"' not in card.text and "x" * 161 not in card.text
+    assert "Wikimedia dump `enwiki` of 2024-06-01" in card.text
+    assert example_row(tmp_path / "missing") is None

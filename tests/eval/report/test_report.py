@@ -65,3 +65,18 @@ def test_compare_rejects_bad_input():
         compare("c", {"a": a, "b": short}, ["nDCG@10"])
     with pytest.raises(ValueError, match=r"has no values for \['AP'\]"):
         compare("c", {"a": a}, ["AP"])
+
+
+def test_chart_legend_explains_the_hatching(comparison, tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    legend: list[str] = []
+    save = matplotlib.figure.Figure.savefig
+
+    def spy(figure, *args, **kwargs):
+        legend.extend(text.get_text() for text in figure.axes[0].get_legend().get_texts())
+        return save(figure, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", spy)
+    bar_chart(comparison, tmp_path / "c.png")
+    assert any(text.startswith(f"significantly worse than {comparison.reference}") for text in legend), legend
