@@ -9,6 +9,7 @@ from ..executors import add_executor_arguments, executor_options
 from .arguments import add_corpus_arguments, corpus_options
 from .build import build_corpus
 from .empty import empty_reason
+from .folder import read_build_record
 from .formats.base import CorpusFormatError
 
 
@@ -35,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     except (CorpusFormatError, ValueError) as error:  # ValueError: an option out of range
         print(f"error: {error}", file=sys.stderr)
         return 2
+    shards = (read_build_record(args.output_dir) or {}).get("shards", 0)
     skipped = {k.split(":", 1)[1]: v for k, v in stats.items() if k.startswith("skipped:")}
     print(
         f"\n{stats['articles']:,} articles, {stats['redirects']:,} redirects, {sum(skipped.values()):,} skipped"
@@ -42,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         + f"\n{stats['sections']:,} sections, {stats['links']:,} links, {stats['see_also_edges']:,} See also edges"
         + f" ({stats['articles_with_see_also']:,} articles with See also: {stats['see_also_by_name']:,} found by "
         f"heading name, {stats['see_also_by_structure']:,} by structure)"
+        + f"\ninput read as {shards:,} shards by {min(executor.num_proc, shards)} processes"
         + f"\nwritten to {args.output_dir} (load with datasets.load_dataset({str(args.output_dir)!r}"
         + (", streaming=True): datasets loads a split of 0 rows only streaming)" if not stats["articles"] else "))")
     )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 from ..executors import ExecutorOptions, make_executor
@@ -12,8 +14,11 @@ from .folder import BUILD_RECORD
 from .options import CorpusOptions
 from .reading import resolve_read_ahead
 from .source_license import source_license
-from .sources import FORMAT_MODULES, plan_shards
+from .sources import FORMAT_MODULES, Shard, plan_shards
 from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
+
+SHARD_PLAN = Path("logs") / "shards.json"
+"""Where a build records its shards (relative to its output folder), for a rerun to resume on the same ones."""
 
 CARD_TEMPLATE = """---
 configs:
@@ -54,13 +59,13 @@ def build_corpus(
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
-    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options and the
-    statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
+    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options,
+    the number of shards and the statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
     into the same folder resumes: finished shards are not read again.
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    shards, unknown = plan_shards(inputs, options.fmt, options.streams_per_shard)
+    shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
     if not shards:
         raise SystemExit(f"no readable input among {', '.join(map(str, inputs))}")
     # Files in input folders that no reader knows are recorded as skipped by the first task.
@@ -87,8 +92,31 @@ def build_corpus(
     formats = sorted({shard.fmt for shard in shards})
     write_card(output_dir, names, stats, formats)
     record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
+    record["shards"] = len(shards)
     (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
     return stats
+
+
+def shard_plan(
+    inputs: list[str | Path], output_dir: Path, options: CorpusOptions, num_proc: int
+) -> tuple[list[Shard], list]:
+    """The shards of the build (at least ``num_proc`` where the dumps can be cut so: :func:`.sources.plan_shards`)
+    and the unknown files, the plan recorded in ``logs/`` for a rerun.
+
+    A rerun over the same files keeps the shards of the build it resumes, whatever its ``--num-proc``: the tasks
+    that build finished are known by their number, which must name the same part of the input.
+    """
+    shards, unknown = plan_shards(inputs, options.fmt, options.streams_per_shard, num_proc)
+    recorded = output_dir / SHARD_PLAN
+    if recorded.exists():
+        earlier = [Shard(**fields) for fields in json.loads(recorded.read_text())]
+        if {(s.path, s.fmt) for s in earlier} == {(s.path, s.fmt) for s in shards}:
+            return earlier, unknown
+    recorded.parent.mkdir(parents=True, exist_ok=True)
+    tmp = recorded.with_name(recorded.name + ".tmp")
+    tmp.write_text(json.dumps([asdict(shard) for shard in shards], indent=1))
+    os.replace(tmp, recorded)
+    return shards, unknown
 
 
 def write_card(output_dir: Path, input_names: list[str], stats: Counter, formats: list[str] | None = None) -> None:
