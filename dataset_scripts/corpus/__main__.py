@@ -7,9 +7,6 @@ import sys
 
 from ..executors import add_executor_arguments, executor_options
 from .arguments import add_corpus_arguments, corpus_options
-from .build import build_corpus
-from .empty import empty_reason
-from .folder import read_build_record
 from .formats.base import CorpusFormatError
 
 
@@ -30,6 +27,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the build and print its summary."""
     args = parse_args(argv)
+    from .build import build_corpus  # the readers, pyarrow and datatrove load for a build, not for --help
+    from .empty import empty_reason
+    from .folder import read_build_record
+
     try:
         options, executor = corpus_options(args), executor_options(args)
         stats = build_corpus(args.inputs, args.output_dir, options, executor)

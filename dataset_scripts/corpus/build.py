@@ -14,7 +14,7 @@ from .folder import BUILD_RECORD
 from .options import CorpusOptions
 from .reading import resolve_read_ahead
 from .source_license import source_license
-from .sources import FORMAT_MODULES, Shard, plan_shards
+from .sources import FORMAT_MODULES, FORMAT_NAMES, Shard, plan_shards
 from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 
 SHARD_PLAN = Path("logs") / "shards.json"
@@ -79,7 +79,7 @@ def build_corpus(
         tasks=len(shards),
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
-        preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
+        preload=("dataset_scripts.corpus.steps", *format_modules_of(shards), "pandas"),
     )
     clear_placeholders(output_dir)
     run.run()
@@ -95,6 +95,17 @@ def build_corpus(
     record["shards"] = len(shards)
     (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
     return stats
+
+
+def format_modules_of(shards: list[Shard]) -> list[str]:
+    """The reader modules the shards need: what the workers' fork server loads once for them all (with pandas,
+    which pyarrow loads on the first rows it converts)."""
+    names = {shard.fmt for shard in shards}
+    return [
+        f"dataset_scripts.corpus.formats.{m}"
+        for m, name in zip(FORMAT_MODULES, FORMAT_NAMES, strict=True)
+        if name in names
+    ]
 
 
 def shard_plan(

@@ -31,6 +31,18 @@ FORMAT_MODULES = (
     "wikitext_file",
 )
 """Format modules in sniffing order (the most specific first)."""
+FORMAT_NAMES = (
+    "mediawiki-xml",
+    "wikiextractor-text",
+    "wikiextractor-json",
+    "msmarco-tsv",
+    "xml-sections",
+    "html",
+    "latex",
+    "markdown",
+    "wikitext",
+)
+"""Their ``NAME``s, in the same order, for command lines (which do not load the readers)."""
 
 FOLDER_FILES_NOT_READ = ("-index.txt.bz2", "README.md", "LICENSE", "LICENSE.md", ".gitattributes")
 """Files skipped when a folder is walked: multistream indexes (read with their dump) and a folder's own README
@@ -50,17 +62,19 @@ def format_modules() -> dict[str, ModuleType]:
 
 
 def get_format(name: str) -> ModuleType:
-    """The format module called ``name``; a clear error listing the known names otherwise."""
-    modules = format_modules()
-    if name not in modules:
-        raise CorpusFormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(modules))}")
-    return modules[name]
+    """The format module called ``name`` (only that one is loaded); a clear error listing the known names
+    otherwise."""
+    if name not in FORMAT_NAMES:
+        raise CorpusFormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(FORMAT_NAMES))}")
+    return importlib.import_module(f"{__package__}.formats.{FORMAT_MODULES[FORMAT_NAMES.index(name)]}")
 
 
 def detect_format(path: str | Path) -> ModuleType | None:
-    """The first format module whose ``sniff`` accepts the file, or None."""
+    """The first format module whose ``sniff`` accepts the file, or None (the modules load in sniffing order, as
+    far as needed)."""
     head = read_head(path)
-    for module in format_modules().values():
+    for name in FORMAT_MODULES:
+        module = importlib.import_module(f"{__package__}.formats.{name}")
         if module.sniff(Path(path), head):
             return module
     return None

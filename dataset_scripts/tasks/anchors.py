@@ -23,17 +23,17 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from ..corpus.article import Article
 from .attention import Span, TextAttention
+from .baseline_options import QUERY_LENGTHS, HarpOptions  # noqa: F401 (part of this module's interface)
 from .language_model import normal_length, poisson_length
 from .spec import Origin
 
-QUERY_LENGTHS = ("poisson", "normal")
 EXTRACTION_SKIPS = {
     "article-without-links": "article without any internal link",
     "anchor-not-in-sentence": "link whose anchor text is not in its sentence",
@@ -64,44 +64,6 @@ HARP_CHOICES = (
     "the runs of letters of the lowercased text, INQUERY stopwords never drawn, words drawn without replacement. "
     "Query lengths: l ~ Poisson(3), l > 0 (the paper; `query_length=normal` gives the original code's N(3, 1))."
 )
-
-
-@dataclass(frozen=True)
-class HarpOptions:
-    """HARP's sampling settings (defaults: the paper's where it says, the original code's where it is silent).
-
-    Args:
-        query_length: ``"poisson"`` (the paper: l ~ Poisson(lambda), l > 0) or ``"normal"`` (the original code:
-            round(N(3, 1)), > 0) for the number of words sampled into a pseudo query.
-        poisson_lambda: the Poisson mean (the paper: 3).
-        passage_max_tokens: destination passages (and ACM's query) are cut to this many word pieces of the
-            importance model's tokenizer (the original code's 250).
-        qdm_max_pairs: QDM rows per distinct anchor text at most (the original code's 10).
-        importance_model: the BERT checkpoint whose last-layer attention weighs words (the paper: BERT-base);
-            ``embedded:minilm`` = the embedded all-MiniLM-L6-v2.
-        importance_device: ``cpu``, ``cuda``...; empty = CUDA when available.
-        importance_batch_size: texts per attention forward pass.
-        stopwords: a stopword file; ``""`` = the vendored INQUERY list.
-    """
-
-    query_length: str = "poisson"
-    poisson_lambda: float = 3.0
-    passage_max_tokens: int = 250
-    qdm_max_pairs: int = 10
-    importance_model: str = "embedded:minilm"
-    importance_device: str = ""
-    importance_batch_size: int = 32
-    stopwords: str = ""
-
-    def __post_init__(self) -> None:
-        if self.query_length not in QUERY_LENGTHS:
-            raise ValueError(f"query_length must be one of {QUERY_LENGTHS}, got {self.query_length!r}")
-        if self.poisson_lambda <= 0 or self.passage_max_tokens < 8 or self.qdm_max_pairs < 1:
-            raise ValueError(f"invalid HARP options: {self}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict (build parameters, dataset cards)."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, find_anchors, group_links
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
+from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
@@ -569,65 +570,6 @@ class BaselineTasksStep(PipelineStep):
         for task in HARP_TASKS:
             if task in outputs:
                 passages.fill(outputs[task].groups)
-
-
-def add_arguments(parser) -> None:
-    """The build's PROP and HARP options (``python -m dataset_scripts.build --help``)."""
-    prop, harp = PropOptions(), HarpOptions()
-    group = parser.add_argument_group("PROP (--tasks prop)")
-    group.add_argument(
-        "--prop-variant",
-        choices=("paper", "original"),
-        default="paper",
-        help="the paper's sampling values, or the original code's (min count 10, t=1e-4, 10 pairs, df, "
-        "NLTK+INQUERY stopwords)",
-    )
-    group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
-    group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
-    group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
-    group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
-    group.add_argument(
-        "--stopwords",
-        default=None,
-        help="stopword file, or vendored list names joined by '+' (inquery, nltk), for PROP and HARP "
-        "(default: inquery; PROP's --prop-variant original: nltk+inquery)",
-    )
-    group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
-    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=harp.query_length)
-    group.add_argument(
-        "--harp-importance-model",
-        default=harp.importance_model,
-        help="BERT checkpoint whose last-layer attention weighs words (paper: bert-base-uncased)",
-    )
-    group.add_argument("--harp-device", default="", help="cpu, cuda, ... (default: CUDA when available)")
-    group.add_argument("--harp-batch-size", type=int, default=harp.importance_batch_size)
-    group.add_argument("--harp-passage-max-tokens", type=int, default=harp.passage_max_tokens)
-    group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)
-    group.add_argument("--harp-attention-cache", default=None,
-                       help="SQLite attention cache to share between builds (default: OUT/.build/harp/attention.sqlite)")  # fmt: skip
-
-
-def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
-    """The PROP and HARP options the command line asks for, and the attention cache to use."""
-    changes = {
-        "pairs_per_document": args.prop_pairs,
-        "min_count": args.prop_min_count,
-        "subsample": args.prop_subsample,
-        "background": args.prop_background,
-        "stopwords": args.stopwords,
-    }
-    changes = {key: value for key, value in changes.items() if value is not None}
-    prop = PropOptions.original(**changes) if args.prop_variant == "original" else PropOptions(**changes)
-    harp = HarpOptions(
-        query_length=args.harp_query_length,
-        passage_max_tokens=args.harp_passage_max_tokens,
-        qdm_max_pairs=args.harp_qdm_max_pairs,
-        importance_model=args.harp_importance_model,
-        importance_device=args.harp_device,
-        importance_batch_size=args.harp_batch_size,
-        stopwords=args.stopwords or "",
-    )
-    return prop, harp, args.harp_attention_cache
 
 
 def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, cache, world: int) -> list:

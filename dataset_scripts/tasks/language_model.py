@@ -38,6 +38,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from .baseline_options import BACKGROUNDS
+
 _WORD = re.compile(r"[^\W\d_]+")
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
 INQUERY = _STOPWORD_DIR / "inquery.txt"
@@ -46,7 +48,6 @@ NLTK_ENGLISH = _STOPWORD_DIR / "nltk-english.txt"
 """The vendored NLTK English stopword list (179 words; see data/stopwords/README.md)."""
 STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH}
 """The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
-BACKGROUNDS = ("cf", "df")
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
 

@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import datasets
 import numpy as np
 
 from ..corpus.article import Article
+from .baseline_options import PropOptions
 from .common import TaskOutput, truncate_words
-from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, poisson_length, words
+from .language_model import CollectionModel, DocumentModel, poisson_length, words
 from .spec import Origin, TaskSpec, group_features
 
 TEXTS_FLOAT = datasets.List(datasets.Value("float64"))
@@ -45,46 +45,6 @@ SKIP_REASONS = {
     "tied-word-sets": "pair dropped: both word sets have the same likelihood",
     "subsampling-exhausted": "pair dropped: subsampling rejected every draw (only very frequent words)",
 }
-
-
-@dataclass(frozen=True)
-class PropOptions:
-    """The ROP sampling settings (defaults: the paper's, section 4.4.2).
-
-    Args:
-        poisson_lambda: mean of the word-set length distribution.
-        pairs_per_document: word-set pairs drawn per document.
-        min_count: vocabulary cut (words occurring fewer times in the corpus are never drawn).
-        subsample: word2vec's subsampling threshold t (0 = off).
-        background: the collection model: ``"cf"`` (word counts, the paper) or ``"df"`` (document frequencies,
-            the original code).
-        stopwords: a stopword file or vendored list names (``"nltk+inquery"``, see
-            :func:`.language_model.load_stopwords`); ``""`` = the vendored INQUERY list (the paper).
-    """
-
-    poisson_lambda: float = 3.0
-    pairs_per_document: int = 5
-    min_count: int = 50
-    subsample: float = 1e-5
-    background: str = "cf"
-    stopwords: str = ""
-
-    def __post_init__(self) -> None:
-        if self.background not in BACKGROUNDS:
-            raise ValueError(f"background must be one of {BACKGROUNDS}, got {self.background!r}")
-        if self.poisson_lambda <= 0 or self.pairs_per_document < 1 or self.min_count < 1 or self.subsample < 0:
-            raise ValueError(f"invalid PROP options: {self}")
-
-    @classmethod
-    def original(cls, **changes: Any) -> PropOptions:
-        """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs, document frequencies,
-        NLTK English + INQUERY stopwords."""
-        values = {"pairs_per_document": 10, "min_count": 10, "subsample": 1e-4, "background": "df"}
-        return cls(**{**values, "stopwords": "nltk+inquery", **changes})
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict (build parameters, dataset card)."""
-        return asdict(self)
 
 
 def document_text(article: Article) -> str:
