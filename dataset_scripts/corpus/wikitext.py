@@ -64,6 +64,7 @@ DROPPED_TAGS = frozenset(
 )  # fmt: skip
 BREAK_TAGS = frozenset({"br", "li", "dt", "dd", "hr", "p", "div", "tr", "blockquote"})
 _TOKENIZER = _Tokenizer()
+_LINK_TARGET_END = (T.WikilinkSeparator, T.WikilinkClose)
 _SKIPPED = {T.TemplateOpen: T.TemplateClose, T.ArgumentOpen: T.ArgumentClose, T.CommentStart: T.CommentEnd}
 
 
@@ -246,9 +247,18 @@ class _TokenWalker:
 
     def _wikilink(self, buffer: _Buffer, record_links: bool) -> None:
         self.pos += 1
-        target_buffer = _Buffer()
-        self.until(target_buffer, (T.WikilinkSeparator, T.WikilinkClose), record_links=False)
-        raw_target = "".join(target_buffer.parts)
+        token = self.tokens[self.pos]
+        if (
+            type(token) is T.Text
+            and type(self.tokens[self.pos + 1]) in _LINK_TARGET_END
+            and "''" not in (raw_target := token["text"])
+            and "__" not in raw_target
+        ):
+            self.pos += 1  # a plain target, as most are: what the walk below would write
+        else:
+            target_buffer = _Buffer()
+            self.until(target_buffer, _LINK_TARGET_END, record_links=False)
+            raw_target = "".join(target_buffer.parts)
         kind = classify_link(raw_target, self.namespaces)
         if kind in ("media", "interlanguage"):
             self._skip_to_link_close()
