@@ -60,8 +60,8 @@ def build_corpus(
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
     ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options,
-    the number of shards and the statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
-    into the same folder resumes: finished shards are not read again.
+    the number of shards and the statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that
+    ``datasets.load_dataset`` reads. A rerun into the same folder resumes: finished shards are not read again.
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
