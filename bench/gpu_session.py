@@ -123,7 +123,7 @@ def markdown(report: dict) -> str:
             for run in scaling[stage]:
                 lines.append(
                     f"| {stage} | {run['processes']} | {run.get('shards', '')} | {run['articles']:,} | "
-                    f"{run['seconds']:.1f} | {run['articles_per_second']:.0f} | {run['speedup']:.2f}x |"
+                    f"{run['seconds']:.1f} | {run['articles_per_second']:.1f} | {run['speedup']:.2f}x |"
                 )
     elif scaling is not None:
         lines.append(f"stage scaling failed: {scaling}")
