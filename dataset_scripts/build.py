@@ -27,12 +27,11 @@ from .corpus.folder import is_corpus_dir
 from .corpus.formats.base import CorpusFormatError
 from .corpus.summary import corpus_summary
 from .executors import add_executor_arguments, executor_options
-from .tasks.baseline_steps import add_arguments, options_from_args
-from .tasks.build import BuildOptions, BuildParametersError, build_datasets, push
-from .tasks.corpus_units import CorpusLayoutError
+from .tasks.baseline_options import add_arguments, options_from_args
+from .tasks.names import ALL_TASKS, DEFAULT_TASKS, parse_tasks
 from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
-from .tasks.registry import ALL_TASKS, DEFAULT_TASKS, parse_tasks
-from .tasks.steps import BuildLayout
+
+# The build itself (datasets, pyarrow, datatrove, the samplers) is imported when a build runs, not for --help.
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -94,8 +93,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def build_options(args: argparse.Namespace, argv: list[str]) -> BuildOptions:
-    """The typed options of a parsed command line (``ValueError`` for a bad value)."""
+def build_options(args: argparse.Namespace, argv: list[str]):
+    """The typed options (a :class:`.tasks.build.BuildOptions`) of a parsed command line (``ValueError`` for a
+    bad value)."""
+    from .tasks.build import BuildOptions
+
     sampling = TaskOptions(
         seed=args.seed,
         min_words=args.min_words,
@@ -128,6 +130,10 @@ def build_options(args: argparse.Namespace, argv: list[str]) -> BuildOptions:
 def main(argv: list[str] | None = None) -> int:
     """Run the build; returns the process exit code (0: every requested task written and pushed)."""
     args = parse_args(argv)
+    from .tasks.build import BuildParametersError, build_datasets, push
+    from .tasks.corpus_units import CorpusLayoutError
+    from .tasks.steps import BuildLayout
+
     try:
         build = build_options(args, argv if argv is not None else sys.argv[1:])
     except (KeyError, ValueError) as error:

@@ -9,8 +9,6 @@ from cli import KitArgumentParser, one_line_errors
 
 from ..executors import add_executor_arguments, executor_options
 from .arguments import add_corpus_arguments, corpus_options
-from .build import build_corpus
-from .empty import empty_reason
 from .formats.base import CorpusFormatError
 from .summary import corpus_summary, see_also_line
 
@@ -33,18 +31,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the build and print its summary."""
     args = parse_args(argv)
+    from .build import build_corpus  # the readers, pyarrow and datatrove load for a build, not for --help
+    from .empty import empty_reason
+    from .folder import read_build_record
+
     try:
         options, executor = corpus_options(args), executor_options(args)
         stats = build_corpus(args.input, args.output_dir, options, executor)
     except (CorpusFormatError, ValueError) as error:  # ValueError: an option out of range
         print(f"error: {error}", file=sys.stderr)
         return 2
+    shards = (read_build_record(args.output_dir) or {}).get("shards", 0)
     skipped = {k.split(":", 1)[1]: v for k, v in stats.items() if k.startswith("skipped:")}
     print(
         f"\n{stats['articles']:,} articles, {stats['redirects']:,} redirects, {sum(skipped.values()):,} skipped"
         + (" (" + ", ".join(f"{reason}: {n:,}" for reason, n in sorted(skipped.items())) + ")" if skipped else "")
         + f"\n{stats['sections']:,} sections, {stats['links']:,} links, {stats['see_also_edges']:,} See also edges"
         + f" ({see_also_line(stats)})"
+        + f"\ninput read as {shards:,} shards by {min(executor.num_proc, shards)} processes"
         + f"\nwritten to {args.output_dir} (load with datasets.load_dataset({str(args.output_dir)!r}"
         + (", streaming=True): datasets loads a split of 0 rows only streaming)" if not stats["articles"] else "))")
     )

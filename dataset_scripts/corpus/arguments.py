@@ -8,15 +8,13 @@ import argparse
 from .formats.base import ReaderOptions
 from .options import CorpusOptions
 from .reading import READ_AHEAD_CHOICES
-from .sources import format_modules
+from .sources import FORMAT_NAMES
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     """``--format``, ``--limit``, ``--language``, ``--see-also-title``, ``--max-article-bytes``, ``--read-ahead``."""
     group = parser.add_argument_group("corpus (reading raw inputs)")
-    group.add_argument(
-        "--format", default="auto", help="auto (sniff each file) or one of: " + ", ".join(format_modules())
-    )
+    group.add_argument("--format", default="auto", help="auto (sniff each file) or one of: " + ", ".join(FORMAT_NAMES))
     group.add_argument("--limit", type=int, default=None, help="read at most N articles from each shard")
     group.add_argument("--language", default="en", help="language code when the input does not say (default en)")
     group.add_argument(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 from ..executors import ExecutorOptions, make_executor
@@ -13,8 +15,11 @@ from .folder import BUILD_RECORD, corpus_languages
 from .options import CorpusOptions
 from .reading import resolve_read_ahead
 from .source_license import source_license
-from .sources import FORMAT_MODULES, plan_shards
+from .sources import FORMAT_MODULES, FORMAT_NAMES, Shard, plan_shards
 from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
+
+SHARD_PLAN = Path("logs") / "shards.json"
+"""Where a build records its shards (relative to its output folder), for a rerun to resume on the same ones."""
 
 CARD_TEMPLATE = """---
 configs:
@@ -55,13 +60,13 @@ def build_corpus(
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
-    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options and the
-    statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that ``datasets.load_dataset`` reads. A rerun
-    into the same folder resumes: finished shards are not read again.
+    ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options,
+    the number of shards and the statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that
+    ``datasets.load_dataset`` reads. A rerun into the same folder resumes: finished shards are not read again.
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    shards, unknown = plan_shards(inputs, options.fmt, options.streams_per_shard)
+    shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
     if not shards:
         raise SystemExit(f"no readable input among {', '.join(map(str, inputs))}")
     # Files in input folders that no reader knows are recorded as skipped by the first task.
@@ -75,7 +80,7 @@ def build_corpus(
         tasks=len(shards),
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
-        preload=("dataset_scripts.corpus.steps", *(f"dataset_scripts.corpus.formats.{m}" for m in FORMAT_MODULES)),
+        preload=("dataset_scripts.corpus.steps", *format_modules_of(shards), "pandas"),
     )
     config_folders = [output_dir / folder for folder in CONFIG_SCHEMAS]
     unstamp(config_folders)  # resuming: the writers and datatrove see the names they wrote
@@ -96,8 +101,42 @@ def build_corpus(
     if languages:
         record["languages"] = languages
         record["options"]["reader"]["language"] = ",".join(languages)
+    record["shards"] = len(shards)
     (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
     return stats
+
+
+def format_modules_of(shards: list[Shard]) -> list[str]:
+    """The reader modules the shards need: what the workers' fork server loads once for them all (with pandas,
+    which pyarrow loads on the first rows it converts)."""
+    names = {shard.fmt for shard in shards}
+    return [
+        f"dataset_scripts.corpus.formats.{m}"
+        for m, name in zip(FORMAT_MODULES, FORMAT_NAMES, strict=True)
+        if name in names
+    ]
+
+
+def shard_plan(
+    inputs: list[str | Path], output_dir: Path, options: CorpusOptions, num_proc: int
+) -> tuple[list[Shard], list]:
+    """The shards of the build (at least ``num_proc`` where the dumps can be cut so: :func:`.sources.plan_shards`)
+    and the unknown files, the plan recorded in ``logs/`` for a rerun.
+
+    A rerun over the same files keeps the shards of the build it resumes, whatever its ``--num-proc``: the tasks
+    that build finished are known by their number, which must name the same part of the input.
+    """
+    shards, unknown = plan_shards(inputs, options.fmt, options.streams_per_shard, num_proc)
+    recorded = output_dir / SHARD_PLAN
+    if recorded.exists():
+        earlier = [Shard(**fields) for fields in json.loads(recorded.read_text())]
+        if {(s.path, s.fmt) for s in earlier} == {(s.path, s.fmt) for s in shards}:
+            return earlier, unknown
+    recorded.parent.mkdir(parents=True, exist_ok=True)
+    tmp = recorded.with_name(recorded.name + ".tmp")
+    tmp.write_text(json.dumps([asdict(shard) for shard in shards], indent=1))
+    os.replace(tmp, recorded)
+    return shards, unknown
 
 
 def write_card(

@@ -1,8 +1,10 @@
 """Which format each input is, and how the inputs split into shards (one pipeline task each).
 
 A shard is a whole file, or, for a multistream ``.bz2`` dump whose index file lies beside it, a byte range of
-whole bz2 streams. The shard list depends only on the inputs, never on the number of workers, so the output
-is the same however many processes build it.
+whole bz2 streams. Multistream dumps are cut into shards of :data:`STREAMS_PER_SHARD` streams, and into more,
+smaller ones when that gives fewer shards than the processes that will read them (``min_shards``), so that one
+dump file keeps every process busy. The rows are the same, in the same order, however the dumps are cut: only
+their spread over the output files differs.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import bz2
 import importlib
 import lzma
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +32,18 @@ FORMAT_MODULES = (
     "wikitext_file",
 )
 """Format modules in sniffing order (the most specific first)."""
+FORMAT_NAMES = (
+    "mediawiki-xml",
+    "wikiextractor-text",
+    "wikiextractor-json",
+    "msmarco-tsv",
+    "xml-sections",
+    "html",
+    "latex",
+    "markdown",
+    "wikitext",
+)
+"""Their ``NAME``s, in the same order, for command lines (which do not load the readers)."""
 
 FOLDER_FILES_NOT_READ = ("-index.txt.bz2", "README.md", "LICENSE", "LICENSE.md", ".gitattributes")
 """Files skipped when a folder is walked: multistream indexes (read with their dump) and a folder's own README
@@ -48,17 +63,19 @@ def format_modules() -> dict[str, ModuleType]:
 
 
 def get_format(name: str) -> ModuleType:
-    """The format module called ``name``; a clear error listing the known names otherwise."""
-    modules = format_modules()
-    if name not in modules:
-        raise CorpusFormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(modules))}")
-    return modules[name]
+    """The format module called ``name`` (only that one is loaded); a clear error listing the known names
+    otherwise."""
+    if name not in FORMAT_NAMES:
+        raise CorpusFormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(FORMAT_NAMES))}")
+    return importlib.import_module(f"{__package__}.formats.{FORMAT_MODULES[FORMAT_NAMES.index(name)]}")
 
 
 def detect_format(path: str | Path) -> ModuleType | None:
-    """The first format module whose ``sniff`` accepts the file, or None."""
+    """The first format module whose ``sniff`` accepts the file, or None (the modules load in sniffing order, as
+    far as needed)."""
     head = read_head(path)
-    for module in format_modules().values():
+    for name in FORMAT_MODULES:
+        module = importlib.import_module(f"{__package__}.formats.{name}")
         if module.sniff(Path(path), head):
             return module
     return None
@@ -144,20 +161,23 @@ def _expand(inputs: list[str | Path]) -> list[tuple[Path, bool]]:
 
 
 def plan_shards(
-    inputs: list[str | Path], fmt: str = "auto", streams_per_shard: int = STREAMS_PER_SHARD
+    inputs: list[str | Path], fmt: str = "auto", streams_per_shard: int = STREAMS_PER_SHARD, min_shards: int = 1
 ) -> tuple[list[Shard], list[Skipped]]:
     """Split the inputs into shards.
 
     Args:
         inputs: files and directories (walked recursively).
         fmt: a format name, or ``"auto"`` to sniff each file.
-        streams_per_shard: bz2 streams per shard of an indexed multistream dump.
+        streams_per_shard: bz2 streams per shard of an indexed multistream dump (at most).
+        min_shards: cut indexed multistream dumps into smaller shards (down to one stream each) until there are
+            at least this many shards in all: the number of processes that will read them.
 
     Returns:
         The shards, and a Skipped record for each file inside a directory whose format is unknown (a file named
         directly with an unknown format raises :class:`CorpusFormatError` instead: the run would be wrong).
     """
-    shards: list[Shard] = []
+    planned: list[Shard | tuple[Path, str, list[int]]] = []  # whole-file shards, and dumps with their offsets
+    index_of: dict[Path, Path] = {}
     skipped: list[Skipped] = []
     fixed = None if fmt == "auto" else get_format(fmt)
     files = _expand(inputs)
@@ -171,12 +191,41 @@ def plan_shards(
             continue
         index = multistream_index(path) if module.NAME == "mediawiki-xml" else None
         if index is None:
-            shards.append(Shard(str(path), module.NAME))
+            planned.append(Shard(str(path), module.NAME))
+        else:
+            planned.append((path, module.NAME, stream_offsets(index)))
+            index_of[path] = index
+    dumps = [item for item in planned if not isinstance(item, Shard)]
+    cuts = stream_cuts(
+        [len(offsets) for _, _, offsets in dumps], streams_per_shard, min_shards - len(planned) + len(dumps)
+    )
+    shards: list[Shard] = []
+    dump_cuts = iter(cuts)
+    for item in planned:
+        if isinstance(item, Shard):
+            shards.append(item)
             continue
-        offsets = stream_offsets(index)
-        starts = offsets[::streams_per_shard]
-        check_index(path, index, offsets, starts)
+        path, name, offsets = item
+        starts = [offsets[i] for i in next(dump_cuts)]
+        check_index(path, index_of[path], offsets, starts)
         for i, start in enumerate(starts):
             end = starts[i + 1] if i + 1 < len(starts) else -1
-            shards.append(Shard(str(path), module.NAME, start, end, multistream=True))
+            shards.append(Shard(str(path), name, start, end, multistream=True))
     return shards, skipped
+
+
+def stream_cuts(streams: list[int], streams_per_shard: int, wanted: int) -> list[list[int]]:
+    """Where each multistream dump is cut: for each dump of ``streams[i]`` streams, the stream numbers its shards
+    start at.
+
+    Each dump gets ``streams_per_shard`` streams a shard; when that makes fewer than ``wanted`` shards in all, the
+    dumps are cut into more, equal shards, in proportion to their streams (one stream a shard at the least).
+    """
+    cuts = [list(range(0, n, streams_per_shard)) for n in streams]
+    total = sum(streams)
+    if not total or sum(map(len, cuts)) >= wanted:
+        return cuts
+    for number, n in enumerate(streams):
+        count = min(n, max(len(cuts[number]), math.ceil(wanted * n / total)))
+        cuts[number] = [i * n // count for i in range(count)]
+    return cuts

@@ -23,19 +23,17 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from ..corpus.article import Article
-from .attention import HEAD_COMBINATIONS, Span, TextAttention, importance_sharpness
+from .attention import Span, TextAttention, importance_sharpness
+from .baseline_options import ANCHOR_IMPORTANCE, HARP_VARIANTS, QUERY_LENGTHS, HarpOptions  # noqa: F401 (part of this module's interface)
 from .language_model import normal_length, poisson_length
 from .spec import Origin
 
-QUERY_LENGTHS = ("poisson", "normal")
-ANCHOR_IMPORTANCE = ("mean", "sum")
-HARP_VARIANTS = ("default", "paper", "original")
 EXTRACTION_SKIPS = {
     "article-without-links": "article without any internal link",
     "anchor-not-in-sentence": "link whose anchor text is not in its sentence",
@@ -90,70 +88,6 @@ def importance_measures(attention: TextAttention, stopwords: frozenset[str], whi
         f"{which}-importance-perplexity-per-word": sharpness[0],
         f"{which}-importance-max-min-ratio": sharpness[1],
     }
-
-
-@dataclass(frozen=True)
-class HarpOptions:
-    """HARP's sampling settings (defaults: the paper's where it says, the original code's where it is silent).
-
-    Args:
-        query_length: ``"poisson"`` (the paper: l ~ Poisson(lambda), l > 0) or ``"normal"`` (the original code:
-            round(N(3, 1)), > 0) for the number of words sampled into a pseudo query.
-        poisson_lambda: the Poisson mean (the paper: 3).
-        passage_max_tokens: destination passages (and ACM's query) are cut to this many word pieces of the
-            importance model's tokenizer (the original code's 250).
-        qdm_max_pairs: QDM rows per distinct anchor text at most (the original code's 10).
-        importance_model: the BERT checkpoint whose last-layer attention weighs words (the paper: BERT-base);
-            ``embedded:minilm`` = the embedded all-MiniLM-L6-v2.
-        importance_device: ``cpu``, ``cuda``...; empty = CUDA when available.
-        importance_batch_size: texts per attention forward pass.
-        stopwords: a stopword file; ``""`` = the vendored INQUERY list.
-        heads: how the attention heads combine: ``"sum"`` (the original code, the default: eq. 1's mean makes the softmax
-            over words almost uniform) or ``"mean"`` (eq. 1 as written).
-        anchor_importance: RDP's importance of an anchor: the [CLS] attention to its word pieces averaged
-            (``"mean"``, the original code's ``cal_weight_of_anchor(..., 'avg')``, the default) or summed (``"sum"``,
-            eq. 10 read over the anchor's words: the longer anchor wins).
-    """
-
-    query_length: str = "poisson"
-    poisson_lambda: float = 3.0
-    passage_max_tokens: int = 250
-    qdm_max_pairs: int = 10
-    importance_model: str = "embedded:minilm"
-    importance_device: str = ""
-    importance_batch_size: int = 32
-    stopwords: str = ""
-    heads: str = "sum"
-    anchor_importance: str = "mean"
-
-    def __post_init__(self) -> None:
-        if self.query_length not in QUERY_LENGTHS:
-            raise ValueError(f"query_length must be one of {QUERY_LENGTHS}, got {self.query_length!r}")
-        if self.heads not in HEAD_COMBINATIONS:
-            raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {self.heads!r}")
-        if self.anchor_importance not in ANCHOR_IMPORTANCE:
-            raise ValueError(f"anchor_importance must be one of {ANCHOR_IMPORTANCE}, got {self.anchor_importance!r}")
-        if self.poisson_lambda <= 0 or self.passage_max_tokens < 8 or self.qdm_max_pairs < 1:
-            raise ValueError(f"invalid HARP options: {self}")
-
-    @classmethod
-    def variant(cls, name: str, **changes) -> HarpOptions:
-        """All of a variant's choices at once, then ``changes`` on top: ``default`` (the authors' code where the
-        paper is silent or its literal reading defeats the method), ``paper`` (eq. 1's head mean, eq. 10 summed
-        over the anchor's words, l ~ Poisson(3)) or ``original`` (the code: heads summed, pieces averaged,
-        N(3, 1) query lengths)."""
-        if name not in HARP_VARIANTS:
-            raise ValueError(f"HARP variant must be one of {HARP_VARIANTS}, got {name!r}")
-        values = {
-            "default": {},
-            "paper": {"heads": "mean", "anchor_importance": "sum", "query_length": "poisson"},
-            "original": {"heads": "sum", "anchor_importance": "mean", "query_length": "normal"},
-        }[name]
-        return cls(**{**values, **changes})
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict (build parameters, dataset cards)."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)

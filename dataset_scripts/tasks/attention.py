@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from ..corpus.words import is_spaced, letter_words
+from .baseline_options import HEAD_COMBINATIONS
 
 _WORD = re.compile(r"[^\W\d_]+")
 Span = tuple[int, int]
-HEAD_COMBINATIONS = ("sum", "mean")
 _LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query rows
 
 

@@ -41,6 +41,7 @@ from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
 from .anchors import HarpOptions, LinkedSentence, anchor_words, find_anchors, group_links, importance_measures
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
+from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
@@ -643,97 +644,6 @@ class BaselineTasksStep(PipelineStep):
                 exclude = anchor_words(anchor, attention)
                 measures.append(importance_measures(attention, stopwords, "sentence", index, exclude))
         return measures
-
-
-def add_arguments(parser) -> None:
-    """The build's PROP and HARP options (``python -m dataset_scripts.build --help``)."""
-    prop, harp = PropOptions(), HarpOptions()
-    group = parser.add_argument_group("PROP (--tasks prop)")
-    group.add_argument(
-        "--prop-variant",
-        choices=("paper", "original"),
-        default="paper",
-        help="all of PROP's choices at once: the paper's sampling values, or the original code's (min count 10, "
-        "t=1e-4, 10 pairs generated and 5 kept, df, the document's words + 500 sampled corpus words, NLTK+INQUERY "
-        "stopwords); the single options below override it",
-    )
-    group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
-    group.add_argument("--prop-pairs-kept", type=int, default=None,
-                       help="of the pairs generated, keep this many at random (0 = all; original: 5)")  # fmt: skip
-    group.add_argument("--prop-corpus-sample", type=int, default=None,
-                       help="draw from the document's words + this many sampled corpus words (0 = all of V; original: 500)")  # fmt: skip
-    group.add_argument("--prop-short-document-words", type=int, default=None,
-                       help=f"skip documents under this many words 80%% of the time ({prop.short_document_words}; 0 = never)")  # fmt: skip
-    group.add_argument("--prop-ties", choices=("second", "drop"), default=None,
-                       help=f"equally likely sets: S2 is the positive, or drop the pair ({prop.ties})")  # fmt: skip
-    group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
-    group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
-    group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
-    group.add_argument(
-        "--stopwords",
-        default=None,
-        help="stopword file, or vendored list names joined by '+' (inquery, nltk), for PROP and HARP "
-        "(default: inquery; PROP's --prop-variant original: nltk+inquery)",
-    )
-    group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
-    group.add_argument(
-        "--harp-variant",
-        choices=("default", "paper", "original"),
-        default="default",
-        help="all of HARP's choices at once: default (the original code's where the paper is silent or its literal "
-        "reading defeats the method, else the paper's), paper (head mean, anchor words summed, Poisson(3)) or "
-        "original (heads summed, anchor pieces averaged, N(3, 1)); the single options below override it",
-    )
-    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=None,
-                       help=f"query length distribution ({harp.query_length})")  # fmt: skip
-    group.add_argument("--harp-heads", choices=("sum", "mean"), default=None,
-                       help=f"combine the attention heads by sum (the code) or mean (eq. 1) ({harp.heads})")  # fmt: skip
-    group.add_argument("--harp-anchor-importance", choices=("mean", "sum"), default=None,
-                       help=f"RDP: average the anchor's pieces (the code) or sum its words ({harp.anchor_importance})")  # fmt: skip
-    group.add_argument(
-        "--harp-importance-model",
-        default=harp.importance_model,
-        help="BERT checkpoint whose last-layer attention weighs words (paper: bert-base-uncased)",
-    )
-    group.add_argument("--harp-device", default="", help="cpu, cuda, ... (default: CUDA when available)")
-    group.add_argument("--harp-batch-size", type=int, default=harp.importance_batch_size)
-    group.add_argument("--harp-passage-max-tokens", type=int, default=harp.passage_max_tokens)
-    group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)
-    group.add_argument("--harp-attention-cache", default=None,
-                       help="SQLite attention cache to share between builds (default: OUT/.build/harp/attention.sqlite)")  # fmt: skip
-
-
-def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
-    """The PROP and HARP options the command line asks for, and the attention cache to use."""
-    changes = {
-        "pairs_per_document": args.prop_pairs,
-        "min_count": args.prop_min_count,
-        "subsample": args.prop_subsample,
-        "background": args.prop_background,
-        "stopwords": args.stopwords,
-        "pairs_kept": args.prop_pairs_kept,
-        "corpus_sample": args.prop_corpus_sample,
-        "short_document_words": args.prop_short_document_words,
-        "ties": args.prop_ties,
-    }
-    changes = {key: value for key, value in changes.items() if value is not None}
-    prop = PropOptions.variant(args.prop_variant, **changes)
-    single = {
-        "query_length": args.harp_query_length,
-        "heads": args.harp_heads,
-        "anchor_importance": args.harp_anchor_importance,
-    }
-    harp = HarpOptions.variant(
-        args.harp_variant,
-        **{key: value for key, value in single.items() if value is not None},
-        passage_max_tokens=args.harp_passage_max_tokens,
-        qdm_max_pairs=args.harp_qdm_max_pairs,
-        importance_model=args.harp_importance_model,
-        importance_device=args.harp_device,
-        importance_batch_size=args.harp_batch_size,
-        stopwords=args.stopwords or "",
-    )
-    return prop, harp, args.harp_attention_cache
 
 
 def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, cache, world: int) -> list:

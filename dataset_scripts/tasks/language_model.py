@@ -39,6 +39,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..corpus.words import is_spaced, letter_words
+from .baseline_options import BACKGROUNDS
 
 _WORD = re.compile(r"[^\W\d_]+")
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
@@ -52,7 +53,6 @@ STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE}
 LANGUAGE_STOPWORDS = {"zh": "zh"}
 """The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
 """The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
-BACKGROUNDS = ("cf", "df")
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
 

@@ -27,15 +27,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import datasets
 import numpy as np
 
 from ..corpus.article import Article
+from .baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
 from .common import TaskOutput, count_words, truncate_words
-from .language_model import BACKGROUNDS, CollectionModel, DocumentModel, poisson_length, words
+from .language_model import CollectionModel, DocumentModel, poisson_length, words
 from .spec import Origin, TaskSpec, group_features
 
 TEXTS_FLOAT = datasets.List(datasets.Value("float64"))
@@ -52,87 +52,6 @@ SKIP_REASONS = {
     "(the original code: under 100 word pieces, 80% of the time)",
     "pair-not-kept": "pair generated but not among the `pairs_kept` drawn at random (the original code's 5 of 10)",
 }
-TIES = ("second", "drop")
-PROP_VARIANTS = ("paper", "original")
-
-
-@dataclass(frozen=True)
-class PropOptions:
-    """The ROP sampling settings (defaults: the paper's, section 4.4.2).
-
-    Args:
-        poisson_lambda: mean of the word-set length distribution.
-        pairs_per_document: word-set pairs drawn per document.
-        min_count: vocabulary cut (words occurring fewer times in the corpus are never drawn).
-        subsample: word2vec's subsampling threshold t (0 = off).
-        background: the collection model: ``"cf"`` (word counts, the paper) or ``"df"`` (document frequencies,
-            the original code).
-        stopwords: a stopword file or vendored list names (``"nltk+inquery"``, see
-            :func:`.language_model.load_stopwords`); ``""`` = the vendored INQUERY list (the paper).
-        pairs_kept: of the ``pairs_per_document`` pairs generated, keep this many drawn at random (0 = all; the
-            original code generates 10 and trains on 5: ``--rop_num_per_doc 5``). Only the kept pairs' sets are
-            drawn: the same distribution as drawing all and keeping some, at a fraction of the cost.
-        corpus_sample: draw the sets from the document's words of V plus this many words of V sampled by the
-            collection model, not in the document (the original code's K = 500, "for computational efficiency";
-            when the document has K words or more, its word count + 100 are sampled), P(w|D) renormalised over
-            them; 0 = the whole vocabulary (the paper).
-        short_document_words: a document under this many words (whitespace-separated, of the cut ``document``)
-            is skipped with probability ``short_document_skip`` (the original code: 100 word pieces, 80%; 0 = never).
-        short_document_skip: see ``short_document_words``.
-        ties: a pair of equally likely sets: ``"second"`` makes S2 the positive (the paper's Algorithm 1 and the
-            code: ``if score1 > score2 ... else``), ``"drop"`` leaves the pair out.
-    """
-
-    poisson_lambda: float = 3.0
-    pairs_per_document: int = 5
-    min_count: int = 50
-    subsample: float = 1e-5
-    background: str = "cf"
-    stopwords: str = ""
-    pairs_kept: int = 0
-    corpus_sample: int = 0
-    short_document_words: int = 100
-    short_document_skip: float = 0.8
-    ties: str = "second"
-
-    def __post_init__(self) -> None:
-        if self.background not in BACKGROUNDS:
-            raise ValueError(f"background must be one of {BACKGROUNDS}, got {self.background!r}")
-        if self.ties not in TIES:
-            raise ValueError(f"ties must be one of {TIES}, got {self.ties!r}")
-        if self.poisson_lambda <= 0 or self.pairs_per_document < 1 or self.min_count < 1 or self.subsample < 0:
-            raise ValueError(f"invalid PROP options: {self}")
-        if not 0 <= self.pairs_kept <= self.pairs_per_document or self.corpus_sample < 0:
-            raise ValueError(f"invalid PROP options (pairs_kept <= pairs_per_document, corpus_sample >= 0): {self}")
-        if self.short_document_words < 0 or not 0 <= self.short_document_skip <= 1:
-            raise ValueError(f"invalid PROP options (short documents): {self}")
-
-    @classmethod
-    def original(cls, **changes: Any) -> PropOptions:
-        """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs generated and 5 kept,
-        document frequencies, draws from the document's words plus 500 sampled corpus words, NLTK English +
-        INQUERY stopwords (short documents and ties as the default, which is the code's)."""
-        values = {
-            "pairs_per_document": 10,
-            "pairs_kept": 5,
-            "min_count": 10,
-            "subsample": 1e-4,
-            "background": "df",
-            "corpus_sample": 500,
-        }
-        return cls(**{**values, "stopwords": "nltk+inquery", **changes})
-
-    @classmethod
-    def variant(cls, name: str, **changes: Any) -> PropOptions:
-        """All of a variant's choices at once (``paper``: the defaults; ``original``: :meth:`original`), then
-        ``changes`` on top."""
-        if name not in PROP_VARIANTS:
-            raise ValueError(f"PROP variant must be one of {PROP_VARIANTS}, got {name!r}")
-        return cls.original(**changes) if name == "original" else cls(**changes)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict (build parameters, dataset card)."""
-        return asdict(self)
 
 
 def document_text(article: Article) -> str:

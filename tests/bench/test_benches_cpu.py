@@ -15,7 +15,7 @@ DL20_MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "dl20-mini"
 SRR_GROUPS = PROJECT_ROOT / "tests" / "training" / "fixtures" / "srr_groups.jsonl"
 
 
-def run_bench(script: str, *args: str, tmp_path) -> subprocess.CompletedProcess:
+def run_bench(script: str, *args: str, tmp_path, timeout: int = 900) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "TRANSFORMERS_"))}
     env.update(HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     result = subprocess.run(
@@ -24,7 +24,7 @@ def run_bench(script: str, *args: str, tmp_path) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=timeout,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     return result

@@ -97,6 +97,53 @@ def test_multistream_dump_is_read_by_byte_ranges(enwiki_sample, tmp_path):
     assert article_ids(tmp_path / "ranged") == article_ids(tmp_path / "whole")
 
 
+def corpus_rows(output_dir):
+    """Every row of every output config, in the order the files and rows come."""
+    return {
+        config: [
+            row for path in sorted((output_dir / config).glob("*.parquet")) for row in pq.read_table(path).to_pylist()
+        ]
+        for config in ("data", "redirects", "skipped")
+    }
+
+
+def test_one_multistream_file_is_cut_into_a_shard_per_process(tmp_path, capsys):
+    from bench.big_dump import write_dump
+    from dataset_scripts.corpus.__main__ import main
+    from dataset_scripts.corpus.sources import multistream_index
+
+    (dump,) = write_dump(tmp_path / "in", 106, workers=1)  # 206 pages, 3 streams of 100
+    assert multistream_index(dump) is not None
+    assert len(plan_shards([dump])[0]) == 1
+    shards, _ = plan_shards([dump], min_shards=3)
+    assert len(shards) == 3 and [s.end for s in shards[:-1]] == [s.start for s in shards[1:]]
+    assert len(plan_shards([dump], min_shards=8)[0]) == 3  # one stream a shard at the least
+
+    assert main([str(dump), "--output-dir", str(tmp_path / "one"), "--read-ahead", "off"]) == 0
+    assert "input read as 1 shards by 1 processes" in capsys.readouterr().out
+    assert main([str(dump), "--output-dir", str(tmp_path / "three"), "--num-proc", "3"]) == 0
+    assert "input read as 3 shards by 3 processes" in capsys.readouterr().out
+    assert len(list((tmp_path / "three" / "data").glob("*.parquet"))) == 3
+    assert read_build_record(tmp_path / "three")["shards"] == 3
+    one, three = corpus_rows(tmp_path / "one"), corpus_rows(tmp_path / "three")
+    assert len(one["data"]) == 106 and len(one["redirects"]) == 99
+    assert one == three
+
+
+def test_a_rerun_keeps_the_shards_of_the_build_it_resumes(enwiki_sample, tmp_path):
+    dump = make_multistream(enwiki_sample, tmp_path)  # 21 streams
+    out = tmp_path / "corpus"
+    build_corpus([dump], out, executor=ExecutorOptions(num_proc=2))
+    assert read_build_record(out)["shards"] == 2
+    (out / "logs" / "completions" / "00001").unlink()  # as if the second task had died
+    for folder in ("data", "redirects", "skipped", "stats"):
+        for path in (out / folder).glob("00001.*"):
+            path.unlink()
+    stats = build_corpus([dump], out)  # one process now: the same two shards, the second one read again
+    assert read_build_record(out)["shards"] == 2
+    assert stats["articles"] == 106 and len(set(article_ids(out))) == 106
+
+
 def test_interrupted_build_resumes_without_duplicates(enwiki_sample, tmp_path):
     dump = make_multistream(enwiki_sample, tmp_path, pages_per_stream=50)
     out = tmp_path / "corpus"
