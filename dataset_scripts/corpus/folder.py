@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 BUILD_RECORD = "build_stats.json"
 
 
@@ -31,12 +29,16 @@ def read_build_record(corpus_dir: str | Path) -> dict[str, Any] | None:
 
 def corpus_language(data_file: str | Path) -> str:
     """The language a corpus records for its first article (``""`` when it names none)."""
+    import pyarrow.parquet as pq  # here: the command lines read build records without loading pyarrow
+
     batch = next(pq.ParquetFile(data_file).iter_batches(batch_size=1, columns=["language"]), None)
     return (batch.column(0)[0].as_py() if batch is not None and batch.num_rows else "") or ""
 
 
 def corpus_languages(corpus_dir: str | Path) -> dict[str, int]:
     """Articles per language code over the corpus's data files, most frequent first (``{}`` when none)."""
+    import pyarrow.parquet as pq
+
     counts: dict[str, int] = {}
     for data_file in sorted((Path(corpus_dir) / "data").glob("*.parquet")):
         for row in pq.read_table(data_file, columns=["language"]).column(0).value_counts().to_pylist():
