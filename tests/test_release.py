@@ -78,7 +78,8 @@ results = card.data.eval_results
 print(json.dumps({
     "class": type(model).__name__, "ours": [float(s) for s in ours], "cross": [float(s) for s in cross],
     "srr_rows": len(srr), "srr_columns": srr.column_names,
-    "metrics": {r.metric_name: r.metric_value for r in results}, "dataset": results[0].dataset_name,
+    "metrics": {r.metric_name: r.metric_value for r in results if r.dataset_name == results[0].dataset_name},
+    "dataset": results[0].dataset_name, "datasets": sorted({r.dataset_name for r in results}),
 }))
 """
     loaded = json.loads(run_python(user, hub.env(tmp_path / "home_user")).strip().splitlines()[-1])
@@ -86,6 +87,7 @@ print(json.dumps({
     assert loaded["ours"] == pytest.approx(loaded["cross"], abs=1e-4)
     assert loaded["srr_rows"] > 50 and {"query", "positive", "negatives"} <= set(loaded["srr_columns"])
     assert loaded["dataset"] == "dl20-mini"  # a test collection: nothing was chosen on it
+    assert loaded["datasets"] == ["dl20-mini", "wikir-en-test", "wikir-en-validation (dev)"]
     measured = json.loads((out / "eval" / "wikiformer" / "metrics.json").read_text())["wikiformer"]["means"]
     assert loaded["metrics"]["nDCG@10"] == pytest.approx(measured["nDCG@10"], abs=1e-4)
 
