@@ -696,8 +696,9 @@ def copy_chart(chart: Path, model_dir: Path) -> str | None:
 
 
 def evaluation_summaries(dev, eval_dir: Path, eval_collection: str, wikir_dir: Path) -> list[str]:
-    """Each evaluated collection's table, labelled dev or test (what was chosen on it), and the fusion's verdict."""
-    lines = []
+    """Each evaluated collection labelled dev or test (what was chosen on it), one table of every system's nDCG@10
+    (MRR@10) on each (the full tables are in each ``compare/table.md``), and the fusion's verdict."""
+    lines, columns, figures = [], [], {}
     for folder, spec in (
         (eval_dir / "dev", dev.spec),
         (eval_dir, eval_collection),
@@ -706,11 +707,17 @@ def evaluation_summaries(dev, eval_dir: Path, eval_collection: str, wikir_dir: P
         comparison = folder / "compare" / "comparison.json"
         if comparison.exists():
             record = json.loads(comparison.read_text(encoding="utf-8"))
-            role = dev.role(spec, record["num_queries"])
-            lines += [
-                f"{role} ({_short(Path(spec))}):",
-                (folder / "compare" / "table.md").read_text(encoding="utf-8").strip(),
-            ]
+            lines.append(f"evaluation, {dev.role(spec, record['num_queries'])} ({_short(Path(spec))})")
+            columns.append(record.get("collection") or Path(spec).name)
+            for system, cells in _table_cells(folder / "compare" / "table.md").items():
+                figures.setdefault(system, {})[len(columns) - 1] = (
+                    f"{cells.get('nDCG@10', '')} ({cells.get('RR@10') or cells.get('MRR@10', '')})"
+                )
+    if columns:
+        lines += ["| system | " + " | ".join(f"{c}: nDCG@10 (MRR@10)" for c in columns) + " |",
+                  "|---" + "|---:" * len(columns) + "|"]  # fmt: skip
+        lines += [f"| {system} | " + " | ".join(row.get(i, "") for i in range(len(columns))) + " |"
+                  for system, row in figures.items()]  # fmt: skip
     fusion = eval_dir / "fusion" / "fusion.json"
     if fusion.exists() and not json.loads(fusion.read_text(encoding="utf-8"))["cross_validation"]["beats_first_stage"]:
         lines.append(
@@ -718,6 +725,19 @@ def evaluation_summaries(dev, eval_dir: Path, eval_collection: str, wikir_dir: P
             "alpha 0 is stored (the first stage's order)"
         )
     return lines
+
+
+def _table_cells(table: Path) -> dict[str, dict[str, str]]:
+    """``{system: {measure: cell}}`` of a ``compare/table.md`` (bold marks dropped, significance marks kept)."""
+    rows = [line for line in table.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
+    if not rows:
+        return {}
+    header = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    cells = {}
+    for row in rows[1:]:
+        values = [cell.strip().replace("**", "") for cell in row.strip("|").split("|")]
+        cells[values[0]] = dict(zip(header[1:], values[1:], strict=False))
+    return cells
 
 
 def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str = "wikiformer") -> None:

@@ -1,4 +1,4 @@
-"""Every figure a lent GPU machine (one GPU, 16 cores) is for, in one command that fits a short session.
+"""Every figure a GPU machine (one GPU, 16 cores) is rented for, in one command that fits a short booking.
 
 1. ``bench/gpu_report.py``: training steps/s and pairs/s (bf16, 30/480, groups of 8) with GPU utilization and peak
    memory, zero-shot DL20 before and after, the training bench against ``CrossEncoderTrainer`` and the re-ranking
@@ -50,7 +50,7 @@ def timed(command: list[str], log: Path) -> float:
 
 
 def gpu_figures(args, out: Path) -> dict:
-    """``bench/gpu_report.py`` with this session's settings."""
+    """``bench/gpu_report.py`` with this run's settings."""
     from bench import gpu_report
 
     command = ["--out", str(out), "--device", args.device, "--bf16", str(args.bf16).lower()]
@@ -94,7 +94,7 @@ def stage_scaling(args, out: Path) -> dict:
 
 
 def markdown(report: dict) -> str:
-    """The session's figures as Markdown."""
+    """The run's figures as Markdown."""
     lines = [f"## {report['device']} ({report.get('scaling', {}).get('cores', '?')} cores)", ""]
     gpu = report.get("gpu")
     if isinstance(gpu, dict) and "train" in gpu:
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> dict:
         start = time.perf_counter()
         try:
             report[name] = step()
-        except Exception as error:  # one failed step must not cost the session the other's figures
+        except Exception as error:  # one failed step must not cost the run the other's figures
             traceback.print_exc()
             report[name] = f"{type(error).__name__}: {error}"
         report[f"{name}_seconds"] = time.perf_counter() - start

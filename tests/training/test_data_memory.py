@@ -23,6 +23,7 @@ from .conftest import clean_env
 CHILD = """
 import json, resource, sys, threading, time
 sys.path.insert(0, sys.argv[1])
+import training.trainer  # noqa: F401  (what a train.py process holds: torch, transformers, accelerate)
 from training.collator import GroupCollator
 from training.data import GroupDataset, load_task
 
