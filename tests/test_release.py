@@ -78,7 +78,8 @@ results = card.data.eval_results
 print(json.dumps({
     "class": type(model).__name__, "ours": [float(s) for s in ours], "cross": [float(s) for s in cross],
     "srr_rows": len(srr), "srr_columns": srr.column_names,
-    "metrics": {r.metric_name: r.metric_value for r in results if r.dataset_name == results[0].dataset_name},
+    "metrics": {r.metric_name: r.metric_value for r in results
+                if r.dataset_name == results[0].dataset_name and r.task_type == "text-ranking"},
     "dataset": results[0].dataset_name, "datasets": sorted({r.dataset_name for r in results}),
 }))
 """
