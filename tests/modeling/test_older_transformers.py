@@ -1,6 +1,8 @@
-"""The remote code under the oldest supported transformers (4.46), in a virtual environment of its own.
+"""The remote code under older transformers, each in a virtual environment of its own: the oldest supported (4.46)
+and the last 4 release (4.57, what ``pip install sentence-transformers[onnx]`` resolves to, as optimum-onnx pins
+``transformers<4.58``).
 
-The environment holds only what a user of that version has (torch, transformers 4.46.3 and its dependencies), not
+Each environment holds only what a user of that version has (torch, that transformers and its dependencies), not
 the kit's transformers 5: it is created once under ``~/.cache/wikiformer-test-venvs`` (or
 ``$WIKIFORMER_TEST_VENVS``) and reused by later runs, so a CI job can cache that folder.
 """
@@ -20,20 +22,21 @@ from tests.modeling.conftest import PAIRS, run_fresh
 pytestmark = pytest.mark.slow
 
 OLDEST_TRANSFORMERS = "4.46.3"
+LAST_TRANSFORMERS_4 = "4.57.6"
 TORCH = torch.__version__.split("+")[0]
 
 
-def older_transformers_python() -> str:
-    """The interpreter of a virtual environment with transformers 4.46.3 (created if absent), or skip."""
+def older_transformers_python(version: str = OLDEST_TRANSFORMERS) -> str:
+    """The interpreter of a virtual environment with transformers ``version`` (created if absent), or skip."""
     root = Path(os.environ.get("WIKIFORMER_TEST_VENVS", Path.home() / ".cache" / "wikiformer-test-venvs"))
-    venv = root / f"transformers-{OLDEST_TRANSFORMERS}"
+    venv = root / f"transformers-{version}"
     python = venv / "bin" / "python"
     probe = [str(python), "-c", "import torch, transformers; print(transformers.__version__)"]
-    if python.exists() and _output(probe) == OLDEST_TRANSFORMERS:
+    if python.exists() and _output(probe) == version:
         return str(python)
     steps = (
         [sys.executable, "-m", "venv", "--clear", str(venv)],
-        [str(python), "-m", "pip", "install", "--quiet", f"torch=={TORCH}", f"transformers=={OLDEST_TRANSFORMERS}"],
+        [str(python), "-m", "pip", "install", "--quiet", f"torch=={TORCH}", f"transformers=={version}"],
     )
     for step in steps:
         completed = subprocess.run(step, capture_output=True, text=True, timeout=1200)
@@ -47,8 +50,9 @@ def _output(command: list[str]) -> str | None:
     return completed.stdout.strip() if completed.returncode == 0 else None
 
 
-def test_remote_code_loads_and_scores_under_transformers_4_46(tiny_checkpoint, tiny_model, tokenizer, tmp_path):
-    python = older_transformers_python()
+@pytest.mark.parametrize("version", [OLDEST_TRANSFORMERS, LAST_TRANSFORMERS_4])
+def test_remote_code_loads_and_scores_under_older_transformers(version, tiny_checkpoint, tiny_model, tokenizer, tmp_path):
+    python = older_transformers_python(version)
     result, _ = run_fresh(
         f"""
         import transformers
@@ -74,7 +78,7 @@ def test_remote_code_loads_and_scores_under_transformers_4_46(tiny_checkpoint, t
         python=python,
     )
     expected = tiny_model.score([q for q, _ in PAIRS], [d for _, d in PAIRS], tokenizer).tolist()
-    assert result["version"] == OLDEST_TRANSFORMERS
+    assert result["version"] == version
     assert (result["config"], result["model"], result["classifier"]) == (
         "WikiformerConfig",
         "WikiformerForRanking",
