@@ -50,9 +50,11 @@ NLTK_ENGLISH = _STOPWORD_DIR / "nltk-english.txt"
 """The vendored NLTK English stopword list (179 words; see data/stopwords/README.md)."""
 CHINESE = _STOPWORD_DIR / "stopwords-iso-zh.txt"
 """The single ideographs of the stopwords-iso Chinese list (242; see data/stopwords/README.md)."""
-STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE}
+JAPANESE = _STOPWORD_DIR / "stopwords-iso-ja.txt"
+"""The stopwords-iso Japanese entries that are one word of the kit's word rule (see data/stopwords/README.md)."""
+STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE, "ja": JAPANESE}
 """The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
-LANGUAGE_STOPWORDS = {"zh": "zh"}
+LANGUAGE_STOPWORDS = {"zh": "zh", "ja": "ja"}
 """The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
