@@ -6,8 +6,8 @@ For each language of ``data/samples/wikipedia/other-languages/`` (real whole pag
 MediaWiki dump of that Wikipedia (``<siteinfo>`` with its dbname and namespace names), builds SRR, RWI, ATI and LTM
 with ``python -m dataset_scripts.build`` and prints one row per language: articles, See also found by name / by
 structure, rows of each task per article, words per positive text (the kit's word rule), and the texts that
-match the debris scan (:data:`DEBRIS`: image options, table and link markup, a Category prefix of any language).
-The English sample (``enwiki-sample.xml.bz2``) is built the same way; its articles of similar length (words of
+match the debris scan (:data:`DEBRIS`: image options, table and link markup, a File or Category prefix of any
+language). The English sample (``enwiki-sample.xml.bz2``) is built the same way; its articles of similar length (words of
 the article's text within a factor of two of each vendored page) give the English rows per article to compare.
 """
 
@@ -37,14 +37,15 @@ ENWIKI = ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 TASKS = ("srr", "rwi", "ati", "ltm")
 
 
-def _category_prefixes() -> list[str]:
-    names = {n for entry in _table().values() for n in entry["namespaces"].get("14", [])}
+def _media_prefixes() -> list[str]:
+    """The names and aliases of the File and Category namespaces in every language of the table."""
+    names = {n for entry in _table().values() for key in ("6", "14") for n in entry["namespaces"].get(key, [])}
     return sorted(names, key=len, reverse=True)
 
 
 DEBRIS = re.compile(
     r"\d+\s*px\s*\||\bthumb\||\{\||\|\}|^\|-|\n\|-|style=|\[\[|\]\]|\{\{|\}\}|(?:"
-    + "|".join(re.escape(n) for n in _category_prefixes())
+    + "|".join(re.escape(n) for n in _media_prefixes())
     + r")\s*:\S",
     re.I,
 )

@@ -36,13 +36,26 @@ END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
     "sv": ("referenser", "källor", "noter", "externa länkar", "litteratur", "vidare läsning"),
     "ltg": ("nūruodis", "nūruodis i olūti", "literatura", "teiklavītys"),
     "lv": ("atsauces", "ārējās saites", "literatūra", "piezīmes", "avoti"),
+    "ru": ("примечания", "комментарии", "сноски", "литература", "источники", "ссылки", "библиография",
+           "внешние ссылки"),
+    "uk": ("примітки", "виноски", "джерела", "література", "посилання", "бібліографія", "зовнішні посилання",
+           "джерела та література"),
+    "el": ("παραπομπές", "σημειώσεις", "πηγές", "βιβλιογραφία", "εξωτερικοί σύνδεσμοι", "εξωτερικές συνδέσεις"),
+    "pl": ("przypisy", "bibliografia", "linki zewnętrzne"),
+    "cs": ("reference", "poznámky", "literatura", "externí odkazy"),
+    "ja": ("脚注", "注釈", "出典", "参考文献", "参考資料", "外部リンク", "脚注・出典"),
+    "zh": ("参考文献", "參考文獻", "参考资料", "參考資料", "外部链接", "外部連結", "外部鏈接", "注释", "註釋", "脚注",
+           "腳註", "延伸阅读", "延伸閱讀"),
+    "ko": ("각주", "참고 문헌", "외부 링크"),
+    "vi": ("tham khảo", "chú thích", "ghi chú", "liên kết ngoài", "đọc thêm", "thư mục"),
 }  # fmt: skip
 """End-matter heading names per language code (the language's See also names are added). English is always on."""
 
 
 def end_matter_names(language: str = "en", see_also_titles: tuple[str, ...] = ()) -> frozenset[str]:
     """The heading keys of end-matter sections for ``language`` (English always included), See also included."""
-    names = set(END_MATTER_TITLES["en"]) | set(END_MATTER_TITLES.get(language, ()))
+    own = END_MATTER_TITLES.get(language) or END_MATTER_TITLES.get(language.split("-")[0], ())  # zh-hant: zh
+    names = set(END_MATTER_TITLES["en"]) | set(own)
     return frozenset(heading_key(n) for n in names) | see_also_names(language, see_also_titles)
 
 

@@ -34,8 +34,10 @@ from .tree import build_sections
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | re.I)
 # Tables open and close only at the start of a line; "\n" anchors them (a ^ with re.M made this scan 4x slower).
-# A table may also open after an indent (": {|", a table shown indented).
-_NESTED = re.compile(r"\{\{|\}\}|\n[ \t:]*\{\||\n[ \t]*\|\}")
+# A table may also open after an indent (": {|", a table shown indented). A line "|}}" ends a template's last
+# parameter (empty) and the template, as MediaWiki's preprocessor matches braces before tables are read; "|}}}"
+# closes a table inside a template, then the template.
+_NESTED = re.compile(r"\{\{|\}\}|\n[ \t:]*\{\||\n[ \t]*\|\}(?!\}(?!\}))")
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
 # What a removed template leaves behind: brackets with nothing or only punctuation in them, punctuation just

@@ -40,13 +40,35 @@ def _cjk_punctuation() -> str:
 
 
 CJK_PUNCTUATION = _cjk_punctuation()
+_OWN_RUNS = re.compile(f"[{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]")
+
+
+def _combining_marks() -> str:
+    """The combining marks (Unicode category M: Devanagari vowel signs and virama, Arabic harakat, accents written
+    apart) as a character class body, those of the scripts matched as runs of their own (ideographs, kana,
+    Thai, ...) left out. Python's ``\\w`` has no marks, so ``[^\\W\\d_]+`` would cut ``हिन्दी`` at each sign."""
+    blocks = [(0x0300, 0x1EFFF), (0xE0100, 0xE01EF)]  # every mark of Unicode lies in these
+    points = [c for lo, hi in blocks for c in range(lo, hi + 1) if unicodedata.category(chr(c))[0] == "M"]
+    points = [c for c in points if not _OWN_RUNS.match(chr(c))]
+    ranges: list[list[int]] = []
+    for c in points:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    return "".join(re.escape(chr(lo)) + (f"-{re.escape(chr(hi))}" if hi > lo else "") for lo, hi in ranges)
+
+
+COMBINING_MARKS = _combining_marks()
+LETTER_RUN = f"[^\\W\\d_]+(?:[{COMBINING_MARKS}]+[^\\W\\d_]*)*"
+"""A word of letters in a script written with spaces: letters and the combining marks after them, digits and
+``_`` excluded (``हिन्दी`` is one word, not three letters cut at its vowel signs)."""
+_LETTER = f"[^\\W\\d_{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]"
 _SEPARATOR = f"\\s{CJK_PUNCTUATION}"
 _TOKEN = re.compile(
     f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|[^{_SEPARATOR}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]+"
 )
-_LETTERS = re.compile(
-    f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|[^\\W\\d_{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]+"
-)
+_LETTERS = re.compile(f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|{_LETTER}+(?:[{COMBINING_MARKS}]+{_LETTER}*)*")
 _SPECIAL = re.compile(f"[{CJK_PUNCTUATION}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]")
 _DICTIONARY_RUN = re.compile(f"[{DICTIONARY_SCRIPTS}]")
 
@@ -123,6 +145,7 @@ def first_words(text: str, count: int) -> str:
 
 
 def letter_words(text: str) -> list[tuple[str, int, int]]:
-    """``(word, start, end)`` of the word units of PROP and HARP: runs of letters (digits and ``_`` excluded),
-    lowercased; in scripts without spaces the words of :func:`word_spans`."""
+    """``(word, start, end)`` of the word units of PROP and HARP: runs of letters with their
+    combining marks (digits and ``_`` excluded), lowercased; in scripts without spaces the words of
+    :func:`word_spans`."""
     return [(text[s:e].lower(), s, e) for s, e in _spans(_LETTERS, text)]

@@ -29,17 +29,17 @@ from typing import Any
 
 import numpy as np
 
-from ..corpus.words import is_spaced, letter_words
+from ..corpus.words import LETTER_RUN, is_spaced, letter_words
 from .baseline_options import HEAD_COMBINATIONS
 
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(LETTER_RUN)
 Span = tuple[int, int]
 _LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query rows
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
-    """``(word, start, end)`` of every run of letters, the word lowercased (in scripts without spaces: the words of
-    :func:`~dataset_scripts.corpus.words.letter_words`)."""
+    """``(word, start, end)`` of every run of letters (with its combining marks), the word lowercased (in scripts
+    without spaces: the words of :func:`~dataset_scripts.corpus.words.letter_words`)."""
     if not is_spaced(text):
         return letter_words(text)
     return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]

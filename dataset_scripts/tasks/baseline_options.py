@@ -185,8 +185,8 @@ def add_arguments(parser) -> None:
     group.add_argument(
         "--stopwords",
         default=None,
-        help="stopword file, or vendored list names joined by '+' (inquery, nltk), for PROP and HARP "
-        "(default: inquery; PROP's --prop-variant original: nltk+inquery)",
+        help="stopword file, or vendored list names joined by '+' (inquery, nltk, zh, ja), for PROP and HARP "
+        "(default: inquery, zh or ja for a Chinese or Japanese corpus; PROP's --prop-variant original: nltk+inquery)",
     )
     group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
     group.add_argument(

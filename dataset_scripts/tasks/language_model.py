@@ -12,7 +12,8 @@ corpus discarded, word2vec's subsampling of frequent words with threshold 1e-5, 
 How that is computed here (also stated in the PROP dataset card):
 
 - Words are the runs of letters of the lowercased text (the original code's ``[a-zA-Z]+``, widened to every
-  script so that accented and non-Latin words stay whole), stopwords removed.
+  script so that accented and non-Latin words stay whole, a letter's combining marks with it: ``हिन्दी`` is one
+  word), stopwords removed.
 - The vocabulary V holds the words with a corpus frequency of at least ``min_count``. ``c(w, D)`` and ``|D|`` count
   only words of V, so P(w|D) sums to 1 over V, and a draw from it is exactly a draw from the document's own words
   with probability |D| / (|D| + mu), else from the collection model P(w|C) (no top-K cut as in the original code).
@@ -38,10 +39,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..corpus.words import is_spaced, letter_words
+from ..corpus.words import LETTER_RUN, is_spaced, letter_words
 from .baseline_options import BACKGROUNDS
 
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(LETTER_RUN)
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
 INQUERY = _STOPWORD_DIR / "inquery.txt"
 """The vendored INQUERY stopword list (418 words; see data/stopwords/README.md)."""
@@ -49,17 +50,20 @@ NLTK_ENGLISH = _STOPWORD_DIR / "nltk-english.txt"
 """The vendored NLTK English stopword list (179 words; see data/stopwords/README.md)."""
 CHINESE = _STOPWORD_DIR / "stopwords-iso-zh.txt"
 """The single ideographs of the stopwords-iso Chinese list (242; see data/stopwords/README.md)."""
-STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE}
-LANGUAGE_STOPWORDS = {"zh": "zh"}
-"""The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
+JAPANESE = _STOPWORD_DIR / "stopwords-iso-ja.txt"
+"""The stopwords-iso Japanese entries that are one word of the kit's word rule (see data/stopwords/README.md)."""
+STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE, "ja": JAPANESE}
 """The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
+LANGUAGE_STOPWORDS = {"zh": "zh", "ja": "ja"}
+"""The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
 
 
 def words(text: str) -> list[str]:
-    """The words (runs of letters, digits and ``_`` excluded) of the lowercased text, in order; in scripts
-    without spaces the words of the kit's word rule (:func:`~dataset_scripts.corpus.words.letter_words`)."""
+    """The words (runs of letters with their combining marks, digits and ``_`` excluded) of the lowercased
+    text, in order; in scripts without spaces the words of the kit's word rule
+    (:func:`~dataset_scripts.corpus.words.letter_words`)."""
     if is_spaced(text):
         return _WORD.findall(text.lower())
     return [word for word, _, _ in letter_words(text)]

@@ -177,3 +177,12 @@ def test_debris_of_indented_tables_separators_and_see_also_category_lines():
     for debris in ("style=", "||", "|-", "{|", "Клітинка", "Категорія", "Дивись також"):
         assert debris not in plain
     assert "Російська імперія • Боротьба" in plain and "Ельфріде Єлінек, письменниця" in plain
+
+
+def test_a_template_whose_last_parameter_line_is_empty_leaves_no_brace():
+    # the climate box of the Ukrainian Wikipedia's page Берлін ends on a line "|}}": the template's last, empty
+    # parameter and its end, not a table's end followed by a stray brace
+    text = "Середньорічна температура 8,9 °C.\n{{Клімат міста\n|Місто_род=Берліна\n| Січ_сер=0.6\n|}}\n\nДалі."
+    assert strip_non_text(text) == "Середньорічна температура 8,9 °C.\n\n\nДалі."
+    table_in_template = "A\n{{Box|\n{|\n| cell\n|}}}\nB"
+    assert strip_non_text(table_in_template) == "A\n\nB"

@@ -54,3 +54,13 @@ def test_truncation_keeps_the_original_spacing_and_cuts_after_the_last_word():
 def test_letter_words_are_lowercased_letters_without_digits():
     assert [w for w, _, _ in letter_words("Tokyo東京2020年")] == ["tokyo", "東", "京", "年"]
     assert letter_words("ABC 北") == [("abc", 0, 3), ("北", 4, 5)]
+
+
+def test_a_word_keeps_its_combining_marks_in_every_script():
+    # words of the Hindi Wikipedia's page बर्लिन and the name of the language: vowel signs and the virama are
+    # combining marks (\p{M}), not letters, and must not cut a word
+    lead = "बर्लिन जर्मनी की राजधानी और हिन्दी"
+    assert [w for w, _, _ in letter_words(lead)] == ["बर्लिन", "जर्मनी", "की", "राजधानी", "और", "हिन्दी"]
+    # Hindi next to ideographs (a text without spaces) and a Latin letter with a combining accent
+    assert [w for w, _, _ in letter_words("हिन्दी東京")] == ["हिन्दी", "東", "京"]
+    assert [w for w, _, _ in letter_words("Cafe\u0301 2020")] == ["cafe\u0301"]

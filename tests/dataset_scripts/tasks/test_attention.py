@@ -115,3 +115,7 @@ def test_sharpness_of_a_known_attention_matrix():
     assert ratio == pytest.approx(np.e**0.75) and per_word == pytest.approx(0.9508, abs=1e-4)  # flatter
     assert importance_sharpness([0.25] * 4) == pytest.approx((1.0, 1.0))
     assert importance_sharpness([1.0]) is None
+
+
+def test_word_spans_keep_combining_marks():
+    assert word_spans("हिन्दी 2, Hindi") == [("हिन्दी", 0, 6), ("hindi", 10, 15)]

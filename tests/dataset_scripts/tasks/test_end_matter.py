@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.languages import write_dump
 from dataset_scripts.corpus.article import Article
 from dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter
 from dataset_scripts.corpus.extract import read_articles
@@ -82,3 +83,21 @@ def test_keep_sections_keeps_them(sample):
     assert skipped == {task: 0 for task in ARTICLE_SAMPLERS}
     kept = [r for r in rows["srr"] + rows["ati"] if r["positive"] in end_texts or set(r["negatives"]) & end_texts]
     assert kept
+
+
+def test_names_of_other_languages_and_their_variants():
+    assert {"литература", "ссылки", "примечания"} <= end_matter_names("ru")
+    assert {"джерела", "посилання"} <= end_matter_names("uk")
+    assert heading_key("Παραπομπές") in end_matter_names("el")  # casefolded: the final sigma compares as σ
+    assert {"脚注", "参考文献", "外部リンク", "関連項目"} <= end_matter_names("ja")
+    assert "外部连结" not in end_matter_names("zh") and "外部链接" in end_matter_names("zh-hant")
+    assert "liên kết ngoài" in end_matter_names("vi") and "литература" not in NAMES
+
+
+@pytest.mark.parametrize("language", ["ru", "uk", "el", "ja", "zh", "vi"])
+def test_no_end_matter_node_on_the_real_pages_of_other_wikipedias(tmp_path, language):
+    # Литва's Литература and Ссылки, 电信级NAT's 外部链接, VIQR's Liên kết ngoài were SRR positives before
+    articles = [a for a in read_articles(mediawiki_xml, write_dump(language, tmp_path)) if isinstance(a, Article)]
+    names = end_matter_names(language)
+    rows, _ = _rows(articles, TaskOptions(positives="all"))
+    assert rows["srr"] and not [r["path"] for r in rows["srr"] if any(heading_key(t) in names for t in r["path"])]

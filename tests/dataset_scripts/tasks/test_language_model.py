@@ -37,6 +37,12 @@ def test_inquery_list_is_vendored_and_used():
         assert has_word(text) == bool(words(text))
 
 
+def test_prop_words_keep_their_combining_marks():
+    # Devanagari vowel signs and the virama are marks, not letters: PROP's word units must not split at them
+    assert words("हिन्दी में बर्लिन") == ["हिन्दी", "में", "बर्लिन"]
+    assert content_words("बर्लिन जर्मनी की राजधानी", frozenset({"की"})) == ["बर्लिन", "जर्मनी", "राजधानी"]
+
+
 def test_nltk_english_list_and_the_original_codes_union():
     nltk = load_stopwords("nltk")
     assert len(nltk) == 179 and {"i", "me", "don't", "mightn", "wouldn't"} <= nltk and "#" not in "".join(nltk)
