@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from .see_also_join import _LOOKUP_KEYS, _write_parts, bucket_of, read_part
+from .see_also_join import _write_parts, bucket_of, lookup_buckets, read_part
 
 LINK_SCHEMA = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank", pa.int64())])
 LINKS_PER_BUCKET = 500_000
@@ -107,21 +107,8 @@ class QdmPlan:
 
     def lookup(self, keys: Iterable[str]) -> dict[str, tuple[list[int], int]]:
         """``key -> (destination rows, rank cut-off)`` for the given keys that are in the plan (ambiguous)."""
-        buckets = len(self.bucket_files)
-        by_bucket: dict[int, set[str]] = {}
-        for key in keys:
-            by_bucket.setdefault(bucket_of(key, buckets), set()).add(key)
-        found: dict[str, tuple[list[int], int]] = {}
-        for bucket in sorted(by_bucket):
-            wanted = sorted(by_bucket[bucket])
-            uri = f"{self.bucket_files[bucket].resolve().as_uri()}?mode=ro&immutable=1"
-            connection = sqlite3.connect(uri, uri=True)
-            try:
-                for start in range(0, len(wanted), _LOOKUP_KEYS):
-                    chunk = wanted[start : start + _LOOKUP_KEYS]
-                    sql = f"SELECT key, destinations, cutoff FROM plan WHERE key IN ({','.join('?' * len(chunk))})"
-                    for key, rows, cutoff in connection.execute(sql, chunk):
-                        found[key] = ([int(r) for r in rows.split(",")], cutoff)
-            finally:
-                connection.close()
-        return found
+        select = "SELECT key, destinations, cutoff FROM plan WHERE key"
+        return {
+            key: ([int(r) for r in rows.split(",")], cutoff)
+            for key, rows, cutoff in lookup_buckets(self.bucket_files, keys, select)
+        }

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -177,24 +177,29 @@ class TitleJoin:
 
     def _lookup(self, table: str, keys: Sequence[str]) -> list:
         """``table``'s value for each key (``None`` when absent), one bucket file open at a time."""
-        buckets = len(self.bucket_files)
-        by_bucket: dict[int, set[str]] = {}
-        for key in keys:
-            by_bucket.setdefault(bucket_of(key, buckets), set()).add(key)
         key_column, value_column = ("title", "row") if table == "titles" else ("source", "target")
-        found: dict[str, object] = {}
-        for bucket in sorted(by_bucket):
-            wanted = sorted(by_bucket[bucket])
-            uri = f"{self.bucket_files[bucket].resolve().as_uri()}?mode=ro&immutable=1"
-            connection = sqlite3.connect(uri, uri=True)
-            try:
-                for start in range(0, len(wanted), _LOOKUP_KEYS):
-                    chunk = wanted[start : start + _LOOKUP_KEYS]
-                    sql = (
-                        f"SELECT {key_column}, {value_column} FROM {table} "
-                        f"WHERE {key_column} IN ({','.join('?' * len(chunk))})"
-                    )
-                    found.update(connection.execute(sql, chunk).fetchall())
-            finally:
-                connection.close()
+        found = dict(
+            lookup_buckets(
+                self.bucket_files, keys, f"SELECT {key_column}, {value_column} FROM {table} WHERE {key_column}"
+            )
+        )
         return [found.get(key) for key in keys]
+
+
+def lookup_buckets(bucket_files: Sequence[Path], keys: Iterable[str], select: str) -> Iterator[tuple]:
+    """The rows of ``select`` (a query ending in ``WHERE <key column>``) for the ``keys``, each key asked of the
+    bucket file :func:`bucket_of` puts it in, one file open at a time, read-only."""
+    buckets = len(bucket_files)
+    by_bucket: dict[int, set[str]] = {}
+    for key in keys:
+        by_bucket.setdefault(bucket_of(key, buckets), set()).add(key)
+    for bucket in sorted(by_bucket):
+        wanted = sorted(by_bucket[bucket])
+        uri = f"{Path(bucket_files[bucket]).resolve().as_uri()}?mode=ro&immutable=1"
+        connection = sqlite3.connect(uri, uri=True)
+        try:
+            for start in range(0, len(wanted), _LOOKUP_KEYS):
+                chunk = wanted[start : start + _LOOKUP_KEYS]
+                yield from connection.execute(f"{select} IN ({','.join('?' * len(chunk))})", chunk)
+        finally:
+            connection.close()
