@@ -20,38 +20,15 @@ from training.kit_arguments import CONFIG_SUFFIXES, EMBEDDED_MINILM, PROG, read_
 if TYPE_CHECKING:
     from training import DataArguments, ModelArguments, Task, WikiformerTrainer, WikiformerTrainingArguments
 
-REEXPORTED = (
-    "METRIC_NAMES",
-    "DataArguments",
-    "DelayedCheckpointCallback",
-    "GroupCollator",
-    "GroupDataset",
-    "ModelArguments",
-    "RerankEvalSet",
-    "Task",
-    "TaskMixtureSampler",
-    "WikiformerTrainer",
-    "WikiformerTrainingArguments",
-    "group_scores",
-    "load_rerank_eval",
-    "load_task",
-    "load_tasks",
-    "load_test_sets",
-    "pairwise_hinge",
-    "parse_arguments",
-    "rerank_metrics",
-    "resolve_model_path",
-    "softmax_cross_entropy",
-)
-"""Names of the :mod:`training` package that ``from train import ...`` gives (it predates the package); imported
-on first use, so that ``python train.py --help`` starts without torch."""
 DATA_FILE_SUFFIXES = (".parquet", ".jsonl", ".json", ".csv")
 
 
 def __getattr__(name: str):
-    if name in REEXPORTED:
-        import training
+    # ``from train import ...`` gives the names of the training package (train.py predates it), imported on first
+    # use so that ``python train.py --help`` starts without torch.
+    import training
 
+    if name in training.__all__:
         return getattr(training, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
