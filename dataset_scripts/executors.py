@@ -8,6 +8,7 @@ must be on a file system every node sees.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -76,8 +77,9 @@ def make_executor(
         job_name: the Slurm job name.
         depends: an executor that must finish first.
         skip_completed: skip tasks finished by an earlier run.
-        preload: modules the local executor's fork server imports once, so that its workers start without
-            importing them again (seconds per worker with torch/datasets/pyarrow in the import graph).
+        preload: modules the local workers need, imported once: by this process when the workers are forked
+            from it (:func:`local_start_method`), else by the fork server (seconds per worker with
+            torch/datasets/pyarrow in the import graph).
     """
     common = {"tasks": tasks, "logging_dir": logging_dir, "depends": depends, "skip_completed": skip_completed}
     kind = options.kind
@@ -85,9 +87,15 @@ def make_executor(
         import multiprocess
         from datatrove.executor import LocalPipelineExecutor
 
-        if preload:
-            multiprocess.set_forkserver_preload(list(preload))
-        return LocalPipelineExecutor(pipeline, workers=max(1, min(options.num_proc, tasks)), **common)
+        workers = max(1, min(options.num_proc, tasks))
+        start_method = local_start_method()
+        if preload and workers > 1:
+            if start_method == "fork":
+                for module in preload:
+                    importlib.import_module(module)
+            else:
+                multiprocess.set_forkserver_preload(list(preload))
+        return LocalPipelineExecutor(pipeline, workers=workers, start_method=start_method, **common)
     if kind == "slurm":
         from datatrove.executor import SlurmPipelineExecutor
 
@@ -108,6 +116,21 @@ def make_executor(
         # one CPU and 1 GB a task: a task stage worker peaks near 0.5 GB (README, Scale), datatrove asks for 2 GB
         return RayPipelineExecutor(pipeline, workers=options.num_proc, cpus_per_task=1, mem_per_cpu_gb=1, **common)
     raise SystemExit(f"unknown executor {kind!r}: choose {', '.join(EXECUTORS)}")
+
+
+def local_start_method() -> str:
+    """``fork`` where it is safe, else datatrove's ``forkserver``.
+
+    A forked worker starts with every module this process imported, at no cost; a fork server imports them once
+    more, before any worker starts (seconds of a build that nothing runs beside). Forking is safe on Linux while
+    this process runs one thread and has not loaded torch (whose thread pools a forked child would inherit
+    half-initialised); a task build that scores attention with torch keeps the fork server.
+    """
+    import threading
+
+    if sys.platform.startswith("linux") and threading.active_count() == 1 and "torch" not in sys.modules:
+        return "fork"
+    return "forkserver"
 
 
 def chain_executors(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..executors import ExecutorOptions, make_executor
 from ..fingerprint import stamp, stamped_pattern, unstamp
+from .dump_identity import dump_identity
 from .empty import CONFIG_SCHEMAS, clear_placeholders, empty_reason, write_placeholders
 from .folder import BUILD_RECORD, corpus_languages
 from .options import CorpusOptions
@@ -153,8 +154,6 @@ def write_card(
     table = "| statistic | count |\n|---|---|\n" + rows
     if not stats["articles"]:
         table = f"**This corpus is empty**: {empty_reason(stats)}.\n\n{table}"
-    from ..tasks.card import dump_identity
-
     names = ", ".join(f"`{name}` ({dump_identity(name)})" for name in input_names)
     licence = source_license(formats or ["mediawiki-xml"], ", ".join(input_names))
     metadata = "\n".join(f"{key}: {value}" for key, value in licence.card_data().items())

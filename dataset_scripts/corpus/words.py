@@ -43,6 +43,7 @@ CJK_PUNCTUATION = _cjk_punctuation()
 _OWN_RUNS = re.compile(f"[{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]")
 
 
+@functools.cache
 def _combining_marks() -> str:
     """The combining marks (Unicode category M: Devanagari vowel signs and virama, Arabic harakat, accents written
     apart) as a character class body, those of the scripts matched as runs of their own (ideographs, kana,
@@ -59,16 +60,26 @@ def _combining_marks() -> str:
     return "".join(re.escape(chr(lo)) + (f"-{re.escape(chr(hi))}" if hi > lo else "") for lo, hi in ranges)
 
 
-COMBINING_MARKS = _combining_marks()
-LETTER_RUN = f"[^\\W\\d_]+(?:[{COMBINING_MARKS}]+[^\\W\\d_]*)*"
-"""A word of letters in a script written with spaces: letters and the combining marks after them, digits and
-``_`` excluded (``हिन्दी`` is one word, not three letters cut at its vowel signs)."""
+def letter_run() -> str:
+    """The pattern of a word of letters in a script written with spaces: letters and the combining marks after
+    them, digits and ``_`` excluded (``हिन्दी`` is one word, not three letters cut at its vowel signs). Built on
+    first use: listing Unicode's marks costs tens of milliseconds that counting words never needs."""
+    return f"[^\\W\\d_]+(?:[{_combining_marks()}]+[^\\W\\d_]*)*"
+
+
 _LETTER = f"[^\\W\\d_{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]"
 _SEPARATOR = f"\\s{CJK_PUNCTUATION}"
 _TOKEN = re.compile(
     f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|[^{_SEPARATOR}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]+"
 )
-_LETTERS = re.compile(f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|{_LETTER}+(?:[{COMBINING_MARKS}]+{_LETTER}*)*")
+
+
+@functools.cache
+def _letters() -> re.Pattern:
+    marks = _combining_marks()
+    return re.compile(f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|{_LETTER}+(?:[{marks}]+{_LETTER}*)*")
+
+
 _SPECIAL = re.compile(f"[{CJK_PUNCTUATION}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]")
 _DICTIONARY_RUN = re.compile(f"[{DICTIONARY_SCRIPTS}]")
 
@@ -148,4 +159,4 @@ def letter_words(text: str) -> list[tuple[str, int, int]]:
     """``(word, start, end)`` of the word units of PROP and HARP: runs of letters with their
     combining marks (digits and ``_`` excluded), lowercased; in scripts without spaces the words of
     :func:`word_spans`."""
-    return [(text[s:e].lower(), s, e) for s, e in _spans(_LETTERS, text)]
+    return [(text[s:e].lower(), s, e) for s, e in _spans(_letters(), text)]

@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ..corpus.words import LETTER_RUN, is_spaced, letter_words
+from ..corpus.words import is_spaced, letter_run, letter_words
 from .baseline_options import HEAD_COMBINATIONS
 
-_WORD = re.compile(LETTER_RUN)
+_WORD = re.compile(letter_run())
 Span = tuple[int, int]
 _LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query rows
 

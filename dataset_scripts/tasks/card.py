@@ -4,12 +4,12 @@ spec (:mod:`.spec`) and its build statistics."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from ..corpus.dump_identity import dump_identity  # noqa: F401 (part of this module's interface)
 from ..corpus.source_license import WIKIPEDIA_FORMATS, source_license
 from ..fingerprint import stamped_pattern
 from .registry import get_task
@@ -44,17 +44,6 @@ FIELDS = {
 }
 """What each column means (the task's card text says how the fixed side and candidates are chosen)."""
 EXAMPLE_CHARS = 160
-_DUMP_NAME = re.compile(r"(?P<wiki>[a-z_]+wik[a-z]+)-(?P<date>\d{8}|latest)-")
-
-
-def dump_identity(source: str) -> str:
-    """The Wikimedia dump a source file name names (``enwiki-20240601-...`` → ``enwiki, 2024-06-01``)."""
-    match = _DUMP_NAME.search(source)
-    if not match:
-        return "dump name and date not in the file name"
-    wiki, date = match["wiki"], match["date"]
-    when = f"{date[:4]}-{date[4:6]}-{date[6:]}" if date.isdigit() else "`latest` (date not in the file name)"
-    return f"Wikimedia dump `{wiki}` of {when}"
 
 
 def example_row(task_dir: Path) -> dict[str, Any] | None:

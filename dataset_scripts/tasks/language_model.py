@@ -39,10 +39,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..corpus.words import LETTER_RUN, is_spaced, letter_words
+from ..corpus.words import is_spaced, letter_run, letter_words
 from .baseline_options import BACKGROUNDS
 
-_WORD = re.compile(LETTER_RUN)
+_WORD = re.compile(letter_run())
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
 INQUERY = _STOPWORD_DIR / "inquery.txt"
 """The vendored INQUERY stopword list (418 words; see data/stopwords/README.md)."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..corpus.dump_identity import dump_identity
 from ..fingerprint import stamped_pattern
-from ..tasks.card import dump_identity
 from .assemble import SPLITS, Collection
 from .output import MEASURES
 
