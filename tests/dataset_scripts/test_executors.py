@@ -199,3 +199,22 @@ def test_ray_builds_the_same_datasets_and_resumes_after_sigkill(tmp_path):
     corpus = sorted((local / "corpus" / "data").glob("*.parquet"))
     assert [p.read_bytes() for p in corpus] == [(ray_out / "corpus" / "data" / p.name).read_bytes() for p in corpus]
     assert no_partial_files(ray_out)
+
+
+def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
+    import threading
+
+    from dataset_scripts.executors import local_start_method
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert local_start_method() == "fork"
+    monkeypatch.setattr(threading, "active_count", lambda: 2)  # a thread would be copied half-way through its work
+    assert local_start_method() == "forkserver"
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setitem(sys.modules, "torch", object())  # torch's thread pools do not survive a fork
+    assert local_start_method() == "forkserver"
+    monkeypatch.delitem(sys.modules, "torch")
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert local_start_method() == "forkserver"
