@@ -63,7 +63,8 @@ LANGUAGE_STOPWORDS = {"zh": "zh", "ja": "ja"}
 """The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
 STEMMERS = {"en": "porter"}
 """The stemming algorithm (PyStemmer's name) per corpus language for PROP's ``stem`` option: English gets Porter's,
-as the original code's NLTK ``PorterStemmer``; no other language has one here."""
+as the original code's NLTK ``PorterStemmer`` (whose default mode adds a few rules of its own to Porter's algorithm, so
+that some rare words stem differently); no other language has one here."""
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
 
