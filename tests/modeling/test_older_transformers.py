@@ -51,7 +51,9 @@ def _output(command: list[str]) -> str | None:
 
 
 @pytest.mark.parametrize("version", [OLDEST_TRANSFORMERS, LAST_TRANSFORMERS_4])
-def test_remote_code_loads_and_scores_under_older_transformers(version, tiny_checkpoint, tiny_model, tokenizer, tmp_path):
+def test_remote_code_loads_and_scores_under_older_transformers(
+    version, tiny_checkpoint, tiny_model, tokenizer, tmp_path
+):
     python = older_transformers_python(version)
     result, _ = run_fresh(
         f"""
