@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -40,6 +41,11 @@ class PropOptions:
         short_document_skip: see ``short_document_words``.
         ties: a pair of equally likely sets: ``"second"`` makes S2 the positive (the paper's Algorithm 1 and the
             code: ``if score1 > score2 ... else``), ``"drop"`` leaves the pair out.
+        stem: count, score and draw Porter stems instead of words (the original code's ``--stem``: the document
+            and collection models over stems), each drawn stem shown as one of its corpus words, drawn in
+            proportion to log(1 + its count) (the code's ``stem2pos``); off in the paper's values. Only
+            for a language the stemmer knows (:data:`.language_model.STEMMERS`; the build turns it off, with a
+            warning, for a corpus in another language).
     """
 
     poisson_lambda: float = 3.0
@@ -53,6 +59,7 @@ class PropOptions:
     short_document_words: int = 100
     short_document_skip: float = 0.8
     ties: str = "second"
+    stem: bool = False
 
     def __post_init__(self) -> None:
         if self.background not in BACKGROUNDS:
@@ -70,7 +77,7 @@ class PropOptions:
     def original(cls, **changes: Any) -> PropOptions:
         """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs generated and 5 kept,
         document frequencies, draws from the document's words plus 500 sampled corpus words, NLTK English +
-        INQUERY stopwords (short documents and ties as the default, which is the code's)."""
+        INQUERY stopwords, Porter stems (short documents and ties as the default, which is the code's)."""
         values = {
             "pairs_per_document": 10,
             "pairs_kept": 5,
@@ -78,6 +85,7 @@ class PropOptions:
             "subsample": 1e-4,
             "background": "df",
             "corpus_sample": 500,
+            "stem": True,
         }
         return cls(**{**values, "stopwords": "nltk+inquery", **changes})
 
@@ -168,7 +176,7 @@ def add_arguments(parser) -> None:
         default="paper",
         help="all of PROP's choices at once: the paper's sampling values, or the original code's (min count 10, "
         "t=1e-4, 10 pairs generated and 5 kept, df, the document's words + 500 sampled corpus words, NLTK+INQUERY "
-        "stopwords); the single options below override it",
+        "stopwords, Porter stems); the single options below override it",
     )
     group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
     group.add_argument("--prop-pairs-kept", type=int, default=None,
@@ -182,6 +190,8 @@ def add_arguments(parser) -> None:
     group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
     group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
     group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
+    group.add_argument("--prop-stem", action=argparse.BooleanOptionalAction, default=None,
+                       help="count and draw Porter stems, each shown as one of its words (English only; original: on)")  # fmt: skip
     group.add_argument(
         "--stopwords",
         default=None,
@@ -228,6 +238,7 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "corpus_sample": args.prop_corpus_sample,
         "short_document_words": args.prop_short_document_words,
         "ties": args.prop_ties,
+        "stem": args.prop_stem,
     }
     changes = {key: value for key, value in changes.items() if value is not None}
     prop = PropOptions.variant(args.prop_variant, **changes)

@@ -44,7 +44,7 @@ from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, t
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
-from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords
+from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords, stemmer
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
 from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, resolve_unique, write_link_parts
@@ -59,6 +59,7 @@ HARP_TASKS = ("rqp", "qdm", "rdp", "acm")
 BASELINE_TASKS = PROP_TASKS + HARP_TASKS
 _HARP_ROWS = {"rqp": rqp.rqp_rows, "qdm": qdm.qdm_rows, "rdp": rdp.rdp_rows, "acm": acm.acm_rows}
 _COUNTS = pa.schema([("word", pa.string()), ("cf", pa.int64()), ("df", pa.int64())])
+_SURFACES = pa.schema([("stem", pa.string()), ("word", pa.string()), ("count", pa.int64())])
 _DOCUMENTS = pa.schema(
     [
         ("article_id", pa.string()),
@@ -96,6 +97,15 @@ class BaselineFiles:
     def documents(self, unit: int) -> Path:
         """A unit's PROP documents: id, title, the cut ``document``, skip reason, content words as ids."""
         return self.layout.work / "prop" / "documents" / f"{unit:05d}.arrow"
+
+    def surfaces(self, unit: int) -> Path:
+        """With stemming, a unit's content words, their stems and counts (the words a drawn stem is shown as)."""
+        return self.layout.work / "prop" / "surfaces" / f"{unit:05d}.parquet"
+
+    @property
+    def all_surfaces(self) -> Path:
+        """With stemming, the corpus's words of each stem of the vocabulary and their counts (merged)."""
+        return self.layout.work / "prop" / "surfaces.parquet"
 
     @property
     def vocabulary(self) -> Path:
@@ -207,9 +217,17 @@ class CorpusStatsStep(PipelineStep):
         )
         sections = list_fields(table.column("sections"), "text")
         texts = [join_document(t, [a, *s]) for t, a, s in zip(titles, abstracts, sections, strict=True)]
-        tokens = UnitTokens.from_texts(texts, stopwords)
+        tokens = UnitTokens.from_texts(texts, stopwords, stemmer() if self.prop.stem else None)
         counts = pa.table({"word": tokens.words, "cf": tokens.cf, "df": tokens.df}, schema=_COUNTS)
         atomic_write(self.files.counts(unit.number), lambda tmp: pq.write_table(counts, tmp))
+        if tokens.surfaces is not None:
+            stems = pa.array(tokens.words, pa.string()).take(tokens.surfaces.column("stem"))
+            surfaces = pa.table(
+                {"stem": stems, "word": tokens.surfaces.column("word"), "count": tokens.surfaces.column("count")},
+                schema=_SURFACES,
+            )
+            self.files.surfaces(unit.number).parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.files.surfaces(unit.number), lambda tmp: pq.write_table(surfaces, tmp))
         skips = [document_skip(*flags) for flags in zip(disambiguation, tokens.has_words.tolist(), strict=True)]
         documents = pa.table(
             {
@@ -326,6 +344,14 @@ class CorpusModelStep(PipelineStep):
         merged = merged.rename_columns(["word", "cf", "df"]).sort_by("word")
         merged = merged.filter(pa.compute.greater_equal(merged.column("cf"), self.prop.min_count))
         atomic_write(self.files.vocabulary, lambda tmp: pq.write_table(merged, tmp))
+        if self.prop.stem:
+            parts = pa.concat_tables([pq.read_table(self.files.surfaces(u.number)) for u in self.units])
+            forms = parts.group_by(["stem", "word"]).aggregate([("count", "sum")])
+            forms = forms.rename_columns(["stem", "word", "count"]).sort_by(
+                [("stem", "ascending"), ("word", "ascending")]
+            )
+            forms = forms.filter(pc.is_in(forms.column("stem"), value_set=merged.column("word")))
+            atomic_write(self.files.all_surfaces, lambda tmp: pq.write_table(forms, tmp))
         write_json({"documents": documents, "words": words_total}, self.files.totals)
 
     def _qdm_plan(self) -> None:
@@ -505,6 +531,8 @@ class BaselineTasksStep(PipelineStep):
                 self.prop.min_count,
                 self.prop.subsample,
                 self.prop.background,
+                self._surfaces() if self.prop.stem else None,
+                stemmer() if self.prop.stem else None,
             )
             self.vocabulary = pa.array(self.collection.vocabulary, type=pa.string())
         if _wants(self.tasks, HARP_TASKS):
@@ -520,6 +548,14 @@ class BaselineTasksStep(PipelineStep):
                 cache=self.cache or self.files.attention_cache,
                 heads=self.harp.heads,
             )
+
+    def _surfaces(self) -> dict[str, dict[str, int]]:
+        """The corpus's words of each stem of the vocabulary with their counts (``{stem: {word: count}}``)."""
+        forms = pq.read_table(self.files.all_surfaces)
+        surfaces: dict[str, dict[str, int]] = {}
+        for stem, word, count in zip(*(forms.column(c).to_pylist() for c in ("stem", "word", "count")), strict=True):
+            surfaces.setdefault(stem, {})[word] = count
+        return surfaces
 
     def _unit(self, unit: Unit) -> None:
         outputs = {task: TaskOutput() for task in self.tasks if task in BASELINE_TASKS}

@@ -20,7 +20,7 @@ from ..executors import ExecutorOptions, chain_executors
 from ..fingerprint import unstamp
 from .anchors import HarpOptions
 from .corpus_units import Unit, corpus_files, plan_units
-from .language_model import LANGUAGE_STOPWORDS
+from .language_model import LANGUAGE_STOPWORDS, STEMMERS
 from .options import TaskOptions
 from .prop import PropOptions
 from .registry import DEFAULT_TASKS, get_task
@@ -110,6 +110,22 @@ def language_stopwords(build: BuildOptions, language: str) -> BuildOptions:
     return replace(build, prop=replace(build.prop, stopwords=chosen), harp=replace(build.harp, stopwords=chosen))
 
 
+def language_stemming(build: BuildOptions, language: str) -> BuildOptions:
+    """PROP's ``stem`` for the corpus language: kept for a language with a stemmer (:data:`STEMMERS`: English
+    Porter), else turned off with a warning on stderr, so that the build goes on with words rather than stems cut
+    by another language's rules, and its recorded parameters (and the dataset card) say ``stem: false``. The
+    build is not refused, because ``--prop-variant original`` turns stemming on for any corpus and the other
+    choices of that variant still apply."""
+    if "prop" not in build.tasks or not build.prop.stem or language.split("-")[0] in STEMMERS:
+        return build
+    print(
+        f"warning: prop: no stemmer for a corpus in {language!r} (there is one for: {', '.join(STEMMERS)}); "
+        "the words are not stemmed (prop.stem is recorded as false)",
+        file=sys.stderr,
+    )
+    return replace(build, prop=replace(build.prop, stem=False))
+
+
 def source_formats(record: dict[str, Any]) -> list[str] | None:
     """The input formats a corpus build record names (they decide the cards' licence): ``formats``, or for a
     corpus built before they were recorded its ``--format`` when one was forced; ``None`` when unknown."""
@@ -175,6 +191,7 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     units = plan_units(data_files, build.articles_per_unit)
     corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
     build = language_stopwords(build, corpus_language(data_files[0]) or "en")
+    build = language_stemming(build, corpus_language(data_files[0]) or "en")
     options = build.sampling.to_dict()
     params = {"tasks": list(build.tasks), "options": options, "units": len(units), "corpus": corpus}
     if "prop" in build.tasks:

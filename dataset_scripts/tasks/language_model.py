@@ -19,6 +19,11 @@ How that is computed here (also stated in the PROP dataset card):
   with probability |D| / (|D| + mu), else from the collection model P(w|C) (no top-K cut as in the original code).
 - ``background="cf"`` (the paper: "word counts in the entire collection"): P(w|C) = cf(w) / sum of cf over V;
   ``"df"`` (the original code): document frequency normalised over V.
+- With ``stem`` (the original code's ``--stem``; off in the paper's values), the content words are replaced by
+  their Porter stems (stopwords removed first, as the code does) before anything is counted: V, c(w, D), |D|, mu,
+  cf, df and the subsampling frequencies are all of stems, and a word set is drawn and scored as stems. Each drawn
+  stem is then shown as one of the corpus words it stems from, drawn in proportion to log(1 + the word's corpus
+  count) (the code's ``stem2pos`` and ``Stem2WordDatabase.sample_word``); the document keeps its own words.
 - Subsampling rejects a drawn word with probability 1 - keep(w), keep(w) = sqrt(t/f) + t/f with f = cf(w) / (all
   words of the corpus), as word2vec's C code (and PROP's) does; a word set therefore follows P(w|D) x keep(w), and
   its likelihood is still scored with P(w|D).
@@ -31,7 +36,7 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +61,10 @@ STOPWORD_LISTS = {"inquery": INQUERY, "nltk": NLTK_ENGLISH, "zh": CHINESE, "ja":
 """The vendored lists by name; ``load_stopwords("nltk+inquery")`` reads their union (PROP's original code)."""
 LANGUAGE_STOPWORDS = {"zh": "zh", "ja": "ja"}
 """The vendored list a corpus of a language other than English gets when ``--stopwords`` is not given."""
+STEMMERS = {"en": "porter"}
+"""The stemming algorithm (PyStemmer's name) per corpus language for PROP's ``stem`` option: English gets Porter's,
+as the original code's NLTK ``PorterStemmer`` (whose default mode adds a few rules of its own to Porter's algorithm, so
+that some rare words stem differently); no other language has one here."""
 MAX_DRAWS_PER_WORD = 1000
 """Draws tried per word before subsampling is declared exhausted (a document of only very frequent words)."""
 
@@ -96,6 +105,23 @@ def _read_stopwords(path: Path) -> frozenset[str]:
         raise FileNotFoundError(f"stopword list {path} not found (nor is it a vendored list name: {known}, '+'-joined)")
     lines = path.read_text(encoding="utf-8").splitlines()
     return frozenset(w.strip().lower() for w in lines if w.strip() and not w.lstrip().startswith("#"))
+
+
+def stemmer(language: str = "en") -> Callable[[list[str]], list[str]]:
+    """The stemmer of a corpus language (:data:`STEMMERS`): a function from a list of words to their stems.
+
+    A language without one is refused rather than stemmed by English rules, which would cut its words at
+    English suffixes; the build turns ``stem`` off for such a corpus and says so.
+
+    Raises:
+        ValueError: no stemmer for ``language`` (the message names the languages there are).
+    """
+    algorithm = STEMMERS.get(language.split("-")[0])
+    if algorithm is None:
+        raise ValueError(f"no stemmer for language {language!r} (there is one for: {', '.join(STEMMERS)})")
+    import Stemmer
+
+    return Stemmer.Stemmer(algorithm).stemWords
 
 
 def content_words(text: str, stopwords: frozenset[str]) -> list[str]:
@@ -146,16 +172,19 @@ class CorpusCounts:
     df: Counter
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], stopwords: frozenset[str]) -> CorpusCounts:
-        """Count the content words of the given documents."""
+    def from_texts(
+        cls, texts: Iterable[str], stopwords: frozenset[str], stem: Callable[[list[str]], list[str]] | None = None
+    ) -> CorpusCounts:
+        """Count the content words of the given documents (their stems with ``stem``, see :func:`stemmer`)."""
         # every token counted at C speed (Counter.update of a list or set), stopwords dropped once at the end
         cf, df, documents = Counter(), Counter(), 0
         for text in texts:
-            every = words(text)
+            every = [w for w in words(text) if w not in stopwords] if stem else words(text)
+            every = stem(every) if stem else every
             cf.update(every)
             df.update(set(every))
             documents += 1
-        for word in stopwords.intersection(cf):
+        for word in set() if stem else stopwords.intersection(cf):
             del cf[word], df[word]
         return cls(documents, sum(cf.values()), cf, df)
 
@@ -175,6 +204,8 @@ class UnitTokens:
         offsets: ``[documents + 1]``: document ``i``'s ids are ``ids[offsets[i]:offsets[i + 1]]``.
         ids: every document's content words, in text order, as positions in ``words``.
         has_words: per document, whether it has any word at all (stopwords included).
+        surfaces: with ``stem``, the unit's content words themselves (``word``), the position in ``words`` of
+            their stem (``stem``) and their occurrences in the unit (``count``); ``None`` without.
     """
 
     words: list[str]
@@ -183,19 +214,27 @@ class UnitTokens:
     offsets: np.ndarray
     ids: np.ndarray
     has_words: np.ndarray
+    surfaces: pa.Table | None = None
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], stopwords: frozenset[str]) -> UnitTokens:
-        """Tokenise the documents (:func:`words`), drop the stopwords and count."""
+    def from_texts(
+        cls, texts: Iterable[str], stopwords: frozenset[str], stem: Callable[[list[str]], list[str]] | None = None
+    ) -> UnitTokens:
+        """Tokenise the documents (:func:`words`), drop the stopwords, stem the rest with ``stem`` if given
+        (:func:`stemmer`; ``words`` then holds stems) and count."""
         tokens = [words(text) for text in texts]
         lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
         # one dictionary encoding of the unit's tokens (C speed), then everything by word id
         encoded = pa.array(list(itertools.chain.from_iterable(tokens)), type=pa.string()).dictionary_encode()
         seen = encoded.dictionary.to_pylist()
-        content = sorted(w for w in seen if w not in stopwords)
+        indices = encoded.indices.to_numpy(zero_copy_only=False)
+        surface = [w for w in seen if w not in stopwords]
+        terms = stem(surface) if stem else surface
+        content = sorted(set(terms))
         position = {w: i for i, w in enumerate(content)}
-        renumber = np.array([position.get(w, -1) for w in seen], dtype=np.int64)
-        every = renumber[encoded.indices.to_numpy(zero_copy_only=False)] if len(seen) else np.zeros(0, np.int64)
+        term_of = {w: position[t] for w, t in zip(surface, terms, strict=True)}
+        renumber = np.array([term_of.get(w, -1) for w in seen], dtype=np.int64)
+        every = renumber[indices] if len(seen) else np.zeros(0, np.int64)
         kept = every >= 0
         document = np.repeat(np.arange(len(tokens), dtype=np.int64), lengths)[kept]
         ids = every[kept].astype(np.int32)
@@ -205,7 +244,18 @@ class UnitTokens:
         pairs = np.sort(document * max(len(content), 1) + ids)
         distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])] if len(pairs) else pairs  # (document, word)
         df = np.bincount(distinct % max(len(content), 1), minlength=len(content)).astype(np.int64)
-        return cls(content, cf, df, offsets, ids, lengths > 0)
+        surfaces = None
+        if stem:
+            occurrences = np.bincount(indices, minlength=len(seen)).astype(np.int64) if len(seen) else renumber
+            own = renumber >= 0
+            surfaces = pa.table(
+                {
+                    "stem": pa.array(renumber[own], pa.int64()),
+                    "word": pa.array([w for w, k in zip(seen, own.tolist(), strict=True) if k], pa.string()),
+                    "count": pa.array(occurrences[own], pa.int64()),
+                }
+            )
+        return cls(content, cf, df, offsets, ids, lengths > 0, surfaces)
 
     @property
     def documents(self) -> int:
@@ -238,6 +288,11 @@ class CollectionModel:
         min_count: the vocabulary cut: V = words with ``cf >= min_count``.
         subsample: word2vec's threshold t (0 = no subsampling).
         background: ``"cf"`` (the paper) or ``"df"`` (the original code).
+        surfaces: with stemming, the words of each stem of V with their corpus counts (``{stem: {word: count}}``,
+            the original code's ``stem2pos``): :meth:`shown` draws one of them per stem; ``None`` = words are shown
+            as they are.
+        stem: the stemmer the counts were made with (:func:`stemmer`), for documents tokenised later; ``None`` =
+            no stemming.
     """
 
     def __init__(
@@ -249,6 +304,8 @@ class CollectionModel:
         min_count: int = 50,
         subsample: float = 1e-5,
         background: str = "cf",
+        surfaces: Mapping[str, Mapping[str, int]] | None = None,
+        stem: Callable[[list[str]], list[str]] | None = None,
     ):
         if background not in BACKGROUNDS:
             raise ValueError(f"background must be one of {BACKGROUNDS}, got {background!r}")
@@ -270,12 +327,36 @@ class CollectionModel:
             for f in (cf[w] / total_words,)
         }
         self.keep_by_id = np.array([self.keep[w] for w in self.vocabulary], dtype=np.float64)
+        self.stem = stem
+        self._surfaces: list[tuple[list[str], np.ndarray]] | None = None
+        if surfaces is not None:
+            self._surfaces = []
+            for w in self.vocabulary:
+                forms = sorted((surfaces.get(w) or {w: 1}).items())
+                weights = np.cumsum([math.log1p(count) for _, count in forms])
+                self._surfaces.append(([form for form, _ in forms], weights))
 
     def __len__(self) -> int:
         return len(self.vocabulary)
 
     def __contains__(self, word: str) -> bool:
         return word in self.index
+
+    def terms(self, words: list[str]) -> list[str]:
+        """What the model counts of the given content words: their stems with stemming, else the words."""
+        return self.stem(words) if self.stem else words
+
+    def shown(self, rng: random.Random, ids: Iterable[int]) -> list[str]:
+        """The words of V by id as a row shows them: each stem as one of its corpus words, drawn with ``rng`` in
+        proportion to log(1 + the word's count) (without stemming the words themselves, ``rng`` untouched)."""
+        if self._surfaces is None:
+            return [self.vocabulary[i] for i in ids]
+        shown = []
+        for i in ids:
+            forms, cumulative = self._surfaces[i]
+            pick = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+            shown.append(forms[min(pick, len(forms) - 1)])
+        return shown
 
     def ids(self, words: Iterable[str]) -> np.ndarray:
         """The ids of the given words that are in V, in order (the others left out)."""
@@ -298,7 +379,7 @@ class DocumentModel:
     """
 
     def __init__(self, text: str, collection: CollectionModel, stopwords: frozenset[str]):
-        self._set(collection.ids(content_words(text, stopwords)), collection)
+        self._set(collection.ids(collection.terms(content_words(text, stopwords))), collection)
 
     @classmethod
     def from_ids(cls, ids: np.ndarray, collection: CollectionModel) -> DocumentModel:

@@ -13,9 +13,10 @@ the candidates are queries (as in RWI). Where the paper and the original code di
 the code's value an option (``PropOptions.original()`` gives all of them): vocabulary cut 50 vs 10, subsampling 1e-5
 vs 1e-4, 5 pairs per document vs 10 generated and 5 of them kept at random, collection model from word counts vs
 document frequencies, draws from the whole vocabulary vs from the document's words plus 500 corpus words sampled by
-document frequency. Where the paper is silent the code's choice is the default: a document under 100 words is
-skipped 80% of the time (the code counts BERT word pieces), and a pair of equally likely sets makes S2 the
-positive (the paper's Algorithm 1 and the code alike).
+document frequency, words vs their Porter stems (``stem``, see :mod:`.language_model`). Where the paper is
+silent the code's choice is the default: a document under 100 words is skipped 80% of the time (the code counts
+BERT word pieces), and a pair of equally likely sets makes S2 the positive (the paper's Algorithm 1 and the code
+alike).
 
 Bad input is counted, never fatal: a disambiguation page or an empty document, a document of stopwords only, a
 document none of whose words is in the vocabulary, a pair whose document has fewer vocabulary words than the set
@@ -126,7 +127,7 @@ def prop_groups(
         truncate_words(text, max_words),
         document_skip(article.is_disambiguation, bool(every)),
         bool(content),
-        collection.ids(content),
+        collection.ids(collection.terms(content)),
     )
     return document_rows(document, rng, collection, options)
 
@@ -162,7 +163,6 @@ def document_rows(
     if options.corpus_sample:
         model.restrict_draws(rng, options.corpus_sample)
     sets = model.sample_sets(rng, [size for size in drawable for _ in range(2)])
-    vocabulary = collection.vocabulary
     likelihoods = iter(model.log_likelihoods([s for s in sets if s is not None]))  # one call for the document
     scores = [None if s is None else next(likelihoods) for s in sets]
     for first, second, high, low in zip(sets[::2], sets[1::2], scores[::2], scores[1::2], strict=True):
@@ -176,8 +176,8 @@ def document_rows(
         out.groups.append(
             {
                 "document": document.document,
-                "positive": " ".join([vocabulary[i] for i in positive.tolist()]),
-                "negatives": [" ".join([vocabulary[i] for i in negative.tolist()])],
+                "positive": " ".join(collection.shown(rng, positive.tolist())),
+                "negatives": [" ".join(collection.shown(rng, negative.tolist()))],
                 "article_id": document.article_id,
                 "title": document.title,
                 "log_likelihoods": [max(high, low), min(high, low)],
@@ -221,7 +221,8 @@ SPEC = TaskSpec(
         "positive (`ties`). A document under `short_document_words` words is skipped with probability "
         "`short_document_skip` (the code's rule; the paper is silent). The paper's values are the defaults; the "
         "original code's (min count 10, t = 1e-4, 10 pairs generated and 5 kept, document frequencies as the "
-        "collection model, K = 500, NLTK English + INQUERY stopwords) are options (`--prop-variant original`); "
+        "collection model, K = 500, NLTK English + INQUERY stopwords, Porter stems shown as one of their words) are "
+        "options (`--prop-variant original`); "
         "`prop.stopwords` names the list used (empty: INQUERY)."
     ),
     skip_reasons=SKIP_REASONS,

@@ -21,3 +21,18 @@ def test_stopwords_default_to_the_papers_inquery_and_the_original_variant_to_nlt
     assert harp.stopwords == ""  # the variant is PROP's
     prop, harp, _ = parse("--prop-variant", "original", "--stopwords", "inquery")
     assert prop.stopwords == "inquery" and harp.stopwords == "inquery"
+
+
+def test_the_original_variant_stems_and_the_option_overrides_either_variant():
+    assert parse()[0].stem is False
+    assert parse("--prop-variant", "original")[0].stem is True
+    assert parse("--prop-variant", "original", "--no-prop-stem")[0].stem is False
+    assert parse("--prop-stem")[0].stem is True
+
+
+def test_the_stem_flag_takes_both_spellings_on_the_builds_command_line():
+    from dataset_scripts.build import parse_args
+
+    assert parse_args(["x", "--output-dir", "o", "--prop_stem"]).prop_stem is True
+    assert parse_args(["x", "--output-dir", "o", "--no_prop_stem"]).prop_stem is False
+    assert parse_args(["x", "--output-dir", "o", "--no-prop-stem"]).prop_stem is False

@@ -21,6 +21,7 @@ from dataset_scripts.build import main
 from dataset_scripts.corpus.build import build_corpus
 from dataset_scripts.tasks import qdm
 from dataset_scripts.tasks.build import corpus_files
+from dataset_scripts.tasks.language_model import stemmer, words
 from dataset_scripts.tasks.qdm_plan import QdmPlan
 from dataset_scripts.tasks.registry import get_task
 from dataset_scripts.tasks.see_also_graph import ArticleIndex
@@ -155,5 +156,10 @@ def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_ber
     assert "`prop.background`: df" in card and "`prop.pairs_per_document`: 10" in card
     assert "`prop.pairs_kept`: 5" in card and "`prop.corpus_sample`: 500" in card
     assert "`prop.stopwords`: nltk+inquery" in card
+    # Porter stems counted and drawn, each shown as one of the corpus's own words
+    assert "`prop.stem`: True" in card
+    corpus_words = set(words(toy.read_text(encoding="utf-8")))
+    shown = {w for r in built for side in (r["positive"], *r["negatives"]) for w in side.split()}
+    assert shown <= corpus_words and any(stemmer()([w]) != [w] for w in shown)
     assert "license: other" in card and "non-commercial research" in card and "CC BY-SA" not in card
     assert "license: other" in (tmp_path / "out" / "corpus" / "README.md").read_text()

@@ -8,8 +8,16 @@ import numpy as np
 import pytest
 
 from dataset_scripts.corpus.article import Article
+from dataset_scripts.tasks.build import BuildOptions, language_stemming
 from dataset_scripts.tasks.common import task_rng
-from dataset_scripts.tasks.language_model import CollectionModel, CorpusCounts, DocumentModel, load_stopwords
+from dataset_scripts.tasks.language_model import (
+    CollectionModel,
+    CorpusCounts,
+    DocumentModel,
+    UnitTokens,
+    load_stopwords,
+    stemmer,
+)
 from dataset_scripts.tasks.prop import PropDocument, PropOptions, document_rows, document_text, prop_groups
 
 STOP = load_stopwords()
@@ -146,3 +154,91 @@ def test_tied_word_sets_make_the_second_set_the_positive():
     dropped = document_rows(document(text, [0] * 120), random.Random(3), only_a, drop)
     assert dropped.groups == [] and dropped.skipped == {"tied-word-sets": 5}
     assert PropOptions.variant("original").ties == PropOptions.variant("paper").ties == "second"
+
+
+# Stemming (the original code's --stem), worked by hand: INQUERY drops "the" and "of"; Porter's stems are
+# connected, connections, connect, connecting -> connect; relations, relational -> relat; orchards -> orchard.
+STEMMED = ["Connected connections connect the relations", "Relational connecting of orchards"]
+
+
+def test_the_original_variant_stems_and_the_paper_does_not():
+    assert PropOptions.variant("original").stem is True and PropOptions.original(stem=False).stem is False
+    assert PropOptions.variant("paper").stem is False and PropOptions().stem is False
+
+
+def test_a_units_words_are_counted_as_their_stems_and_their_surface_words_kept():
+    tokens = UnitTokens.from_texts(STEMMED, STOP, stemmer())
+    assert tokens.words == ["connect", "orchard", "relat"]
+    assert tokens.cf.tolist() == [4, 1, 2] and tokens.df.tolist() == [2, 1, 2]
+    assert [tokens.words[i] for i in tokens.document_ids(0).tolist()] == ["connect"] * 3 + ["relat"]
+    assert [tokens.words[i] for i in tokens.document_ids(1).tolist()] == ["relat", "connect", "orchard"]
+    surfaces = tokens.surfaces.to_pylist()
+    shown = {(tokens.words[r["stem"]], r["word"], r["count"]) for r in surfaces}
+    assert shown == {
+        ("connect", "connected", 1),
+        ("connect", "connections", 1),
+        ("connect", "connect", 1),
+        ("connect", "connecting", 1),
+        ("relat", "relations", 1),
+        ("relat", "relational", 1),
+        ("orchard", "orchards", 1),
+    }
+    plain = UnitTokens.from_texts(STEMMED, STOP)
+    assert plain.surfaces is None and "connections" in plain.words and len(plain.words) == 7
+    counts = CorpusCounts.from_texts(STEMMED, STOP, stemmer())
+    assert (counts.cf, counts.df, counts.words) == ({"connect": 4, "relat": 2, "orchard": 1}, tokens_df(tokens), 7)
+
+
+def tokens_df(tokens: UnitTokens) -> dict[str, int]:
+    return dict(zip(tokens.words, tokens.df.tolist(), strict=True))
+
+
+def test_a_drawn_stem_is_shown_as_one_of_its_words_by_log_count():
+    # connected once, connection 7 times: weights log 2 and log 8, so "connection" is shown 3 times in 4
+    model = CollectionModel(
+        {"connect": 8}, {"connect": 1}, 1, 8, 1, 0.0, surfaces={"connect": {"connection": 7, "connected": 1}}
+    )
+    shown = model.shown(random.Random(0), [0] * 4000)
+    assert set(shown) == {"connected", "connection"}
+    assert shown.count("connection") / 4000 == pytest.approx(0.75, abs=0.02)
+    assert HAND.shown(random.Random(0), [A, B]) == ["a", "b"]  # without stemming the words themselves
+
+
+def test_stemmed_rows_are_scored_on_stems_and_show_corpus_words():
+    options = PropOptions(min_count=1, subsample=0.0, short_document_words=0, stem=True)
+    counts = CorpusCounts.from_texts(STEMMED * 3, STOP, stemmer())
+    tokens = UnitTokens.from_texts(STEMMED * 3, STOP, stemmer())
+    forms: dict[str, dict[str, int]] = {}
+    for row in tokens.surfaces.to_pylist():
+        forms.setdefault(tokens.words[row["stem"]], {})[row["word"]] = row["count"]
+    model = CollectionModel(
+        counts.cf, counts.df, counts.documents, counts.words, 1, 0.0, "cf", surfaces=forms, stem=stemmer()
+    )
+    assert model.vocabulary == ["connect", "orchard", "relat"]
+    article = Article("c", "Connections", abstract="Connected relations of orchards.")
+    out = prop_groups(article, random.Random(1), model, STOP, options)
+    assert len(out.groups) + sum(out.skipped.values()) == 5 and out.groups
+    document = DocumentModel(document_text(article), model, STOP)  # the stems: connect x2, relat, orchard
+    assert document.length == 4 and document.probability("connect") > document.probability("relat")
+    surface = {word for words in forms.values() for word in words}
+    for row in out.groups:
+        assert row["document"] == "Connections. Connected relations of orchards."  # the text is not stemmed
+        for side, likelihood in (
+            (row["positive"], row["log_likelihoods"][0]),
+            (row["negatives"][0], row["log_likelihoods"][1]),
+        ):
+            assert set(side.split()) <= surface
+            assert document.log_likelihood(stemmer()(side.split())) == pytest.approx(likelihood)
+
+
+def test_a_corpus_in_a_language_without_a_stemmer_is_not_stemmed(capsys):
+    build = BuildOptions(inputs=("x",), output_dir="out", tasks=("prop",), prop=PropOptions.original())
+    assert language_stemming(build, "en") == build and language_stemming(build, "en-GB") == build
+    assert capsys.readouterr().err == ""
+    german = language_stemming(build, "de")
+    assert german.prop.stem is False and german.prop == PropOptions.original(stem=False)
+    assert "no stemmer" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no stemmer for language 'de'"):
+        stemmer("de")
+    german_words = UnitTokens.from_texts(["Häuser Hauses"], STOP)  # without stem: the words as they are
+    assert german_words.words == ["hauses", "häuser"] and german_words.surfaces is None
