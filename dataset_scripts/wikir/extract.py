@@ -35,6 +35,12 @@ SKIP_EMPTY = "empty document after cleaning"
 SKIP_NO_ID = "no article id"
 
 
+def trec_id(article_id: str) -> str:
+    """The article id as a query and document id of TREC files: white space becomes ``_`` (ids taken from file
+    names or titles, ``jodie emery``, would otherwise split a run line into too many fields)."""
+    return "_".join(article_id.split()) if article_id else article_id
+
+
 def extract(article: Article, options: WikirOptions, counts: Counter) -> dict[str, Any]:
     """The extraction row of one article (see :data:`EXTRACT_SCHEMA`); ``counts`` gets the link statistics.
 
@@ -43,7 +49,7 @@ def extract(article: Article, options: WikirOptions, counts: Counter) -> dict[st
     corpus keeps for it; links never found are counted as ``links unlocated`` and do not count.
     """
     body = Body.of(article)
-    row = {"id": article.id, "title": article.title, "key": normalize_title(article.title), "skip": ""}
+    row = {"id": trec_id(article.id), "title": article.title, "key": normalize_title(article.title), "skip": ""}
     row.update(document="", query="", targets=[])
     if not article.id:
         row["skip"] = SKIP_NO_ID

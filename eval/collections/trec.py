@@ -174,6 +174,10 @@ def write_trec_run(run: Run, path: str | Path, tag: str = "run") -> Path:
     """
     if not tag or any(c.isspace() for c in tag):
         raise ValueError(f"run tag must be one word, got {tag!r}")
+    for qid, ranking in run.items():
+        for name in (qid, *ranking):
+            if not name or any(c.isspace() for c in name):
+                raise ValueError(f"{path}: query or document id {name!r} is not one word: a TREC run could not be read")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as out:
