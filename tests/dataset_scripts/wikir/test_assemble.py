@@ -113,3 +113,11 @@ def test_extract_decodes_every_percent_encoding_and_skips_disambiguation():
     article.is_disambiguation = True
     assert extract(article, WikirOptions(min_length=10), counts)["skip"] == SKIP_DISAMBIGUATION
     assert extract(article, WikirOptions(min_length=10, keep_disambiguation=True), counts)["skip"] == ""
+
+
+def test_ids_with_white_space_become_one_trec_word():
+    from dataset_scripts.wikir.extract import trec_id
+
+    assert trec_id("jodie emery") == "jodie_emery"
+    assert trec_id("Anwar Kamal  Pakistan\tQ0") == "Anwar_Kamal_Pakistan_Q0"
+    assert trec_id("1644") == "1644" and trec_id("") == ""

@@ -112,3 +112,11 @@ def test_compressed_and_bom_files_are_read(tmp_path):
     (tmp_path / "bad").write_bytes(b"1 0 d1 2\n1 0 d\xff 1\n")
     with pytest.raises(CollectionFormatError, match=r"bad:2: not text"):
         read_trec_qrels(tmp_path / "bad")
+
+
+def test_a_run_with_an_id_of_two_words_is_refused_naming_it(tmp_path):
+    with pytest.raises(ValueError, match="'jodie emery'"):
+        write_trec_run({"q1": {"jodie emery": 1.0}}, tmp_path / "run")
+    with pytest.raises(ValueError, match="'q 1'"):
+        write_trec_run({"q 1": {"d1": 1.0}}, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
