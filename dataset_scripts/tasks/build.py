@@ -190,8 +190,8 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     data_files, redirect_files = corpus_files(corpus_dir)
     units = plan_units(data_files, build.articles_per_unit)
     corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
-    build = language_stopwords(build, corpus_language(data_files[0]) or "en")
-    build = language_stemming(build, corpus_language(data_files[0]) or "en")
+    language = corpus_language(data_files[0]) or "en"
+    build = language_stemming(language_stopwords(build, language), language)
     options = build.sampling.to_dict()
     params = {"tasks": list(build.tasks), "options": options, "units": len(units), "corpus": corpus}
     if "prop" in build.tasks:
@@ -207,7 +207,7 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
             **{f"harp.{k}": v for k, v in params.get("harp", {}).items()},
         },
         "source": source,
-        "language": corpus_language(data_files[0]) or "en",
+        "language": language,
         "repo_id": build.repo_id,
         "command": build.command,
     }
