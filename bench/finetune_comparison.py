@@ -63,6 +63,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     _flag(parser, "--start-model", default="embedded:minilm", help="the start of every pre-training, and (a)")
     _flag(parser, "--pretrain-steps", type=int, default=100, help="pre-training steps, the same for each method")
     _flag(parser, "--pretrain-doc-length", type=int, default=64, help="document tokens in pre-training (CPU)")
+    _flag(parser, "--pretrain-set", nargs="*", default=[], metavar="[SYSTEM:]KEY=VALUE",
+          help="set a pre-training config value (YAML), for every system or one (prop:doc_max_lengths=[128]); "
+          "applied last, e.g. to match a given checkpoint's batch and schedule")  # fmt: skip
     _flag(parser, "--checkpoint", nargs="*", default=[], metavar="NAME=FOLDER",
           help="use a pre-trained checkpoint instead of pre-training: wikiformer=, prop= or harp=")  # fmt: skip
     _flag(parser, "--finetune-steps", type=int, default=120, help="fine-tuning steps, the same for each start")
@@ -70,7 +73,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     _flag(parser, "--mine-depth", type=int, default=100, help="mined negatives: the worst rank (BM25 depth)")
     _flag(parser, "--depth", type=int, default=30, help="BM25 candidates re-ranked (dev and test)")
     _flag(parser, "--max-length", type=int, default=160, help="pair length at evaluation")
-    _flag(parser, "--max-queries", type=int, default=None, help="dev and test queries kept (smoke runs)")
+    _flag(parser, "--dev-queries", type=int, default=30, help="#dev queries that choose each checkpoint")
+    _flag(parser, "--max-queries", type=int, default=None, help="test queries kept (smoke runs); all by default")
     _flag(parser, "--batch-size", type=int, default=32)
     _flag(parser, "--permutations", type=int, default=10_000)
     _flag(parser, "--seed", type=int, default=42)
@@ -89,9 +93,24 @@ def _run(command: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def config_overrides(items: list[str]) -> dict[str, dict]:
+    """``[SYSTEM:]KEY=VALUE`` items as ``{system or "": {key: value}}``, each value read as YAML."""
+    overrides: dict[str, dict] = {}
+    for item in items:
+        target, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--pretrain-set {item!r}: expected [SYSTEM:]KEY=VALUE")
+        system, _, key = target.rpartition(":")
+        if system and system not in DEMO_CONFIGS:
+            raise SystemExit(f"--pretrain-set {item!r}: {system!r} is not one of {', '.join(DEMO_CONFIGS)}")
+        overrides.setdefault(system, {})[key] = yaml.safe_load(value)
+    return overrides
+
+
 def pretraining_configs(args, folder: Path) -> Path:
     """The three demo configs at one budget: the start model, steps and document length of the arguments, no
-    evaluation during pre-training (the fine-tuned test is the measurement)."""
+    evaluation during pre-training (the fine-tuned test is the measurement), then ``--pretrain-set``."""
+    overrides = config_overrides(args.pretrain_set)
     folder.mkdir(parents=True, exist_ok=True)
     for system, name in DEMO_CONFIGS.items():
         config = yaml.safe_load((PROJECT_ROOT / "configs" / name).read_text(encoding="utf-8"))
@@ -101,6 +120,7 @@ def pretraining_configs(args, folder: Path) -> Path:
         config.pop("metric_for_best_model", None)
         config["lr_drop_step"] = int(args.pretrain_steps * 0.8)
         config["doc_max_lengths"] = [min(n, args.pretrain_doc_length) for n in config["doc_max_lengths"]]
+        config.update(overrides.get("", {}), **overrides.get(system, {}))
         (folder / f"{system}.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return folder
 
@@ -141,7 +161,7 @@ def finetune(args, label: str, start: str, groups: Path, out: Path) -> tuple[Pat
     config.update(
         model_name_or_path=start, train_datasets=[str(groups)], output_dir=str(folder), max_steps=args.finetune_steps,
         eval_dir=f"{args.collection}#dev", test_dirs=[], eval_depth=args.depth, eval_max_length=args.max_length,
-        eval_max_queries=args.max_queries, eval_steps=every, save_steps=every, seed=args.seed,
+        eval_max_queries=args.dev_queries, eval_steps=every, save_steps=every, seed=args.seed,
     )  # fmt: skip
     path = out / "finetune-configs" / f"{folder.name}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -48,7 +48,7 @@ def test_comparison_runs_end_to_end_on_a_tiny_setting(tmp_path):
     env.update(HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     command = [sys.executable, str(PROJECT_ROOT / "bench" / "finetune_comparison.py"), "--collection", str(cranfield)]
     command += ["--start-model", str(start), "--checkpoint", *checkpoints, "--finetune-steps", "2"]
-    command += ["--max-queries", "4", "--depth", "5", "--max-length", "64", "--permutations", "200"]
+    command += ["--dev-queries", "4", "--max-queries", "4", "--depth", "5", "--max-length", "64", "--permutations", "200"]
     command += ["--output-dir", str(out)]
     result = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
@@ -80,3 +80,29 @@ def test_pretraining_configs_share_one_budget(tmp_path):
     assert {c["model_name_or_path"] for c in configs.values()} == {"embedded:minilm"}
     assert all(max(c["doc_max_lengths"]) <= 48 and c["eval_strategy"] == "no" for c in configs.values())
     assert not any("eval_dir" in c for c in configs.values())
+
+
+def test_pretraining_configs_take_overrides_for_all_or_one_system(tmp_path):
+    from bench.finetune_comparison import parse_args, pretraining_configs
+
+    args = parse_args(
+        ["--pretrain-steps", "300", "--pretrain-set", "warmup_steps=90", "lr_drop_step=600",
+         "prop:doc_max_lengths=[128]", "harp:doc_max_lengths=[128, 128, 128, 64]"]
+    )  # fmt: skip
+    folder = pretraining_configs(args, tmp_path)
+    configs = {name: yaml.safe_load((folder / f"{name}.yaml").read_text()) for name in ("wikiformer", "prop", "harp")}
+    assert {c["warmup_steps"] for c in configs.values()} == {90}
+    assert {c["lr_drop_step"] for c in configs.values()} == {600}  # not the default 0.8 x steps
+    assert configs["prop"]["doc_max_lengths"] == [128]
+    assert configs["harp"]["doc_max_lengths"] == [128, 128, 128, 64]
+    assert configs["wikiformer"]["doc_max_lengths"] == [64, 64, 64, 64]  # --pretrain-doc-length's cap
+
+
+def test_pretraining_overrides_name_a_known_system():
+    from bench.finetune_comparison import config_overrides
+
+    assert config_overrides(["a=1", "prop:b=[1, 2]"]) == {"": {"a": 1}, "prop": {"b": [1, 2]}}
+    with pytest.raises(SystemExit, match="bert"):
+        config_overrides(["bert:a=1"])
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        config_overrides(["warmup_steps"])
