@@ -48,7 +48,8 @@ def test_comparison_runs_end_to_end_on_a_tiny_setting(tmp_path):
     env.update(HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     command = [sys.executable, str(PROJECT_ROOT / "bench" / "finetune_comparison.py"), "--collection", str(cranfield)]
     command += ["--start-model", str(start), "--checkpoint", *checkpoints, "--finetune-steps", "2"]
-    command += ["--dev-queries", "4", "--max-queries", "4", "--depth", "5", "--max-length", "64", "--permutations", "200"]
+    command += ["--dev-queries", "4", "--max-queries", "4", "--depth", "5", "--max-length", "64"]
+    command += ["--permutations", "200"]
     command += ["--output-dir", str(out)]
     result = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
