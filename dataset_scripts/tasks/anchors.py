@@ -126,15 +126,27 @@ class LinkRecord(NamedTuple):
 def find_anchors(links: Iterable[tuple[int, str, str]]) -> list[LinkRecord]:
     """An article's links ``(section, sentence, anchor text)``, in article order, with where each anchor starts in
     its sentence. A sentence that holds the same anchor text twice gives its links successive occurrences."""
-    records, searched_from = [], {}
-    for section, sentence, text in links:
+    links = list(links)
+    sections, sentences, texts = zip(*links, strict=True) if links else ((), (), ())
+    anchors, starts = locate_anchors(sections, sentences, texts)
+    return [LinkRecord(*fields) for fields in zip(sections, sentences, anchors, starts, strict=True)]
+
+
+def locate_anchors(
+    sections: Sequence[int], sentences: Sequence[str], texts: Sequence[str]
+) -> tuple[list[str], list[int]]:
+    """:func:`find_anchors` as two lists, the stripped anchor texts and their starts (-1: not found), for the
+    links of one article given column by column (no record objects: the statistics stage reads every link)."""
+    anchors, starts, searched_from = [], [], {}
+    for section, sentence, text in zip(sections, sentences, texts, strict=True):
         anchor = text.strip()
         key = (section, sentence, anchor)
         start = sentence.find(anchor, searched_from.get(key, 0)) if anchor else -1
         if start >= 0:
             searched_from[key] = start + len(anchor)
-        records.append(LinkRecord(section, sentence, anchor, start))
-    return records
+        anchors.append(anchor)
+        starts.append(start)
+    return anchors, starts
 
 
 def link_records(article: Article) -> list[LinkRecord]:

@@ -39,7 +39,7 @@ from tqdm.auto import tqdm
 from ..atomic_files import atomic_write, clear_partial
 from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
-from .anchors import HarpOptions, LinkedSentence, anchor_words, find_anchors, group_links, importance_measures
+from .anchors import HarpOptions, LinkedSentence, anchor_words, group_links, importance_measures, locate_anchors
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
 from .common import TaskOutput, task_rng, truncate_words
@@ -50,7 +50,7 @@ from .prop import PropDocument, PropOptions, document_rows, document_skip, join_
 from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, resolve_unique, write_link_parts
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
-from .see_also_join import TitleJoin, bucket_count, build_bucket, write_redirect_parts, write_title_parts
+from .see_also_join import TitleJoin, bucket_count, build_bucket, crc32_of, write_redirect_parts, write_title_parts
 from .stats import TaskStats
 from .steps import BuildLayout, write_json, write_rows
 
@@ -276,10 +276,13 @@ class CorpusStatsStep(PipelineStep):
         counts = np.diff(offsets)
         position = np.repeat(np.arange(len(ids), dtype=np.int32), counts)
         sections, sentences, texts = (items.field(name).to_pylist() for name in ("section", "sentence", "anchor"))
-        records: list = []
+        anchors, starts = [], []
         for first, stop in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True):
-            records += find_anchors(zip(sections[first:stop], sentences[first:stop], texts[first:stop], strict=True))
-        anchors = [record.anchor for record in records]
+            found_anchors, found_starts = locate_anchors(sections[first:stop], sentences[first:stop], texts[first:stop])
+            anchors += found_anchors
+            starts += found_starts
+        key_of: dict[str, str] = {}  # anchor texts repeat (places, years): each distinct one is keyed once
+        keys = [key_of.get(anchor) or key_of.setdefault(anchor, qdm.anchor_key(anchor)) for anchor in anchors]
         columns = {
             "article": position,
             "article_id": pa.array(ids, pa.string()).take(position),
@@ -287,25 +290,25 @@ class CorpusStatsStep(PipelineStep):
             "section": items.field("section"),
             "sentence": items.field("sentence"),
             "anchor": anchors,
-            "start": [record.start for record in records],
+            "start": starts,
             "target": items.field("target"),
-            "key": [qdm.anchor_key(anchor) for anchor in anchors],
+            "key": keys,
         }
         links = pa.table(columns, schema=_LINKS)
         atomic_write(self.files.links(unit.number), lambda tmp: _write_work_table(links, tmp))
-        # QDM's occurrences: the links found in their sentence, with their seeded rank
-        found = [i for i, record in enumerate(records) if record.start >= 0]
-        article_ids = columns["article_id"].take(pa.array(np.asarray(found, dtype=np.int64))).to_pylist()
-        targets = items.field("target").take(pa.array(np.asarray(found, dtype=np.int64))).to_pylist()
-        keys = [columns["key"][i] for i in found]
-        seed = self.options.seed
-        ranks = [
-            qdm.occurrence_rank(seed, keys[n], article_ids[n], sentences[i], records[i].start)
-            for n, i in enumerate(found)
-        ]
+        # QDM's occurrences: the links found in their sentence, with their seeded rank (computed a unit at once)
+        starts = np.asarray(starts, dtype=np.int64)
+        found = np.flatnonzero(starts >= 0)
+        keys = [keys[i] for i in found.tolist()]
+        targets = items.field("target").take(pa.array(found, pa.int64())).to_pylist()
+        key_crcs = crc32_of(keys)
+        ranks = qdm.occurrence_ranks(
+            self.options.seed, key_crcs, crc32_of(ids)[position[found]], crc32_of(sentences[i] for i in found.tolist()),
+            starts[found],
+        )  # fmt: skip
         parts = self.files.qdm_parts(unit.number, self.plan_buckets)
         parts.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(parts, lambda tmp: write_link_parts(keys, targets, ranks, self.plan_buckets, tmp))
+        atomic_write(parts, lambda tmp: write_link_parts(keys, targets, ranks, self.plan_buckets, tmp, key_crcs))
         return {"article-without-links": int(np.count_nonzero(counts == 0))}
 
 

@@ -23,6 +23,7 @@ from .corpus_units import Unit, corpus_files, plan_units
 from .language_model import LANGUAGE_STOPWORDS, STEMMERS
 from .options import TaskOptions
 from .prop import PropOptions
+from .qdm import RANK_HASH
 from .registry import DEFAULT_TASKS, get_task
 from .see_also_join import bucket_count
 from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, SeeAlsoJoinStep
@@ -197,7 +198,7 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     if "prop" in build.tasks:
         params["prop"] = build.prop.to_dict()
     if any(get_task(t).origin and get_task(t).origin.name == "HARP" for t in build.tasks):
-        params["harp"] = build.harp.to_dict()
+        params["harp"] = {**build.harp.to_dict(), "occurrence_rank": RANK_HASH}
     check_parameters(layout, params)
     build_info = {
         "formats": source_formats(read_build_record(corpus_dir) or {}),

@@ -13,9 +13,11 @@ text make its (at most ``qdm_max_pairs``) rows is decided by a seeded hash of th
 
 from __future__ import annotations
 
-import hashlib
 import random
+import zlib
 from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from .anchors import (
     EXTRACTION_SKIPS,
@@ -44,10 +46,54 @@ def anchor_key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+RANK_HASH = "crc32-splitmix64"
+"""The occurrence rank's hash, recorded with a build (work files ranked another way are not resumed)."""
+_MASK64 = (1 << 64) - 1
+_SPLITMIX = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
+
+
 def occurrence_rank(seed: int, key: str, article_id: str, sentence: str, position: int) -> int:
-    """A seeded 64-bit hash of one occurrence: an anchor text's rows are its occurrences of lowest rank."""
-    raw = f"{seed}\x1fqdm\x1f{key}\x1f{article_id}\x1f{sentence}\x1f{position}".encode()
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "big") >> 1
+    """A seeded 63-bit hash of one occurrence: an anchor text's rows are its occurrences of lowest rank.
+
+    The CRC-32s of the key, the article id and the sentence and the anchor's position, mixed with splitmix64's
+    finaliser (:func:`occurrence_ranks` computes the same for a whole unit at once)."""
+    key_crc, article_crc, sentence_crc = (
+        zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in (key, article_id, sentence)
+    )
+    state = _mix(_seed_word(seed) ^ ((key_crc << 32) | sentence_crc))
+    return _mix(state ^ ((article_crc << 32) | (position & 0xFFFFFFFF))) >> 1
+
+
+def occurrence_ranks(
+    seed: int, key_crcs: np.ndarray, article_crcs: np.ndarray, sentence_crcs: np.ndarray, positions: np.ndarray
+) -> np.ndarray:
+    """:func:`occurrence_rank` of many occurrences (``int64``), from the CRC-32s of their texts
+    (:func:`.see_also_join.crc32_of`) and their positions."""
+    key_crcs, article_crcs, sentence_crcs = (
+        np.asarray(a, dtype=np.uint64) for a in (key_crcs, article_crcs, sentence_crcs)
+    )
+    positions = np.asarray(positions, dtype=np.int64).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+    state = _mix_array(np.uint64(_seed_word(seed)) ^ ((key_crcs << np.uint64(32)) | sentence_crcs))
+    state = _mix_array(state ^ ((article_crcs << np.uint64(32)) | positions))
+    return (state >> np.uint64(1)).astype(np.int64)
+
+
+def _seed_word(seed: int) -> int:
+    return _mix((seed + _SPLITMIX[0]) & _MASK64)
+
+
+def _mix(z: int) -> int:
+    """splitmix64's finaliser on a 64-bit integer."""
+    z = ((z ^ (z >> 30)) * _SPLITMIX[1]) & _MASK64
+    z = ((z ^ (z >> 27)) * _SPLITMIX[2]) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _mix_array(z: np.ndarray) -> np.ndarray:
+    """:func:`_mix` of a ``uint64`` array (its products wrap modulo 2**64, as the mask does)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(_SPLITMIX[1])
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(_SPLITMIX[2])
+    return z ^ (z >> np.uint64(31))
 
 
 def qdm_rows(

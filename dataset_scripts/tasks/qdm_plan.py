@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from .see_also_join import _write_parts, bucket_of, lookup_buckets, read_part
+from .see_also_join import _write_parts, crc32_of, lookup_buckets, read_part
 
 LINK_SCHEMA = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank", pa.int64())])
 LINKS_PER_BUCKET = 500_000
@@ -36,13 +36,24 @@ def plan_bucket_count(links: int) -> int:
     return int(min(MAX_BUCKETS, max(1, -(-links // LINKS_PER_BUCKET))))
 
 
-def write_link_parts(keys: Sequence[str], targets: Sequence[str], ranks: Sequence[int], buckets: int, path: Path):
-    """A unit's links ``(key, target, rank)`` cut into ``buckets`` record batches by the key's bucket."""
-    table = pa.table({"key": list(keys), "target": list(targets), "rank": list(ranks)}, schema=LINK_SCHEMA)
+def write_link_parts(
+    keys: Sequence[str],
+    targets: Sequence[str],
+    ranks: Sequence[int],
+    buckets: int,
+    path: Path,
+    key_crcs: np.ndarray | None = None,
+):
+    """A unit's links ``(key, target, rank)`` cut into ``buckets`` record batches by the key's bucket
+    (``key_crcs``: the keys' CRC-32s when already computed, :func:`.see_also_join.crc32_of`)."""
+    table = pa.table(
+        {"key": list(keys), "target": list(targets), "rank": pa.array(ranks, pa.int64())}, schema=LINK_SCHEMA
+    )
     if buckets == 1:
         bucket = np.zeros(len(keys), dtype=np.int64)
     else:
-        bucket = np.fromiter((bucket_of(k, buckets) for k in keys), dtype=np.int64, count=len(keys))
+        crcs = crc32_of(keys) if key_crcs is None else np.asarray(key_crcs, dtype=np.uint64)
+        bucket = (crcs % np.uint64(buckets)).astype(np.int64)
     _write_parts(table, bucket, buckets, path)
 
 

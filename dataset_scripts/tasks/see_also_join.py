@@ -59,6 +59,11 @@ def bucket_of(title: str, buckets: int) -> int:
     return zlib.crc32(title.encode("utf-8", "surrogatepass")) % buckets
 
 
+def crc32_of(texts: Iterable[str]) -> np.ndarray:
+    """The CRC-32 of each text's UTF-8 bytes, as :func:`bucket_of` hashes it (``uint64``: ready to combine)."""
+    return np.fromiter((zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in texts), dtype=np.uint64)
+
+
 def _bucket_keys(titles: pa.Array, buckets: int) -> np.ndarray:
     """The bucket of every title of an Arrow string array."""
     if buckets == 1:  # no title needs to become a Python string

@@ -174,3 +174,44 @@ def test_word_distribution_is_a_softmax_over_summed_weights():
         [math.exp(0.4) / (math.exp(0.4) + math.exp(0.2)), math.exp(0.2) / (math.exp(0.4) + math.exp(0.2))]
     )
     assert sorted(sample_words(random.Random(0), terms, probabilities, 5)) == ["albedo", "snow"]
+
+
+def test_occurrence_ranks_of_a_unit_are_the_ranks_of_each_occurrence():
+    import numpy as np
+
+    from dataset_scripts.tasks.see_also_join import crc32_of
+
+    occurrences = [
+        ("mercury", "Q1", "Mercury is a planet.", 0),
+        ("mercury", "Q1", "Mercury is a planet.", 1),  # one character later: another occurrence, another rank
+        ("mercury", "Q2", "Mercury is a planet.", 0),  # the same sentence in another article
+        ("ludzys nūvoda", "Kaunotys", "Rūbežojas ar Ludzys nūvoda", 13),
+        ("東京", "東京都", "東京は日本の首都である。", 0),
+        ("a\udcff", "x", "s", 2**31 + 5),  # a lone surrogate (a broken dump), a position past 31 bits
+    ]
+    keys, article_ids, sentences, positions = (list(column) for column in zip(*occurrences, strict=True))
+    for seed in (42, 0, -3):
+        expected = [qdm.occurrence_rank(seed, *occurrence) for occurrence in occurrences]
+        ranks = qdm.occurrence_ranks(
+            seed, crc32_of(keys), crc32_of(article_ids), crc32_of(sentences), np.array(positions)
+        )
+        assert ranks.dtype == np.int64 and ranks.tolist() == expected
+        assert len(set(expected)) == len(expected) and all(0 <= r < 2**63 for r in expected)
+    assert qdm.occurrence_rank(42, *occurrences[0]) != qdm.occurrence_rank(43, *occurrences[0])  # seeded
+
+
+def test_anchors_are_located_column_by_column_as_record_by_record():
+    from dataset_scripts.tasks.anchors import find_anchors, locate_anchors
+
+    sentence = "Venus and Mars; then Venus again."
+    links = [
+        (0, sentence, " Venus "),
+        (0, sentence, "Venus"),
+        (0, sentence, "Venus"),
+        (1, "Mars.", "Mars"),
+        (1, "x", ""),
+    ]
+    anchors, starts = locate_anchors(*zip(*links, strict=True))
+    assert anchors == ["Venus", "Venus", "Venus", "Mars", ""] and starts == [0, 21, -1, 0, -1]
+    assert [(r.anchor, r.start) for r in find_anchors(links)] == list(zip(anchors, starts, strict=True))
+    assert find_anchors([]) == [] and locate_anchors([], [], []) == ([], [])

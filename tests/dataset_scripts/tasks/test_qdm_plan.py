@@ -37,3 +37,15 @@ def test_the_plan_holds_ambiguous_anchor_texts_with_their_destinations_and_cutof
     assert plan == {"mercury": ([0, 1, 2], 20)}
     assert [bucket_of(k, buckets) for k in ("mercury", "venus", "queen")] == [0, 1, 0]  # two buckets used
     assert plan_bucket_count(0) == 1 and plan_bucket_count(1_200_000) == 3
+
+
+def test_given_key_crcs_cut_the_links_as_the_keys_do(tmp_path):
+    from dataset_scripts.tasks.see_also_join import crc32_of, read_part
+
+    keys, targets, ranks = ["mercury", "venus", "queen", "ひかり"], ["A", "B", "C", "D"], [4, 3, 2, 1]
+    write_link_parts(keys, targets, ranks, 3, tmp_path / "keys.arrow")
+    write_link_parts(keys, targets, ranks, 3, tmp_path / "crcs.arrow", crc32_of(keys))
+    for bucket in range(3):
+        by_keys = read_part(tmp_path / "keys.arrow", bucket, 3)
+        assert by_keys.equals(read_part(tmp_path / "crcs.arrow", bucket, 3))
+        assert all(bucket_of(k, 3) == bucket for k in by_keys.column("key").to_pylist())
