@@ -8,7 +8,6 @@ must be on a file system every node sees.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -84,18 +83,10 @@ def make_executor(
     common = {"tasks": tasks, "logging_dir": logging_dir, "depends": depends, "skip_completed": skip_completed}
     kind = options.kind
     if kind == "local":
-        import multiprocess
-        from datatrove.executor import LocalPipelineExecutor
+        from .local_executor import StartMethodAtRun
 
         workers = max(1, min(options.num_proc, tasks))
-        start_method = local_start_method()
-        if preload and workers > 1:
-            if start_method == "fork":
-                for module in preload:
-                    importlib.import_module(module)
-            else:
-                multiprocess.set_forkserver_preload(list(preload))
-        return LocalPipelineExecutor(pipeline, workers=workers, start_method=start_method, **common)
+        return StartMethodAtRun(pipeline, workers=workers, preload=preload, **common)
     if kind == "slurm":
         from datatrove.executor import SlurmPipelineExecutor
 

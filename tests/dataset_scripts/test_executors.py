@@ -218,3 +218,30 @@ def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
     monkeypatch.delitem(sys.modules, "torch")
     monkeypatch.setattr(sys, "platform", "darwin")
     assert local_start_method() == "forkserver"
+
+
+def test_the_start_method_is_chosen_when_the_pool_starts_after_the_stages_before(monkeypatch, tmp_path):
+    from datatrove.executor import LocalPipelineExecutor
+
+    from dataset_scripts import local_executor
+
+    loaded = []  # what the first stage imports in this process (torch, for HARP's attention)
+    monkeypatch.setattr(local_executor, "local_start_method", lambda: "forkserver" if loaded else "fork")
+    chosen = []
+
+    def run_in_process(self):  # datatrove's run, without a pool: the steps, and the start method it would use
+        chosen.append((self.start_method, self.workers))
+        self._launched = True
+        for step in self.pipeline:
+            step()
+
+    monkeypatch.setattr(LocalPipelineExecutor, "run", run_in_process)
+    attention = local_executor.StartMethodAtRun(
+        [lambda: loaded.append("torch")], workers=1, tasks=1, logging_dir=str(tmp_path / "attention")
+    )
+    rows = local_executor.StartMethodAtRun(
+        [lambda: None], workers=2, tasks=2, logging_dir=str(tmp_path / "rows"), depends=attention
+    )
+    assert rows.start_method == "forkserver"  # nothing decided when the chain is built
+    rows.run()
+    assert chosen == [("fork", 1), ("forkserver", 2)]  # the rows stage saw what the attention stage loaded
