@@ -20,7 +20,7 @@ from ..executors import ExecutorOptions, chain_executors
 from ..fingerprint import unstamp
 from .anchors import HarpOptions
 from .corpus_units import Unit, corpus_files, plan_units
-from .language_model import LANGUAGE_STOPWORDS, STEMMERS
+from .language_model import LANGUAGE_STOPWORDS, STEMMERS, stemmer_algorithm
 from .options import TaskOptions
 from .prop import PropOptions
 from .qdm import RANK_HASH
@@ -117,7 +117,7 @@ def language_stemming(build: BuildOptions, language: str) -> BuildOptions:
     by another language's rules, and its recorded parameters (and the dataset card) say ``stem: false``. The
     build is not refused, because ``--prop-variant original`` turns stemming on for any corpus and the other
     choices of that variant still apply."""
-    if "prop" not in build.tasks or not build.prop.stem or language.split("-")[0] in STEMMERS:
+    if "prop" not in build.tasks or not build.prop.stem or stemmer_algorithm(language):
         return build
     print(
         f"warning: prop: no stemmer for a corpus in {language!r} (there is one for: {', '.join(STEMMERS)}); "

@@ -107,6 +107,11 @@ def _read_stopwords(path: Path) -> frozenset[str]:
     return frozenset(w.strip().lower() for w in lines if w.strip() and not w.lstrip().startswith("#"))
 
 
+def stemmer_algorithm(language: str) -> str | None:
+    """The stemming algorithm of a corpus language (``en-GB`` as ``en``); ``None``: there is none."""
+    return STEMMERS.get(language.split("-")[0])
+
+
 def stemmer(language: str = "en") -> Callable[[list[str]], list[str]]:
     """The stemmer of a corpus language (:data:`STEMMERS`): a function from a list of words to their stems.
 
@@ -116,7 +121,7 @@ def stemmer(language: str = "en") -> Callable[[list[str]], list[str]]:
     Raises:
         ValueError: no stemmer for ``language`` (the message names the languages there are).
     """
-    algorithm = STEMMERS.get(language.split("-")[0])
+    algorithm = stemmer_algorithm(language)
     if algorithm is None:
         raise ValueError(f"no stemmer for language {language!r} (there is one for: {', '.join(STEMMERS)})")
     import Stemmer
