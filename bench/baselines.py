@@ -9,6 +9,9 @@ first ``--max-queries`` judged queries of each collection; ``*`` marks a system 
 
     python bench/baselines.py --max-steps 100 --max-queries 30 --depth 20 --max-length 256 --output-dir /tmp/bench-baselines
 
+``--checkpoint NAME=FOLDER`` evaluates given checkpoints instead (e.g. those ``bench/finetune_comparison.py``
+pre-trained at one budget, ``OUT/pretrain/<system>/<system>``).
+
 On a GPU pass ``--config-dir`` with the bert-base configs (and a real corpus) for the paper-scale comparison.
 """
 
@@ -59,6 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config-dir", default=None, help="a folder with wikiformer.yaml, prop.yaml, harp.yaml")
     parser.add_argument("--max-steps", type=int, default=100, help="optimizer steps, the same for every method")
     parser.add_argument(
+        "--checkpoint",
+        nargs="*",
+        default=[],
+        metavar="NAME=FOLDER",
+        help="evaluate a given checkpoint instead of training: wikiformer=, prop= or harp= (e.g. the ones "
+        "bench/finetune_comparison.py pre-trained at one budget)",
+    )
+    parser.add_argument(
         "--data", default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"), help="folder with the collections"
     )
     parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
@@ -72,7 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     out = Path(args.output_dir).resolve()
-    models = {label: train_system(system, args, out) for label, system in SYSTEMS.items()}
+    given = dict(item.split("=", 1) for item in args.checkpoint)
+    unknown = sorted(set(given) - set(SYSTEMS.values()))
+    if unknown:
+        parser.error(f"--checkpoint {', '.join(unknown)}: not one of {', '.join(SYSTEMS.values())}")
+    models = {
+        label: Path(given[system]).resolve() if system in given else train_system(system, args, out)
+        for label, system in SYSTEMS.items()
+    }
     comparisons = []
     for name, (collection, query_ids, candidates) in load_collections(args, out / "eval").items():
         runs = {"BM25": candidates}

@@ -9,7 +9,8 @@
 3. Fine-tuning: ``train.py`` with ``configs/finetune-cranfield-cpu.yaml`` for each of the four starts, only
    ``model_name_or_path`` changed; the checkpoint is chosen on the ``#dev`` queries.
 4. Test: each fine-tuned model re-ranks the BM25 top ``--depth`` of the ``#heldout`` queries; ``*`` marks a
-   significant difference from (a) (Fisher's randomization test, p < 0.05, as in the paper's tables)::
+   significant loss against (a) and ``†`` a significant gain (Fisher's randomization test, p < 0.05, as in the
+   paper's tables)::
 
     nice python bench/finetune_comparison.py --pretrain-steps 100 --finetune-steps 120 --output-dir /tmp/bench-finetune
     nice python bench/finetune_comparison.py --pretrain-steps 2 --finetune-steps 2 --max-queries 3 --depth 5   # smoke
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"pre-training {args.pretrain_steps} steps each from {args.start_model}; fine-tuning {args.finetune_steps} "
         "steps each on the #train groups, chosen on #dev; test: #heldout, BM25 top "
-        f"{args.depth} re-ranked; * = significantly different from {START} (Fisher, p < 0.05)\n\n{table}"
+        f"{args.depth} re-ranked; * / † = significantly worse / better than {START} (Fisher, p < 0.05)\n\n{table}"
     )
     return 0
 

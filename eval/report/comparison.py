@@ -20,6 +20,7 @@ class Comparison:
         measures: the measure names, in column order.
         means: system -> measure -> mean.
         worse: system -> measure -> True where significantly worse than the reference.
+        better: system -> measure -> True where significantly better than the reference.
         p_values: system -> measure -> p-value against the reference.
         reference: the reference system name (None: no significance tests).
         test: ``fisher`` or ``ttest``; ``alpha``: the significance level.
@@ -31,6 +32,7 @@ class Comparison:
     measures: list[str]
     means: dict[str, dict[str, float]]
     worse: dict[str, dict[str, bool]] = field(default_factory=dict)
+    better: dict[str, dict[str, bool]] = field(default_factory=dict)
     p_values: dict[str, dict[str, float]] = field(default_factory=dict)
     reference: str | None = None
     test: str = "fisher"
@@ -56,6 +58,7 @@ class Comparison:
             "relevance_level": self.relevance_level,
             "means": self.means,
             "significantly_worse": self.worse,
+            "significantly_better": self.better,
             "p_values": self.p_values,
         }
 
@@ -74,6 +77,7 @@ class Comparison:
             measures=data["measures"],
             means=data["means"],
             worse=data.get("significantly_worse", {}),
+            better=data.get("significantly_better", {}),
             p_values=data.get("p_values", {}),
             reference=data.get("reference"),
             test=data.get("test", "fisher"),
@@ -138,18 +142,19 @@ def compare(
     if reference is None:
         return comparison
     others = [name for name in evaluations if name != reference]
+    test_options = {
+        "test": test,
+        "alpha": alpha,
+        "permutations": permutations,
+        "seed": seed,
+        "comparisons": len(others),
+    }
     for name in others:
-        comparison.worse[name], comparison.p_values[name] = {}, {}
+        comparison.worse[name], comparison.better[name], comparison.p_values[name] = {}, {}, {}
         for measure in measures:
-            worse, pvalue = significantly_worse(
-                evaluations[name].per_query[measure],
-                evaluations[reference].per_query[measure],
-                test=test,
-                alpha=alpha,
-                permutations=permutations,
-                seed=seed,
-                comparisons=len(others),
-            )
+            system, base = evaluations[name].per_query[measure], evaluations[reference].per_query[measure]
+            worse, pvalue = significantly_worse(system, base, **test_options)
             comparison.worse[name][measure] = worse
+            comparison.better[name][measure] = significantly_worse(base, system, **test_options)[0]
             comparison.p_values[name][measure] = pvalue
     return comparison

@@ -1,5 +1,5 @@
 """Markdown and LaTeX tables with the paper's conventions: best value per column in bold, ``*`` where a system is
-significantly worse than the reference."""
+significantly worse than the reference, ``†`` where it is significantly better."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from ..metrics import display_name
 from .comparison import Comparison
 
 
-def _cells(comparison: Comparison, system: str, digits: int, bold: tuple[str, str], star: str) -> list[str]:
+def _cells(
+    comparison: Comparison, system: str, digits: int, bold: tuple[str, str], star: str, dagger: str = "†"
+) -> list[str]:
     cells = []
     for measure in comparison.measures:
         text = f"{comparison.means[system][measure]:.{digits}f}"
@@ -17,6 +19,8 @@ def _cells(comparison: Comparison, system: str, digits: int, bold: tuple[str, st
             text = f"{bold[0]}{text}{bold[1]}"
         if comparison.worse.get(system, {}).get(measure):
             text += star
+        if comparison.better.get(system, {}).get(measure):
+            text += dagger
         cells.append(text)
     return cells
 
@@ -28,6 +32,8 @@ def _caption(comparison: Comparison) -> str:
     if comparison.reference:
         test = "Fisher's randomization test" if comparison.test == "fisher" else "paired t-test (Bonferroni)"
         text += f" * = significantly worse than {comparison.reference} ({test}, p < {comparison.alpha})."
+        if any(any(flags.values()) for flags in comparison.better.values()):
+            text += f" † = significantly better than {comparison.reference}."
     return text
 
 
@@ -63,9 +69,13 @@ def _latex_escape(text: str) -> str:
 def latex_table(comparison: Comparison, digits: int = 4) -> str:
     """A LaTeX ``table`` (booktabs) with the same content as `markdown_table`."""
     columns = "l" + "r" * len(comparison.measures)
+    caption = _latex_escape(_caption(comparison)).replace("†", "$^\\dagger$")
     header = " & ".join(["System", *(_latex_escape(display_name(m)) for m in comparison.measures)])
     rows = [
-        " & ".join([_latex_escape(system), *_cells(comparison, system, digits, ("\\textbf{", "}"), "$^*$")]) + " \\\\"
+        " & ".join(
+            [_latex_escape(system), *_cells(comparison, system, digits, ("\\textbf{", "}"), "$^*$", "$^\\dagger$")]
+        )
+        + " \\\\"
         for system in comparison.means
     ]
     return (
@@ -80,7 +90,7 @@ def latex_table(comparison: Comparison, digits: int = 4) -> str:
                 *rows,
                 "\\bottomrule",
                 "\\end{tabular}",
-                f"\\caption{{{_latex_escape(_caption(comparison))}}}",
+                f"\\caption{{{caption}}}",
                 "\\end{table}",
             ]
         )
@@ -91,7 +101,7 @@ def latex_table(comparison: Comparison, digits: int = 4) -> str:
 def combined_markdown_table(comparisons: Sequence[Comparison], measures: Sequence[str], digits: int = 4) -> str:
     """One markdown table across collections: a row per system, a column per (collection, measure).
 
-    Bold and ``*`` follow each collection's own comparison; a system missing on a collection shows ``-``.
+    Bold, ``*`` and ``†`` follow each collection's own comparison; a system missing on a collection shows ``-``.
     """
     systems = list(dict.fromkeys(s for c in comparisons for s in c.means))
     header = ["system"] + [f"{c.collection} {display_name(m)}" for c in comparisons for m in measures]
@@ -108,9 +118,13 @@ def combined_markdown_table(comparisons: Sequence[Comparison], measures: Sequenc
                     text = f"**{text}**"
                 if comparison.worse.get(system, {}).get(measure):
                     text += "\\*"
+                if comparison.better.get(system, {}).get(measure):
+                    text += "†"
                 cells.append(text)
         lines.append("| " + " | ".join(cells) + " |")
     notes = "; ".join(f"{c.collection}: {c.num_queries} queries{_level(c)}" for c in comparisons)
     reference = next((c.reference for c in comparisons if c.reference), None)
     mark = f" * = significantly worse than {reference} (p < {comparisons[0].alpha})." if reference else ""
+    if any(any(flags.values()) for c in comparisons for flags in c.better.values()):
+        mark += f" † = significantly better than {reference}."
     return "\n".join(lines) + f"\n\n{notes}.{mark}\n"

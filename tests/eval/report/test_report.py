@@ -80,3 +80,24 @@ def test_chart_legend_explains_the_hatching(comparison, tmp_path, monkeypatch):
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", spy)
     bar_chart(comparison, tmp_path / "c.png")
     assert any(text.startswith(f"significantly worse than {comparison.reference}") for text in legend), legend
+
+
+def test_a_significant_gain_over_the_reference_is_marked_too():
+    start = [0.5, 0.4, 0.6, 0.3, 0.5, 0.4, 0.6, 0.5, 0.4, 0.3, 0.5, 0.6]
+    evaluations = {
+        "start": _evaluation(start),
+        "pre-trained": _evaluation([v + 0.3 for v in start]),  # better on every query
+        "noise": _evaluation(list(reversed(start))),
+    }
+    comparison = compare("cranfield", evaluations, ["nDCG@10"], reference="start", permutations=2000)
+    assert comparison.better["pre-trained"] == {"nDCG@10": True} and comparison.worse["pre-trained"] == {
+        "nDCG@10": False
+    }
+    assert comparison.better["noise"] == {"nDCG@10": False}
+    table = markdown_table(comparison)
+    assert "| pre-trained | **0.7667**† |" in table and "† = significantly better than start" in table
+    latex = latex_table(comparison)
+    assert "\\textbf{0.7667}$^\\dagger$" in latex and "$^\\dagger$ = significantly better" in latex
+    restored = Comparison.from_dict(json.loads(json.dumps(comparison.to_dict())))
+    assert restored.better == comparison.better
+    assert "0.7667**†" in combined_markdown_table([comparison], ["nDCG@10"])
