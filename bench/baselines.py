@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         (out / "table.md").write_text(table, encoding="utf-8")
         print(
             f"{args.max_steps} steps each from the same start and corpus; top {args.depth} BM25 candidates re-ranked, "
-            f"max length {args.max_length}; * = significantly worse than Wikiformer\n\n{table}"
+            f"max length {args.max_length}; * / † = significantly worse / better than Wikiformer\n\n{table}"
         )
     return 0
 
