@@ -162,10 +162,14 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
         resume = True  # the newest checkpoint-* in output_dir
     result = trainer.train(resume_from_checkpoint=resume)
     trainer.save_model()
+    test_metrics = {}
     for test_set in test_sets:  # the kept model, once, on collections that never chose a checkpoint
-        trainer.evaluate(test_set, metric_key_prefix=f"test_{test_set.name}")
+        test_metrics.update(trainer.evaluate(test_set, metric_key_prefix=f"test_{test_set.name}"))
     trainer.log_metrics("train", result.metrics)
     trainer.save_metrics("train", result.metrics)
+    if test_metrics:  # on the console and in test_results.json: once training ends, logged values are not printed
+        trainer.log_metrics("test", test_metrics)
+        trainer.save_metrics("test", test_metrics)
     trainer.save_state()
     if training_args.push_to_hub:
         trainer.push_to_hub(commit_message="Wikiformer training run")

@@ -63,9 +63,14 @@ def test_fine_tune_on_wikir_and_select_on_its_validation_split(tmp_path):
     args = train_command(model, MINI, out, "--dataset_configs", "triples", "--max_steps", "4",
                          "--eval_dir", str(MINI / "validation"), "--eval_depth", "10", "--eval_strategy", "steps",
                          "--eval_steps", "2", "--save_strategy", "steps", "--save_steps", "2",
-                         "--metric_for_best_model", "ndcg@10", "--load_best_model_at_end", "true")  # fmt: skip
-    run_train(args, tmp_path)
+                         "--metric_for_best_model", "ndcg@10", "--load_best_model_at_end", "true",
+                         "--test_dirs", str(MINI / "test"))  # fmt: skip
+    result = run_train(args, tmp_path)
     state = json.loads(next(out.glob("checkpoint-4/trainer_state.json")).read_text())
     evaluations = [entry for entry in state["log_history"] if "eval_ndcg@10" in entry]
     assert [entry["step"] for entry in evaluations] == [2, 4]
     assert state["best_metric"] == max(entry["eval_ndcg@10"] for entry in evaluations)
+    # the test split, evaluated once on the kept model: on the console and in test_results.json
+    tested = json.loads((out / "test_results.json").read_text())
+    assert set(tested) >= {"test_wikir-en-mini-test_ndcg@10", "test_wikir-en-mini-test_mrr@10"}
+    assert "***** test metrics *****" in result.stdout + result.stderr
