@@ -14,7 +14,6 @@ text make its (at most ``qdm_max_pairs``) rows is decided by a seeded hash of th
 from __future__ import annotations
 
 import random
-import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -30,6 +29,7 @@ from .anchors import (
     destination_pair_row,
 )
 from .attention import TextAttention
+from .see_also_join import crc32_text
 from .spec import TEXT, TaskSpec, group_features
 
 SKIP_REASONS = {
@@ -57,9 +57,7 @@ def occurrence_rank(seed: int, key: str, article_id: str, sentence: str, positio
 
     The CRC-32s of the key, the article id and the sentence and the anchor's position, mixed with splitmix64's
     finaliser (:func:`occurrence_ranks` computes the same for a whole unit at once)."""
-    key_crc, article_crc, sentence_crc = (
-        zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in (key, article_id, sentence)
-    )
+    key_crc, article_crc, sentence_crc = map(crc32_text, (key, article_id, sentence))
     state = _mix(_seed_word(seed) ^ ((key_crc << 32) | sentence_crc))
     return _mix(state ^ ((article_crc << 32) | (position & 0xFFFFFFFF))) >> 1
 

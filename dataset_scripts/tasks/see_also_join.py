@@ -53,15 +53,19 @@ def bucket_count(articles: int) -> int:
     return int(min(MAX_BUCKETS, max(1, -(-articles // TITLES_PER_BUCKET))))
 
 
+def crc32_text(text: str) -> int:
+    """The CRC-32 of a text's UTF-8 bytes (the same in every process and on every machine, unlike ``hash``)."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
 def bucket_of(title: str, buckets: int) -> int:
-    """The bucket of a normalised title: CRC-32 of its UTF-8 bytes modulo ``buckets`` (the same in every process
-    and on every machine, unlike Python's ``hash``)."""
-    return zlib.crc32(title.encode("utf-8", "surrogatepass")) % buckets
+    """The bucket of a normalised title: its :func:`crc32_text` modulo ``buckets``."""
+    return crc32_text(title) % buckets
 
 
 def crc32_of(texts: Iterable[str]) -> np.ndarray:
-    """The CRC-32 of each text's UTF-8 bytes, as :func:`bucket_of` hashes it (``uint64``: ready to combine)."""
-    return np.fromiter((zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in texts), dtype=np.uint64)
+    """:func:`crc32_text` of each text (``uint64``: ready to combine)."""
+    return np.fromiter(map(crc32_text, texts), dtype=np.uint64)
 
 
 def _bucket_keys(titles: pa.Array, buckets: int) -> np.ndarray:
