@@ -44,7 +44,7 @@ _OWN_RUNS = re.compile(f"[{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]")
 
 
 @functools.cache
-def _combining_marks() -> str:
+def combining_marks() -> str:
     """The combining marks (Unicode category M: Devanagari vowel signs and virama, Arabic harakat, accents written
     apart) as a character class body, those of the scripts matched as runs of their own (ideographs, kana,
     Thai, ...) left out. Python's ``\\w`` has no marks, so ``[^\\W\\d_]+`` would cut ``हिन्दी`` at each sign."""
@@ -64,7 +64,7 @@ def letter_run() -> str:
     """The pattern of a word of letters in a script written with spaces: letters and the combining marks after
     them, digits and ``_`` excluded (``हिन्दी`` is one word, not three letters cut at its vowel signs). Built on
     first use: listing Unicode's marks costs tens of milliseconds that counting words never needs."""
-    return f"[^\\W\\d_]+(?:[{_combining_marks()}]+[^\\W\\d_]*)*"
+    return f"[^\\W\\d_]+(?:[{combining_marks()}]+[^\\W\\d_]*)*"
 
 
 _LETTER = f"[^\\W\\d_{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]"
@@ -76,17 +76,28 @@ _TOKEN = re.compile(
 
 @functools.cache
 def _letters() -> re.Pattern:
-    marks = _combining_marks()
+    marks = combining_marks()
     return re.compile(f"[{IDEOGRAPHS}]|[{KANA}]+|[{DICTIONARY_SCRIPTS}]+|{_LETTER}+(?:[{marks}]+{_LETTER}*)*")
 
 
 _SPECIAL = re.compile(f"[{CJK_PUNCTUATION}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}]")
+# a few ranges that hold every character of _SPECIAL: scanning a long text for them is twice as fast, and most
+# texts of spaced scripts (with their dashes and quotes) have none
+_SPECIAL_BLOCKS = re.compile(
+    "[\u0e00-\u109f\u1780-\u17ff\u19e0-\u19ff\u3000-\u9fff\uf900-\ufaff\ufe30-\uff9f"
+    "\U00020000-\U0002fa1f]"
+)
 _DICTIONARY_RUN = re.compile(f"[{DICTIONARY_SCRIPTS}]")
+
+
+def has_dictionary_script(text: str) -> bool:
+    """Whether ``text`` holds Thai, Lao, Tibetan, Myanmar or Khmer (words cut by ICU's dictionary word breaker)."""
+    return _DICTIONARY_RUN.search(text) is not None
 
 
 def is_spaced(text: str) -> bool:
     """Whether ``text`` holds no character of a script written without spaces (its words are its tokens)."""
-    return text.isascii() or _SPECIAL.search(text) is None
+    return text.isascii() or _SPECIAL_BLOCKS.search(text) is None or _SPECIAL.search(text) is None
 
 
 @functools.lru_cache(maxsize=65536)
@@ -146,10 +157,11 @@ def first_words(text: str, count: int) -> str:
     """``text`` up to the end of its ``count``-th word (all of it when it has fewer; ``""`` for 0)."""
     if count <= 0:
         return ""
-    # split at most count times: as exact as counting every word of a long text, without doing so
-    if is_spaced(text) and len(text.split(None, count)) <= count:
-        return text
-    for number, (_, end) in enumerate(word_spans(text), start=1):
+    if is_spaced(text):
+        # split at most count times: what follows the count-th word's white space is the last part
+        parts = text.split(None, count)
+        return text if len(parts) <= count else text[: len(text) - len(parts[count])].rstrip()
+    for number, (_, end) in enumerate(_spans(_TOKEN, text), start=1):
         if number == count:
             return text[:end]
     return text

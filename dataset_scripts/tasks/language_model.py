@@ -31,12 +31,13 @@ How that is computed here (also stated in the PROP dataset card):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -44,7 +45,15 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..corpus.words import is_spaced, letter_run, letter_words
+from ..corpus.words import (
+    IDEOGRAPHS,
+    KANA,
+    combining_marks,
+    has_dictionary_script,
+    is_spaced,
+    letter_run,
+    letter_words,
+)
 from .baseline_options import BACKGROUNDS
 
 _WORD = re.compile(letter_run())
@@ -76,6 +85,63 @@ def words(text: str) -> list[str]:
     if is_spaced(text):
         return _WORD.findall(text.lower())
     return [word for word, _, _ in letter_words(text)]
+
+
+@functools.cache
+def _word_patterns_re2() -> tuple[str, str, str]:
+    """(non-word run, leading marks, ideograph or kana run) in RE2's syntax for Arrow, with exactly the code points
+    of :data:`_WORD`'s classes (listed from Python's own ``re``, so Arrow's Unicode tables, newer or older, play no
+    part). Unicode has letters and marks in planes 0-3 and 14 only (4-13 are unassigned, 15-16 private use)."""
+    every = "".join(map(chr, [*range(0x40000), *range(0xE0000, 0xF0000)]))
+
+    def re2_class(python_class: str) -> str:
+        spans = [(ord(every[m.start()]), ord(every[m.end() - 1])) for m in re.finditer(f"{python_class}+", every)]
+        return "".join(f"\\x{{{lo:X}}}" + (f"-\\x{{{hi:X}}}" if hi > lo else "") for lo, hi in spans)
+
+    letters, marks = re2_class("[^\\W\\d_]"), re2_class(f"[{combining_marks()}]")
+    own = re2_class(f"[{IDEOGRAPHS}]"), re2_class(f"[{KANA}]")
+    return f"[^{letters}{marks}{own[0]}{own[1]}]+", f"^[{marks}]+", f"([{own[0]}]|[{own[1]}]+)"
+
+
+def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
+    """:func:`words` of every text, flattened: ``(words, counts)``, ``counts[i]`` the number of words of text ``i``.
+
+    Arrow splits the texts in one call, by the same rule as :func:`words`: a run of letters with the combining
+    marks after it (marks that follow no letter separate words), each ideograph and each kana run a word of its
+    own (set apart by spaces first). Texts in a script that ICU's dictionary cuts go through :func:`words`."""
+    import pyarrow.compute as pc
+
+    not_word, leading_marks, own_units = _word_patterns_re2()
+    by_arrow = [is_spaced(text) or not has_dictionary_script(text) for text in texts]
+    lowered = pa.array([text.lower() if own else "" for text, own in zip(texts, by_arrow, strict=True)], pa.string())
+    if not all(is_spaced(text) for text, own in zip(texts, by_arrow, strict=True) if own):
+        lowered = pc.replace_substring_regex(lowered, own_units, " \\1 ")
+    parts = pc.split_pattern_regex(lowered, not_word)
+    flat = pc.replace_substring_regex(pc.list_flatten(parts), leading_marks, "")
+    keep = pc.not_equal(flat, "")
+    counts = np.bincount(
+        pc.list_parent_indices(parts).to_numpy()[keep.to_numpy(zero_copy_only=False)], minlength=len(texts)
+    ).astype(np.int64)
+    flat = flat.filter(keep)
+    if all(by_arrow):
+        return flat, counts
+    # the others' words in Python, then every text's words put back in text order
+    others = {i: words(text) for i, (text, own) in enumerate(zip(texts, by_arrow, strict=True)) if not own}
+    for i, found in others.items():
+        counts[i] = len(found)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    arrow_starts = np.concatenate([[0], np.cumsum(np.where(by_arrow, counts, 0))])
+    order = np.empty(int(starts[-1]), dtype=np.int64)
+    other_start = len(flat)
+    for i in range(len(texts)):
+        span = slice(starts[i], starts[i + 1])
+        if i in others:
+            order[span] = np.arange(other_start, other_start + counts[i])
+            other_start += counts[i]
+        else:
+            order[span] = np.arange(arrow_starts[i], arrow_starts[i] + counts[i])
+    combined = pa.concat_arrays([flat, pa.array(list(itertools.chain.from_iterable(others.values())), pa.string())])
+    return combined.take(pa.array(order)), counts
 
 
 def has_word(text: str) -> bool:
@@ -227,10 +293,9 @@ class UnitTokens:
     ) -> UnitTokens:
         """Tokenise the documents (:func:`words`), drop the stopwords, stem the rest with ``stem`` if given
         (:func:`stemmer`; ``words`` then holds stems) and count."""
-        tokens = [words(text) for text in texts]
-        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        every_word, lengths = word_lists(list(texts))
         # one dictionary encoding of the unit's tokens (C speed), then everything by word id
-        encoded = pa.array(list(itertools.chain.from_iterable(tokens)), type=pa.string()).dictionary_encode()
+        encoded = every_word.dictionary_encode()
         seen = encoded.dictionary.to_pylist()
         indices = encoded.indices.to_numpy(zero_copy_only=False)
         surface = [w for w in seen if w not in stopwords]
@@ -241,10 +306,10 @@ class UnitTokens:
         renumber = np.array([term_of.get(w, -1) for w in seen], dtype=np.int64)
         every = renumber[indices] if len(seen) else np.zeros(0, np.int64)
         kept = every >= 0
-        document = np.repeat(np.arange(len(tokens), dtype=np.int64), lengths)[kept]
+        document = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[kept]
         ids = every[kept].astype(np.int32)
-        offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(document, minlength=len(tokens)), out=offsets[1:])
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(document, minlength=len(lengths)), out=offsets[1:])
         cf = np.bincount(ids, minlength=len(content)).astype(np.int64)
         pairs = np.sort(document * max(len(content), 1) + ids)
         distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])] if len(pairs) else pairs  # (document, word)

@@ -3,7 +3,15 @@
 import pytest
 from tokenizers.normalizers import BertNormalizer
 
-from dataset_scripts.corpus.words import count_words, first_words, letter_words, truncate_words, word_spans
+from dataset_scripts.corpus import words as words_module
+from dataset_scripts.corpus.words import (
+    count_words,
+    first_words,
+    is_spaced,
+    letter_words,
+    truncate_words,
+    word_spans,
+)
 
 
 def _words(text):
@@ -49,6 +57,22 @@ def test_truncation_keeps_the_original_spacing_and_cuts_after_the_last_word():
     assert truncate_words("北京是中国的首都。", 3) == "北京是"
     assert first_words("a b c", 0) == ""
     assert first_words("東京タワー", 5) == "東京タワー"
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 9])
+def test_first_words_ends_where_the_word_spans_say(count):
+    # the spaced path cuts at the last split part; it must end exactly at the count-th word of word_spans
+    for text in ("  one two\n three\u00a0four \u2003five\t", "x", " \u3000a  b", "one–two “three”  four"):
+        spans = list(word_spans(text))
+        expected = text if len(spans) <= count else text[: spans[count - 1][1]]
+        assert first_words(text, count) == expected
+
+
+def test_the_quick_test_of_a_spaced_text_misses_no_character_of_other_scripts():
+    special = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and words_module._SPECIAL.match(chr(c))]
+    assert len(special) > 80_000
+    assert all(words_module._SPECIAL_BLOCKS.match(c) for c in special)
+    assert not is_spaced("Tokyo – “東”") and is_spaced("Tokyo – “East” — Ŝ ㄱ")
 
 
 def test_letter_words_are_lowercased_letters_without_digits():

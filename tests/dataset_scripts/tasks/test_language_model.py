@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from dataset_scripts.tasks.language_model import (
     load_stopwords,
     normal_length,
     poisson_length,
+    word_lists,
     words,
 )
 
@@ -41,6 +43,42 @@ def test_prop_words_keep_their_combining_marks():
     # Devanagari vowel signs and the virama are marks, not letters: PROP's word units must not split at them
     assert words("हिन्दी में बर्लिन") == ["हिन्दी", "में", "बर्लिन"]
     assert content_words("बर्लिन जर्मनी की राजधानी", frozenset({"की"})) == ["बर्लिन", "जर्मनी", "राजधानी"]
+
+
+def assert_word_lists_equal_words(texts: list[str]) -> None:
+    flat, counts = word_lists(texts)
+    assert flat.to_pylist() == [word for text in texts for word in words(text)]
+    assert counts.tolist() == [len(words(text)) for text in texts]
+
+
+def test_word_lists_split_a_unit_at_once_as_words_splits_each_text():
+    hand = [
+        "The U.S. x-ray, 2nd_place",
+        "e\u0301te\u0301 \u0301a 1\u0303b x²y ½ Ⅻ ΟΔΟΣ İstanbul",  # decomposed accents, marks after no letter
+        "हिन्दी में बर्लिन",
+        "as the suanpan 算盤 (lit. counting tray) かな\u3099カナー算\u0301a",  # ideographs and kana among letters
+        "ภาษาไทย and English",  # ICU's dictionary words: the Python path, put back in order
+        "",
+        "  ",
+    ]
+    assert_word_lists_equal_words(hand)
+    assert word_lists(hand[:1])[0].to_pylist() == ["the", "u", "s", "x", "ray", "nd", "place"]
+    assert word_lists([])[1].tolist() == []
+
+
+def test_word_lists_equal_words_at_every_code_point():
+    # Arrow's classes are listed from Python's own: every letter, mark, digit and sign splits as words() splits it
+    points = [chr(c) for c in range(0x20, 0x40000) if not 0xD800 <= c < 0xE000] + [
+        chr(c) for c in range(0xE0000, 0xE0200)
+    ]
+    assert_word_lists_equal_words([f"a{c}b {c}\u0301x 1{c}" for c in points])
+
+
+def test_word_lists_equal_words_on_the_vendored_wikitext_of_every_language():
+    folder = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+    texts = [line for path in sorted(folder.glob("*/*.wikitext")) for line in path.read_text("utf-8").splitlines()]
+    assert len(texts) > 1000
+    assert_word_lists_equal_words(texts)
 
 
 def test_nltk_english_list_and_the_original_codes_union():
