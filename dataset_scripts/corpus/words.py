@@ -84,8 +84,7 @@ _SPECIAL = re.compile(f"[{CJK_PUNCTUATION}{IDEOGRAPHS}{KANA}{DICTIONARY_SCRIPTS}
 # a few ranges that hold every character of _SPECIAL: scanning a long text for them is twice as fast, and most
 # texts of spaced scripts (with their dashes and quotes) have none
 _SPECIAL_BLOCKS = re.compile(
-    "[\u0e00-\u109f\u1780-\u17ff\u19e0-\u19ff\u3000-\u9fff\uf900-\ufaff\ufe30-\uff9f"
-    "\U00020000-\U0002fa1f]"
+    "[\u0e00-\u109f\u1780-\u17ff\u19e0-\u19ff\u3000-\u9fff\uf900-\ufaff\ufe30-\uff9f\U00020000-\U0002fa1f]"
 )
 _DICTIONARY_RUN = re.compile(f"[{DICTIONARY_SCRIPTS}]")
 

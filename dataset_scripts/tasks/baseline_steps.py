@@ -51,7 +51,7 @@ from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, resolve_uni
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 from .see_also_join import TitleJoin, bucket_count, build_bucket, crc32_of, write_redirect_parts, write_title_parts
-from .stats import TaskStats
+from .stats import Summary, TaskStats
 from .steps import BuildLayout, write_json, write_rows
 
 PROP_TASKS = ("prop",)
@@ -568,14 +568,17 @@ class BaselineTasksStep(PipelineStep):
         if _wants(self.tasks, HARP_TASKS):
             measures = self._harp(unit, outputs)
         marker: dict[str, Any] = {"tasks": {}}
+        importance = TaskStats()  # the same figures for every HARP task: summed once
+        for values in measures:
+            for name, value in values.items():
+                importance.measure(name, value)
         for task, output in outputs.items():
             spec = get_task(task)
             stats = TaskStats()
             stats.add(output, spec.fixed_side)
             if task in HARP_TASKS:
-                for values in measures:
-                    for name, value in values.items():
-                        stats.measure(name, value)
+                for name, summary in importance.measures.items():
+                    stats.measures.setdefault(name, Summary()).merge(summary)
             if task == "rdp":
                 for row in output.groups:
                     wins = rdp.longer_anchor_wins(row)

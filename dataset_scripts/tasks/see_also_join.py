@@ -200,8 +200,12 @@ def lookup_buckets(bucket_files: Sequence[Path], keys: Iterable[str], select: st
     bucket file :func:`bucket_of` puts it in, one file open at a time, read-only."""
     buckets = len(bucket_files)
     by_bucket: dict[int, set[str]] = {}
-    for key in keys:
-        by_bucket.setdefault(bucket_of(key, buckets), set()).add(key)
+    if buckets == 1:  # a corpus of up to TITLES_PER_BUCKET articles: no key needs hashing
+        every = set(keys)
+        by_bucket = {0: every} if every else {}
+    else:
+        for key in keys:
+            by_bucket.setdefault(bucket_of(key, buckets), set()).add(key)
     for bucket in sorted(by_bucket):
         wanted = sorted(by_bucket[bucket])
         uri = f"{Path(bucket_files[bucket]).resolve().as_uri()}?mode=ro&immutable=1"
