@@ -9,19 +9,34 @@ stage's peak RSS and anonymous memory of its largest process (one worker) is rea
 ``bench/memory_sampler.py``'s samples within the stage's log times, with the CPU seconds of the whole tree.
 ``--baseline-tree`` runs the same builds with the code of another checkout (e.g. ``git archive REV | tar -x``),
 for a before/after table on the same machine.
+
+``--rows-units K`` stops the build once its rows stage has finished K units (stages 1 and 2 always run whole):
+a rows worker holds the corpus-wide structures (passage index, title join, QDM plan) from its first unit on, and
+one unit's sentences and rows at a time, so its peak over the first units is its peak at that corpus size, at a
+fraction of the CPU (a 500k-article rows stage runs for CPU hours with the attention model it needs). The rows
+stage's CPU seconds are then those of its first K units; run one size without the option to compare the peaks
+after K units and after all of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
 import shlex
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
-from build_throughput import measure  # noqa: E402
+from build_throughput import measure, stage_windows  # noqa: E402
+from memory_sampler import TreeSampler  # noqa: E402
 
 STAGES = ("baseline-stats", "baseline-model", "baseline")
 
@@ -41,6 +56,44 @@ def tiny_bert(folder: Path) -> Path:
     return folder
 
 
+def measure_until_rows(command: str, build: Path, units: int) -> dict:
+    """``measure`` for a build stopped once ``units`` units of its rows stage are done (their markers written):
+    CPU seconds of the whole tree until then, and per stage the peak RSS and anonymous memory of its largest
+    process (the rows stage's window ends at the stop)."""
+    markers = build / ".build" / "baseline-units"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    process = subprocess.Popen(
+        command, cwd=ROOT, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    with TreeSampler(process.pid, interval=0.05, uss_every=10, keep_samples=True) as sampler:
+        while process.poll() is None:
+            if markers.is_dir() and sum(1 for _ in markers.glob("*.json")) >= units:
+                sampler.sample()
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait()
+                break
+            time.sleep(0.2)
+    stopped = time.time()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode not in (0, -signal.SIGTERM):
+        raise SystemExit(f"failed ({process.returncode}): {command}")
+    windows = stage_windows(build)
+    logs = build / ".build" / "logs"
+    for folder in logs.iterdir() if logs.is_dir() else ():
+        name = folder.name.rsplit("-w", 1)[0]
+        if name not in windows and (folder / "executor.json").exists():  # the stage that was stopped
+            windows[name] = ((folder / "executor.json").stat().st_mtime, stopped)
+    waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {
+        "cpu": max(waited, sampler.cpu_seconds),
+        "stages": {
+            name: {key: value / 2**20 for key, value in sampler.peaks_between(*window).items()}
+            | {"s": window[1] - window[0]}
+            for name, window in windows.items()
+        },
+    }
+
+
 def articles(corpus: Path) -> int:
     import pyarrow.parquet as pq
 
@@ -52,9 +105,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--corpus", type=Path, nargs="+", required=True, help="built corpus folders")
     parser.add_argument("--num-proc", type=int, default=2)
     parser.add_argument("--baseline-tree", type=Path, default=None, help="another checkout to compare with")
+    parser.add_argument("--rows-units", type=int, default=0, help="stop after this many units of the rows stage")
+    parser.add_argument("--work-dir", type=Path, default=None, help="where the builds go (each removed after)")
     args = parser.parse_args(argv)
     trees = [("this tree", ROOT)] + ([("baseline tree", args.baseline_tree.resolve())] if args.baseline_tree else [])
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory(dir=args.work_dir) as work:
         model = tiny_bert(Path(work) / "tiny-bert")
         print(
             "| code | articles | CPU s | articles per CPU s | "
@@ -71,13 +126,18 @@ def main(argv: list[str] | None = None) -> None:
                     f"--input {shlex.quote(str(corpus.resolve()))} --output-dir {shlex.quote(str(out))} --tasks harp "
                     f"--harp-importance-model {shlex.quote(str(model))} --harp-device cpu --num-proc {args.num_proc}"
                 )
-                result = measure(command, build=out)
+                if args.rows_units:
+                    result = measure_until_rows(command, out, args.rows_units)
+                else:
+                    result = measure(command, build=out)
                 stages = result["stages"]
                 cells = [
                     f"{stages[s]['worker_rss']:.0f} / {stages[s]['worker_anon']:.0f}" if s in stages else "-"
                     for s in STAGES
                 ]
                 print(f"| {name} | {n:,} | {result['cpu']:.0f} | {n / result['cpu']:.0f} | " + " | ".join(cells) + " |")
+                print(json.dumps({"code": name, "articles": n, **result}), file=sys.stderr, flush=True)
+                shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":
