@@ -74,6 +74,7 @@ def measure_until_rows(command: str, build: Path, units: int) -> dict:
                 break
             time.sleep(0.2)
     stopped = time.time()
+    done = sum(1 for _ in markers.glob("*.json")) if markers.is_dir() else 0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode not in (0, -signal.SIGTERM):
         raise SystemExit(f"failed ({process.returncode}): {command}")
@@ -86,6 +87,7 @@ def measure_until_rows(command: str, build: Path, units: int) -> dict:
     waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {
         "cpu": max(waited, sampler.cpu_seconds),
+        "rows_units_done": done,
         "stages": {
             name: {key: value / 2**20 for key, value in sampler.peaks_between(*window).items()}
             | {"s": window[1] - window[0]}
@@ -107,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--baseline-tree", type=Path, default=None, help="another checkout to compare with")
     parser.add_argument("--rows-units", type=int, default=0, help="stop after this many units of the rows stage")
     parser.add_argument("--work-dir", type=Path, default=None, help="where the builds go (each removed after)")
+    parser.add_argument("--articles-per-unit", type=int, default=None, help="the build's unit size (default: its own)")
     args = parser.parse_args(argv)
     trees = [("this tree", ROOT)] + ([("baseline tree", args.baseline_tree.resolve())] if args.baseline_tree else [])
     with tempfile.TemporaryDirectory(dir=args.work_dir) as work:
@@ -125,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"cd {shlex.quote(str(tree))} && {shlex.quote(sys.executable)} -m dataset_scripts.build "
                     f"--input {shlex.quote(str(corpus.resolve()))} --output-dir {shlex.quote(str(out))} --tasks harp "
                     f"--harp-importance-model {shlex.quote(str(model))} --harp-device cpu --num-proc {args.num_proc}"
+                    + (f" --articles-per-unit {args.articles_per_unit}" if args.articles_per_unit else "")
                 )
                 if args.rows_units:
                     result = measure_until_rows(command, out, args.rows_units)
