@@ -14,6 +14,9 @@ machine may be shared). The attention cache is filled by a first PROP + HARP bui
 time, with the scoring, is reported too); every other build reads it (the copies repeat the same sentences)::
 
     python bench/baseline_build.py --output-dir /tmp/bench-baseline-build --copies 6 --repeats 3
+
+``--baseline-tree OLD`` (another checkout, e.g. ``git worktree add OLD REV``) builds PROP + HARP with its code too,
+interleaved with the others, so that a before/after ratio comes from one run on one machine.
 """
 
 from __future__ import annotations
@@ -37,14 +40,15 @@ SAMPLES = [
 TARGET = 3.0
 """PROP + HARP at most this many times the four Wikiformer tasks, per article."""
 BUILDS = {"wikiformer": "wikiformer", "prop + harp": "prop,harp", "prop": "prop"}
+BASELINE_TREE_BUILD = "prop + harp, baseline tree"
 
 
-def timed_build(arguments: list[str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one build process."""
+def timed_build(arguments: list[str], tree: Path = PROJECT_ROOT) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one build process, with the code of ``tree``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     command = [sys.executable, "-m", "dataset_scripts.build", *arguments]
-    subprocess.run(command, cwd=PROJECT_ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, cwd=tree, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
@@ -124,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sentences", type=int, default=1000, help="sentences for the attention measurement")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=3, help="builds of each kind; the least CPU is kept")
+    parser.add_argument(
+        "--baseline-tree", type=Path, default=None, help="another checkout: its PROP + HARP build too, interleaved"
+    )
     args = parser.parse_args(argv)
     if args.copies < 2 or args.repeats < 1:
         parser.error("--copies must be at least 2 and --repeats at least 1")
@@ -133,18 +140,21 @@ def main(argv: list[str] | None = None) -> int:
     sizes["large"] = make_corpus(args.samples, args.copies, out / "large")
     cache = str(args.attention_cache or out / "attention.sqlite")
 
+    builds = dict(BUILDS) | ({BASELINE_TREE_BUILD: BUILDS["prop + harp"]} if args.baseline_tree else {})
+
     def build(size: str, name: str, tasks: str) -> tuple[float, float]:
-        folder = out / size / f"build-{name.replace(' + ', '-')}"
+        folder = out / size / f"build-{name.replace(' + ', '-').replace(' ', '-')}"
         shutil.rmtree(folder, ignore_errors=True)  # a build into a finished folder would resume: nothing to do
         arguments = ["--input", str(out / size / "corpus"), "--output-dir", str(folder), "--articles-per-unit", "200"]
-        return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache])
+        tree = args.baseline_tree.resolve() if name == BASELINE_TREE_BUILD else PROJECT_ROOT
+        return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache], tree)
 
     cold = build("small", "cold", "prop,harp")  # fills the attention cache
     cpu: dict[str, dict[str, float]] = {}
     wall: dict[str, dict[str, float]] = {}
     for _ in range(args.repeats):  # interleaved, so that a change of load hits every build alike; the least kept
         for size in ("small", "large"):
-            for name, tasks in BUILDS.items():
+            for name, tasks in builds.items():
                 seconds, elapsed = build(size, name, tasks)
                 least, fastest = cpu.setdefault(name, {}), wall.setdefault(name, {})
                 least[size], fastest[size] = (
@@ -159,6 +169,15 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_per_article": round(ours["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2),
         "ratio_total_large": round(cpu["prop + harp"]["large"] / cpu["wikiformer"]["large"], 2),
         "ratio_total_small": round(cpu["prop + harp"]["small"] / cpu["wikiformer"]["small"], 2),
+        **(
+            {
+                "ratio_per_article_baseline_tree": round(
+                    costs[BASELINE_TREE_BUILD]["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2
+                )
+            }
+            if args.baseline_tree
+            else {}
+        ),  # fmt: skip
         "target": TARGET,
         "prop_harp_small_attention_computed_cpu_s": round(cold[0], 1),
         "wall_s": {name: {k: round(v, 1) for k, v in w.items()} for name, w in wall.items()},
@@ -166,13 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"articles: small {sizes['small']}, large {sizes['large']} ({args.copies} copies); CPU = user + system, "
           f"least of {args.repeats}")  # fmt: skip
-    print(f"{'build':<14}{'ms/article':>12}{'start-up s':>12}")
+    print(f"{'build':<28}{'ms/article':>12}{'start-up s':>12}")
     for name, cost in costs.items():
-        print(f"{name:<14}{cost['cpu_ms_per_article']:>12.3f}{cost['startup_cpu_s']:>12.2f}")
+        print(f"{name:<28}{cost['cpu_ms_per_article']:>12.3f}{cost['startup_cpu_s']:>12.2f}")
     verdict = "met" if result["ratio_per_article"] <= TARGET else "missed"
     print(f"PROP + HARP / Wikiformer per article: {result['ratio_per_article']}x (target <= {TARGET}x: {verdict}); "
           f"whole build {result['ratio_total_large']}x at {sizes['large']} articles, "
           f"{result['ratio_total_small']}x at {sizes['small']}")  # fmt: skip
+    if args.baseline_tree:
+        print(f"the baseline tree's PROP + HARP / Wikiformer per article: {result['ratio_per_article_baseline_tree']}x")
     print(f"attention (MiniLM, CPU): {result['attention']['cpu_seconds_per_1000']} CPU s per 1,000 sentences")
     print(json.dumps(result, indent=1))
     (out / "result.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
