@@ -2,8 +2,9 @@
 
 The target: PROP and HARP together cost at most 3x the four Wikiformer tasks per article; HARP's
 attention scoring is measured apart, per 1,000 sentences on CPU (it is a model's forward pass, cached across
-builds). Each build runs as ``python -m dataset_scripts.build`` in a fresh process on an already built corpus;
-its CPU seconds are the child's (user + system; wall seconds alongside, but on a shared machine only CPU compares).
+builds). Each build runs as ``python -m dataset_scripts.build`` in a fresh process on an already built corpus, in
+one process by default (``--num-proc``); its CPU seconds are those of its whole process tree (user + system; wall
+seconds alongside, but on a shared machine only CPU compares).
 
 A build costs a fixed start-up (imports, the tokenizer, the datatrove stages) plus a cost per article. Both are
 separated by building two corpora of the same real articles: the vendored samples once (``bench/big_dump.py``,
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PROJECT_ROOT))
+sys.path[:0] = [str(PROJECT_ROOT), str(PROJECT_ROOT / "bench")]
 
 SAMPLES = [
     PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2",
@@ -44,14 +45,24 @@ BASELINE_TREE_BUILD = "prop + harp, baseline tree"
 
 
 def timed_build(arguments: list[str], tree: Path = PROJECT_ROOT) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one build process, with the code of ``tree``."""
+    """(CPU seconds, wall seconds) of one build process and all its workers, with the code of ``tree``.
+
+    The CPU is the larger of what the build's waited-for children report (``getrusage``) and the sum over its process
+    tree sampled every 50 ms: workers started by multiprocessing's fork server are not children of the build, so
+    ``getrusage`` alone misses them."""
+    from memory_sampler import TreeSampler
+
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     command = [sys.executable, "-m", "dataset_scripts.build", *arguments]
-    subprocess.run(command, cwd=tree, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with TreeSampler(process.pid, interval=0.05) as sampler:
+        process.wait()
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, command)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
+    return max(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, sampler.cpu_seconds), wall
 
 
 def make_corpus(samples: list[Path], copies: int, folder: Path) -> int:
@@ -129,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=3, help="builds of each kind; the least CPU is kept")
     parser.add_argument(
+        "--num-proc", type=int, default=1, help="the builds' processes (1: no worker start-up in the figures)"
+    )
+    parser.add_argument(
         "--baseline-tree", type=Path, default=None, help="another checkout: its PROP + HARP build too, interleaved"
     )
     args = parser.parse_args(argv)
@@ -146,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = out / size / f"build-{name.replace(' + ', '-').replace(' ', '-')}"
         shutil.rmtree(folder, ignore_errors=True)  # a build into a finished folder would resume: nothing to do
         arguments = ["--input", str(out / size / "corpus"), "--output-dir", str(folder), "--articles-per-unit", "200"]
+        arguments += ["--num-proc", str(args.num_proc)]
         tree = args.baseline_tree.resolve() if name == BASELINE_TREE_BUILD else PROJECT_ROOT
         return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache], tree)
 
