@@ -88,8 +88,8 @@ def words(text: str) -> list[str]:
 
 
 @functools.cache
-def _word_patterns_re2() -> tuple[str, str]:
-    """(separator, ideograph or kana run) in RE2's syntax for Arrow, with exactly the code points
+def _word_patterns_re2() -> tuple[str, str, str]:
+    """(non-word run, leading marks, ideograph or kana run) in RE2's syntax for Arrow, with exactly the code points
     of :data:`_WORD`'s classes (listed from Python's own ``re``, so Arrow's Unicode tables, newer or older, play no
     part). Unicode has letters and marks in planes 0-3 and 14 only (4-13 are unassigned, 15-16 private use)."""
     every = "".join(map(chr, [*range(0x40000), *range(0xE0000, 0xF0000)]))
@@ -100,9 +100,7 @@ def _word_patterns_re2() -> tuple[str, str]:
 
     letters, marks = re2_class("[^\\W\\d_]"), re2_class(f"[{combining_marks()}]")
     own = re2_class(f"[{IDEOGRAPHS}]"), re2_class(f"[{KANA}]")
-    # a separator takes the marks after it (and a text's leading marks): a word never starts with a mark
-    separator = f"^[{marks}]+|[^{letters}{marks}{own[0]}{own[1]}]+[{marks}]*"
-    return separator, f"([{own[0]}]|[{own[1]}]+)"
+    return f"[^{letters}{marks}{own[0]}{own[1]}]+", f"^[{marks}]+", f"([{own[0]}]|[{own[1]}]+)"
 
 
 def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
@@ -113,13 +111,13 @@ def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
     own (set apart by spaces first). Texts in a script that ICU's dictionary cuts go through :func:`words`."""
     import pyarrow.compute as pc
 
-    separator, own_units = _word_patterns_re2()
+    not_word, leading_marks, own_units = _word_patterns_re2()
     by_arrow = [is_spaced(text) or not has_dictionary_script(text) for text in texts]
     lowered = pa.array([text.lower() if own else "" for text, own in zip(texts, by_arrow, strict=True)], pa.string())
     if not all(is_spaced(text) for text, own in zip(texts, by_arrow, strict=True) if own):
         lowered = pc.replace_substring_regex(lowered, own_units, " \\1 ")
-    parts = pc.split_pattern_regex(lowered, separator)
-    flat = pc.list_flatten(parts)
+    parts = pc.split_pattern_regex(lowered, not_word)
+    flat = pc.replace_substring_regex(pc.list_flatten(parts), leading_marks, "")
     keep = pc.not_equal(flat, "")
     counts = np.bincount(
         pc.list_parent_indices(parts).to_numpy()[keep.to_numpy(zero_copy_only=False)], minlength=len(texts)
