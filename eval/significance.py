@@ -108,3 +108,12 @@ def significantly_worse(
         raise ValueError(f"unknown test {test!r}; use 'fisher' or 'ttest'")
     a, b = _paired(system, reference)
     return bool(a.mean() < b.mean() and pvalue < alpha), pvalue
+
+
+def significantly_better(
+    system: Mapping[str, float], reference: Mapping[str, float], pvalue: float, alpha: float
+) -> bool:
+    """Whether ``system`` is significantly better than ``reference``: a higher mean over their shared queries and
+    ``pvalue`` (the two-sided test :func:`significantly_worse` returned) below ``alpha``."""
+    a, b = _paired(system, reference)
+    return bool(a.mean() > b.mean() and pvalue < alpha)

@@ -112,9 +112,10 @@ def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
     import pyarrow.compute as pc
 
     not_word, leading_marks, own_units = _word_patterns_re2()
-    by_arrow = [is_spaced(text) or not has_dictionary_script(text) for text in texts]
+    spaced = [is_spaced(text) for text in texts]
+    by_arrow = [own or not has_dictionary_script(text) for text, own in zip(texts, spaced, strict=True)]
     lowered = pa.array([text.lower() if own else "" for text, own in zip(texts, by_arrow, strict=True)], pa.string())
-    if not all(is_spaced(text) for text, own in zip(texts, by_arrow, strict=True) if own):
+    if not all(spaced):
         lowered = pc.replace_substring_regex(lowered, own_units, " \\1 ")
     parts = pc.split_pattern_regex(lowered, not_word)
     flat = pc.replace_substring_regex(pc.list_flatten(parts), leading_marks, "")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..metrics import Evaluation
-from ..significance import significantly_worse
+from ..significance import significantly_better, significantly_worse
 
 
 @dataclass
@@ -155,6 +155,6 @@ def compare(
             system, base = evaluations[name].per_query[measure], evaluations[reference].per_query[measure]
             worse, pvalue = significantly_worse(system, base, **test_options)
             comparison.worse[name][measure] = worse
-            comparison.better[name][measure] = significantly_worse(base, system, **test_options)[0]
+            comparison.better[name][measure] = significantly_better(system, base, pvalue, alpha)
             comparison.p_values[name][measure] = pvalue
     return comparison
