@@ -57,6 +57,8 @@ def gpu_figures(args, out: Path) -> dict:
     command += ["--steps", str(args.steps), "--bench-steps", str(args.bench_steps), "--groups", str(args.groups)]
     command += ["--depth", str(args.depth)] + (["--max-queries", str(args.max_queries)] if args.max_queries else [])
     command += ["--model", args.model] if args.model else []
+    command += ["--input", *args.input] if args.input else []
+    command += ["--collection", str(args.collection)] if args.collection else []
     return gpu_report.main(command + ["--workers", str(args.workers)])
 
 
@@ -134,6 +136,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--model", default=None, help="start checkpoint (default: the embedded all-MiniLM-L6-v2)")
+    parser.add_argument(
+        "--input", nargs="+", default=None, help="Wikipedia inputs of the training run (default: gpu_report's)"
+    )
+    parser.add_argument("--collection", type=Path, default=None, help="the TREC DL 2020 folder (default: gpu_report's)")
     parser.add_argument("--steps", type=int, default=300, help="training steps of the GPU report")
     parser.add_argument("--bench-steps", type=int, default=20)
     parser.add_argument("--groups", type=int, default=16)
