@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -37,6 +39,9 @@ from bench.device import GpuMonitor, add_device_arguments, describe, resolve_dev
 from bench.sample_tasks import build_task_datasets  # noqa: E402
 
 DL20 = ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
+CONFIG = ROOT / "configs" / "wikiformer-bert-base.yaml"
+CONFIG_DEV = yaml.safe_load(CONFIG.read_text()).get("eval_dir") or ""
+CONFIG_TESTS = yaml.safe_load(CONFIG.read_text()).get("test_dirs") or []
 TASKS = ("srr", "rwi", "ati", "ltm")
 
 
@@ -88,7 +93,7 @@ def train(tasks: Path, out: Path, args) -> dict:
     from train import main as train_main
 
     argv = [
-        str(ROOT / "configs" / "wikiformer-bert-base.yaml"),
+        str(CONFIG),
         "--model_name_or_path",
         args.model or "embedded:minilm",
         "--train_datasets",
@@ -119,6 +124,9 @@ def train(tasks: Path, out: Path, args) -> dict:
         "0",
         "--learning_rate",
         str(args.learning_rate),
+        "--eval_dir",
+        args.dev_collection,
+        *(["--test_dirs", *args.test_collections] if args.test_collections else []),
         *(["--use_cpu", "true"] if args.device == "cpu" else []),
     ]
     timer = StepTimer()
@@ -127,8 +135,10 @@ def train(tasks: Path, out: Path, args) -> dict:
     from modeling_wikiformer import save_for_hub
 
     save_for_hub(trainer.model, trainer.processing_class, out / "model", max_length=512)
+    test_results = out / "test_results.json"
     steps_per_second = (len(timer.times) - 1) / timer.steady_seconds()
     losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]
+    release_gpu_memory(trainer)
     return {
         "steps_per_second": steps_per_second,
         "pairs_per_second": steps_per_second * args.groups * 8,
@@ -136,7 +146,34 @@ def train(tasks: Path, out: Path, args) -> dict:
         "peak_gpu_memory_bytes": monitor.peak_memory,
         "first_loss": losses[0] if losses else None,
         "last_loss": losses[-1] if losses else None,
+        "test": json.loads(test_results.read_text()) if test_results.exists() else {},
     }
+
+
+def release_gpu_memory(trainer) -> None:
+    """Free what the in-process training holds on the GPU before the next step starts its own process."""
+    import gc
+
+    import torch
+
+    trainer.model.to("cpu")
+    del trainer
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def check_collections(args) -> None:
+    """Load every collection the run evaluates on before anything is built (a GPU machine may lack them)."""
+    from eval.splits import load_collection_part
+
+    for flag, specs in (("--collection", [str(args.collection)]), ("--dev-collection", [args.dev_collection]),
+                        ("--test-collections", args.test_collections)):  # fmt: skip
+        for spec in filter(None, specs):
+            try:
+                load_collection_part(spec)
+            except (OSError, ValueError) as error:
+                raise SystemExit(f"{flag} {spec}: {error}") from error
 
 
 def start_model(out: Path, args) -> Path:
@@ -163,6 +200,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--learning_rate", type=float, default=2e-5)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--collection", type=Path, default=DL20, help="the TREC DL 2020 passage folder")
+    parser.add_argument(
+        "--dev-collection",
+        default=CONFIG_DEV,
+        help="the training run's dev collection ('' = none; default: the config's)",
+    )
+    parser.add_argument(
+        "--test-collections", nargs="*", default=CONFIG_TESTS,
+        help="evaluated once after training (none given = none; default: the config's)",
+    )  # fmt: skip
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--max-queries", type=int, default=None)
     parser.add_argument("--eval-batch", type=int, default=64)
@@ -172,6 +218,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     resolve_device(args)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    check_collections(args)
     out = args.out or Path(tempfile.mkdtemp(prefix="gpu-report-"))
     out.mkdir(parents=True, exist_ok=True)
     report: dict = {"device": describe(args.device), "args": {k: str(v) for k, v in vars(args).items()}}
@@ -207,6 +254,9 @@ def main(argv: list[str] | None = None) -> dict:
         f"{before['ndcg@10']:.4f} / {before['mrr@10']:.4f} |"
     )
     print(f"| after {args.steps} steps | {after['ndcg@10']:.4f} / {after['mrr@10']:.4f} |")
+    for key, value in sorted(trained["test"].items()):
+        if key.endswith(("ndcg@10", "mrr@10")):
+            print(f"| train.py {key} (after {args.steps} steps) | {value:.4f} |")
     print(f"| eval rerank pairs/s (depth {args.depth}, length 512) | {after['pairs'] / after['seconds']:.0f} |")
     if args.bench_steps:
         for name, ratio in report["train_bench"]["vs_peer"].items():

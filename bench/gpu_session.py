@@ -59,6 +59,8 @@ def gpu_figures(args, out: Path) -> dict:
     command += ["--model", args.model] if args.model else []
     command += ["--input", *args.input] if args.input else []
     command += ["--collection", str(args.collection)] if args.collection else []
+    command += ["--dev-collection", args.dev_collection] if args.dev_collection is not None else []
+    command += ["--test-collections", *args.test_collections] if args.test_collections is not None else []
     return gpu_report.main(command + ["--workers", str(args.workers)])
 
 
@@ -140,6 +142,10 @@ def main(argv: list[str] | None = None) -> dict:
         "--input", nargs="+", default=None, help="Wikipedia inputs of the training run (default: gpu_report's)"
     )
     parser.add_argument("--collection", type=Path, default=None, help="the TREC DL 2020 folder (default: gpu_report's)")
+    parser.add_argument(
+        "--dev-collection", default=None, help="the training run's dev collection (default: gpu_report's)"
+    )
+    parser.add_argument("--test-collections", nargs="*", default=None, help="test collections (default: gpu_report's)")
     parser.add_argument("--steps", type=int, default=300, help="training steps of the GPU report")
     parser.add_argument("--bench-steps", type=int, default=20)
     parser.add_argument("--groups", type=int, default=16)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import bm25s
-import numpy as np
+# bm25s runs a JAX top-k when it is first imported if JAX is installed; on a CUDA machine JAX would then take 75%
+# of the GPU's memory from the model that re-ranks next. Its selection here is NumPy, so JAX stays on the CPU.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import bm25s  # noqa: E402
+import numpy as np  # noqa: E402
 
 from ..collections.collection import Run
 
@@ -120,7 +125,9 @@ class BM25Retriever:
             return run
         # One more than asked: a tie across the cut shows as equal scores at positions k - 1 and k.
         deeper = min(k + 1, len(self.doc_ids))
-        results, scores = self.index.retrieve([toks for _, toks in kept], k=deeper, show_progress=False, n_threads=1)
+        results, scores = self.index.retrieve(
+            [toks for _, toks in kept], k=deeper, show_progress=False, n_threads=1, backend_selection="numpy"
+        )
         for row, (qid, toks) in enumerate(kept):
             if deeper > k and scores[row][k] == scores[row][k - 1]:
                 indices = self._top_k_as_trec_eval_ranks(toks, k)

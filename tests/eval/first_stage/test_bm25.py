@@ -84,3 +84,17 @@ def test_ties_across_the_cut_go_as_trec_eval_ranks_them():
         expected = ["x", "d5", "d4", "d3", "d2", "d1"][:k]
         assert sorted(top) == sorted(expected), k
         assert all(top[d] == full[d] for d in top)
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "cpu"), ("cuda", "cuda")])
+def test_jax_is_kept_off_the_gpu_unless_asked(given, expected):
+    """bm25s runs JAX at import when JAX is installed; on CUDA that would take 75% of the GPU from the re-ranker."""
+    import os
+    import subprocess
+
+    env = {key: value for key, value in os.environ.items() if key != "JAX_PLATFORMS"}
+    if given:
+        env["JAX_PLATFORMS"] = given
+    code = "import os, eval.first_stage.bm25; print(os.environ['JAX_PLATFORMS'])"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == expected
