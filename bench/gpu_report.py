@@ -13,7 +13,7 @@
 
 Prints one Markdown table and writes everything to ``OUT/gpu_report.json``. On a GPU machine::
 
-    python bench/gpu_report.py --out output/gpu-report                    # ~15 minutes on an H100 with MiniLM
+    python bench/gpu_report.py --out output/gpu-report                    # about 3 minutes on an H100 with MiniLM
     python bench/gpu_report.py --model google-bert/bert-base-uncased --steps 1000
 
 It runs on a CPU too (``--device cpu --steps 4 --groups 2 --depth 10 --max-queries 2``: a smoke test).
