@@ -44,6 +44,7 @@ from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, t
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
 from .common import TaskOutput, task_rng, truncate_words
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
+from .free_memory import release_freed_memory
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords, stemmer
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
@@ -358,8 +359,13 @@ class CorpusModelStep(PipelineStep):
         write_json({"documents": documents, "words": words_total}, self.files.totals)
 
     def _qdm_plan(self) -> None:
-        """The title join's buckets (unless LTM's stage built them), then the QDM plan's, one bucket at a time."""
+        """The title join's buckets (unless LTM's stage built them), then the QDM plan's, one bucket at a time.
+
+        This stage runs in the build's own process: what the freed memory of earlier steps and buckets leaves in
+        the allocators is given back before each bucket, so the process holds one bucket's working set at a time.
+        """
         join_buckets, plan_buckets = join_sizes(self.units)
+        release_freed_memory()
         titles = [self.layout.title_parts(u.number, join_buckets) for u in self.units]
         redirects = [self.layout.redirect_parts(n, join_buckets) for n in range(len(self.redirect_files))]
         bucket_files = [self.layout.bucket_file(b, join_buckets) for b in range(join_buckets)]
@@ -368,6 +374,7 @@ class CorpusModelStep(PipelineStep):
                 clear_partial([path])
                 path.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(path, lambda tmp, b=bucket: build_bucket(b, join_buckets, titles, redirects, tmp))
+                release_freed_memory()
         join = TitleJoin(bucket_files)
         eligible = ArticleIndex([self.files.passages(u.number) for u in self.units]).eligible
         parts = [self.files.qdm_parts(u.number, plan_buckets) for u in self.units]
@@ -383,6 +390,7 @@ class CorpusModelStep(PipelineStep):
                     b, plan_buckets, parts, join.resolve, eligible, self.harp.qdm_max_pairs, tmp
                 ),
             )
+            release_freed_memory()
 
 
 def join_sizes(units: Sequence[Unit]) -> tuple[int, int]:
