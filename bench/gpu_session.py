@@ -5,9 +5,10 @@
    benches (``eval rerank`` and ``model.rerank`` against ``CrossEncoder.predict``);
 2. the corpus stage and the task stage at each ``--processes`` count on the cores of the machine: one multistream
    dump of ``--articles`` real articles (``bench/big_dump.py``, the vendored sample relinked copy by copy) is cut
-   into a shard per process; ``p`` processes read ``p`` shards of ``--articles-per-process`` articles each
-   (``--limit``), so every process has the same work and the speed-up is articles/s at ``p`` over articles/s at
-   1. The task stage (SRR, RWI, ATI, LTM) then runs at each count on the corpus of the widest run.
+   into exactly one shard per process (``--streams-per-shard`` above the dump's streams); ``p`` processes read
+   ``p`` shards of ``--articles-per-process`` articles each (``--limit``), so every process has the same work and
+   the speed-up is articles/s at ``p`` over articles/s at 1. The task stage (SRR, RWI, ATI, LTM) then runs at
+   each count on the corpus of the widest run.
 
 Writes ``OUT/gpu_session.json`` and ``OUT/gpu_session.md`` (a step that fails is recorded and the next one runs).
 On the GPU machine, after ``bash .gpu/env/setup.sh`` and ``bash .gpu/model/restore.sh`` (``../shared/gpu``)::
@@ -74,7 +75,8 @@ def stage_scaling(args, out: Path) -> dict:
         corpus = out / f"corpus-{p}"
         seconds = timed(
             [python, "-m", "dataset_scripts.corpus", str(dump), "--output-dir", str(corpus), "--num-proc", str(p),
-             "--read-ahead", "off", "--limit", str(args.articles_per_process)],
+             "--read-ahead", "off", "--limit", str(args.articles_per_process),
+             "--streams-per-shard", str(10**9)],  # exactly p shards: each process reads one
             out / f"corpus-{p}.log",
         )  # fmt: skip
         record = read_build_record(corpus)

@@ -8,11 +8,12 @@ import argparse
 from .formats.base import ReaderOptions
 from .options import CorpusOptions
 from .reading import READ_AHEAD_CHOICES
-from .sources import FORMAT_NAMES
+from .sources import FORMAT_NAMES, STREAMS_PER_SHARD
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--format``, ``--limit``, ``--language``, ``--see-also-title``, ``--max-article-bytes``, ``--read-ahead``."""
+    """``--format``, ``--limit``, ``--language``, ``--see-also-title``, ``--max-article-bytes``, ``--read-ahead``,
+    ``--streams-per-shard``."""
     group = parser.add_argument_group("corpus (reading raw inputs)")
     group.add_argument("--format", default="auto", help="auto (sniff each file) or one of: " + ", ".join(FORMAT_NAMES))
     group.add_argument("--limit", type=int, default=None, help="read at most N articles from each shard")
@@ -25,6 +26,14 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
         "replaces finding the section by its structure",
     )
     group.add_argument("--max-article-bytes", type=int, default=0, help="skip larger articles (0: no limit)")
+    group.add_argument(
+        "--streams-per-shard",
+        type=int,
+        default=STREAMS_PER_SHARD,
+        help=f"bz2 streams of an indexed multistream dump per shard (default {STREAMS_PER_SHARD}, about "
+        f"{STREAMS_PER_SHARD * 100:,} pages); a dump is cut finer when that gives fewer shards than --num-proc, so a "
+        "large value gives exactly --num-proc equal shards",
+    )
     group.add_argument(
         "--read-ahead",
         default="auto",
@@ -39,4 +48,10 @@ def corpus_options(args: argparse.Namespace) -> CorpusOptions:
     reader = ReaderOptions(
         language=args.language, see_also_titles=tuple(args.see_also_title), max_article_bytes=args.max_article_bytes
     )
-    return CorpusOptions(fmt=args.format, reader=reader, limit=args.limit, read_ahead=args.read_ahead)
+    return CorpusOptions(
+        fmt=args.format,
+        reader=reader,
+        limit=args.limit,
+        read_ahead=args.read_ahead,
+        streams_per_shard=args.streams_per_shard,
+    )

@@ -130,6 +130,22 @@ def test_one_multistream_file_is_cut_into_a_shard_per_process(tmp_path, capsys):
     assert one == three
 
 
+def test_streams_per_shard_on_the_command_line(enwiki_sample, tmp_path, capsys):
+    from dataset_scripts.corpus.__main__ import main
+
+    dump = make_multistream(enwiki_sample, tmp_path)  # 21 streams
+    assert main([str(dump), "--output-dir", str(tmp_path / "by-5"), "--streams-per-shard", "5"]) == 0
+    assert "input read as 5 shards by 1 processes" in capsys.readouterr().out
+    assert read_build_record(tmp_path / "by-5")["shards"] == 5
+    # a value above the dump's streams: one shard per process, however many streams a shard then holds
+    large = ["--streams-per-shard", "1000000", "--num-proc", "2", "--read-ahead", "off"]
+    assert main([str(dump), "--output-dir", str(tmp_path / "by-proc"), *large]) == 0
+    assert "input read as 2 shards by 2 processes" in capsys.readouterr().out
+    assert corpus_rows(tmp_path / "by-5") == corpus_rows(tmp_path / "by-proc")
+    assert main([str(dump), "--output-dir", str(tmp_path / "bad"), "--streams-per-shard", "0"]) != 0
+    assert "streams_per_shard must be >= 1" in capsys.readouterr().err
+
+
 def test_a_rerun_keeps_the_shards_of_the_build_it_resumes(enwiki_sample, tmp_path):
     dump = make_multistream(enwiki_sample, tmp_path)  # 21 streams
     out = tmp_path / "corpus"
