@@ -138,7 +138,8 @@ def train(tasks: Path, out: Path, args) -> dict:
     test_results = out / "test_results.json"
     steps_per_second = (len(timer.times) - 1) / timer.steady_seconds()
     losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]
-    release_gpu_memory(trainer)
+    del trainer  # its model and optimizer state: the next steps run in processes of their own on the same GPU
+    release_gpu_memory()
     return {
         "steps_per_second": steps_per_second,
         "pairs_per_second": steps_per_second * args.groups * 8,
@@ -150,14 +151,12 @@ def train(tasks: Path, out: Path, args) -> dict:
     }
 
 
-def release_gpu_memory(trainer) -> None:
-    """Free what the in-process training holds on the GPU before the next step starts its own process."""
+def release_gpu_memory() -> None:
+    """Give back to the GPU what the in-process training left cached (its objects dropped by the caller)."""
     import gc
 
     import torch
 
-    trainer.model.to("cpu")
-    del trainer
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()

@@ -10,6 +10,7 @@ from tests.bench.test_benches_cpu import run_bench
 from tests.conftest import PROJECT_ROOT
 from tests.training.conftest import save_tiny_encoder
 
+DL20_MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "dl20-mini"
 DL20 = PROJECT_ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
 
 
@@ -43,5 +44,8 @@ def test_gpu_report_names_a_missing_collection_before_building(tmp_path):
 
     missing = tmp_path / "no-such-collection"
     with pytest.raises(SystemExit, match=f"--test-collections {missing}"):
-        gpu_report.main(["--device", "cpu", "--out", str(tmp_path / "out"), "--test-collections", str(missing)])
+        gpu_report.main(
+            ["--device", "cpu", "--out", str(tmp_path / "out"), "--collection", str(DL20_MINI), "--dev-collection", ""]
+            + ["--test-collections", str(DL20_MINI), str(missing)]
+        )
     assert not (tmp_path / "out" / "tasks").exists()
