@@ -200,6 +200,7 @@ class CorpusStatsStep(PipelineStep):
             if _wants(self.tasks, HARP_TASKS):
                 marker["harp"] = self._harp(unit, table, tokenizer)
             write_json(marker, self.layout.marker("baseline-stats", unit.number))
+            release_freed_memory()  # a worker runs hundreds of units: keep one unit's working set, not its peak
         if _wants(self.tasks, HARP_TASKS):  # the title join's redirect parts (shared with LTM's, same layout)
             for number in range(rank, len(self.redirect_files), world_size):
                 path = self.layout.redirect_parts(number, self.join_buckets)
