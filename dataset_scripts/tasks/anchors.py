@@ -18,8 +18,10 @@ destination's first section is its lead (``Article.abstract``). Here:
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
+import operator
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -244,8 +246,14 @@ def softmax_over(beta: dict[str, float], exclude: Iterable[str] = ()) -> tuple[l
         return [], []
     top = max(beta.values())
     exp = [math.exp(b - top) for b in beta.values()]
-    total = sum(exp)
+    total = ordered_sum(exp)
     return list(beta), [e / total for e in exp]
+
+
+def ordered_sum(values: Iterable[float]) -> float:
+    """The floats added left to right. ``sum`` compensates its rounding from Python 3.12 on, which would let the
+    same build draw differently on two Python versions."""
+    return functools.reduce(operator.add, values, 0.0)
 
 
 def sample_words(rng: random.Random, terms: Sequence[str], probabilities: Sequence[float], count: int) -> list[str]:
@@ -253,9 +261,10 @@ def sample_words(rng: random.Random, terms: Sequence[str], probabilities: Sequen
     all of them when there are fewer."""
     terms, weights, chosen = list(terms), list(probabilities), []
     for _ in range(min(count, len(terms))):
-        point = rng.random() * sum(weights)
-        # the first word whose running sum (accumulated left to right, as a loop would) exceeds the point
-        pick = min(bisect.bisect_right(list(itertools.accumulate(weights)), point), len(weights) - 1)
+        # running sums accumulated left to right, as a loop would; the last is the total (see ordered_sum)
+        running = list(itertools.accumulate(weights))
+        point = rng.random() * running[-1]
+        pick = min(bisect.bisect_right(running, point), len(weights) - 1)  # the first sum above the point
         chosen.append(terms.pop(pick))
         weights.pop(pick)
     return chosen

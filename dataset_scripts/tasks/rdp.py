@@ -29,6 +29,7 @@ from .anchors import (
     Anchor,
     HarpOptions,
     LinkedSentence,
+    ordered_sum,
     sample_words,
 )
 from .attention import TextAttention, word_spans
@@ -74,7 +75,7 @@ def anchor_importance(sentence: LinkedSentence, attention: TextAttention, how: s
         eta[anchor.target] = eta.get(anchor.target, 0.0) + weight
     top = max(eta.values())
     exp = {target: math.exp(value - top) for target, value in eta.items()}
-    total = sum(exp.values())
+    total = ordered_sum(exp.values())
     return {target: value / total for target, value in exp.items()}
 
 

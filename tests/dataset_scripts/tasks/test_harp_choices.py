@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dataset_scripts.tasks import qdm, rdp
-from dataset_scripts.tasks.anchors import Anchor, HarpOptions, LinkedSentence
+from dataset_scripts.tasks.anchors import Anchor, HarpOptions, LinkedSentence, ordered_sum, sample_words
 from dataset_scripts.tasks.attention import TextAttention, word_spans
 from dataset_scripts.tasks.language_model import load_stopwords
 from dataset_scripts.tasks.stats import TaskStats
@@ -114,3 +114,18 @@ def test_variants_switch_all_of_harps_choices_at_once():
     assert (default.heads, default.anchor_importance, default.query_length) == ("sum", "mean", "poisson")
     with pytest.raises(ValueError, match="variant"):
         HarpOptions.variant("code")
+
+
+class _FixedDraw(random.Random):
+    def random(self):
+        return 0.9999999999999999  # the largest float below 1
+
+
+def test_draws_add_weights_left_to_right_on_every_python():
+    # 1.0, then ten weights below half an ulp of 1.0: added left to right the total stays 1.0, so a point just below
+    # it falls in the first word. A compensated sum (sum() from Python 3.12 on) would make the total
+    # 1.000000000000001 and move the point past every running sum, to the last word.
+    terms = ["first", *(f"tiny{i}" for i in range(10))]
+    weights = [1.0] + [1e-16] * 10
+    assert ordered_sum(weights) == 1.0
+    assert sample_words(_FixedDraw(), terms, weights, 1) == ["first"]
