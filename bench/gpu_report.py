@@ -40,8 +40,9 @@ from bench.sample_tasks import build_task_datasets  # noqa: E402
 
 DL20 = ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
 CONFIG = ROOT / "configs" / "wikiformer-bert-base.yaml"
-CONFIG_DEV = yaml.safe_load(CONFIG.read_text()).get("eval_dir") or ""
-CONFIG_TESTS = yaml.safe_load(CONFIG.read_text()).get("test_dirs") or []
+_CONFIG_VALUES = yaml.safe_load(CONFIG.read_text())
+CONFIG_DEV = _CONFIG_VALUES.get("eval_dir") or ""
+CONFIG_TESTS = _CONFIG_VALUES.get("test_dirs") or []
 TASKS = ("srr", "rwi", "ati", "ltm")
 
 

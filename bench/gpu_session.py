@@ -15,8 +15,8 @@ On the GPU machine, after ``bash .gpu/env/setup.sh`` and ``bash .gpu/model/resto
 
     PYTHONPATH=/tmp/site HF_HUB_OFFLINE=1 python3 bench/gpu_session.py --model /tmp/model --out $OUT/session
 
-about 7 minutes on an H100 with 16 cores (150 s the GPU part, 277 s the stage runs). ``--device cpu --tiny`` (with a tiny ``--model``) runs every
-step on a CPU.
+about 7 minutes on an H100 with 16 cores (150 s the GPU part, 277 s the stage runs). ``--device cpu --tiny``
+(with a tiny ``--model``) runs every step on a CPU.
 """
 
 from __future__ import annotations
