@@ -2,53 +2,44 @@
 
 Each method is built from the same corpus and trained by the same ``train.py`` from the same start with the same
 budget (steps, pairs per step, lengths, learning-rate schedule: ``configs/demo-cpu.yaml``,
-``configs/prop-demo-cpu.yaml``, ``configs/harp-demo-cpu.yaml``), each through ``release.py --system NAME`` (datasets,
-train, export; finished stages are reused). The three checkpoints then re-rank the same BM25 top ``--depth`` of the
-first ``--max-queries`` judged queries of each collection; ``*`` marks a system significantly worse than Wikiformer
-(Fisher's randomization test, p < 0.05), as in the paper's tables::
+``configs/prop-demo-cpu.yaml``, ``configs/harp-demo-cpu.yaml`` with evaluation off and the rate halved at 80% of the
+steps, ``bench/pretraining.py``), each through ``release.py --system NAME`` (datasets, train, export; finished stages
+are reused; its output in ``OUT/<system>.log``). The three checkpoints then re-rank the same BM25 top ``--depth`` of
+the first ``--max-queries`` judged queries of each collection; ``*`` marks a system significantly worse than
+Wikiformer (Fisher's randomization test, p < 0.05), as in the paper's tables::
 
     python bench/baselines.py --max-steps 100 --max-queries 30 --depth 20 --max-length 256 --output-dir /tmp/bench-baselines
+
+On a GPU, train the three at once and give every config the device's settings::
+
+    python bench/baselines.py --max-steps 1000 --parallel --num-proc 5 --max-queries 1000 --depth 100 \
+        --pretrain-set use_cpu=false bf16=true --output-dir /tmp/bench-baselines
 
 ``--checkpoint NAME=FOLDER`` evaluates given checkpoints instead (e.g. those ``bench/finetune_comparison.py``
 pre-trained at one budget, ``OUT/pretrain/<system>/<system>``).
 
-On a GPU pass ``--config-dir`` with the bert-base configs (and a real corpus) for the paper-scale comparison.
+``--config-dir`` takes a folder of ``wikiformer.yaml``, ``prop.yaml``, ``harp.yaml`` as they are (e.g. bert-base
+configs and a real corpus for the paper-scale comparison).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` importable
 
 from bench.effectiveness import COLLECTIONS, load_collections  # noqa: E402
+from bench.pretraining import pretraining_configs, train_systems  # noqa: E402
 from eval.metrics import evaluate_run  # noqa: E402
 from eval.report import combined_markdown_table, compare, latex_table, markdown_table  # noqa: E402
 from eval.rerank import PairScorer, rerank  # noqa: E402
 
 SYSTEMS = {"Wikiformer": "wikiformer", "PROP": "prop", "HARP": "harp"}
 MEASURES = ["nDCG@10", "RR@10", "P@10"]
-
-
-def train_system(system: str, args, out: Path) -> Path:
-    """Build, train and export one system with ``release.py``; returns its Hub-ready model folder."""
-    folder = out / system
-    command = [sys.executable, "release.py", "--system", system, "--output-dir", str(folder)]
-    command += ["--stages", "datasets,train,export", "--seed", str(args.seed), "--max-steps", str(args.max_steps)]
-    command += ["--input", *args.input]
-    if args.config_dir:
-        command += ["--config", str(Path(args.config_dir) / f"{system}.yaml")]
-    started = time.perf_counter()
-    logging.info("$ %s", " ".join(command[1:]))
-    subprocess.run(command, cwd=PROJECT_ROOT, check=True)
-    logging.info("%s: built and trained in %.0f s", system, time.perf_counter() - started)
-    return folder / system
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,8 +50,20 @@ def main(argv: list[str] | None = None) -> int:
         default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
         help="the corpus every method is built from (default: the vendored enwiki sample)",
     )
-    parser.add_argument("--config-dir", default=None, help="a folder with wikiformer.yaml, prop.yaml, harp.yaml")
+    parser.add_argument(
+        "--config-dir", default=None, help="a folder with wikiformer.yaml, prop.yaml, harp.yaml (default: the demos')"
+    )
     parser.add_argument("--max-steps", type=int, default=100, help="optimizer steps, the same for every method")
+    parser.add_argument("--start-model", default="embedded:minilm", help="the start of every pre-training")
+    parser.add_argument(
+        "--pretrain-set",
+        nargs="*",
+        default=[],
+        metavar="[SYSTEM:]KEY=VALUE",
+        help="set a value (YAML) in every demo config or one system's (harp:doc_max_lengths=[128, 128, 128, 64])",
+    )
+    parser.add_argument("--parallel", action="store_true", help="train the three at once (a GPU with room for them)")
+    parser.add_argument("--num-proc", type=int, default=1, help="processes of each dataset build")
     parser.add_argument(
         "--checkpoint",
         nargs="*",
@@ -87,8 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(given) - set(SYSTEMS.values()))
     if unknown:
         parser.error(f"--checkpoint {', '.join(unknown)}: not one of {', '.join(SYSTEMS.values())}")
+    to_train = [system for system in SYSTEMS.values() if system not in given]
+    if to_train and not args.config_dir:
+        args.config_dir = pretraining_configs(
+            out / "configs", args.max_steps, args.start_model, overrides=args.pretrain_set
+        )
+    trained = train_systems(to_train, args, out, parallel=args.parallel) if to_train else {}
     models = {
-        label: Path(given[system]).resolve() if system in given else train_system(system, args, out)
+        label: Path(given[system]).resolve() if system in given else trained[system]
         for label, system in SYSTEMS.items()
     }
     comparisons = []

@@ -2,7 +2,7 @@
 (b) Wikiformer, (c) PROP and (d) HARP pre-trained at the same budget, tested on held-out queries.
 
 1. Pre-training: Wikiformer, PROP and HARP are built from the same corpus and trained from the same start for the
-   same steps through ``release.py --system NAME`` (``bench/baselines.py``'s ``train_system``), with the three demo
+   same steps through ``release.py --system NAME`` (``bench/pretraining.py``), with the three demo
    configs and evaluation off during pre-training; ``--checkpoint NAME=FOLDER`` uses a given checkpoint instead
    (e.g. the CPU-hour Wikiformer export).
 2. Fine-tuning data: ``python -m dataset_scripts.finetune`` on the ``#train`` queries of ``--collection``.
@@ -34,7 +34,7 @@ import yaml
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` importable
 
-from bench.baselines import train_system  # noqa: E402
+from bench.pretraining import pretraining_configs, train_system  # noqa: E402
 from eval.collections import write_trec_run  # noqa: E402
 from eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
 from eval.metrics import evaluate_run  # noqa: E402
@@ -44,7 +44,6 @@ from eval.splits import load_collection_part  # noqa: E402
 
 START = "(a) start model"
 PRETRAINED = {"(b) Wikiformer": "wikiformer", "(c) PROP": "prop", "(d) HARP": "harp"}
-DEMO_CONFIGS = {"wikiformer": "demo-cpu.yaml", "prop": "prop-demo-cpu.yaml", "harp": "harp-demo-cpu.yaml"}
 MEASURES = ["nDCG@10", "RR@10", "P@10"]
 FINETUNE_CONFIG = PROJECT_ROOT / "configs" / "finetune-cranfield-cpu.yaml"
 
@@ -94,42 +93,12 @@ def _run(command: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def config_overrides(items: list[str]) -> dict[str, dict]:
-    """``[SYSTEM:]KEY=VALUE`` items as ``{system or "": {key: value}}``, each value read as YAML."""
-    overrides: dict[str, dict] = {}
-    for item in items:
-        target, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--pretrain-set {item!r}: expected [SYSTEM:]KEY=VALUE")
-        system, _, key = target.rpartition(":")
-        if system and system not in DEMO_CONFIGS:
-            raise SystemExit(f"--pretrain-set {item!r}: {system!r} is not one of {', '.join(DEMO_CONFIGS)}")
-        overrides.setdefault(system, {})[key] = yaml.safe_load(value)
-    return overrides
-
-
-def pretraining_configs(args, folder: Path) -> Path:
-    """The three demo configs at one budget: the start model, steps and document length of the arguments, no
-    evaluation during pre-training (the fine-tuned test is the measurement), then ``--pretrain-set``."""
-    overrides = config_overrides(args.pretrain_set)
-    folder.mkdir(parents=True, exist_ok=True)
-    for system, name in DEMO_CONFIGS.items():
-        config = yaml.safe_load((PROJECT_ROOT / "configs" / name).read_text(encoding="utf-8"))
-        config.update(model_name_or_path=args.start_model, max_steps=args.pretrain_steps, eval_strategy="no",
-                      save_strategy="no", load_best_model_at_end=False, test_dirs=[])  # fmt: skip
-        config.pop("eval_dir", None)
-        config.pop("metric_for_best_model", None)
-        config["lr_drop_step"] = int(args.pretrain_steps * 0.8)
-        config["doc_max_lengths"] = [min(n, args.pretrain_doc_length) for n in config["doc_max_lengths"]]
-        config.update(overrides.get("", {}), **overrides.get(system, {}))
-        (folder / f"{system}.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return folder
-
-
 def pretrained_starts(args, out: Path) -> dict[str, str]:
     """(b), (c), (d): given checkpoints, else pre-trained here (``release.py`` reuses finished stages)."""
     given = dict(item.split("=", 1) for item in args.checkpoint)
-    configs = pretraining_configs(args, out / "pretrain-configs")
+    configs = pretraining_configs(
+        out / "pretrain-configs", args.pretrain_steps, args.start_model, args.pretrain_doc_length, args.pretrain_set
+    )
     options = SimpleNamespace(seed=args.seed, max_steps=args.pretrain_steps, input=args.input, config_dir=configs)
     starts = {}
     for label, system in PRETRAINED.items():

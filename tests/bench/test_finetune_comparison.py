@@ -71,11 +71,9 @@ def test_comparison_runs_end_to_end_on_a_tiny_setting(tmp_path):
 
 
 def test_pretraining_configs_share_one_budget(tmp_path):
-    sys.path.insert(0, str(PROJECT_ROOT / "bench"))
-    from bench.finetune_comparison import parse_args, pretraining_configs
+    from bench.pretraining import pretraining_configs
 
-    args = parse_args(["--pretrain-steps", "7", "--pretrain-doc-length", "48"])
-    folder = pretraining_configs(args, tmp_path)
+    folder = pretraining_configs(tmp_path, 7, "embedded:minilm", 48)
     configs = {name: yaml.safe_load((folder / f"{name}.yaml").read_text()) for name in ("wikiformer", "prop", "harp")}
     assert {c["max_steps"] for c in configs.values()} == {7}
     assert {c["model_name_or_path"] for c in configs.values()} == {"embedded:minilm"}
@@ -84,13 +82,11 @@ def test_pretraining_configs_share_one_budget(tmp_path):
 
 
 def test_pretraining_configs_take_overrides_for_all_or_one_system(tmp_path):
-    from bench.finetune_comparison import parse_args, pretraining_configs
+    from bench.pretraining import pretraining_configs
 
-    args = parse_args(
-        ["--pretrain-steps", "300", "--pretrain-set", "warmup_steps=90", "lr_drop_step=600",
-         "prop:doc_max_lengths=[128]", "harp:doc_max_lengths=[128, 128, 128, 64]"]
-    )  # fmt: skip
-    folder = pretraining_configs(args, tmp_path)
+    overrides = ["warmup_steps=90", "lr_drop_step=600", "prop:doc_max_lengths=[128]",
+                 "harp:doc_max_lengths=[128, 128, 128, 64]"]  # fmt: skip
+    folder = pretraining_configs(tmp_path, 300, "embedded:minilm", 64, overrides)
     configs = {name: yaml.safe_load((folder / f"{name}.yaml").read_text()) for name in ("wikiformer", "prop", "harp")}
     assert {c["warmup_steps"] for c in configs.values()} == {90}
     assert {c["lr_drop_step"] for c in configs.values()} == {600}  # not the default 0.8 x steps
@@ -100,7 +96,7 @@ def test_pretraining_configs_take_overrides_for_all_or_one_system(tmp_path):
 
 
 def test_pretraining_overrides_name_a_known_system():
-    from bench.finetune_comparison import config_overrides
+    from bench.pretraining import config_overrides
 
     assert config_overrides(["a=1", "prop:b=[1, 2]"]) == {"": {"a": 1}, "prop": {"b": [1, 2]}}
     with pytest.raises(SystemExit, match="bert"):
