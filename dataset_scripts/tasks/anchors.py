@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..corpus.article import Article
-from .attention import Span, TextAttention, importance_sharpness
+from .attention import Span, TextAttention, importance_sharpness_of
 from .baseline_options import ANCHOR_IMPORTANCE, HARP_VARIANTS, QUERY_LENGTHS, HarpOptions  # noqa: F401 (part of this module's interface)
 from .language_model import normal_length, poisson_length
 from .spec import Origin
@@ -80,16 +80,23 @@ HARP_MEASURES = {
 """The sharpness of the importance distributions, reported in every HARP task's statistics and card."""
 
 
-def importance_measures(attention: TextAttention, stopwords: frozenset[str], which: str, row: int = -1, exclude=()):
-    """``{measure: value}`` of :data:`HARP_MEASURES` for one distribution: [CLS]'s (``row`` -1) or an anchor's row
-    of a ``passage`` or ``sentence`` (``which``); empty for fewer than two words."""
-    sharpness = importance_sharpness(_distribution(attention, row, stopwords, exclude)[1])
-    if sharpness is None:
-        return {}
-    return {
-        f"{which}-importance-perplexity-per-word": sharpness[0],
-        f"{which}-importance-max-min-ratio": sharpness[1],
-    }
+def importance_distribution(
+    attention: TextAttention, stopwords: frozenset[str], row: int = -1, exclude: Iterable[str] = ()
+) -> list[float]:
+    """The probabilities HARP draws from: [CLS]'s row (``row`` -1) or an anchor's row, ``exclude`` left out."""
+    return _distribution(attention, row, stopwords, exclude)[1]
+
+
+def importance_measures(distributions: Sequence[tuple[str, Sequence[float]]]) -> list[dict[str, float]]:
+    """``{measure: value}`` of :data:`HARP_MEASURES` for each ``(which, probabilities)``, ``which`` ``passage`` or
+    ``sentence`` (:func:`importance_distribution`); empty for fewer than two words."""
+    sharpness = importance_sharpness_of([probabilities for _, probabilities in distributions])
+    return [
+        {}
+        if figures is None
+        else {f"{which}-importance-perplexity-per-word": figures[0], f"{which}-importance-max-min-ratio": figures[1]}
+        for (which, _), figures in zip(distributions, sharpness, strict=True)
+    ]
 
 
 @dataclass(frozen=True)

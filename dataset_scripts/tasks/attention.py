@@ -20,6 +20,7 @@ words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpn
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -42,6 +43,11 @@ def word_spans(text: str) -> list[tuple[str, int, int]]:
     without spaces: the words of :func:`~dataset_scripts.corpus.words.letter_words`)."""
     if not is_spaced(text):
         return letter_words(text)
+    lowered = text.lower()
+    # one lowering of the whole text gives each word's own unless a letter changed length (İ) or the final sigma's
+    # context reaches past the word
+    if len(lowered) == len(text) and "Σ" not in text:
+        return [(lowered[start:end], start, end) for start, end in map(re.Match.span, _WORD.finditer(text))]
     return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
@@ -238,13 +244,30 @@ def importance_sharpness(probabilities: Sequence[float]) -> tuple[float, float] 
 
     1 and 1 for a uniform distribution; a sharper one has a lower first and a higher second figure. ``None`` for
     fewer than two words (nothing to compare)."""
-    p = np.asarray(probabilities, dtype=np.float64)
-    if p.size < 2:
-        return None
-    p = p / p.sum()
-    positive = p[p > 0]
-    perplexity = float(np.exp(-(positive * np.log(positive)).sum()))
-    return perplexity / p.size, float(p.max() / p.min()) if p.min() > 0 else float("inf")
+    return importance_sharpness_of([probabilities])[0]
+
+
+def importance_sharpness_of(distributions: Sequence[Sequence[float]]) -> list[tuple[float, float] | None]:
+    """:func:`importance_sharpness` of many distributions at once (one pass over all their probabilities)."""
+    sizes = np.fromiter(map(len, distributions), dtype=np.int64, count=len(distributions))
+    kept = np.flatnonzero(sizes >= 2)
+    results: list[tuple[float, float] | None] = [None] * len(distributions)
+    if not len(kept):
+        return results
+    counts = sizes[kept]
+    values = np.fromiter(
+        itertools.chain.from_iterable(distributions[i] for i in kept.tolist()), dtype=np.float64, count=counts.sum()
+    )
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    p = values / np.repeat(np.add.reduceat(values, starts), counts)
+    positive = p > 0
+    entropy = -np.add.reduceat(np.where(positive, p * np.log(np.where(positive, p, 1.0)), 0.0), starts)
+    largest, smallest = np.maximum.reduceat(p, starts), np.minimum.reduceat(p, starts)
+    with np.errstate(divide="ignore"):
+        ratio = np.where(smallest > 0, largest / np.where(smallest > 0, smallest, 1.0), np.inf)
+    for i, per_word, spread in zip(kept.tolist(), (np.exp(entropy) / counts).tolist(), ratio.tolist(), strict=True):
+        results[i] = (per_word, spread)
+    return results
 
 
 def _token_words(offsets: list[list[int]], sequence_ids: list[int | None], spans) -> np.ndarray:

@@ -39,7 +39,15 @@ from tqdm.auto import tqdm
 from ..atomic_files import atomic_write, clear_partial
 from ..corpus.article import ARTICLE_SCHEMA
 from . import acm, qdm, rdp, rqp
-from .anchors import HarpOptions, LinkedSentence, anchor_words, group_links, importance_measures, locate_anchors
+from .anchors import (
+    HarpOptions,
+    LinkedSentence,
+    anchor_words,
+    group_links,
+    importance_distribution,
+    importance_measures,
+    locate_anchors,
+)
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
 from .common import TaskOutput, task_rng, truncate_words
@@ -689,12 +697,12 @@ class BaselineTasksStep(PipelineStep):
             if task in outputs:
                 passages.fill(outputs[task].groups)
         stopwords = self.harp_stopwords
-        measures = [importance_measures(attention_of[row], stopwords, "passage") for row in destinations]
+        distributions = [("passage", importance_distribution(attention_of[row], stopwords)) for row in destinations]
         for (sentence, _, _), attention in zip(sentences, scored, strict=False):
             for index, anchor in enumerate(sentence.anchors):
                 exclude = anchor_words(anchor, attention)
-                measures.append(importance_measures(attention, stopwords, "sentence", index, exclude))
-        return measures
+                distributions.append(("sentence", importance_distribution(attention, stopwords, index, exclude)))
+        return importance_measures(distributions)
 
 
 def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, cache, world: int) -> list:

@@ -15,12 +15,20 @@ def release_freed_memory() -> None:
 
     A process that builds one bucket after another would otherwise keep the high-water mark of every earlier step
     (the allocators keep freed pages for reuse), so its resident memory would grow with the corpus, not the bucket.
+    What survives the first call (modules, tokenizers, indexes) is frozen out of later collections: each then
+    looks at what was made since, not at every object of the process again.
     """
     gc.collect()
+    if not _frozen:
+        gc.freeze()
+        _frozen.append(True)
     pa.default_memory_pool().release_unused()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+_frozen: list[bool] = []
 
 
 @cache

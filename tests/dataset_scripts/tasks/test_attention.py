@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -11,6 +13,7 @@ from dataset_scripts.tasks.attention import (
     AttentionScorer,
     combine_heads,
     importance_sharpness,
+    importance_sharpness_of,
     last_layer_attention,
     load_passage_tokenizer,
     load_tokenizer,
@@ -115,6 +118,23 @@ def test_sharpness_of_a_known_attention_matrix():
     assert ratio == pytest.approx(np.e**0.75) and per_word == pytest.approx(0.9508, abs=1e-4)  # flatter
     assert importance_sharpness([0.25] * 4) == pytest.approx((1.0, 1.0))
     assert importance_sharpness([1.0]) is None
+
+
+def test_sharpness_of_many_distributions_at_once_matches_each_alone():
+    distributions = [[0.629, 0.231, 0.140], [1.0], [], [0.25] * 4, [0.5, 0.5, 0.0], [2.0, 1.0, 1.0]]
+    many = importance_sharpness_of(distributions)
+    assert many[1] is None and many[2] is None
+    assert many[4][1] == float("inf")  # a word of probability 0: no finite ratio
+    assert many[5] == pytest.approx(importance_sharpness([0.5, 0.25, 0.25]))  # normalised first
+    for distribution, figures in zip(distributions, many, strict=True):
+        assert figures == (None if len(distribution) < 2 else pytest.approx(importance_sharpness(distribution)))
+    assert importance_sharpness_of([]) == []
+
+
+def test_word_spans_lower_each_word_as_the_word_alone():
+    # the final sigma's form depends on what follows the word; a dotted capital I lowers to two characters
+    for text in ["ΟΔΟΣ'Α and ΟΔΟΣ", "İstanbul and Izmir", "Plain ASCII, with – a dash"]:
+        assert word_spans(text) == [(m.group().lower(), m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", text)]
 
 
 def test_word_spans_keep_combining_marks():

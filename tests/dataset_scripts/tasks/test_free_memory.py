@@ -43,3 +43,29 @@ def test_without_malloc_trim_it_still_collects(monkeypatch):
         free_memory.release_freed_memory()
     finally:
         free_memory._malloc_trim.cache_clear()
+
+
+FREEZE_CHILD = """
+import gc, weakref
+from dataset_scripts.tasks.free_memory import release_freed_memory
+
+class Node:
+    pass
+
+release_freed_memory()  # what lives now (modules...) is frozen out of later collections
+frozen = gc.get_freeze_count()
+node = Node()
+node.self = node  # a cycle made after the first call: only the collector frees it
+alive = weakref.ref(node)
+del node
+release_freed_memory()
+print(frozen, alive() is None, gc.get_freeze_count() == frozen)
+"""
+
+
+def test_later_calls_collect_only_what_was_made_since_the_first():
+    result = subprocess.run(
+        [sys.executable, "-c", FREEZE_CHILD], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
+    )
+    frozen, collected, unchanged = result.stdout.split()
+    assert int(frozen) > 1000 and collected == "True" and unchanged == "True"
