@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ from .baseline_options import HEAD_COMBINATIONS
 
 _WORD = re.compile(letter_run())
 Span = tuple[int, int]
+_WORD_OF_SPAN, _PLACE_OF_SPAN = operator.itemgetter(0), operator.itemgetter(1, 2)  # of (word, start, end)
 _LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query rows
 
 
@@ -153,9 +155,8 @@ class AttentionScorer:
         for (text, queries), key in zip(items, keys, strict=True):
             spans = word_spans(text)
             matrix = found[key].reshape(2 + len(queries), len(spans))
-            results.append(
-                TextAttention([w for w, _, _ in spans], [(s, e) for _, s, e in spans], matrix[0], matrix[2:], matrix[1])
-            )
+            words, places = list(map(_WORD_OF_SPAN, spans)), list(map(_PLACE_OF_SPAN, spans))
+            results.append(TextAttention(words, places, matrix[0], matrix[2:], matrix[1]))
         return results
 
     def _forward(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[np.ndarray]:
