@@ -4,9 +4,9 @@ Each method is built from the same corpus and trained by the same ``train.py`` f
 budget (steps, pairs per step, lengths, learning-rate schedule: ``configs/demo-cpu.yaml``,
 ``configs/prop-demo-cpu.yaml``, ``configs/harp-demo-cpu.yaml`` with evaluation off and the rate halved at 80% of the
 steps, ``bench/pretraining.py``), each through ``release.py --system NAME`` (datasets, train, export; finished stages
-are reused; its output in ``OUT/<system>.log``). The three checkpoints then re-rank the same BM25 top ``--depth`` of
-the first ``--max-queries`` judged queries of each collection; ``*`` marks a system significantly worse than
-Wikiformer (Fisher's randomization test, p < 0.05), as in the paper's tables::
+are reused; with ``--parallel`` each one's output goes to ``OUT/<system>.log``). The three checkpoints then re-rank
+the same BM25 top ``--depth`` of the first ``--max-queries`` judged queries of each collection; ``*`` marks a system
+significantly worse than Wikiformer (Fisher's randomization test, p < 0.05), as in the paper's tables::
 
     python bench/baselines.py --max-steps 100 --max-queries 30 --depth 20 --max-length 256 --output-dir /tmp/bench-baselines
 

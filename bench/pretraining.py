@@ -56,11 +56,12 @@ def pretraining_configs(
     return folder
 
 
-def train_system(system: str, args, out: Path) -> Path:
+def train_system(system: str, args, out: Path, to_log: bool = False) -> Path:
     """Build, train and export one system with ``release.py``; returns its Hub-ready model folder.
 
     ``args`` names ``input``, ``seed``, ``max_steps``, ``config_dir`` (a folder with ``<system>.yaml``, or None for
-    the demo config) and optionally ``num_proc``; the command's output goes to ``out/<system>.log``.
+    the demo config) and optionally ``num_proc``. The command's output goes to the console, or with ``to_log`` to
+    ``out/<system>.log`` (several at once); a failure ends the run with the log's last lines.
     """
     folder = out / system
     command = [sys.executable, "release.py", "--system", system, "--output-dir", str(folder)]
@@ -74,19 +75,25 @@ def train_system(system: str, args, out: Path) -> Path:
     started = time.perf_counter()
     logging.info("$ %s", " ".join(command[1:]))
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / f"{system}.log", "a", encoding="utf-8") as log:
-        done = subprocess.run(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT)
-    if done.returncode:
-        tail = (out / f"{system}.log").read_text(encoding="utf-8").splitlines()[-15:]
-        raise SystemExit(f"{system}: release.py failed (exit {done.returncode}):\n" + "\n".join(tail))
+    if not to_log:
+        done = subprocess.run(command, cwd=PROJECT_ROOT)
+        if done.returncode:
+            raise SystemExit(f"{system}: release.py failed (exit {done.returncode})")
+    else:
+        with open(out / f"{system}.log", "a", encoding="utf-8") as log:
+            done = subprocess.run(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT)
+        if done.returncode:
+            tail = (out / f"{system}.log").read_text(encoding="utf-8").splitlines()[-15:]
+            raise SystemExit(f"{system}: release.py failed (exit {done.returncode}):\n" + "\n".join(tail))
     logging.info("%s: built and trained in %.0f s", system, time.perf_counter() - started)
     return folder / system
 
 
 def train_systems(systems: list[str], args, out: Path, parallel: bool = False) -> dict[str, Path]:
-    """``train_system`` for each system, one after the other or all at once (a GPU with room for all)."""
+    """``train_system`` for each system, one after the other or all at once (a GPU with room for all; each then
+    writes ``out/<system>.log``)."""
     if not parallel:
         return {system: train_system(system, args, out) for system in systems}
     with ThreadPoolExecutor(len(systems)) as pool:
-        futures = {system: pool.submit(train_system, system, args, out) for system in systems}
+        futures = {system: pool.submit(train_system, system, args, out, True) for system in systems}
         return {system: future.result() for system, future in futures.items()}

@@ -57,4 +57,4 @@ def test_a_failed_release_names_the_system_and_shows_its_log(tmp_path):
 
     args = SimpleNamespace(input=[str(tmp_path / "missing.xml.bz2")], seed=1, max_steps=1, config_dir=None)
     with pytest.raises(SystemExit, match=r"prop: release.py failed \(exit 2\)[\s\S]*missing.xml.bz2"):
-        train_system("prop", args, tmp_path / "out")
+        train_system("prop", args, tmp_path / "out", to_log=True)
