@@ -99,7 +99,9 @@ def pretrained_starts(args, out: Path) -> dict[str, str]:
     configs = pretraining_configs(
         out / "pretrain-configs", args.pretrain_steps, args.start_model, args.pretrain_doc_length, args.pretrain_set
     )
-    options = SimpleNamespace(seed=args.seed, max_steps=args.pretrain_steps, input=args.input, config_dir=configs)
+    options = SimpleNamespace(
+        seed=args.seed, max_steps=args.pretrain_steps, input=args.input, config_dir=configs, num_proc=1
+    )
     starts = {}
     for label, system in PRETRAINED.items():
         if system in given:

@@ -7,6 +7,7 @@ document length for every system, and no evaluation during pre-training (the com
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import subprocess
 import sys
@@ -60,13 +61,13 @@ def train_system(system: str, args, out: Path, to_log: bool = False) -> Path:
     """Build, train and export one system with ``release.py``; returns its Hub-ready model folder.
 
     ``args`` names ``input``, ``seed``, ``max_steps``, ``config_dir`` (a folder with ``<system>.yaml``, or None for
-    the demo config) and optionally ``num_proc``. The command's output goes to the console, or with ``to_log`` to
+    the demo config) and ``num_proc``. The command's output goes to the console, or with ``to_log`` to
     ``out/<system>.log`` (several at once); a failure ends the run with the log's last lines.
     """
     folder = out / system
     command = [sys.executable, "release.py", "--system", system, "--output-dir", str(folder)]
     command += ["--stages", "datasets,train,export", "--seed", str(args.seed), "--max-steps", str(args.max_steps)]
-    command += ["--input", *args.input, "--num-proc", str(getattr(args, "num_proc", 1) or 1)]
+    command += ["--input", *args.input, "--num-proc", str(args.num_proc)]
     if args.config_dir:
         config = Path(args.config_dir) / f"{system}.yaml"
         command += ["--config", str(config)]
@@ -75,16 +76,14 @@ def train_system(system: str, args, out: Path, to_log: bool = False) -> Path:
     started = time.perf_counter()
     logging.info("$ %s", " ".join(command[1:]))
     out.mkdir(parents=True, exist_ok=True)
-    if not to_log:
-        done = subprocess.run(command, cwd=PROJECT_ROOT)
-        if done.returncode:
-            raise SystemExit(f"{system}: release.py failed (exit {done.returncode})")
-    else:
-        with open(out / f"{system}.log", "a", encoding="utf-8") as log:
-            done = subprocess.run(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT)
-        if done.returncode:
-            tail = (out / f"{system}.log").read_text(encoding="utf-8").splitlines()[-15:]
-            raise SystemExit(f"{system}: release.py failed (exit {done.returncode}):\n" + "\n".join(tail))
+    log_path = out / f"{system}.log"
+    with open(log_path, "a", encoding="utf-8") if to_log else contextlib.nullcontext() as log:
+        done = subprocess.run(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT if to_log else None)
+    if done.returncode:
+        tail = log_path.read_text(encoding="utf-8").splitlines()[-15:] if to_log else []
+        raise SystemExit(
+            "\n".join([f"{system}: release.py failed (exit {done.returncode})" + (":" if tail else ""), *tail])
+        )
     logging.info("%s: built and trained in %.0f s", system, time.perf_counter() - started)
     return folder / system
 

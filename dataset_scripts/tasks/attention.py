@@ -45,10 +45,10 @@ def word_spans(text: str) -> list[tuple[str, int, int]]:
     without spaces: the words of :func:`~dataset_scripts.corpus.words.letter_words`)."""
     if not is_spaced(text):
         return letter_words(text)
-    lowered = text.lower()
-    # one lowering of the whole text gives each word's own unless a letter changed length (İ) or the final sigma's
-    # context reaches past the word
-    if len(lowered) == len(text) and "Σ" not in text:
+    # one lowering of the whole text gives each word's own unless the final sigma's context reaches past the word
+    # or a letter changed length (İ)
+    lowered = text.lower() if "Σ" not in text else ""
+    if len(lowered) == len(text):
         return [(lowered[start:end], start, end) for start, end in map(re.Match.span, _WORD.finditer(text))]
     return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
@@ -261,11 +261,9 @@ def importance_sharpness_of(distributions: Sequence[Sequence[float]]) -> list[tu
     )
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     p = values / np.repeat(np.add.reduceat(values, starts), counts)
-    positive = p > 0
-    entropy = -np.add.reduceat(np.where(positive, p * np.log(np.where(positive, p, 1.0)), 0.0), starts)
+    entropy = -np.add.reduceat(p * np.log(np.where(p > 0, p, 1.0)), starts)  # a zero adds 0 log 1
     largest, smallest = np.maximum.reduceat(p, starts), np.minimum.reduceat(p, starts)
-    with np.errstate(divide="ignore"):
-        ratio = np.where(smallest > 0, largest / np.where(smallest > 0, smallest, 1.0), np.inf)
+    ratio = np.divide(largest, smallest, out=np.full_like(largest, np.inf), where=smallest > 0)
     for i, per_word, spread in zip(kept.tolist(), (np.exp(entropy) / counts).tolist(), ratio.tolist(), strict=True):
         results[i] = (per_word, spread)
     return results

@@ -19,16 +19,12 @@ def release_freed_memory() -> None:
     looks at what was made since, not at every object of the process again.
     """
     gc.collect()
-    if not _frozen:
+    if not gc.get_freeze_count():
         gc.freeze()
-        _frozen.append(True)
     pa.default_memory_pool().release_unused()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
-
-
-_frozen: list[bool] = []
 
 
 @cache

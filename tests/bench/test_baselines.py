@@ -55,6 +55,6 @@ def test_a_failed_release_names_the_system_and_shows_its_log(tmp_path):
 
     from bench.pretraining import train_system
 
-    args = SimpleNamespace(input=[str(tmp_path / "missing.xml.bz2")], seed=1, max_steps=1, config_dir=None)
+    args = SimpleNamespace(input=[str(tmp_path / "missing.xml.bz2")], seed=1, max_steps=1, config_dir=None, num_proc=1)
     with pytest.raises(SystemExit, match=r"prop: release.py failed \(exit 2\)[\s\S]*missing.xml.bz2"):
         train_system("prop", args, tmp_path / "out", to_log=True)
