@@ -19,12 +19,17 @@ def release_freed_memory() -> None:
     looks at what was made since, not at every object of the process again.
     """
     gc.collect()
-    if not gc.get_freeze_count():
-        gc.freeze()
+    _freeze_survivors()
     pa.default_memory_pool().release_unused()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+@cache
+def _freeze_survivors() -> None:
+    """``gc.freeze()``, the first time only (``gc.get_freeze_count`` would tell, but it walks every frozen object)."""
+    gc.freeze()
 
 
 @cache

@@ -89,9 +89,10 @@ def words(text: str) -> list[str]:
 
 @functools.cache
 def _word_patterns_re2() -> tuple[str, str, str]:
-    """(non-word run, leading marks, ideograph or kana run) in RE2's syntax for Arrow, with exactly the code points
-    of :data:`_WORD`'s classes (listed from Python's own ``re``, so Arrow's Unicode tables, newer or older, play no
-    part). Unicode has letters and marks in planes 0-3 and 14 only (4-13 are unassigned, 15-16 private use)."""
+    """(non-word run, ideograph or kana run) in RE2's syntax for Arrow, and the combining marks as a string of
+    characters, with exactly the code points of :data:`_WORD`'s classes (listed from Python's own ``re``, so Arrow's
+    Unicode tables, newer or older, play no part). Unicode has letters and marks in planes 0-3 and 14 only (4-13
+    are unassigned, 15-16 private use)."""
     every = "".join(map(chr, [*range(0x40000), *range(0xE0000, 0xF0000)]))
 
     def re2_class(python_class: str) -> str:
@@ -100,7 +101,8 @@ def _word_patterns_re2() -> tuple[str, str, str]:
 
     letters, marks = re2_class("[^\\W\\d_]"), re2_class(f"[{combining_marks()}]")
     own = re2_class(f"[{IDEOGRAPHS}]"), re2_class(f"[{KANA}]")
-    return f"[^{letters}{marks}{own[0]}{own[1]}]+", f"^[{marks}]+", f"([{own[0]}]|[{own[1]}]+)"
+    mark_characters = "".join(re.findall(f"[{combining_marks()}]", every))
+    return f"[^{letters}{marks}{own[0]}{own[1]}]+", f"([{own[0]}]|[{own[1]}]+)", mark_characters
 
 
 def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
@@ -111,14 +113,14 @@ def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
     own (set apart by spaces first). Texts in a script that ICU's dictionary cuts go through :func:`words`."""
     import pyarrow.compute as pc
 
-    not_word, leading_marks, own_units = _word_patterns_re2()
+    not_word, own_units, marks = _word_patterns_re2()
     spaced = [is_spaced(text) for text in texts]
     by_arrow = [own or not has_dictionary_script(text) for text, own in zip(texts, spaced, strict=True)]
     lowered = pa.array([text.lower() if own else "" for text, own in zip(texts, by_arrow, strict=True)], pa.string())
     if not all(spaced):
         lowered = pc.replace_substring_regex(lowered, own_units, " \\1 ")
     parts = pc.split_pattern_regex(lowered, not_word)
-    flat = pc.replace_substring_regex(pc.list_flatten(parts), leading_marks, "")
+    flat = pc.utf8_ltrim(pc.list_flatten(parts), characters=marks)  # a set lookup: far cheaper than a regex
     keep = pc.not_equal(flat, "")
     counts = np.bincount(
         pc.list_parent_indices(parts).to_numpy()[keep.to_numpy(zero_copy_only=False)], minlength=len(texts)
