@@ -312,11 +312,10 @@ def truncate_tokens(texts: Sequence[str], tokenizer, max_tokens: int) -> list[st
     tokenizer is a transformers tokenizer or a ``tokenizers.Tokenizer`` (:func:`load_passage_tokenizer`)."""
     backend = _truncating_backend(tokenizer, max_tokens)
     if backend is not None:  # a fast tokenizer: its Rust encodings, only the last piece's offsets read back
+        if _is_bert_wordpiece(backend):
+            return _truncate_bert_wordpiece(list(texts), backend, max_tokens)
         encodings = backend.encode_batch(list(texts), add_special_tokens=False)
-        return [
-            text[: encoding.token_to_chars(max_tokens - 1)[1]] if len(encoding) == max_tokens else text.strip()
-            for text, encoding in zip(texts, encodings, strict=True)
-        ]
+        return [_cut_after(text, encoding, max_tokens) for text, encoding in zip(texts, encodings, strict=True)]
     encoded = tokenizer(
         list(texts), add_special_tokens=False, truncation=True, max_length=max_tokens, return_offsets_mapping=True
     )
@@ -324,6 +323,53 @@ def truncate_tokens(texts: Sequence[str], tokenizer, max_tokens: int) -> list[st
         text[: pieces[-1][1]] if pieces and len(pieces) == max_tokens else text.strip()
         for text, pieces in zip(texts, encoded["offset_mapping"], strict=True)
     ]
+
+
+def _cut_after(text: str, encoding, max_tokens: int) -> str:
+    """``text`` up to the end of its ``max_tokens``-th piece when ``encoding`` (truncated) has that many, else
+    stripped."""
+    return text[: encoding.token_to_chars(max_tokens - 1)[1]] if len(encoding) == max_tokens else text.strip()
+
+
+_CHARACTERS_PER_PIECE = 8
+"""A long text's prefix read first: this many characters per piece wanted (English averages under five)."""
+
+
+def _truncate_bert_wordpiece(texts: list[str], backend, max_tokens: int) -> list[str]:
+    """:func:`truncate_tokens` for a BERT WordPiece tokenizer, which splits at every space and makes at most one
+    piece of each UTF-8 byte (its normalisation keeps or shrinks that count, checked at every code point in the
+    tests): a text of fewer bytes than ``max_tokens`` is not tokenised, and a long text's pieces are first read
+    from a prefix ending at a space (the whole text only when the prefix has too few)."""
+    cut = [text.strip() for text in texts]  # what a text of fewer pieces than max_tokens gives
+    long = [i for i, text in enumerate(texts) if len(text) >= max_tokens and len(text.encode()) >= max_tokens]
+    prefixes = [_prefix_at_space(texts[i], max_tokens * _CHARACTERS_PER_PIECE) for i in long]
+    encodings, again = backend.encode_batch(prefixes, add_special_tokens=False), []
+    for i, prefix, encoding in zip(long, prefixes, encodings, strict=True):
+        if len(encoding) == max_tokens or len(prefix) == len(texts[i]):
+            cut[i] = _cut_after(texts[i], encoding, max_tokens)
+        else:
+            again.append(i)
+    encodings = backend.encode_batch([texts[i] for i in again], add_special_tokens=False) if again else []
+    for i, encoding in zip(again, encodings, strict=True):
+        cut[i] = _cut_after(texts[i], encoding, max_tokens)
+    return cut
+
+
+def _prefix_at_space(text: str, characters: int) -> str:
+    """``text`` up to the first space at or after ``characters`` (all of it when shorter or without one)."""
+    end = text.find(" ", characters) if len(text) > characters else -1
+    return text if end < 0 else text[:end]
+
+
+def _is_bert_wordpiece(backend) -> bool:
+    """Whether a ``tokenizers.Tokenizer`` is BERT's: WordPiece after BERT's normaliser (or none) and pre-tokenizer."""
+    from tokenizers import models, normalizers, pre_tokenizers
+
+    return (
+        isinstance(backend.model, models.WordPiece)
+        and isinstance(backend.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
+        and (backend.normalizer is None or isinstance(backend.normalizer, normalizers.BertNormalizer))
+    )
 
 
 _BACKENDS: dict[tuple[int, int], Any] = {}

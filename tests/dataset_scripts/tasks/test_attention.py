@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,6 +82,9 @@ def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
         "  Kaunotys pogosts ir Latvejis Latgolys ",
         "word " * 40 + "Varakļuonu novods ūtrais.",
         "中文字 " * 30,
+        "internationalization " * 40,  # a prefix of 8 characters a piece holds too few: the whole text is read
+        "x" * 300,  # no space to cut at
+        "é" * 6,  # 6 characters, 12 bytes
     ]
     for limit in (8, 25, 250):
         encoded = tokenizer(
@@ -92,6 +96,29 @@ def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
         ]
         assert truncate_tokens(texts, tokenizer, limit) == expected
     assert truncate_tokens(["word " * 40], tokenizer, 8) == ["word word word word word word word word"]
+
+
+def test_bert_normalisation_leaves_no_code_point_more_characters_than_utf8_bytes():
+    # why a text of fewer bytes than the limit is not tokenised: a word piece covers one normalised character or more
+    normalize = load_passage_tokenizer("embedded:minilm").normalizer.normalize_str
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    assert [p for p in points if len(normalize(p).replace(" ", "")) > len(p.encode())] == []
+
+
+def test_truncate_tokens_reads_prefixes_and_skips_short_texts_with_the_same_cuts():
+    from dataset_scripts.tasks.attention import _truncating_backend
+
+    passage = load_passage_tokenizer("embedded:minilm")
+    folder = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+    lines = [line for path in sorted(folder.glob("*/*.wikitext")) for line in path.read_text("utf-8").splitlines()]
+    texts = lines + [" ".join(lines[i : i + 40]) for i in range(0, len(lines), 40)]  # long ones too
+    for limit in (8, 64, 250):
+        encodings = _truncating_backend(passage, limit).encode_batch(texts, add_special_tokens=False)
+        whole = [
+            text[: e.token_to_chars(limit - 1)[1]] if len(e) == limit else text.strip()
+            for text, e in zip(texts, encodings, strict=True)
+        ]
+        assert truncate_tokens(texts, passage, limit) == whole
 
 
 def test_the_embedded_passage_tokenizer_is_the_backend_transformers_builds():
