@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .see_also_join import _write_parts, crc32_of, lookup_buckets, read_part
 
@@ -29,6 +30,8 @@ LINK_SCHEMA = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank",
 LINKS_PER_BUCKET = 500_000
 """Corpus links per plan bucket: a bucket's keys, targets and ranks as Python objects stay near 100 MB."""
 MAX_BUCKETS = 4096
+RESOLVE_AT_ONCE = 50_000
+"""Distinct targets of a plan bucket resolved at a time (their titles as Python strings)."""
 
 
 def plan_bucket_count(links: int) -> int:
@@ -71,18 +74,7 @@ def build_plan_bucket(
     ``max_pairs``-th lowest rank of their usable occurrences). ``resolve`` maps target titles to rows (``None``:
     missing); ``eligible`` flags the usable destination rows. Returns the number of planned keys."""
     table = pa.Table.from_batches([read_part(p, bucket, buckets) for p in parts], schema=LINK_SCHEMA)
-    keys, targets, ranks = (table.column(name).to_pylist() for name in ("key", "target", "rank"))
-    destinations: dict[str, set[int]] = {}
-    occurrences: dict[str, list[int]] = {}
-    for key, row, rank in zip(keys, resolve_unique(resolve, targets), ranks, strict=True):
-        if row is not None and eligible[row]:
-            destinations.setdefault(key, set()).add(row)
-            occurrences.setdefault(key, []).append(rank)
-    plan = [
-        (key, ",".join(map(str, sorted(rows))), sorted(occurrences[key])[:max_pairs][-1])
-        for key, rows in sorted(destinations.items())
-        if len(rows) >= 2
-    ]
+    plan = plan_entries(table, resolve, eligible, max_pairs)
     connection = sqlite3.connect(db)
     try:
         connection.executescript(
@@ -95,6 +87,50 @@ def build_plan_bucket(
     finally:
         connection.close()
     return len(plan)
+
+
+def plan_entries(links: pa.Table, resolve, eligible: np.ndarray, max_pairs: int) -> list[tuple[str, str, int]]:
+    """``(key, destinations, cutoff)`` of :func:`build_plan_bucket`, by key, from a bucket's links
+    (``LINK_SCHEMA``). Column by column: a Python object is made per distinct target (resolved
+    ``RESOLVE_AT_ONCE`` at a time) and per planned key, not per link, so a bucket's memory is a few
+    dozen bytes a link."""
+    if not links.num_rows:
+        return []
+    targets = links.column("target").combine_chunks()
+    distinct = pc.unique(targets)
+    target_rows = np.full(len(distinct), -1, dtype=np.int64)
+    for start in range(0, len(distinct), RESOLVE_AT_ONCE):
+        found = resolve(distinct.slice(start, RESOLVE_AT_ONCE).to_pylist())
+        target_rows[start : start + len(found)] = [-1 if row is None else row for row in found]
+    row = target_rows[pc.index_in(targets, value_set=distinct).to_numpy()]
+    usable = row >= 0
+    usable[usable] = eligible[row[usable]]
+    keys = links.column("key").combine_chunks().dictionary_encode()
+    code = keys.indices.to_numpy()[usable].astype(np.int64)
+    row, rank = row[usable], links.column("rank").to_numpy()[usable]
+    if not len(code):
+        return []
+    # the cut-off: each key's max_pairs-th lowest rank of its usable occurrences (its highest when fewer)
+    order = np.lexsort((rank, code))
+    by_key, rank = code[order], rank[order]
+    first = np.flatnonzero(np.r_[True, by_key[1:] != by_key[:-1]])
+    cutoff = np.zeros(len(keys.dictionary), dtype=np.int64)
+    cutoff[by_key[first]] = rank[first + np.minimum(np.diff(np.r_[first, len(by_key)]), max_pairs) - 1]
+    # the distinct destinations of each key, sorted; the keys with two or more planned
+    base = int(row.max()) + 1
+    pairs = np.unique(code * base + row)
+    pair_key, pair_row = pairs // base, pairs % base
+    first = np.flatnonzero(np.r_[True, pair_key[1:] != pair_key[:-1]])
+    stops = np.r_[first[1:], len(pairs)]
+    ambiguous = np.flatnonzero(stops - first >= 2)
+    planned = pair_key[first[ambiguous]]
+    names = keys.dictionary.take(pa.array(planned)).to_pylist()
+    plan = [
+        (name, ",".join(map(str, pair_row[first[i] : stops[i]].tolist())), key_cutoff)
+        for name, i, key_cutoff in zip(names, ambiguous.tolist(), cutoff[planned].tolist(), strict=True)
+    ]
+    plan.sort()
+    return plan
 
 
 def resolve_unique(resolve, titles: Sequence[str]) -> list:

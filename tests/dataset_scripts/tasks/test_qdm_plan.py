@@ -49,3 +49,43 @@ def test_given_key_crcs_cut_the_links_as_the_keys_do(tmp_path):
         by_keys = read_part(tmp_path / "keys.arrow", bucket, 3)
         assert by_keys.equals(read_part(tmp_path / "crcs.arrow", bucket, 3))
         assert all(bucket_of(k, 3) == bucket for k in by_keys.column("key").to_pylist())
+
+
+def plan_by_definition(keys, targets, ranks, resolve, eligible, max_pairs):
+    """The plan written out link by link: each key's usable destinations and the ranks of its usable occurrences."""
+    destinations, occurrences = {}, {}
+    for key, row, rank in zip(keys, resolve(targets), ranks, strict=True):
+        if row is not None and eligible[row]:
+            destinations.setdefault(key, set()).add(row)
+            occurrences.setdefault(key, []).append(rank)
+    return [
+        (key, ",".join(map(str, sorted(rows))), sorted(occurrences[key])[:max_pairs][-1])
+        for key, rows in sorted(destinations.items())
+        if len(rows) >= 2
+    ]
+
+
+def test_plan_entries_equal_the_plan_by_definition_on_random_links(monkeypatch):
+    import pyarrow as pa
+
+    from dataset_scripts.tasks import qdm_plan
+    from dataset_scripts.tasks.qdm_plan import LINK_SCHEMA, plan_entries
+
+    monkeypatch.setattr(qdm_plan, "RESOLVE_AT_ONCE", 7)  # targets resolved in several slices
+    rng = np.random.default_rng(0)
+    pages = 40
+    eligible = rng.random(pages) < 0.8
+    titles = {f"Page {i}": i for i in range(pages)}
+
+    def resolve(names):
+        return [titles.get(name) for name in names]
+
+    for links in (0, 1, 5, 300):
+        keys = [f"k{rng.integers(12)}" for _ in range(links)]
+        targets = [f"Page {rng.integers(pages + 8)}" for _ in range(links)]  # some pages missing
+        ranks = rng.integers(0, 1000, size=links).tolist()
+        table = pa.table({"key": keys, "target": targets, "rank": ranks}, schema=LINK_SCHEMA)
+        for max_pairs in (1, 3, 10):
+            expected = plan_by_definition(keys, targets, ranks, resolve, eligible, max_pairs)
+            assert plan_entries(table, resolve, eligible, max_pairs) == expected
+    assert expected  # the last draw plans some keys
