@@ -35,6 +35,7 @@ from ..corpus.words import is_spaced, letter_run, letter_words
 from .baseline_options import HEAD_COMBINATIONS
 
 _WORD = re.compile(letter_run())
+_ASCII_WORD = re.compile("[A-Za-z]+")  # _WORD's matches in ASCII text
 Span = tuple[int, int]
 _WORD_OF_SPAN, _PLACE_OF_SPAN = operator.itemgetter(0), operator.itemgetter(1, 2)  # of (word, start, end)
 _LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query rows
@@ -43,6 +44,9 @@ _LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
     """``(word, start, end)`` of every run of letters (with its combining marks), the word lowercased (in scripts
     without spaces: the words of :func:`~dataset_scripts.corpus.words.letter_words`)."""
+    if text.isascii():  # the common case: ASCII letters are the only letters, and none has a mark
+        lowered = text.lower()
+        return [(lowered[start:end], start, end) for start, end in map(re.Match.span, _ASCII_WORD.finditer(text))]
     if not is_spaced(text):
         return letter_words(text)
     # one lowering of the whole text gives each word's own unless the final sigma's context reaches past the word

@@ -164,5 +164,11 @@ def test_word_spans_lower_each_word_as_the_word_alone():
         assert word_spans(text) == [(m.group().lower(), m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", text)]
 
 
+def test_word_spans_of_ascii_text_are_those_of_the_letter_runs():
+    every = "".join(map(chr, range(128)))
+    for text in [every, every[::-1], "U.S. x-ray_2nd place", "aB" * 40]:
+        assert word_spans(text) == [(m.group().lower(), m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", text)]
+
+
 def test_word_spans_keep_combining_marks():
     assert word_spans("हिन्दी 2, Hindi") == [("हिन्दी", 0, 6), ("hindi", 10, 15)]
