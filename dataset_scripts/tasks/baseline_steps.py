@@ -407,11 +407,11 @@ def join_sizes(units: Sequence[Unit]) -> tuple[int, int]:
     (:func:`.qdm_plan.plan_bucket_count`, by the corpus's links: from the Parquet footers, no data read)."""
     links = 0
     for file in dict.fromkeys(unit.file for unit in units):
-        metadata = pq.ParquetFile(file).metadata
-        columns = [j for j in range(metadata.num_columns) if metadata.schema.column(j).path == LINK_COLUMN]
-        links += sum(
-            metadata.row_group(g).column(j).num_values for g in range(metadata.num_row_groups) for j in columns
-        )
+        metadata = pq.read_metadata(file)
+        # the column found by each chunk's path: FileMetaData.schema would keep ~1.5 MiB a file in this process
+        for group in map(metadata.row_group, range(metadata.num_row_groups)):
+            chunks = map(group.column, range(group.num_columns))
+            links += sum(chunk.num_values for chunk in chunks if chunk.path_in_schema == LINK_COLUMN)
     return bucket_count(sum(unit.stop - unit.start for unit in units)), plan_bucket_count(links)
 
 

@@ -163,3 +163,22 @@ def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_ber
     assert shown <= corpus_words and any(stemmer()([w]) != [w] for w in shown)
     assert "license: other" in card and "non-commercial research" in card and "CC BY-SA" not in card
     assert "license: other" in (tmp_path / "out" / "corpus" / "README.md").read_text()
+
+
+def test_join_sizes_count_the_links_from_the_footers(ltg_corpus, monkeypatch):
+    import numpy as np
+
+    from dataset_scripts.tasks import qdm_plan
+    from dataset_scripts.tasks.baseline_steps import join_sizes
+    from dataset_scripts.tasks.corpus_units import plan_units
+
+    data, _ = corpus_files(ltg_corpus)
+    table = pa.concat_tables([pq.read_table(p, columns=["links"]) for p in data])
+    lengths = table.column("links").combine_chunks().value_lengths().fill_null(0).to_numpy()
+    # a footer counts a link target per link, and one (empty) value for an article without links
+    values = int(np.maximum(lengths, 1).sum())
+    assert values > table.num_rows  # the sample has links
+    units = plan_units(data, 400)
+    for per_bucket in (values, values - 1, values // 3):
+        monkeypatch.setattr(qdm_plan, "LINKS_PER_BUCKET", per_bucket)
+        assert join_sizes(units) == (1, -(-values // per_bucket))
