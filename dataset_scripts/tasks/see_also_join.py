@@ -40,7 +40,7 @@ TITLES_PER_BUCKET = 250_000
 """Corpus articles per bucket: with redirects (about 1.5 a title in English Wikipedia) a bucket holds ~600k rows,
 a few tens of MB while it is built; English Wikipedia (7M articles) gets 28 buckets."""
 MAX_BUCKETS = 1024
-_INSERT_ROWS = 50_000  # rows turned into Python objects at a time while a bucket file is written
+_INSERT_ROWS = 10_000  # rows turned into Python objects at a time while a bucket file is written
 _LOOKUP_KEYS = 500  # below SQLite's default limit of bound parameters
 
 
@@ -132,11 +132,6 @@ def build_bucket(bucket: int, buckets: int, title_parts: Sequence[Path], redirec
     """Write bucket ``bucket`` of the join as a SQLite file ``db`` (``titles(title, row)`` and
     ``redirects(source, target)``, both keyed by their title); ``title_parts`` in corpus order and
     ``redirect_parts`` in the order of the corpus redirect files decide which row of a repeated title counts."""
-    titles = pa.Table.from_batches([read_part(p, bucket, buckets) for p in title_parts], schema=TITLE_SCHEMA)
-    titles = _first_of_each(titles, "title", "row")
-    redirects = pa.Table.from_batches([read_part(p, bucket, buckets) for p in redirect_parts], schema=REDIRECT_SCHEMA)
-    redirects = redirects.append_column("order", pa.array(np.arange(redirects.num_rows, dtype=np.int64)))
-    redirects = _first_of_each(redirects, "source", "order").select(["source", "target"])
     connection = sqlite3.connect(db)
     try:
         connection.executescript(
@@ -144,16 +139,28 @@ def build_bucket(bucket: int, buckets: int, title_parts: Sequence[Path], redirec
             "CREATE TABLE titles (title TEXT PRIMARY KEY, row INTEGER NOT NULL) WITHOUT ROWID;"
             "CREATE TABLE redirects (source TEXT PRIMARY KEY, target TEXT NOT NULL) WITHOUT ROWID;"
         )
-        # sorted by key: SQLite appends to its B-trees in order
-        for table, name in ((titles, "titles"), (redirects, "redirects")):
-            for start in range(0, table.num_rows, _INSERT_ROWS):
-                chunk = table.slice(start, _INSERT_ROWS)
-                connection.executemany(
-                    f"INSERT INTO {name} VALUES (?, ?)", zip(*(c.to_pylist() for c in chunk.columns), strict=True)
-                )
+        # one table at a time, so that the bucket's titles and its redirects are never held together
+        titles = pa.Table.from_batches([read_part(p, bucket, buckets) for p in title_parts], schema=TITLE_SCHEMA)
+        _insert_sorted(connection, "titles", _first_of_each(titles, "title", "row"))
+        del titles
+        redirects = pa.Table.from_batches(
+            [read_part(p, bucket, buckets) for p in redirect_parts], schema=REDIRECT_SCHEMA
+        )
+        redirects = redirects.append_column("order", pa.array(np.arange(redirects.num_rows, dtype=np.int64)))
+        _insert_sorted(connection, "redirects", _first_of_each(redirects, "source", "order").select([0, 1]))
         connection.commit()
     finally:
         connection.close()
+
+
+def _insert_sorted(connection: sqlite3.Connection, name: str, table: pa.Table) -> None:
+    """Insert a two-column table sorted by its key (SQLite then appends to its B-tree in order), a slice at a time
+    as Python objects."""
+    for start in range(0, table.num_rows, _INSERT_ROWS):
+        chunk = table.slice(start, _INSERT_ROWS)
+        connection.executemany(
+            f"INSERT INTO {name} VALUES (?, ?)", zip(*(c.to_pylist() for c in chunk.columns), strict=True)
+        )
 
 
 class TitleJoin:
