@@ -45,15 +45,16 @@ def word_spans(text: str) -> list[tuple[str, int, int]]:
     """``(word, start, end)`` of every run of letters (with its combining marks), the word lowercased (in scripts
     without spaces: the words of :func:`~dataset_scripts.corpus.words.letter_words`)."""
     if text.isascii():  # the common case: ASCII letters are the only letters, and none has a mark
-        lowered = text.lower()
-        return [(lowered[start:end], start, end) for start, end in map(re.Match.span, _ASCII_WORD.finditer(text))]
-    if not is_spaced(text):
+        pattern = _ASCII_WORD
+    elif is_spaced(text):
+        pattern = _WORD
+    else:
         return letter_words(text)
     # one lowering of the whole text gives each word's own unless the final sigma's context reaches past the word
     # or a letter changed length (İ)
     lowered = text.lower() if "Σ" not in text else ""
     if len(lowered) == len(text):
-        return [(lowered[start:end], start, end) for start, end in map(re.Match.span, _WORD.finditer(text))]
+        return [(lowered[start:end], start, end) for start, end in map(re.Match.span, pattern.finditer(text))]
     return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
