@@ -31,7 +31,6 @@ How that is computed here (also stated in the PROP dataset card):
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import random
@@ -46,15 +45,12 @@ import numpy as np
 import pyarrow as pa
 
 from ..corpus.words import (
-    IDEOGRAPHS,
-    KANA,
-    combining_marks,
-    has_dictionary_script,
     is_spaced,
     letter_run,
     letter_words,
 )
 from .baseline_options import BACKGROUNDS
+from .word_arrays import letter_word_arrays
 
 _WORD = re.compile(letter_run())
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
@@ -87,63 +83,31 @@ def words(text: str) -> list[str]:
     return [word for word, _, _ in letter_words(text)]
 
 
-@functools.cache
-def _word_patterns_re2() -> tuple[str, str, str]:
-    """(non-word run, ideograph or kana run) in RE2's syntax for Arrow, and the combining marks as a string of
-    characters, with exactly the code points of :data:`_WORD`'s classes (listed from Python's own ``re``, so Arrow's
-    Unicode tables, newer or older, play no part). Unicode has letters and marks in planes 0-3 and 14 only (4-13
-    are unassigned, 15-16 private use)."""
-    every = "".join(map(chr, [*range(0x40000), *range(0xE0000, 0xF0000)]))
-
-    def re2_class(python_class: str) -> str:
-        spans = [(ord(every[m.start()]), ord(every[m.end() - 1])) for m in re.finditer(f"{python_class}+", every)]
-        return "".join(f"\\x{{{lo:X}}}" + (f"-\\x{{{hi:X}}}" if hi > lo else "") for lo, hi in spans)
-
-    letters, marks = re2_class("[^\\W\\d_]"), re2_class(f"[{combining_marks()}]")
-    own = re2_class(f"[{IDEOGRAPHS}]"), re2_class(f"[{KANA}]")
-    mark_characters = "".join(re.findall(f"[{combining_marks()}]", every))
-    return f"[^{letters}{marks}{own[0]}{own[1]}]+", f"([{own[0]}]|[{own[1]}]+)", mark_characters
-
-
 def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
     """:func:`words` of every text, flattened: ``(words, counts)``, ``counts[i]`` the number of words of text ``i``.
 
-    Arrow splits the texts in one call, by the same rule as :func:`words`: a run of letters with the combining
-    marks after it (marks that follow no letter separate words), each ideograph and each kana run a word of its
-    own (set apart by spaces first). Texts in a script that ICU's dictionary cuts go through :func:`words`."""
-    import pyarrow.compute as pc
-
-    not_word, own_units, marks = _word_patterns_re2()
-    spaced = [is_spaced(text) for text in texts]
-    by_arrow = [own or not has_dictionary_script(text) for text, own in zip(texts, spaced, strict=True)]
-    lowered = pa.array([text.lower() if own else "" for text, own in zip(texts, by_arrow, strict=True)], pa.string())
-    if not all(spaced):
-        lowered = pc.replace_substring_regex(lowered, own_units, " \\1 ")
-    parts = pc.split_pattern_regex(lowered, not_word)
-    flat = pc.utf8_ltrim(pc.list_flatten(parts), characters=marks)  # a set lookup: far cheaper than a regex
-    keep = pc.not_equal(flat, "")
-    counts = np.bincount(
-        pc.list_parent_indices(parts).to_numpy()[keep.to_numpy(zero_copy_only=False)], minlength=len(texts)
-    ).astype(np.int64)
-    flat = flat.filter(keep)
-    if all(by_arrow):
-        return flat, counts
+    The texts are split at once, by the same rule as :func:`words`, over their code points
+    (:func:`~dataset_scripts.tasks.word_arrays.letter_word_arrays`); texts in a script that ICU's dictionary cuts go
+    through :func:`words`."""
+    found, counts, dictionary = letter_word_arrays([text.lower() for text in texts])
+    if not dictionary.any():
+        return found, counts
     # the others' words in Python, then every text's words put back in text order
-    others = {i: words(text) for i, (text, own) in enumerate(zip(texts, by_arrow, strict=True)) if not own}
-    for i, found in others.items():
-        counts[i] = len(found)
+    others = {i: words(texts[i]) for i in np.flatnonzero(dictionary).tolist()}
+    for i, own in others.items():
+        counts[i] = len(own)
     starts = np.concatenate([[0], np.cumsum(counts)])
-    arrow_starts = np.concatenate([[0], np.cumsum(np.where(by_arrow, counts, 0))])
+    found_starts = np.concatenate([[0], np.cumsum(np.where(dictionary, 0, counts))])
     order = np.empty(int(starts[-1]), dtype=np.int64)
-    other_start = len(flat)
+    other_start = len(found)
     for i in range(len(texts)):
         span = slice(starts[i], starts[i + 1])
         if i in others:
             order[span] = np.arange(other_start, other_start + counts[i])
             other_start += counts[i]
         else:
-            order[span] = np.arange(arrow_starts[i], arrow_starts[i] + counts[i])
-    combined = pa.concat_arrays([flat, pa.array(list(itertools.chain.from_iterable(others.values())), pa.string())])
+            order[span] = np.arange(found_starts[i], found_starts[i] + counts[i])
+    combined = pa.concat_arrays([found, pa.array(list(itertools.chain.from_iterable(others.values())), pa.string())])
     return combined.take(pa.array(order)), counts
 
 
