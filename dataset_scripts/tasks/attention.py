@@ -336,34 +336,83 @@ def _cut_after(text: str, encoding, max_tokens: int) -> str:
     return text[: encoding.token_to_chars(max_tokens - 1)[1]] if len(encoding) == max_tokens else text.strip()
 
 
-_CHARACTERS_PER_PIECE = 8
-"""A long text's prefix read first: this many characters per piece wanted (English averages under five)."""
+_BERT_SPACES = re.compile("([\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+)")
+"""The characters BERT's normaliser turns into a space (Unicode's white space that is not a control character;
+checked at every code point in the tests): no word piece spans one, so a text's pieces are those of its
+space-separated tokens, one after another."""
+_PIECE_COUNTS: dict[int, dict[str, int]] = {}
+"""Per truncating backend, the word pieces of the space-separated tokens seen (up to :data:`PIECE_COUNTS_KEPT`)."""
+PIECE_COUNTS_KEPT = 100_000
+_CHARACTERS_PER_CALL = 2000
+"""New tokens are counted by tokenising them joined by spaces, about this many characters a text."""
 
 
 def _truncate_bert_wordpiece(texts: list[str], backend, max_tokens: int) -> list[str]:
-    """:func:`truncate_tokens` for a BERT WordPiece tokenizer, which splits at every space and makes at most one
-    piece of each UTF-8 byte (its normalisation keeps or shrinks that count, checked at every code point in the
-    tests): a text of fewer bytes than ``max_tokens`` is not tokenised, and a long text's pieces are first read
-    from a prefix ending at a space (the whole text only when the prefix has too few)."""
+    """:func:`truncate_tokens` for a BERT WordPiece tokenizer, whose pieces never span a space
+    (:data:`_BERT_SPACES`) and cover at least one UTF-8 byte each (its normalisation keeps or shrinks that count,
+    checked at every code point in the tests). A text of fewer bytes than ``max_tokens`` is not tokenised; the
+    others are split at spaces, and each distinct token is tokenised once per process (running text repeats its
+    tokens): the token where the count reaches ``max_tokens`` is the only one tokenised again, for its pieces'
+    offsets."""
     cut = [text.strip() for text in texts]  # what a text of fewer pieces than max_tokens gives
     long = [i for i, text in enumerate(texts) if len(text) >= max_tokens and len(text.encode()) >= max_tokens]
-    prefixes = [_prefix_at_space(texts[i], max_tokens * _CHARACTERS_PER_PIECE) for i in long]
-    encodings, again = backend.encode_batch(prefixes, add_special_tokens=False), []
-    for i, prefix, encoding in zip(long, prefixes, encodings, strict=True):
-        if len(encoding) == max_tokens or len(prefix) == len(texts[i]):
-            cut[i] = _cut_after(texts[i], encoding, max_tokens)
-        else:
-            again.append(i)
-    encodings = backend.encode_batch([texts[i] for i in again], add_special_tokens=False) if again else []
-    for i, encoding in zip(again, encodings, strict=True):
-        cut[i] = _cut_after(texts[i], encoding, max_tokens)
+    parts = [_BERT_SPACES.split(texts[i]) for i in long]  # tokens at even positions, spaces between
+    counts = _PIECE_COUNTS.setdefault(id(backend), {})
+    new = list({token for split in parts for token in split[::2] if token not in counts})
+    if len(counts) + len(new) > PIECE_COUNTS_KEPT:
+        counts.clear()
+        new = list({token for split in parts for token in split[::2]})
+    counts.update(_piece_counts(new, backend))
+    for i, split in zip(long, parts, strict=True):
+        total = 0
+        for k in range(0, len(split), 2):
+            pieces = counts[split[k]]
+            if total + pieces >= max_tokens:
+                start = sum(map(len, split[:k]))
+                offsets = backend.encode(split[k], add_special_tokens=False).offsets
+                cut[i] = texts[i][: start + offsets[max_tokens - total - 1][1]]
+                break
+            total += pieces
     return cut
 
 
-def _prefix_at_space(text: str, characters: int) -> str:
-    """``text`` up to the first space at or after ``characters`` (all of it when shorter or without one)."""
-    end = text.find(" ", characters) if len(text) > characters else -1
-    return text if end < 0 else text[:end]
+def _piece_counts(tokens: list[str], backend) -> dict[str, int]:
+    """The number of word pieces of each space-free token, counted by
+    tokenising the tokens joined by spaces, :data:`_CHARACTERS_PER_CALL` characters at a time (the tokenizer's
+    cost grows faster than a text's length)."""
+    if not tokens:
+        return {}
+    groups: list[list[str]] = [[]]
+    size = 0
+    for token in tokens:
+        if size and size + len(token) > _CHARACTERS_PER_CALL:
+            groups.append([])
+            size = 0
+        groups[-1].append(token)
+        size += len(token) + 1
+    whole = _whole_backend(backend)
+    encodings = whole.encode_batch([" ".join(group) for group in groups], add_special_tokens=False)
+    counts = {}
+    for group, encoding in zip(groups, encodings, strict=True):
+        starts = np.cumsum([0] + [len(token) + 1 for token in group[:-1]])
+        pieces = np.array([start for start, _ in encoding.offsets], dtype=np.int64)
+        found = np.bincount(np.searchsorted(starts, pieces, side="right") - 1, minlength=len(group))
+        counts.update(zip(group, found.tolist(), strict=True))
+    return counts
+
+
+_WHOLE: dict[int, Any] = {}
+
+
+def _whole_backend(backend):
+    """A copy of a truncating backend that does not truncate (for the joined tokens)."""
+    from tokenizers import Tokenizer
+
+    if id(backend) not in _WHOLE:
+        copy = Tokenizer.from_str(backend.to_str())
+        copy.no_truncation()
+        _WHOLE[id(backend)] = copy
+    return _WHOLE[id(backend)]
 
 
 def _is_bert_wordpiece(backend) -> bool:

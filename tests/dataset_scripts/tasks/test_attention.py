@@ -98,11 +98,37 @@ def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
     assert truncate_tokens(["word " * 40], tokenizer, 8) == ["word word word word word word word word"]
 
 
-def test_bert_normalisation_leaves_no_code_point_more_characters_than_utf8_bytes():
+def test_bert_normalisation_at_every_code_point_keeps_what_truncation_relies_on():
+    from dataset_scripts.tasks.attention import _BERT_SPACES
+
     # why a text of fewer bytes than the limit is not tokenised: a word piece covers one normalised character or more
     normalize = load_passage_tokenizer("embedded:minilm").normalizer.normalize_str
     points = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
-    assert [p for p in points if len(normalize(p).replace(" ", "")) > len(p.encode())] == []
+    normalized = list(map(normalize, points))
+    assert [p for p, n in zip(points, normalized, strict=True) if len(n.replace(" ", "")) > len(p.encode())] == []
+    # why a text is cut token by token: exactly the characters split at become a space, so no piece spans them
+    spaces = {p for p, n in zip(points, normalized, strict=True) if n == " "}
+    assert spaces == {p for p in points if _BERT_SPACES.fullmatch(p)}
+    assert len(spaces) == 22 and {" ", "\t", "\u3000"} <= spaces and "\x0b" not in spaces  # \x0b: removed
+
+
+def test_truncation_counts_each_token_once_and_cuts_where_the_whole_text_is_cut():
+    from dataset_scripts.tasks.attention import _PIECE_COUNTS, _truncating_backend
+
+    passage = load_passage_tokenizer("embedded:minilm")
+    backend = _truncating_backend(passage, 6)
+    _PIECE_COUNTS.pop(id(backend), None)
+    texts = ["albedo\u3000reflectivity\x0bsnow, ice  and\tinternationalization", " x " * 3, "中文字 ab " * 3]
+    expected = [
+        text[: e.token_to_chars(5)[1]] if len(e) == 6 else text.strip()
+        for text, e in zip(texts, backend.encode_batch(texts, add_special_tokens=False), strict=True)
+    ]
+    assert truncate_tokens(texts, passage, 6) == expected
+    # al ##bedo | reflect ##ivity ##s ##now (\x0b is removed, not a space): the 6th piece ends the second token
+    assert expected[0] == "albedo\u3000reflectivity\x0bsnow"
+    counts = _PIECE_COUNTS[id(backend)]
+    assert counts["albedo"] == 2 and counts["reflectivity\x0bsnow,"] == 5  # the comma is a piece too
+    assert counts["internationalization"] == 2 and counts[""] == 0  # what lies before a text's first space
 
 
 def test_truncate_tokens_reads_prefixes_and_skips_short_texts_with_the_same_cuts():
