@@ -227,6 +227,19 @@ class CorpusCounts:
         return cls(documents, sum(cf.values()), cf, df)
 
 
+def _sorted_content(distinct: pa.Array, stopwords: frozenset[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct words that are not stopwords, sorted, and each distinct word's position among them (-1: a
+    stopword)."""
+    import pyarrow.compute as pc
+
+    stop = pc.is_in(distinct, value_set=pa.array(sorted(stopwords), pa.string())).to_numpy(zero_copy_only=False)
+    content = np.flatnonzero(~stop)
+    ordered = content[pc.sort_indices(distinct.take(pa.array(content))).to_numpy()]
+    renumber = np.full(len(distinct), -1, dtype=np.int64)
+    renumber[ordered] = np.arange(len(ordered))
+    return distinct.take(pa.array(ordered)).to_pylist(), renumber
+
+
 @dataclass(frozen=True)
 class UnitTokens:
     """The documents of one work unit tokenised once: each document's content words (stopwords removed) as ids
@@ -263,15 +276,18 @@ class UnitTokens:
         every_word, lengths = word_lists(list(texts))
         # one dictionary encoding of the unit's tokens (C speed), then everything by word id
         encoded = every_word.dictionary_encode()
-        seen = encoded.dictionary.to_pylist()
         indices = encoded.indices.to_numpy(zero_copy_only=False)
-        surface = [w for w in seen if w not in stopwords]
-        terms = stem(surface) if stem else surface
-        content = sorted(set(terms))
-        position = {w: i for i, w in enumerate(content)}
-        term_of = {w: position[t] for w, t in zip(surface, terms, strict=True)}
-        renumber = np.array([term_of.get(w, -1) for w in seen], dtype=np.int64)
-        every = renumber[indices] if len(seen) else np.zeros(0, np.int64)
+        if stem:
+            seen = encoded.dictionary.to_pylist()
+            surface = [w for w in seen if w not in stopwords]
+            terms = stem(surface)
+            content = sorted(set(terms))
+            position = {w: i for i, w in enumerate(content)}
+            term_of = {w: position[t] for w, t in zip(surface, terms, strict=True)}
+            renumber = np.array([term_of.get(w, -1) for w in seen], dtype=np.int64)
+        else:  # the distinct words sorted by Arrow: UTF-8's byte order is the code points' order, as sorted()'s
+            content, renumber = _sorted_content(encoded.dictionary, stopwords)
+        every = renumber[indices] if len(renumber) else np.zeros(0, np.int64)
         kept = every >= 0
         document = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[kept]
         ids = every[kept].astype(np.int32)

@@ -203,6 +203,11 @@ def test_unit_tokens_count_like_the_corpus_counts_and_keep_each_documents_words(
     as_words = [[tokens.words[i] for i in tokens.document_ids(d).tolist()] for d in range(len(texts))]
     assert as_words == [content_words(t, STOP) for t in texts]
     assert tokens.has_words.tolist() == [True, True, True, False, True]
+    # sorted by code point, as Python sorts (Arrow sorts the UTF-8 bytes: the same order)
+    mixed = ["zeta éclair apple Ωmega ア 𠀀字 ﬁne ßx ｚ e\u0301", "Ärger \U0001d49cb apple"]
+    words_of_mixed = UnitTokens.from_texts(mixed, STOP).words
+    assert words_of_mixed == sorted({w for t in mixed for w in content_words(t, STOP)})
+    assert words_of_mixed[0] == "apple" and words_of_mixed[-2:] == ["ｚ", "\U00020000"]  # U+FF5A, U+20000
     # the rows stage maps them onto the vocabulary (V's ids; words outside V dropped) for the document model
     cut = CollectionModel(counts.cf, counts.df, 3, 8, min_count=3)
     ids = cut.ids(as_words[0])
