@@ -58,7 +58,7 @@ from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
 from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, resolve_unique, write_link_parts
 from .registry import get_task
-from .see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
+from .see_also_graph import INDEX_SCHEMA, ArticleIndex, normalize_titles, write_index
 from .see_also_join import TitleJoin, bucket_count, build_bucket, crc32_of, write_redirect_parts, write_title_parts
 from .stats import Summary, TaskStats
 from .steps import BuildLayout, write_json, write_rows
@@ -258,15 +258,13 @@ class CorpusStatsStep(PipelineStep):
     def _harp(self, unit: Unit, table: pa.Table, tokenizer) -> dict[str, int]:
         """The unit's passage index shard, link records, titles cut into the title join's buckets and QDM link
         parts; returns the articles without links (counted)."""
-        from ..corpus.titles import normalize_title
-
         ids, titles, abstracts, disambiguation = (
             table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")
         )
         passages = truncate_tokens(abstracts, tokenizer, self.harp.passage_max_tokens)
         index = pa.table(
             {
-                "title": [normalize_title(t) for t in titles],
+                "title": normalize_titles(table.column("title")),
                 "article_id": ids,
                 "display_title": titles,
                 "text": passages,

@@ -31,7 +31,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..corpus.titles import normalize_title
 from .see_also_graph import MAX_REDIRECT_HOPS, normalize_titles
 
 TITLE_SCHEMA = pa.schema([("title", pa.string()), ("row", pa.int64())])
@@ -176,7 +175,7 @@ class TitleJoin:
     def resolve(self, titles: Sequence[str]) -> list[int | None]:
         """Row numbers of the articles the titles name (after following up to ``MAX_REDIRECT_HOPS`` redirects),
         ``None`` when missing: the same answer as :meth:`.see_also_graph.ArticleIndex.resolve`."""
-        current = [normalize_title(t) for t in titles]
+        current = normalize_titles(pa.array(titles, pa.string())).to_pylist()  # only odd titles through Python
         rows = self._lookup("titles", current)
         for _ in range(MAX_REDIRECT_HOPS):
             pending = [i for i, row in enumerate(rows) if row is None]

@@ -67,3 +67,18 @@ def test_release_pages_unmaps_what_other_reads_touched(tmp_path):
     index.release_pages()
     assert touched - _mapped_file_kib() > 12 * 1024
     assert index.rows([5])[5][2] == texts[5]
+
+
+def test_titles_normalised_over_arrow_equal_each_normalised_in_python():
+    from dataset_scripts.corpus.titles import normalize_title
+    from dataset_scripts.tasks.see_also_graph import normalize_titles
+
+    titles = [
+        "Riga", "riga", "Rīga_(city)", "AT&amp;T", "Caf%C3%A9", "Paris#History", " :Latgale ", "a  b", "x\u00a0y",
+        "tab\tin", "line\u2028sep", "ǆungla", "ßtraße", "école", "İstanbul", "", "Ok", "ﬁsh", "\u200bzero width",
+        "東京", "end ", ":", "100%", "Σίσυφος",
+    ]  # fmt: skip
+    expected = [normalize_title(t) for t in titles]
+    assert normalize_titles(pa.array(titles)).to_pylist() == expected
+    assert normalize_titles(pa.chunked_array([titles[:5], titles[5:]])).to_pylist() == expected
+    assert expected[:4] == ["Riga", "Riga", "Rīga (city)", "AT&T"] and expected[11] == "Ǆungla"
