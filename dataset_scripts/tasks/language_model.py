@@ -50,7 +50,7 @@ from ..corpus.words import (
     letter_words,
 )
 from .baseline_options import BACKGROUNDS
-from .word_arrays import letter_word_arrays
+from .word_arrays import dictionary_script_words, letter_word_arrays
 
 _WORD = re.compile(letter_run())
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"
@@ -87,13 +87,14 @@ def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
     """:func:`words` of every text, flattened: ``(words, counts)``, ``counts[i]`` the number of words of text ``i``.
 
     The texts are split at once, by the same rule as :func:`words`, over their code points
-    (:func:`~dataset_scripts.tasks.word_arrays.letter_word_arrays`); texts in a script that ICU's dictionary cuts go
-    through :func:`words`."""
+    (:func:`~dataset_scripts.tasks.word_arrays.letter_word_arrays`); texts in a script that ICU's dictionary cuts
+    have their runs of it cut by ICU (:func:`~dataset_scripts.tasks.word_arrays.dictionary_script_words`)."""
     found, counts, dictionary = letter_word_arrays([text.lower() for text in texts])
     if not dictionary.any():
         return found, counts
-    # the others' words in Python, then every text's words put back in text order
-    others = {i: words(texts[i]) for i in np.flatnonzero(dictionary).tolist()}
+    # the words of the texts in a dictionary script, then every text's words put back in text order
+    chosen = np.flatnonzero(dictionary).tolist()
+    others = dict(zip(chosen, dictionary_script_words([texts[i] for i in chosen]), strict=True))
     for i, own in others.items():
         counts[i] = len(own)
     starts = np.concatenate([[0], np.cumsum(counts)])

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..corpus.words import DICTIONARY_SCRIPTS, IDEOGRAPHS, KANA, combining_marks
+from ..corpus.words import _segments as dictionary_segments
 
 OTHER, LETTER, MARK, IDEOGRAPH, KANA_LETTER, DICTIONARY = range(6)
 """What a character is to the word rule (the values of :func:`code_point_kinds`)."""
@@ -75,9 +76,13 @@ def _runs(member: np.ndarray, text_starts: np.ndarray, text_ends: np.ndarray) ->
     return np.flatnonzero(member & ~before), np.flatnonzero(member & ~after) + 1
 
 
-def _spans(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _spans(
+    data: np.ndarray, offsets: np.ndarray, dictionary_runs: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(starts, ends) of the words of texts whose UTF-8 bytes are ``data`` (text ``i`` at ``offsets[i]`` to
-    ``offsets[i + 1]``), in order, and the code point kinds' :data:`DICTIONARY` characters' first bytes."""
+    ``offsets[i + 1]``), in order; whether each is a run of :data:`DICTIONARY` characters (with ``dictionary_runs``:
+    such runs are spans too, to be cut by ICU; without, none is); the first bytes of the :data:`DICTIONARY`
+    characters."""
     kinds, leads, lead_kinds = _byte_kinds(data)
     filled = offsets[1:] > offsets[:-1]
     text_starts, text_ends = offsets[:-1][filled], offsets[1:][filled]
@@ -89,35 +94,71 @@ def _spans(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarra
         starts[run] = starts[run] + letters[0] if len(letters) else -1
     if len(marked):
         ends, starts = ends[starts >= 0], starts[starts >= 0]
+    dictionary = leads[lead_kinds == DICTIONARY]
+    own_starts, own_ends = [starts], [ends]
     ideographs = leads[lead_kinds == IDEOGRAPH]
-    kana = kinds == KANA_LETTER
-    if len(ideographs) or kana.any():
-        kana_starts, kana_ends = _runs(kana, text_starts, text_ends)
-        ideograph_ends = ideographs + 2 + (data[ideographs] >= 0xE0) + (data[ideographs] >= 0xF0)
-        starts = np.concatenate([starts, ideographs, kana_starts])
-        ends = np.concatenate([ends, ideograph_ends, kana_ends])
+    if len(ideographs):
+        own_starts.append(ideographs)
+        own_ends.append(ideographs + 2 + (data[ideographs] >= 0xE0) + (data[ideographs] >= 0xF0))
+    for kind in (KANA_LETTER, DICTIONARY) if dictionary_runs and len(dictionary) else (KANA_LETTER,):
+        member = kinds == kind
+        if member.any():
+            run_starts, run_ends = _runs(member, text_starts, text_ends)
+            own_starts.append(run_starts)
+            own_ends.append(run_ends)
+    runs = np.zeros(len(starts), dtype=bool)
+    if len(own_starts) > 1:
+        starts, ends = np.concatenate(own_starts), np.concatenate(own_ends)
+        runs = np.zeros(len(starts), dtype=bool)
+        if dictionary_runs and len(dictionary):
+            runs[len(starts) - len(own_starts[-1]) :] = True
         order = np.argsort(starts, kind="stable")
-        starts, ends = starts[order], ends[order]
-    return starts, ends, leads[lead_kinds == DICTIONARY]
+        starts, ends, runs = starts[order], ends[order], runs[order]
+    return starts, ends, runs, dictionary
+
+
+def _utf8(texts: list[str]) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """The texts as an Arrow array, with its UTF-8 bytes and each text's first byte (and the end)."""
+    strings = pa.array(texts, pa.string())
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32)[: len(texts) + 1].astype(np.int64)
+    data = np.frombuffer(strings.buffers()[2] or b"", dtype=np.uint8)[: offsets[-1]]
+    return strings, data, offsets
+
+
+def _taken(strings: pa.Array, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """The pieces ``[starts[i], ends[i])`` of an Arrow string array's UTF-8 data (ascending, apart), as strings."""
+    # one string array whose odd values are the pieces (the even ones what lies between them), taken apart
+    bounds = np.empty(2 * len(starts) + 1, dtype=np.int32)
+    bounds[0], bounds[1::2], bounds[2::2] = 0, starts, ends
+    spans = pa.StringArray.from_buffers(2 * len(starts), pa.py_buffer(bounds), strings.buffers()[2] or b"")
+    return spans.take(pa.array(np.arange(1, 2 * len(starts), 2, dtype=np.int64)))
 
 
 def _slice_words(texts: list[str]) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """The words of some texts: (words, the text of each word, whether each text holds a :data:`DICTIONARY`
     character)."""
-    strings = pa.array(texts, pa.string())
-    buffer = strings.buffers()[2] or pa.py_buffer(b"")
-    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32)[: len(texts) + 1].astype(np.int64)
-    data = np.frombuffer(buffer, dtype=np.uint8)[: offsets[-1]]
-    starts, ends, dictionary_bytes = _spans(data, offsets)
-    text_of = np.searchsorted(offsets, starts, side="right") - 1
+    strings, data, offsets = _utf8(texts)
+    starts, ends, _, dictionary_bytes = _spans(data, offsets)
     dictionary = np.zeros(len(texts), dtype=bool)
     dictionary[np.searchsorted(offsets, dictionary_bytes, side="right") - 1] = True
-    # one string array whose odd values are the words (the even ones what lies between them), taken apart
-    bounds = np.empty(2 * len(starts) + 1, dtype=np.int32)
-    bounds[0], bounds[1::2], bounds[2::2] = 0, starts, ends
-    spans = pa.StringArray.from_buffers(2 * len(starts), pa.py_buffer(bounds), buffer)
-    found = spans.take(pa.array(np.arange(1, 2 * len(starts), 2, dtype=np.int64)))
-    return found, text_of, dictionary
+    return _taken(strings, starts, ends), np.searchsorted(offsets, starts, side="right") - 1, dictionary
+
+
+def dictionary_script_words(texts: Sequence[str]) -> list[list[str]]:
+    """The words of each text as :func:`~dataset_scripts.corpus.words.letter_words` finds them (for texts that
+    hold a script cut by ICU's dictionary: each run of it cut by ICU's word breaker, every word lowercased on its
+    own), found with the same kinds as :func:`letter_word_arrays`."""
+    found: list[list[str]] = [[] for _ in texts]
+    for part in _slices(texts):
+        strings, data, offsets = _utf8(list(texts[part]))
+        starts, ends, runs, _ = _spans(data, offsets, dictionary_runs=True)
+        text_of = (np.searchsorted(offsets, starts, side="right") - 1 + part.start).tolist()
+        for word, run, text in zip(_taken(strings, starts, ends).to_pylist(), runs.tolist(), text_of, strict=True):
+            if run:
+                found[text].extend(word[s:e].lower() for s, e in dictionary_segments(word))
+            else:
+                found[text].append(word.lower())
+    return found
 
 
 def _slices(texts: Sequence[str]) -> list[slice]:

@@ -49,3 +49,18 @@ def test_slices_of_any_size_give_the_words_of_each_text(monkeypatch, characters)
     found, counts, _ = letter_word_arrays([t.lower() for t in texts])
     assert found.to_pylist() == [w for t in texts for w in words(t)]
     assert counts.tolist() == [len(words(t)) for t in texts]
+
+
+def test_texts_in_a_dictionary_script_have_letter_words_words():
+    from dataset_scripts.corpus.words import letter_words
+    from dataset_scripts.tasks.word_arrays import dictionary_script_words
+
+    texts = [
+        "ภาษาไทย and English",
+        "ΟΔΟΣ ភាសាខ្មែរ İstanbul 算盤 かな e\u0301a \u0301b",  # Greek's final sigma: each word lowered on its own
+        "ພາສາລາວ123ລາວ",
+        "",
+    ]
+    found = dictionary_script_words(texts)
+    assert found == [[word for word, _, _ in letter_words(text)] for text in texts]
+    assert found[0] == ["ภาษา", "ไทย", "and", "english"] and found[1][0] == "οδος"
