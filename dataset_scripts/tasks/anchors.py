@@ -267,13 +267,20 @@ def sample_words(rng: random.Random, terms: Sequence[str], probabilities: Sequen
     """``count`` distinct words drawn one after the other from the distribution (renormalised over what is left);
     all of them when there are fewer."""
     terms, weights, chosen = list(terms), list(probabilities), []
+    # running sums accumulated left to right, as a loop would; the last is the total (see ordered_sum)
+    running = list(itertools.accumulate(weights))
     for _ in range(min(count, len(terms))):
-        # running sums accumulated left to right, as a loop would; the last is the total (see ordered_sum)
-        running = list(itertools.accumulate(weights))
         point = rng.random() * running[-1]
         pick = min(bisect.bisect_right(running, point), len(weights) - 1)  # the first sum above the point
         chosen.append(terms.pop(pick))
         weights.pop(pick)
+        # the sums before the pick stay; those after it are accumulated again from the last one kept (the same
+        # floats as accumulating the whole list again)
+        del running[pick:]
+        if running:
+            running.extend(itertools.islice(itertools.accumulate(weights[pick:], initial=running[-1]), 1, None))
+        else:
+            running = list(itertools.accumulate(weights))
     return chosen
 
 

@@ -129,3 +129,28 @@ def test_draws_add_weights_left_to_right_on_every_python():
     weights = [1.0] + [1e-16] * 10
     assert ordered_sum(weights) == 1.0
     assert sample_words(_FixedDraw(), terms, weights, 1) == ["first"]
+
+
+def test_draws_without_replacement_keep_the_running_sums_of_the_words_left():
+    # each draw's running sums are those of the remaining words accumulated from the first, bit for bit
+    import bisect
+    import itertools
+
+    def drawn_by_definition(rng, terms, weights, count):
+        terms, weights, chosen = list(terms), list(weights), []
+        for _ in range(min(count, len(terms))):
+            running = list(itertools.accumulate(weights))
+            pick = min(bisect.bisect_right(running, rng.random() * running[-1]), len(weights) - 1)
+            chosen.append(terms.pop(pick))
+            weights.pop(pick)
+        return chosen
+
+    source = random.Random(7)
+    for size in (1, 2, 3, 17, 120):
+        terms = [f"w{i}" for i in range(size)]
+        weights = [source.random() ** 3 for _ in range(size)]
+        for seed in range(20):
+            count = source.randint(1, size + 2)
+            expected = drawn_by_definition(random.Random(seed), terms, weights, count)
+            assert sample_words(random.Random(seed), terms, weights, count) == expected
+    assert sample_words(random.Random(1), ["a", "b", "c"], [0.0, 1.0, 0.0], 3)[0] == "b"
