@@ -44,18 +44,26 @@ _LAYOUT = "pieces-v1"  # the cached matrix: [CLS] row, word-piece counts, query 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
     """``(word, start, end)`` of every run of letters (with its combining marks), the word lowercased (in scripts
     without spaces: the words of :func:`~dataset_scripts.corpus.words.letter_words`)."""
+    words, spans = words_and_spans(text)
+    return [(word, start, end) for word, (start, end) in zip(words, spans, strict=True)]
+
+
+def words_and_spans(text: str) -> tuple[list[str], list[Span]]:
+    """:func:`word_spans` as two lists: the words, and their ``(start, end)``."""
     if text.isascii():  # the common case: ASCII letters are the only letters, and none has a mark
         pattern = _ASCII_WORD
     elif is_spaced(text):
         pattern = _WORD
     else:
-        return letter_words(text)
+        found = letter_words(text)
+        return list(map(_WORD_OF_SPAN, found)), list(map(_PLACE_OF_SPAN, found))
+    spans = list(map(re.Match.span, pattern.finditer(text)))
     # one lowering of the whole text gives each word's own unless the final sigma's context reaches past the word
     # or a letter changed length (İ)
     lowered = text.lower() if "Σ" not in text else ""
     if len(lowered) == len(text):
-        return [(lowered[start:end], start, end) for start, end in map(re.Match.span, pattern.finditer(text))]
-    return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+        return [lowered[start:end] for start, end in spans], spans
+    return [text[start:end].lower() for start, end in spans], spans
 
 
 @dataclass
@@ -158,9 +166,8 @@ class AttentionScorer:
             found.update(fresh)
         results = []
         for (text, queries), key in zip(items, keys, strict=True):
-            spans = word_spans(text)
-            matrix = found[key].reshape(2 + len(queries), len(spans))
-            words, places = list(map(_WORD_OF_SPAN, spans)), list(map(_PLACE_OF_SPAN, spans))
+            words, places = words_and_spans(text)
+            matrix = found[key].reshape(2 + len(queries), len(words))
             results.append(TextAttention(words, places, matrix[0], matrix[2:], matrix[1]))
         return results
 

@@ -63,8 +63,13 @@ def bucket_of(title: str, buckets: int) -> int:
 
 
 def crc32_of(texts: Iterable[str]) -> np.ndarray:
-    """:func:`crc32_text` of each text (``uint64``: ready to combine)."""
-    return np.fromiter(map(crc32_text, texts), dtype=np.uint64)
+    """:func:`crc32_text` of each text (``uint64``: ready to combine), each distinct text's computed once (a
+    sentence's links, an anchor text's occurrences)."""
+    texts = list(texts)
+    crcs = dict.fromkeys(texts)
+    for text in crcs:
+        crcs[text] = crc32_text(text)
+    return np.fromiter(map(crcs.__getitem__, texts), dtype=np.uint64, count=len(texts))
 
 
 def _bucket_keys(titles: pa.Array, buckets: int) -> np.ndarray:
