@@ -25,6 +25,15 @@ class Summary:
         self.min = value if self.min is None else min(self.min, value)
         self.max = value if self.max is None else max(self.max, value)
 
+    def add_all(self, values: list[int]) -> None:
+        """Account for many whole-number values at once (the same as adding each: their sum is exact)."""
+        if values:
+            self.count += len(values)
+            self.total += sum(values)
+            low, high = min(values), max(values)
+            self.min = low if self.min is None else min(self.min, low)
+            self.max = high if self.max is None else max(self.max, high)
+
     def merge(self, other: Summary) -> None:
         """Add another summary into this one."""
         if other.count:
@@ -65,13 +74,16 @@ class TaskStats:
     def add(self, output: TaskOutput, fixed_side: str) -> None:
         """Account for a sampler's output."""
         self.skipped.update(output.skipped)
-        for row in output.groups:
-            self.rows += 1
-            self.negatives.add(len(row["negatives"]))
-            self._words(fixed_side).add(count_words(row[fixed_side]))
-            self._words("positive").add(count_words(row["positive"]))
-            for text in row["negatives"]:
-                self._words("negatives").add(count_words(text))
+        groups = output.groups
+        if not groups:
+            return
+        self.rows += len(groups)
+        self.negatives.add_all([len(row["negatives"]) for row in groups])
+        self._words(fixed_side).add_all([count_words(row[fixed_side]) for row in groups])
+        self._words("positive").add_all([count_words(row["positive"]) for row in groups])
+        negatives = [count_words(text) for row in groups for text in row["negatives"]]
+        if negatives:
+            self._words("negatives").add_all(negatives)
 
     def merge(self, other: TaskStats) -> None:
         """Add another shard's statistics into these."""
