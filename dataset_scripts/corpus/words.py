@@ -156,10 +156,13 @@ def first_words(text: str, count: int) -> str:
     """``text`` up to the end of its ``count``-th word (all of it when it has fewer; ``""`` for 0)."""
     if count <= 0:
         return ""
-    if is_spaced(text):
-        # split at most count times: what follows the count-th word's white space is the last part
-        parts = text.split(None, count)
-        return text if len(parts) <= count else text[: len(text) - len(parts[count])].rstrip()
+    # split at most count times: what follows the count-th word's white space is the last part
+    parts = text.split(None, count)
+    cut = text if len(parts) <= count else text[: len(text) - len(parts[count])].rstrip()
+    # a cut that holds no character of a script without spaces is the same by either rule (the words up to it are
+    # the same), whatever follows it: only the words kept are scanned, not a long article's whole text
+    if is_spaced(cut):
+        return cut
     for number, (_, end) in enumerate(_spans(_TOKEN, text), start=1):
         if number == count:
             return text[:end]

@@ -315,12 +315,13 @@ def in_text_order(attention: TextAttention, chosen: Iterable[str], keep: Span | 
     return " ".join(part for _, part in sorted(parts))
 
 
-def anchor_words(anchor: Anchor, attention: TextAttention) -> set[str]:
-    """The words of an anchor's span (a new set; memoised on the attention)."""
+def anchor_words(anchor: Anchor, attention: TextAttention) -> frozenset[str]:
+    """The words of an anchor's span (memoised on the attention)."""
     key = ("span", anchor.span)
-    if key not in attention.memo:
-        attention.memo[key] = frozenset(attention.words[i] for i in attention.words_in(anchor.span))
-    return set(attention.memo[key])
+    found = attention.memo.get(key)
+    if found is None:
+        found = attention.memo[key] = frozenset(attention.words[i] for i in attention.words_in(anchor.span))
+    return found
 
 
 def context_query(

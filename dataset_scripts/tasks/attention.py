@@ -19,6 +19,7 @@ words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpn
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import operator
@@ -90,7 +91,10 @@ class TextAttention:
 
     def words_in(self, span: Span) -> list[int]:
         """Indices of the words that overlap a character span."""
-        return [i for i, (s, e) in enumerate(self.spans) if s < span[1] and e > span[0]]
+        bounds = self.memo.get("bounds")
+        if bounds is None:  # the words follow each other without overlapping: starts and ends both ascend
+            bounds = self.memo["bounds"] = ([s for s, _ in self.spans], [e for _, e in self.spans])
+        return list(range(bisect.bisect_right(bounds[1], span[0]), bisect.bisect_left(bounds[0], span[1])))
 
 
 class AttentionScorer:

@@ -62,7 +62,12 @@ def test_truncation_keeps_the_original_spacing_and_cuts_after_the_last_word():
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 9])
 def test_first_words_ends_where_the_word_spans_say(count):
     # the spaced path cuts at the last split part; it must end exactly at the count-th word of word_spans
-    for text in ("  one two\n three\u00a0four \u2003five\t", "x", " \u3000a  b", "one–two “three”  four"):
+    texts = (
+        "  one two\n three\u00a0four \u2003five\t", "x", " \u3000a  b", "one–two “three”  four",
+        "one two three four five six seven eight nine ten 東京タワー", "one two 北京是中国的首都。 three four",
+        "one tw北o three four five", "ภาษา one two three four five six seven eight nine ten", "abc。def ghi",
+    )  # fmt: skip
+    for text in texts:
         spans = list(word_spans(text))
         expected = text if len(spans) <= count else text[: spans[count - 1][1]]
         assert first_words(text, count) == expected

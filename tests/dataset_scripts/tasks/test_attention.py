@@ -198,3 +198,16 @@ def test_word_spans_of_ascii_text_are_those_of_the_letter_runs():
 
 def test_word_spans_keep_combining_marks():
     assert word_spans("हिन्दी 2, Hindi") == [("हिन्दी", 0, 6), ("hindi", 10, 15)]
+
+
+def test_words_in_a_span_are_the_words_overlapping_it():
+    from dataset_scripts.tasks.attention import TextAttention, word_spans
+
+    text = "Albedo, the measure of diffuse reflection; snow  ice. x"
+    found = word_spans(text)
+    attention = TextAttention([w for w, _, _ in found], [(s, e) for _, s, e in found], np.zeros(8), np.zeros((0, 8)))
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 2):
+            expected = [i for i, (s, e) in enumerate(attention.spans) if s < end and e > start]
+            assert attention.words_in((start, end)) == expected
+    assert attention.words_in((8, 11)) == [1] and attention.words_in((5, 9)) == [0, 1]  # "the"; "o, t"
