@@ -86,7 +86,7 @@ def words(text: str) -> list[str]:
 def word_lists(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray]:
     """:func:`words` of every text, flattened: ``(words, counts)``, ``counts[i]`` the number of words of text ``i``.
 
-    The texts are split at once, by the same rule as :func:`words`, over their code points
+    The texts are split at once, by the same rule as :func:`words`, over their UTF-8 bytes
     (:func:`~dataset_scripts.tasks.word_arrays.letter_word_arrays`); texts in a script that ICU's dictionary cuts
     have their runs of it cut by ICU (:func:`~dataset_scripts.tasks.word_arrays.dictionary_script_words`)."""
     found, counts, dictionary = letter_word_arrays([text.lower() for text in texts])

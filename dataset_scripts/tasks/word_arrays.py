@@ -95,23 +95,18 @@ def _spans(
     if len(marked):
         ends, starts = ends[starts >= 0], starts[starts >= 0]
     dictionary = leads[lead_kinds == DICTIONARY]
-    own_starts, own_ends = [starts], [ends]
+    spans = [(starts, ends, False)]  # (starts, ends, whether they are runs to be cut by ICU)
     ideographs = leads[lead_kinds == IDEOGRAPH]
     if len(ideographs):
-        own_starts.append(ideographs)
-        own_ends.append(ideographs + 2 + (data[ideographs] >= 0xE0) + (data[ideographs] >= 0xF0))
+        spans.append((ideographs, ideographs + 2 + (data[ideographs] >= 0xE0) + (data[ideographs] >= 0xF0), False))
     for kind in (KANA_LETTER, DICTIONARY) if dictionary_runs and len(dictionary) else (KANA_LETTER,):
         member = kinds == kind
         if member.any():
-            run_starts, run_ends = _runs(member, text_starts, text_ends)
-            own_starts.append(run_starts)
-            own_ends.append(run_ends)
+            spans.append((*_runs(member, text_starts, text_ends), kind == DICTIONARY))
     runs = np.zeros(len(starts), dtype=bool)
-    if len(own_starts) > 1:
-        starts, ends = np.concatenate(own_starts), np.concatenate(own_ends)
-        runs = np.zeros(len(starts), dtype=bool)
-        if dictionary_runs and len(dictionary):
-            runs[len(starts) - len(own_starts[-1]) :] = True
+    if len(spans) > 1:
+        starts, ends = np.concatenate([s for s, _, _ in spans]), np.concatenate([e for _, e, _ in spans])
+        runs = np.concatenate([np.full(len(s), cut) for s, _, cut in spans])
         order = np.argsort(starts, kind="stable")
         starts, ends, runs = starts[order], ends[order], runs[order]
     return starts, ends, runs, dictionary
