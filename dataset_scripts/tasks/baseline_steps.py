@@ -601,7 +601,7 @@ class BaselineTasksStep(PipelineStep):
                         stats.measure(rdp.LONGER_ANCHOR_WINS, float(wins))
             marker["tasks"][task] = stats.to_dict()
             if output.groups:
-                write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
+                write_rows(output.groups, spec.arrow_schema, self.layout.shard(task, unit.number, len(self.units)))
             self.stat_update(f"{task}_rows", value=len(output.groups))
         write_json(marker, self.layout.marker("baseline-units", unit.number))
 
@@ -630,7 +630,8 @@ class BaselineTasksStep(PipelineStep):
                 document, task_rng(self.options.seed, "prop", article_id), self.collection, self.prop
             )
             output.groups.extend(sampled.groups)
-            output.skipped.update(sampled.skipped)
+            if sampled.skipped:
+                output.skipped.update(sampled.skipped)
 
     def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> list[dict[str, float]]:
         """The unit's HARP rows into ``outputs``; returns the sharpness of the importance distributions the unit
@@ -644,7 +645,8 @@ class BaselineTasksStep(PipelineStep):
         extraction: Counter = Counter({reason: n for reason, n in marker["harp"].items() if n})  # counted in stage 1
         eligible = self.index.eligible
         # each article's links are a run of rows
-        bounds = [0, *(i for i in range(1, len(article)) if article[i] != article[i - 1]), len(article)]
+        starts = np.flatnonzero(np.diff(links.column("article").to_numpy()) != 0) + 1
+        bounds = [0, *starts.tolist(), len(article)]
         for lo, hi in itertools.pairwise(bounds):
             if lo == hi:
                 continue
@@ -654,7 +656,8 @@ class BaselineTasksStep(PipelineStep):
                 article_id[lo], title[lo], records, resolved[lo:hi], own_row, lambda r: bool(eligible[r])
             )
             sentences.extend((s, number, own_row) for number, s in enumerate(found))
-            extraction.update(skipped)
+            if skipped:
+                extraction.update(skipped)
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
         new = [row for row in destinations if row not in self.destinations]
         texts = self.index.rows(destinations)  # the new ones are scored; all are placed into rows
@@ -690,7 +693,8 @@ class BaselineTasksStep(PipelineStep):
                     sentence, attention, passages, self.harp_stopwords, rng, self.harp, **extra
                 )
                 outputs[task].groups.extend(rows)
-                outputs[task].skipped.update(skipped)
+                if skipped:
+                    outputs[task].skipped.update(skipped)
         for task in HARP_TASKS:
             if task in outputs:
                 passages.fill(outputs[task].groups)

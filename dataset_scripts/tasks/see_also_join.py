@@ -21,6 +21,7 @@ build resumed with another ``B`` rebuilds the parts instead of mixing them.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -167,19 +168,42 @@ def _insert_sorted(connection: sqlite3.Connection, name: str, table: pa.Table) -
         )
 
 
+RESOLVED_KEPT = 100_000
+"""Titles whose resolution a :class:`TitleJoin` keeps (about 10 MiB): the pages links name most (countries, years)
+are named from most units, and each would otherwise be looked up again, redirects and all."""
+
+
 class TitleJoin:
     """Resolve See also targets to corpus rows against the bucket files of the join.
 
     Args:
         bucket_files: the SQLite file of each bucket, bucket ``b`` at position ``b``.
+        kept: titles whose answer is kept for the next calls (the oldest dropped first; 0: none). The bucket
+            files do not change during a build, so a kept answer is the one a lookup would give.
     """
 
-    def __init__(self, bucket_files: Sequence[Path]):
+    def __init__(self, bucket_files: Sequence[Path], kept: int = RESOLVED_KEPT):
         self.bucket_files = [Path(p) for p in bucket_files]
+        self.kept = kept
+        self._resolved: dict[str, int | None] = {}
 
     def resolve(self, titles: Sequence[str]) -> list[int | None]:
         """Row numbers of the articles the titles name (after following up to ``MAX_REDIRECT_HOPS`` redirects),
         ``None`` when missing: the same answer as :meth:`.see_also_graph.ArticleIndex.resolve`."""
+        if not self.kept:
+            return self._resolve(titles)
+        resolved = self._resolved
+        new = [title for title in dict.fromkeys(titles) if title not in resolved]
+        if new:
+            resolved.update(zip(new, self._resolve(new), strict=True))
+        rows = [resolved[title] for title in titles]
+        excess = len(resolved) - self.kept
+        if excess > 0:  # dicts keep insertion order: the oldest answers go first
+            for title in list(itertools.islice(resolved, excess)):
+                del resolved[title]
+        return rows
+
+    def _resolve(self, titles: Sequence[str]) -> list[int | None]:
         current = normalize_titles(pa.array(titles, pa.string())).to_pylist()  # only odd titles through Python
         rows = self._lookup("titles", current)
         for _ in range(MAX_REDIRECT_HOPS):

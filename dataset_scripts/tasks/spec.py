@@ -25,6 +25,7 @@ stage of its own in :mod:`.steps`.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 import datasets
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from ..corpus.article import Article
     from .common import TaskOutput
     from .options import TaskOptions
@@ -119,6 +122,12 @@ class TaskSpec:
         missing = {self.fixed_side, "positive", "negatives"} - set(self.features)
         if missing:
             raise ValueError(f"task {self.name}: features lack the group column(s) {sorted(missing)}")
+
+    @functools.cached_property
+    def arrow_schema(self) -> pa.Schema:
+        """The Arrow schema of the Parquet shards (``features.arrow_schema``, built once: every shard is written
+        with it)."""
+        return self.features.arrow_schema
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -104,9 +104,10 @@ class BuildLayout:
         return self.work / "logs" / f"{stage}-w{world_size}"
 
 
-def write_rows(rows: Sequence[dict[str, Any]], features: datasets.Features, path: Path) -> None:
-    """Write rows as a Parquet shard atomically (temporary file, then rename), byte-reproducibly."""
-    table = pa.Table.from_pylist(list(rows), schema=features.arrow_schema)
+def write_rows(rows: Sequence[dict[str, Any]], schema: pa.Schema, path: Path) -> None:
+    """Write rows as a Parquet shard of ``schema`` (a task's :attr:`~.spec.TaskSpec.arrow_schema`) atomically
+    (temporary file, then rename), byte-reproducibly."""
+    table = pa.Table.from_pylist(list(rows), schema=schema)
     atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
@@ -211,7 +212,7 @@ class ArticleTasksStep(PipelineStep):
             stats.add(output, spec.fixed_side)
             marker["tasks"][task] = stats.to_dict()
             if output.groups:
-                write_rows(output.groups, spec.features, self.layout.shard(task, unit.number, len(self.units)))
+                write_rows(output.groups, spec.arrow_schema, self.layout.shard(task, unit.number, len(self.units)))
             self.stat_update(f"{task}_rows", value=len(output.groups))
         if "ltm" in self.tasks:
             self.layout.index_file(unit.number).parent.mkdir(parents=True, exist_ok=True)
@@ -342,7 +343,7 @@ class LtmStep(PipelineStep):
         stats = TaskStats()
         stats.add(output, ltm.SPEC.fixed_side)
         if output.groups:
-            write_rows(output.groups, ltm.SPEC.features, self.layout.shard("ltm", unit.number, len(self.units)))
+            write_rows(output.groups, ltm.SPEC.arrow_schema, self.layout.shard("ltm", unit.number, len(self.units)))
         self.stat_update("ltm_rows", value=len(output.groups))
         write_json({"tasks": {"ltm": stats.to_dict()}}, self.layout.marker("ltm-units", unit.number))
 

@@ -172,6 +172,25 @@ def test_repeated_titles_redirect_chains_loops_and_the_hop_limit(tmp_path):
     assert join.resolve(names) == in_memory(tmp_path / "index", titles, tmp_path / "redirects.parquet", names)
 
 
+def test_kept_answers_are_those_of_a_lookup_and_the_oldest_are_dropped(tmp_path):
+    join = synthetic_join(tmp_path, ["Mars", "Phobos", "Deimos"], [("Red planet", "Mars")], buckets=2)
+    fresh = TitleJoin(join.bucket_files, kept=0)
+    bounded = TitleJoin(join.bucket_files, kept=2)
+    asked = []
+    resolve = bounded._resolve
+    bounded._resolve = lambda titles: asked.append(list(titles)) or resolve(titles)
+    assert bounded.resolve(["Red planet", "Phobos", "Red planet"]) == [0, 1, 0] == fresh.resolve(
+        ["Red planet", "Phobos", "Red planet"]
+    )
+    assert asked == [["Red planet", "Phobos"]]  # each distinct title looked up once
+    assert bounded.resolve(["Phobos", "Nowhere"]) == [1, None]
+    assert asked[1:] == [["Nowhere"]]  # Phobos kept; Red planet, the oldest, dropped to keep 2
+    assert bounded.resolve(["Red planet", "Nowhere", "Deimos"]) == [0, None, 2] == fresh.resolve(
+        ["Red planet", "Nowhere", "Deimos"]
+    )
+    assert asked[2:] == [["Red planet", "Deimos"]]
+
+
 def in_memory(folder: Path, titles: list[str], redirect_file: Path, names: list[str]) -> list[int | None]:
     from dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, write_index
 
