@@ -179,14 +179,18 @@ def test_kept_answers_are_those_of_a_lookup_and_the_oldest_are_dropped(tmp_path)
     asked = []
     resolve = bounded._resolve
     bounded._resolve = lambda titles: asked.append(list(titles)) or resolve(titles)
-    assert bounded.resolve(["Red planet", "Phobos", "Red planet"]) == [0, 1, 0] == fresh.resolve(
-        ["Red planet", "Phobos", "Red planet"]
+    assert (
+        bounded.resolve(["Red planet", "Phobos", "Red planet"])
+        == [0, 1, 0]
+        == fresh.resolve(["Red planet", "Phobos", "Red planet"])
     )
     assert asked == [["Red planet", "Phobos"]]  # each distinct title looked up once
     assert bounded.resolve(["Phobos", "Nowhere"]) == [1, None]
     assert asked[1:] == [["Nowhere"]]  # Phobos kept; Red planet, the oldest, dropped to keep 2
-    assert bounded.resolve(["Red planet", "Nowhere", "Deimos"]) == [0, None, 2] == fresh.resolve(
-        ["Red planet", "Nowhere", "Deimos"]
+    assert (
+        bounded.resolve(["Red planet", "Nowhere", "Deimos"])
+        == [0, None, 2]
+        == fresh.resolve(["Red planet", "Nowhere", "Deimos"])
     )
     assert asked[2:] == [["Red planet", "Deimos"]]
 
