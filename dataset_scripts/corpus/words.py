@@ -138,8 +138,23 @@ def count_words(text: str) -> int:
     return sum(1 for _ in _spans(_TOKEN, text))
 
 
+def has_fewer_words(text: str, count: int) -> bool:
+    """Whether ``count_words(text) < count``, without splitting what follows the ``count``-th word (a long
+    document's rest)."""
+    if count <= 0:
+        return False
+    if is_spaced(text):  # at most count - 1 splits: count parts once the text has count words
+        return len(text.split(None, count - 1)) < count
+    return count_words(text) < count
+
+
 @functools.lru_cache(maxsize=4096)
 def truncate_words(text: str, max_words: int) -> str:
+    """:func:`cut_words`, remembered for the texts cut most recently (the samplers cut the same sections again)."""
+    return cut_words(text, max_words)
+
+
+def cut_words(text: str, max_words: int) -> str:
     """``text`` stripped and cut after its ``max_words``-th word, keeping the original spacing and newlines.
 
     Args:

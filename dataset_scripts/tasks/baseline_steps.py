@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 
 from ..atomic_files import atomic_write, clear_partial
 from ..corpus.article import ARTICLE_SCHEMA
+from ..corpus.words import cut_words
 from . import acm, qdm, rdp, rqp
 from .anchors import (
     HarpOptions,
@@ -50,7 +51,7 @@ from .anchors import (
 )
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
-from .common import TaskOutput, task_rng, truncate_words
+from .common import TaskOutput, task_rng
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
 from .free_memory import release_freed_memory
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords, stemmer
@@ -244,7 +245,7 @@ class CorpusStatsStep(PipelineStep):
                 "article_id": ids,
                 "title": titles,
                 "document": [
-                    "" if skip else truncate_words(text, self.options.max_words)
+                    "" if skip else cut_words(text, self.options.max_words)
                     for text, skip in zip(texts, skips, strict=True)
                 ],
                 "skip": skips,
@@ -434,10 +435,15 @@ class _Passages:
 
     def __init__(self, index: ArticleIndex, attention: dict[int, TextAttention], rows: dict[int, tuple]):
         self.index, self._attention, self._rows = index, attention, rows
+        self.pending = 0
+        """:class:`_Pending` values handed out so far (a caller fills only the rows made while it grew)."""
 
     def _get(self, row: int, field: int):
         found = self._rows.get(row)
-        return found[field] if found is not None else _Pending(row, field)
+        if found is not None:
+            return found[field]
+        self.pending += 1
+        return _Pending(row, field)
 
     def text(self, row: int):
         return self._get(row, 2)
@@ -677,6 +683,7 @@ class BaselineTasksStep(PipelineStep):
             else {}
         )
         rngs: dict[str, Any] = {}
+        to_fill: dict[str, list[dict]] = {task: [] for task in outputs}  # the rows that hold a _Pending value
         for (sentence, number, source_row), attention in zip(sentences, scored, strict=False):
             if number == 0:  # an article's first sentence: one RNG per task and article, drawn in sentence order
                 rngs = {task: task_rng(self.options.seed, task, sentence.article_id) for task in outputs}
@@ -689,15 +696,18 @@ class BaselineTasksStep(PipelineStep):
                     extra = {"plan": plan, "seed": self.options.seed, "source_row": source_row}
                 elif task == "acm":
                     extra = {"pool": self.index.eligible_rows, "source_row": source_row}
+                pending = passages.pending
                 rows, skipped = _HARP_ROWS[task](
                     sentence, attention, passages, self.harp_stopwords, rng, self.harp, **extra
                 )
+                if passages.pending > pending:
+                    to_fill[task].extend(rows)
                 outputs[task].groups.extend(rows)
                 if skipped:
                     outputs[task].skipped.update(skipped)
         for task in HARP_TASKS:
             if task in outputs:
-                passages.fill(outputs[task].groups)
+                passages.fill(to_fill[task])
         stopwords = self.harp_stopwords
         distributions = [("passage", importance_distribution(attention_of[row], stopwords)) for row in destinations]
         for (sentence, _, _), attention in zip(sentences, scored, strict=False):

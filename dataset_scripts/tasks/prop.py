@@ -34,8 +34,9 @@ import datasets
 import numpy as np
 
 from ..corpus.article import Article
+from ..corpus.words import cut_words, has_fewer_words
 from .baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
-from .common import TaskOutput, count_words, truncate_words
+from .common import TaskOutput
 from .language_model import CollectionModel, DocumentModel, poisson_length, words
 from .spec import Origin, TaskSpec, group_features
 
@@ -124,7 +125,7 @@ def prop_groups(
     document = PropDocument(
         article.id,
         article.title,
-        truncate_words(text, max_words),
+        cut_words(text, max_words),
         document_skip(article.is_disambiguation, bool(every)),
         bool(content),
         collection.ids(collection.terms(content)),
@@ -148,7 +149,7 @@ def document_rows(
     sizes = [poisson_length(rng, options.poisson_lambda) for _ in range(options.pairs_per_document)]
     if (
         options.short_document_words
-        and count_words(document.document) < options.short_document_words
+        and has_fewer_words(document.document, options.short_document_words)
         and rng.random() < options.short_document_skip
     ):
         out.skipped["short-document"] += 1

@@ -6,7 +6,9 @@ from tokenizers.normalizers import BertNormalizer
 from dataset_scripts.corpus import words as words_module
 from dataset_scripts.corpus.words import (
     count_words,
+    cut_words,
     first_words,
+    has_fewer_words,
     is_spaced,
     letter_words,
     truncate_words,
@@ -93,3 +95,20 @@ def test_a_word_keeps_its_combining_marks_in_every_script():
     # Hindi next to ideographs (a text without spaces) and a Latin letter with a combining accent
     assert [w for w, _, _ in letter_words("हिन्दी東京")] == ["हिन्दी", "東", "京"]
     assert [w for w, _, _ in letter_words("Cafe\u0301 2020")] == ["cafe\u0301"]
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 5, 11])
+def test_fewer_words_is_the_count_compared(count):
+    texts = (
+        "", "   ", "one", "one two three", "a   ", "  a b \n\t", "one two three four\u00a0five", "北京是中国",
+        "東京タワーは日本", "ภาษาไทยเป็นภาษา", "one 北京 two", "x" * 50 + " y",
+    )  # fmt: skip
+    for text in texts:
+        assert has_fewer_words(text, count) == (count_words(text) < count), (text, count)
+    # exactly count words: not fewer; one less: fewer
+    assert not has_fewer_words("a b c", 3) and has_fewer_words("a b", 3)
+
+
+def test_cut_words_is_the_remembered_truncation_without_the_memory():
+    for text, budget in (("  one two\n three four ", 3), ("one two", 0), ("北京是中国的首都。", 3)):
+        assert cut_words(text, budget) == truncate_words(text, budget)
