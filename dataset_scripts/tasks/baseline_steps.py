@@ -53,7 +53,7 @@ from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, t
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
 from .common import TaskOutput, task_rng
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
-from .free_memory import release_freed_memory
+from .free_memory import rare_collections, release_freed_memory
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords, stemmer
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
@@ -201,14 +201,8 @@ class CorpusStatsStep(PipelineStep):
         tokenizer = load_passage_tokenizer(self.harp.importance_model) if harp else None
         stopwords = load_stopwords(self.prop.stopwords or None)
         for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
-            table = read_unit_table(unit, _columns(self.tasks))
-            table = ARTICLE_SCHEMA.empty_table().select(_columns(self.tasks)) if table is None else table
-            marker: dict[str, Any] = {"articles": table.num_rows}
-            if _wants(self.tasks, PROP_TASKS):
-                marker["prop"] = self._prop(unit, table, stopwords)
-            if _wants(self.tasks, HARP_TASKS):
-                marker["harp"] = self._harp(unit, table, tokenizer)
-            write_json(marker, self.layout.marker("baseline-stats", unit.number))
+            with rare_collections():
+                self._unit(unit, stopwords, tokenizer)
             release_freed_memory()  # a worker runs hundreds of units: keep one unit's working set, not its peak
         if _wants(self.tasks, HARP_TASKS):  # the title join's redirect parts (shared with LTM's, same layout)
             for number in range(rank, len(self.redirect_files), world_size):
@@ -220,6 +214,16 @@ class CorpusStatsStep(PipelineStep):
                     atomic_write(path, lambda tmp, source=source: write_redirect_parts(source, self.join_buckets, tmp))
         if data:
             yield from data
+
+    def _unit(self, unit: Unit, stopwords: frozenset[str], tokenizer) -> None:
+        table = read_unit_table(unit, _columns(self.tasks))
+        table = ARTICLE_SCHEMA.empty_table().select(_columns(self.tasks)) if table is None else table
+        marker: dict[str, Any] = {"articles": table.num_rows}
+        if _wants(self.tasks, PROP_TASKS):
+            marker["prop"] = self._prop(unit, table, stopwords)
+        if _wants(self.tasks, HARP_TASKS):
+            marker["harp"] = self._harp(unit, table, tokenizer)
+        write_json(marker, self.layout.marker("baseline-stats", unit.number))
 
     def _prop(self, unit: Unit, table: pa.Table, stopwords: frozenset[str]) -> dict[str, int]:
         """The unit's word counts and its documents as the rows stage needs them (tokenised once, here)."""
@@ -530,8 +534,9 @@ class BaselineTasksStep(PipelineStep):
         ]
         if todo:
             self._setup()
-            for unit in tqdm(todo, desc=f"PROP/HARP rows (rank {rank})", unit="unit"):
-                self._unit(unit)
+            with rare_collections():
+                for unit in tqdm(todo, desc=f"PROP/HARP rows (rank {rank})", unit="unit"):
+                    self._unit(unit)
             if self.scorer is not None:
                 self.scorer.close()
             self.destinations.clear()  # datatrove writes the step's attributes to JSON at the end

@@ -29,6 +29,7 @@ from . import ltm
 from .card import write_card
 from .common import TaskOutput, task_rng
 from .corpus_units import WST_COLUMNS, Unit, read_unit
+from .free_memory import rare_collections
 from .options import TaskOptions
 from .registry import get_task
 from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
@@ -177,7 +178,10 @@ class ArticleTasksStep(PipelineStep):
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Process this rank's units that are not done yet (and cut its redirect files into buckets)."""
         todo = [u for u in self.units[rank::world_size] if not self._done(u)]
-        with tqdm(total=sum(u.stop - u.start for u in todo), desc=f"articles (rank {rank})", unit="art") as bar:
+        with (
+            rare_collections(),
+            tqdm(total=sum(u.stop - u.start for u in todo), desc=f"articles (rank {rank})", unit="art") as bar,
+        ):
             for unit in todo:
                 self._unit(unit, bar)
         if "ltm" in self.tasks:
@@ -295,7 +299,7 @@ class LtmStep(PipelineStep):
         if todo:
             index = ArticleIndex([self.layout.index_file(u.number) for u in self.units])
             join = self.title_join()
-            with tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
+            with rare_collections(), tqdm(total=len(todo), desc=f"LTM units (rank {rank})", unit="unit") as bar:
                 # links are resolved a batch of units at a time: only that batch's link targets in memory
                 for batch in self._batches(todo):
                     resolved = join.resolve([t for _, e in batch for t in e.column("target").to_pylist()])

@@ -69,3 +69,22 @@ def test_later_calls_collect_only_what_was_made_since_the_first():
     )
     frozen, collected, unchanged = result.stdout.split()
     assert int(frozen) > 1000 and collected == "True" and unchanged == "True"
+
+
+def test_rare_collections_raise_the_youngest_threshold_and_restore_it():
+    import gc
+
+    before = gc.get_threshold()
+    collections = []
+    gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info["generation"]))
+    try:
+        with pytest.raises(RuntimeError), free_memory.rare_collections(50_000):
+            assert gc.get_threshold() == (50_000, *before[1:])
+            collections.clear()
+            kept = [[i] for i in range(40_000)]  # 40,000 new lists: fewer than the threshold, so no collection
+            assert collections == []
+            raise RuntimeError("the threshold is restored on the way out too")
+        assert gc.get_threshold() == before
+        assert len(kept) == 40_000
+    finally:
+        gc.callbacks.pop()
