@@ -305,13 +305,14 @@ def in_text_order(attention: TextAttention, chosen: Iterable[str], keep: Span | 
     """The chosen words in the order they first occur in the text, with the span ``keep`` of ``text`` (an anchor)
     inserted at its place: a pseudo query that reads like the text it came from."""
     first = attention.memo.get("first")
-    if first is None:  # each word's first start, once per text
-        first = attention.memo["first"] = {}
-        for word, (start, _end) in zip(attention.words, attention.spans, strict=True):
-            first.setdefault(word, start)
-    parts = [(first[word], word) for word in set(chosen) if word in first]
-    if keep is not None:
-        parts.append((keep[0], text[keep[0] : keep[1]]))
+    if first is None:  # each word's first position, once per text (going backwards, the first one is written last)
+        words = attention.words
+        first = attention.memo["first"] = dict(zip(reversed(words), range(len(words) - 1, -1, -1), strict=True))
+    if keep is None:  # words in the order of their first positions: that of their first starts
+        return " ".join(word for _, word in sorted((first[word], word) for word in set(chosen) if word in first))
+    places = attention.places()
+    parts = [(places[first[word]][0], word) for word in set(chosen) if word in first]
+    parts.append((keep[0], text[keep[0] : keep[1]]))
     return " ".join(part for _, part in sorted(parts))
 
 

@@ -67,13 +67,29 @@ def words_and_spans(text: str) -> tuple[list[str], list[Span]]:
     return [text[start:end].lower() for start, end in spans], spans
 
 
+def words_of(text: str) -> list[str]:
+    """The words of :func:`words_and_spans` without their spans (a passage's words are only drawn and ordered)."""
+    if text.isascii():
+        pattern = _ASCII_WORD
+    elif is_spaced(text):
+        pattern = _WORD
+    else:
+        return [word for word, _, _ in letter_words(text)]
+    found = pattern.findall(text)
+    if not found:
+        return []
+    # one lowering of all the words: NUL is no letter and is not case-ignorable, so each word's final sigma is
+    # decided within the word, as when each word is lowered alone
+    return "\x00".join(found).lower().split("\x00")
+
+
 @dataclass
 class TextAttention:
     """The last-layer attention a text's words receive.
 
     Args:
         words: the text's words (lowercased), in order (see :func:`word_spans`).
-        spans: their character spans.
+        spans: their character spans; ``None`` until :meth:`places` computes them from ``text``.
         cls: ``[words]``: attention from [CLS] to each word (heads combined, summed over the word's pieces).
         rows: ``[queries, words]``: attention from each requested query span to each word.
         pieces: ``[words]``: each word's word pieces within the model's ``max_length`` (0: beyond it); ``None``
@@ -81,19 +97,28 @@ class TextAttention:
     """
 
     words: list[str]
-    spans: list[Span]
+    spans: list[Span] | None
     cls: np.ndarray
     rows: np.ndarray
     pieces: np.ndarray | None = None
     memo: dict = field(default_factory=dict, repr=False, compare=False)
     """What the samplers derived from this attention (term distributions, first positions), computed once: a
     destination is drawn from for every anchor that links to it, a sentence by RQP and QDM alike."""
+    text: str = field(default="", repr=False, compare=False)
+    """The text the words come from (where ``spans`` is ``None``)."""
+
+    def places(self) -> list[Span]:
+        """The words' character spans (computed from ``text`` the first time when not given)."""
+        if self.spans is None:
+            self.spans = words_and_spans(self.text)[1]
+        return self.spans
 
     def words_in(self, span: Span) -> list[int]:
         """Indices of the words that overlap a character span."""
         bounds = self.memo.get("bounds")
         if bounds is None:  # the words follow each other without overlapping: starts and ends both ascend
-            bounds = self.memo["bounds"] = ([s for s, _ in self.spans], [e for _, e in self.spans])
+            places = self.places()
+            bounds = self.memo["bounds"] = ([s for s, _ in places], [e for _, e in places])
         return list(range(bisect.bisect_right(bounds[1], span[0]), bisect.bisect_left(bounds[0], span[1])))
 
 
@@ -170,9 +195,10 @@ class AttentionScorer:
             found.update(fresh)
         results = []
         for (text, queries), key in zip(items, keys, strict=True):
-            words, places = words_and_spans(text)
+            # a text without query spans (a passage) is drawn from and ordered by its words alone
+            words, places = words_and_spans(text) if queries else (words_of(text), None)
             matrix = found[key].reshape(2 + len(queries), len(words))
-            results.append(TextAttention(words, places, matrix[0], matrix[2:], matrix[1]))
+            results.append(TextAttention(words, places, matrix[0], matrix[2:], matrix[1], text=text))
         return results
 
     def _forward(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[np.ndarray]:

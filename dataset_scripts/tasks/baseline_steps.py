@@ -710,9 +710,7 @@ class BaselineTasksStep(PipelineStep):
                 outputs[task].groups.extend(rows)
                 if skipped:
                     outputs[task].skipped.update(skipped)
-        for task in HARP_TASKS:
-            if task in outputs:
-                passages.fill(to_fill[task])
+        passages.fill([row for rows in to_fill.values() for row in rows])  # one read of the index for all tasks
         stopwords = self.harp_stopwords
         distributions = [("passage", importance_distribution(attention_of[row], stopwords)) for row in destinations]
         for (sentence, _, _), attention in zip(sentences, scored, strict=False):

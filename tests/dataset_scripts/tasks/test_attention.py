@@ -196,6 +196,37 @@ def test_word_spans_of_ascii_text_are_those_of_the_letter_runs():
         assert word_spans(text) == [(m.group().lower(), m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", text)]
 
 
+def test_words_without_spans_are_those_of_the_spans_at_every_code_point_and_in_every_language():
+    from dataset_scripts.tasks.attention import words_and_spans, words_of
+
+    points = [chr(c) for c in range(0x20, 0x40000) if not 0xD800 <= c < 0xE000]
+    hand = ["ΟΔΟΣ'Α and ΟΔΟΣ", "ΣΑΣ σας Σ", "İstanbul and Izmir", "Plain ASCII", "", "  12 ", "算盤 かな ภาษาไทย"]
+    folder = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+    lines = [line for path in sorted(folder.glob("*/*.wikitext")) for line in path.read_text("utf-8").splitlines()]
+    assert len(lines) > 1000
+    for text in [*hand, *(f"a{c}b {c}\u0301x Σ{c} 1{c}" for c in points), *lines]:
+        assert words_of(text) == words_and_spans(text)[0], text
+
+
+def test_spans_left_out_are_computed_from_the_text_when_asked():
+    from dataset_scripts.tasks.anchors import in_text_order
+    from dataset_scripts.tasks.attention import TextAttention, words_and_spans, words_of
+
+    text = "Snow, ice and snow again: Ice."
+    lazy = TextAttention(words_of(text), None, np.zeros(6), np.zeros((0, 6)), text=text)
+    eager = TextAttention(*words_and_spans(text), np.zeros(6), np.zeros((0, 6)))
+    assert (
+        in_text_order(lazy, ["again", "snow", "and"])
+        == "snow and again"
+        == in_text_order(eager, ["again", "snow", "and"])
+    )
+    assert lazy.spans is None  # a passage's query needs no spans
+    kept = in_text_order(lazy, ["again", "snow"], keep=(26, 29), text=text)
+    assert kept == "snow again Ice" == in_text_order(eager, ["again", "snow"], keep=(26, 29), text=text)
+    assert lazy.places() == eager.spans == [(0, 4), (6, 9), (10, 13), (14, 18), (19, 24), (26, 29)]
+    assert lazy.words_in((6, 13)) == [1, 2]
+
+
 def test_word_spans_keep_combining_marks():
     assert word_spans("हिन्दी 2, Hindi") == [("हिन्दी", 0, 6), ("hindi", 10, 15)]
 
