@@ -143,9 +143,12 @@ def has_fewer_words(text: str, count: int) -> bool:
     document's rest)."""
     if count <= 0:
         return False
-    if is_spaced(text):  # at most count - 1 splits: count parts once the text has count words
-        return len(text.split(None, count - 1)) < count
-    return count_words(text) < count
+    parts = text.split(None, count)
+    if len(parts) <= count:  # at most count whitespace tokens: a short text, counted whole
+        return count_words(text) < count
+    # its first count tokens are count words by either rule unless they hold a character of a script without
+    # spaces (as in first_words): only then is the rest scanned
+    return not is_spaced(text[: len(text) - len(parts[count])]) and count_words(text) < count
 
 
 @functools.lru_cache(maxsize=4096)

@@ -101,7 +101,8 @@ def test_a_word_keeps_its_combining_marks_in_every_script():
 def test_fewer_words_is_the_count_compared(count):
     texts = (
         "", "   ", "one", "one two three", "a   ", "  a b \n\t", "one two three four\u00a0five", "北京是中国",
-        "東京タワーは日本", "ภาษาไทยเป็นภาษา", "one 北京 two", "x" * 50 + " y",
+        "東京タワーは日本", "ภาษาไทยเป็นภาษา", "one 北京 two", "x" * 50 + " y", "a b c d e f g h i j k l 北京",
+        "北京 a b c d e f g h i j k l", "a 。 b 。 c d e f g h i j k", "aé b c d e f g h i j k l m",
     )  # fmt: skip
     for text in texts:
         assert has_fewer_words(text, count) == (count_words(text) < count), (text, count)
