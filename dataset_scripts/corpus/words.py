@@ -141,14 +141,8 @@ def count_words(text: str) -> int:
 def has_fewer_words(text: str, count: int) -> bool:
     """Whether ``count_words(text) < count``, without splitting what follows the ``count``-th word (a long
     document's rest)."""
-    if count <= 0:
-        return False
-    parts = text.split(None, count)
-    if len(parts) <= count:  # at most count whitespace tokens: a short text, counted whole
-        return count_words(text) < count
-    # its first count tokens are count words by either rule unless they hold a character of a script without
-    # spaces (as in first_words): only then is the rest scanned
-    return not is_spaced(text[: len(text) - len(parts[count])]) and count_words(text) < count
+    # the text up to its count-th word (all of it when it has fewer) holds count words exactly when the text has them
+    return count > 0 and count_words(first_words(text, count)) < count
 
 
 @functools.lru_cache(maxsize=4096)

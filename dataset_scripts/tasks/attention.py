@@ -49,13 +49,18 @@ def word_spans(text: str) -> list[tuple[str, int, int]]:
     return [(word, start, end) for word, (start, end) in zip(words, spans, strict=True)]
 
 
+def _word_pattern(text: str) -> re.Pattern | None:
+    """The pattern whose matches are the words of a text in a script with spaces; ``None`` for the others (their
+    words are :func:`~dataset_scripts.corpus.words.letter_words`)."""
+    if text.isascii():  # the common case: ASCII letters are the only letters, and none has a mark
+        return _ASCII_WORD
+    return _WORD if is_spaced(text) else None
+
+
 def words_and_spans(text: str) -> tuple[list[str], list[Span]]:
     """:func:`word_spans` as two lists: the words, and their ``(start, end)``."""
-    if text.isascii():  # the common case: ASCII letters are the only letters, and none has a mark
-        pattern = _ASCII_WORD
-    elif is_spaced(text):
-        pattern = _WORD
-    else:
+    pattern = _word_pattern(text)
+    if pattern is None:
         found = letter_words(text)
         return list(map(_WORD_OF_SPAN, found)), list(map(_PLACE_OF_SPAN, found))
     spans = list(map(re.Match.span, pattern.finditer(text)))
@@ -69,12 +74,9 @@ def words_and_spans(text: str) -> tuple[list[str], list[Span]]:
 
 def words_of(text: str) -> list[str]:
     """The words of :func:`words_and_spans` without their spans (a passage's words are only drawn and ordered)."""
-    if text.isascii():
-        pattern = _ASCII_WORD
-    elif is_spaced(text):
-        pattern = _WORD
-    else:
-        return [word for word, _, _ in letter_words(text)]
+    pattern = _word_pattern(text)
+    if pattern is None:
+        return list(map(_WORD_OF_SPAN, letter_words(text)))
     found = pattern.findall(text)
     if not found:
         return []

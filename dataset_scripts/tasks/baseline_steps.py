@@ -200,10 +200,10 @@ class CorpusStatsStep(PipelineStep):
         harp = todo and _wants(self.tasks, HARP_TASKS)
         tokenizer = load_passage_tokenizer(self.harp.importance_model) if harp else None
         stopwords = load_stopwords(self.prop.stopwords or None)
-        for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
-            with rare_collections():
+        with rare_collections():
+            for unit in tqdm(todo, desc=f"baseline statistics (rank {rank})", unit="unit"):
                 self._unit(unit, stopwords, tokenizer)
-            release_freed_memory()  # a worker runs hundreds of units: keep one unit's working set, not its peak
+                release_freed_memory()  # a worker runs hundreds of units: keep one unit's working set, not its peak
         if _wants(self.tasks, HARP_TASKS):  # the title join's redirect parts (shared with LTM's, same layout)
             for number in range(rank, len(self.redirect_files), world_size):
                 path = self.layout.redirect_parts(number, self.join_buckets)
@@ -387,7 +387,7 @@ class CorpusModelStep(PipelineStep):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(path, lambda tmp, b=bucket: build_bucket(b, join_buckets, titles, redirects, tmp))
                 release_freed_memory()
-        join = TitleJoin(bucket_files)
+        join = TitleJoin(bucket_files, kept=0)  # the plan resolves each distinct target once: nothing to keep
         eligible = ArticleIndex([self.files.passages(u.number) for u in self.units]).eligible
         parts = [self.files.qdm_parts(u.number, plan_buckets) for u in self.units]
         for bucket in range(plan_buckets):
