@@ -51,7 +51,7 @@ from .anchors import (
 )
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
-from .common import TaskOutput, task_rng
+from .common import LazyTaskRng, TaskOutput, task_rng
 from .corpus_units import Unit, list_fields, list_items, read_unit_table
 from .free_memory import rare_collections, release_freed_memory
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords, stemmer
@@ -688,13 +688,12 @@ class BaselineTasksStep(PipelineStep):
             else {}
         )
         rngs: dict[str, Any] = {}
+        harp_tasks = [task for task in HARP_TASKS if task in outputs]
         to_fill: dict[str, list[dict]] = {task: [] for task in outputs}  # the rows that hold a _Pending value
         for (sentence, number, source_row), attention in zip(sentences, scored, strict=False):
             if number == 0:  # an article's first sentence: one RNG per task and article, drawn in sentence order
-                rngs = {task: task_rng(self.options.seed, task, sentence.article_id) for task in outputs}
-            for task in HARP_TASKS:
-                if task not in outputs:
-                    continue
+                rngs = {task: LazyTaskRng(self.options.seed, task, sentence.article_id) for task in harp_tasks}
+            for task in harp_tasks:
                 rng = rngs[task]
                 extra: dict[str, Any] = {}
                 if task == "qdm":

@@ -37,6 +37,26 @@ def task_rng(seed: int, task: str, *key: str) -> random.Random:
     return random.Random("\x1f".join([str(seed), task, *key]))
 
 
+class LazyTaskRng:
+    """:func:`task_rng` ``(seed, task, *key)``, seeded on first use: the same draws, but an article that never
+    draws for a task (no sentence with two destinations, no QDM plan entry) costs no seeding (a SHA-512 and a
+    Mersenne Twister state). Each attribute is looked up on the seeded RNG once, then kept on this object, so
+    later draws cost what they cost on a ``random.Random``."""
+
+    def __init__(self, seed: int, task: str, *key: str):
+        self._key = (seed, task, *key)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "_key":  # copy/pickle probes; _key itself is always set
+            raise AttributeError(name)
+        rng = self.__dict__.get("_rng")
+        if rng is None:
+            rng = self.__dict__["_rng"] = task_rng(*self._key)
+        value = getattr(rng, name)
+        setattr(self, name, value)
+        return value
+
+
 def pick_negatives(candidates: Iterable[str], positive: str, rng: random.Random, max_negatives: int) -> list[str]:
     """Distinct non-empty candidates different from ``positive``; a random subset of ``max_negatives`` of them
     when there are more, kept in their original order.

@@ -48,11 +48,19 @@ def code_point_kinds() -> np.ndarray:
     return kinds
 
 
+@functools.cache
+def _byte_table() -> bytes:
+    """:func:`code_point_kinds` of the 256 byte values, as a ``bytes.translate`` table."""
+    return code_point_kinds()[:0x100].tobytes()
+
+
 def _byte_kinds(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 bytes -> (each byte's kind, that of its character; the first byte of each character of 2 to 4 bytes;
     their kinds). ASCII bytes are looked up directly; only the others' code points are decoded (a few percent of
     a text in a Latin script)."""
-    kinds = code_point_kinds()[:0x100][data]  # right for ASCII; the bytes of longer characters are set below
+    # right for ASCII; the bytes of longer characters are set below. A byte table through bytes.translate: NumPy's
+    # fancy indexing would first widen every byte to an 8-byte index
+    kinds = np.frombuffer(bytearray(data).translate(_byte_table()), dtype=np.uint8)
     leads = np.flatnonzero(data >= 0xC0)
     first = data[leads]
     size = 2 + (first >= 0xE0).astype(np.int64) + (first >= 0xF0)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dataset_scripts.tasks.common import count_words, pick_negatives, task_rng, truncate_words
+from dataset_scripts.tasks.common import LazyTaskRng, count_words, pick_negatives, task_rng, truncate_words
 from dataset_scripts.tasks.options import TaskOptions
 
 
@@ -40,6 +40,22 @@ def test_task_rng_is_stable_and_keyed():
     assert task_rng(42, "srr", "12").random() != task_rng(43, "srr", "12").random()
     # fixed across processes and machines (random hashes str seeds with SHA-512, not with hash())
     assert task_rng(42, "srr", "12").randrange(10**9) == 960044557
+
+
+def test_lazy_task_rng_draws_as_task_rng_and_seeds_only_when_used():
+    lazy, eager = LazyTaskRng(42, "rqp", "12"), task_rng(42, "rqp", "12")
+    assert "_rng" not in vars(lazy)  # made, never drawn from: never seeded
+    draws = [lazy.random(), lazy.randrange(1000), lazy.sample(range(50), 3), lazy.randbytes(4), lazy.random()]
+    assert draws == [
+        eager.random(),
+        eager.randrange(1000),
+        eager.sample(range(50), 3),
+        eager.randbytes(4),
+        eager.random(),
+    ]
+    assert vars(lazy)["random"] == vars(lazy)["_rng"].random  # later draws go straight to the seeded RNG
+    with pytest.raises(AttributeError):
+        lazy.no_such_method  # noqa: B018
 
 
 def test_options_are_validated():
