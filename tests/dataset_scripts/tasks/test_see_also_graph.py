@@ -56,6 +56,29 @@ def test_rows_leave_at_most_one_shard_mapped_and_read_the_same_bytes(tmp_path):
     assert all(again[row] == rows[row] for row in again)
 
 
+def test_rows_are_read_from_any_shard_layout(tmp_path):
+    """Rows come back the same from a shard written as one batch, as several, with a null, in any request order."""
+    texts = ["Rēzekne ir piļsāta.", "", "東京は都市。", "Σίσυφος ΟΔΟΣ", "plain", "x" * 70_000]
+    table = pa.table(
+        {
+            "title": [f"t{i}" for i in range(len(texts))],
+            "article_id": [str(i) for i in range(len(texts))],
+            "display_title": [f"T{i}" if i != 2 else None for i in range(len(texts))],
+            "text": texts,
+            "eligible": [True] * len(texts),
+        },
+        schema=INDEX_SCHEMA,
+    )
+    write_index(table.slice(0, 3), tmp_path / "00000.arrow")  # one batch, a null title
+    write_index(pa.concat_tables([table.slice(3, 1), table.slice(4)]), tmp_path / "00001.arrow")  # two batches
+    index = ArticleIndex([tmp_path / "00000.arrow", tmp_path / "00001.arrow"])
+    assert index._shards[1].column("text").num_chunks == 2
+    expected = {i: (str(i), f"T{i}" if i != 2 else None, text) for i, text in enumerate(texts)}
+    assert index.rows([5, 0, 3, 3, 2, 1, 4]) == expected
+    assert index.rows([]) == {}
+    assert index.rows([4]) == {4: expected[4]}
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 def test_release_pages_unmaps_what_other_reads_touched(tmp_path):
     files, texts = _write_shards(tmp_path, shards=4)
