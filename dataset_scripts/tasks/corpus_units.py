@@ -6,6 +6,8 @@ corpus, never on the number of processes, so each unit's output shard is the sam
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,10 +59,25 @@ WST_COLUMNS = ("id", "title", "abstract", "sections", "see_also", "language", "i
 ``source`` cuts a unit's read to a third."""
 
 
+FOOTERS_KEPT = 4
+"""Corpus files whose Parquet footer a process keeps parsed (the units of a worker follow each other in a file)."""
+
+
+@functools.lru_cache(maxsize=FOOTERS_KEPT)
+def _footer(path: str, size: int, modified_ns: int) -> pq.FileMetaData:
+    """A corpus file's parsed footer, by path and the file's size and modification time (a rewritten file is read
+    again)."""
+    return pq.read_metadata(path)
+
+
 def read_unit_table(unit: Unit, columns: Sequence[str] | None = None) -> pa.Table | None:
     """The rows of one unit as an Arrow table, reading only the row groups that overlap it (``None`` if none do);
-    only ``columns`` when given, every column otherwise."""
-    parquet = pq.ParquetFile(unit.file)
+    only ``columns`` when given, every column otherwise.
+
+    The file's footer is parsed once for all its units: it describes every row group of every column, so it grows
+    with the file, and parsing it took longer than reading a small unit's rows."""
+    stat = os.stat(unit.file)
+    parquet = pq.ParquetFile(unit.file, metadata=_footer(str(unit.file), stat.st_size, stat.st_mtime_ns))
     groups, first_row, position = [], None, 0
     for number in range(parquet.metadata.num_row_groups):
         size = parquet.metadata.row_group(number).num_rows

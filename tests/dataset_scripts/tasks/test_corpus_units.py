@@ -26,3 +26,31 @@ def test_list_fields_match_the_articles_even_for_a_slice():
     assert list_fields(table.column("sections"), "text") == [["x"], [], []]
     sliced = table.slice(1, 2)  # a unit inside a row group: offsets do not start at 0
     assert list_fields(sliced.column("links"), "target") == [[], ["A"]]
+
+
+def test_units_read_their_rows_with_the_footer_parsed_once_per_file(tmp_path):
+    import os
+
+    import pyarrow.parquet as pq
+
+    from dataset_scripts.tasks import corpus_units
+    from dataset_scripts.tasks.corpus_units import plan_units, read_unit_table
+
+    path = tmp_path / "00000.parquet"
+    articles = [Article(str(i), f"T{i}") for i in range(7)]
+    pq.write_table(pa.Table.from_pylist([a.to_dict() for a in articles], schema=ARTICLE_SCHEMA), path, row_group_size=2)
+    corpus_units._footer.cache_clear()
+    units = plan_units([path], 3)
+    assert [read_unit_table(u, ["id"]).column("id").to_pylist() for u in units] == [
+        ["0", "1", "2"],
+        ["3", "4", "5"],
+        ["6"],
+    ]
+    assert corpus_units._footer.cache_info().misses == 1  # one parse for the file's three units
+
+    rewritten = [Article(str(i), f"T{i}") for i in range(10, 17)]
+    pq.write_table(
+        pa.Table.from_pylist([a.to_dict() for a in rewritten], schema=ARTICLE_SCHEMA), path, row_group_size=3
+    )
+    os.utime(path, ns=(os.stat(path).st_atime_ns, os.stat(path).st_mtime_ns + 1))  # a rewrite within the clock's tick
+    assert read_unit_table(units[1], ["id"]).column("id").to_pylist() == ["13", "14", "15"]
