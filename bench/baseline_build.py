@@ -18,6 +18,11 @@ time, with the scoring, is reported too); every other build reads it (the copies
 
 ``--baseline-tree OLD`` (another checkout, e.g. ``git worktree add OLD REV``) builds PROP + HARP with its code too,
 interleaved with the others, so that a before/after ratio comes from one run on one machine.
+
+A build also costs something per work unit (PROP + HARP: three stages and six work files a unit, the corpus file's
+row groups, the index shards a unit's destinations lie in), which a per-article figure charges to the unit's
+articles. So everything is measured at each ``--articles-per-unit`` size: the first (default: the build's own, 1000)
+gives the verdict, and the large corpus built at two sizes gives the CPU milliseconds a unit costs.
 """
 
 from __future__ import annotations
@@ -130,6 +135,12 @@ def split_cost(small: tuple[int, float], large: tuple[int, float]) -> dict[str, 
     }
 
 
+def unit_cost(fewer: tuple[int, float], more: tuple[int, float]) -> float:
+    """CPU milliseconds a work unit costs, from two builds of the same corpus ``(units, CPU seconds)``."""
+    (units_a, cpu_a), (units_b, cpu_b) = fewer, more
+    return round((cpu_b - cpu_a) / (units_b - units_a) * 1000, 2)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--samples", nargs="+", type=Path, default=SAMPLES, help="real MediaWiki dumps to repeat")
@@ -145,70 +156,114 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--baseline-tree", type=Path, default=None, help="another checkout: its PROP + HARP build too, interleaved"
     )
+    parser.add_argument(
+        "--articles-per-unit", type=int, nargs="+", default=None,
+        help="work unit sizes to measure at (the first gives the verdict; two or more also give the cost per unit; "
+        "default: the build's own, then 200)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    if args.copies < 2 or args.repeats < 1:
-        parser.error("--copies must be at least 2 and --repeats at least 1")
+    from dataset_scripts.tasks.build import BuildOptions
+    from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
+
+    args.articles_per_unit = args.articles_per_unit or [BuildOptions.articles_per_unit, 200]
+    if args.copies < 2 or args.repeats < 1 or min(args.articles_per_unit) < 1:
+        parser.error("--copies must be at least 2, --repeats and --articles-per-unit at least 1")
     out = args.output_dir
     shutil.rmtree(out, ignore_errors=True)
-    sizes = {"small": make_corpus(args.samples, 1, out / "small")}
-    sizes["large"] = make_corpus(args.samples, args.copies, out / "large")
+    articles = {"small": make_corpus(args.samples, 1, out / "small")}
+    articles["large"] = make_corpus(args.samples, args.copies, out / "large")
+    sizes = tuple(articles)
     cache = str(args.attention_cache or out / "attention.sqlite")
 
     builds = dict(BUILDS) | ({BASELINE_TREE_BUILD: BUILDS["prop + harp"]} if args.baseline_tree else {})
+    sizes_per_unit = list(dict.fromkeys(args.articles_per_unit))
+    units = {(size, per_unit): len(plan_units(corpus_files(out / size / "corpus")[0], per_unit))
+             for size in sizes for per_unit in sizes_per_unit}  # fmt: skip
 
-    def build(size: str, name: str, tasks: str) -> tuple[float, float]:
-        folder = out / size / f"build-{name.replace(' + ', '-').replace(' ', '-')}"
+    def build(size: str, name: str, tasks: str, per_unit: int) -> tuple[float, float]:
+        folder = out / size / f"build-{name.replace(' + ', '-').replace(' ', '-')}-{per_unit}"
         shutil.rmtree(folder, ignore_errors=True)  # a build into a finished folder would resume: nothing to do
-        arguments = ["--input", str(out / size / "corpus"), "--output-dir", str(folder), "--articles-per-unit", "200"]
-        arguments += ["--num-proc", str(args.num_proc)]
+        arguments = ["--input", str(out / size / "corpus"), "--output-dir", str(folder)]
+        arguments += ["--articles-per-unit", str(per_unit), "--num-proc", str(args.num_proc)]
         tree = args.baseline_tree.resolve() if name == BASELINE_TREE_BUILD else PROJECT_ROOT
         return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache], tree)
 
-    cold = build("small", "cold", "prop,harp")  # fills the attention cache
-    cpu: dict[str, dict[str, float]] = {}
-    wall: dict[str, dict[str, float]] = {}
+    cold = build("small", "cold", "prop,harp", sizes_per_unit[0])  # fills the attention cache
+    cpu: dict[int, dict[str, dict[str, float]]] = {per_unit: {} for per_unit in sizes_per_unit}
+    wall: dict[int, dict[str, dict[str, float]]] = {per_unit: {} for per_unit in sizes_per_unit}
     for _ in range(args.repeats):  # interleaved, so that a change of load hits every build alike; the least kept
-        for size in ("small", "large"):
-            for name, tasks in builds.items():
-                seconds, elapsed = build(size, name, tasks)
-                least, fastest = cpu.setdefault(name, {}), wall.setdefault(name, {})
-                least[size], fastest[size] = (
-                    min(seconds, least.get(size, seconds)),
-                    min(elapsed, fastest.get(size, elapsed)),
-                )
-    costs = {name: split_cost((sizes["small"], c["small"]), (sizes["large"], c["large"])) for name, c in cpu.items()}
-    base, ours = costs["wikiformer"], costs["prop + harp"]
+        for per_unit in sizes_per_unit:
+            for size in ("small", "large"):
+                for name, tasks in builds.items():
+                    seconds, elapsed = build(size, name, tasks, per_unit)
+                    least, fastest = cpu[per_unit].setdefault(name, {}), wall[per_unit].setdefault(name, {})
+                    least[size], fastest[size] = (
+                        min(seconds, least.get(size, seconds)),
+                        min(elapsed, fastest.get(size, elapsed)),
+                    )
+    results = {}
+    for per_unit in sizes_per_unit:
+        costs = {
+            name: split_cost((articles["small"], c["small"]), (articles["large"], c["large"]))
+            for name, c in cpu[per_unit].items()
+        }
+        least = cpu[per_unit]
+        base, ours = costs["wikiformer"], costs["prop + harp"]
+        results[per_unit] = {
+            "units": {size: units[size, per_unit] for size in sizes},
+            "cost": costs,
+            "ratio_per_article": round(ours["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2),
+            "ratio_total_large": round(least["prop + harp"]["large"] / least["wikiformer"]["large"], 2),
+            "ratio_total_small": round(least["prop + harp"]["small"] / least["wikiformer"]["small"], 2),
+            **(
+                {
+                    "ratio_per_article_baseline_tree": round(
+                        costs[BASELINE_TREE_BUILD]["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2
+                    )
+                }
+                if args.baseline_tree
+                else {}
+            ),  # fmt: skip
+            "wall_s": {name: {k: round(v, 1) for k, v in w.items()} for name, w in wall[per_unit].items()},
+        }
+    per_unit_ms = {}
+    if len(sizes_per_unit) > 1:  # the large corpus at the largest and the smallest unit size
+        few, many = max(sizes_per_unit), min(sizes_per_unit)
+        per_unit_ms = {
+            name: unit_cost(
+                (units["large", few], cpu[few][name]["large"]), (units["large", many], cpu[many][name]["large"])
+            )
+            for name in builds
+        }
+    verdict_size = sizes_per_unit[0]
     result = {
-        "articles": sizes,
-        "cost": costs,
-        "ratio_per_article": round(ours["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2),
-        "ratio_total_large": round(cpu["prop + harp"]["large"] / cpu["wikiformer"]["large"], 2),
-        "ratio_total_small": round(cpu["prop + harp"]["small"] / cpu["wikiformer"]["small"], 2),
-        **(
-            {
-                "ratio_per_article_baseline_tree": round(
-                    costs[BASELINE_TREE_BUILD]["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2
-                )
-            }
-            if args.baseline_tree
-            else {}
-        ),  # fmt: skip
+        "articles": articles,
+        "articles_per_unit": sizes_per_unit,
+        "by_unit_size": results,
+        "cpu_ms_per_unit": per_unit_ms,
         "target": TARGET,
+        "verdict_at_articles_per_unit": verdict_size,
         "prop_harp_small_attention_computed_cpu_s": round(cold[0], 1),
-        "wall_s": {name: {k: round(v, 1) for k, v in w.items()} for name, w in wall.items()},
         "attention": attention_per_1000_sentences(out / "small" / "corpus", args.sentences, args.batch_size),
     }
-    print(f"articles: small {sizes['small']}, large {sizes['large']} ({args.copies} copies); CPU = user + system, "
-          f"least of {args.repeats}")  # fmt: skip
-    print(f"{'build':<28}{'ms/article':>12}{'start-up s':>12}")
-    for name, cost in costs.items():
-        print(f"{name:<28}{cost['cpu_ms_per_article']:>12.3f}{cost['startup_cpu_s']:>12.2f}")
-    verdict = "met" if result["ratio_per_article"] <= TARGET else "missed"
-    print(f"PROP + HARP / Wikiformer per article: {result['ratio_per_article']}x (target <= {TARGET}x: {verdict}); "
-          f"whole build {result['ratio_total_large']}x at {sizes['large']} articles, "
-          f"{result['ratio_total_small']}x at {sizes['small']}")  # fmt: skip
-    if args.baseline_tree:
-        print(f"the baseline tree's PROP + HARP / Wikiformer per article: {result['ratio_per_article_baseline_tree']}x")
+    print(f"articles: small {articles['small']}, large {articles['large']} ({args.copies} copies); "
+          f"CPU = user + system, least of {args.repeats}")  # fmt: skip
+    for per_unit, found in results.items():
+        print(f"{per_unit} articles a unit (units: small {found['units']['small']}, large {found['units']['large']})")
+        print(f"  {'build':<28}{'ms/article':>12}{'start-up s':>12}")
+        for name, cost in found["cost"].items():
+            print(f"  {name:<28}{cost['cpu_ms_per_article']:>12.3f}{cost['startup_cpu_s']:>12.2f}")
+        print(f"  PROP + HARP / Wikiformer per article: {found['ratio_per_article']}x; whole build "
+              f"{found['ratio_total_large']}x at {articles['large']} articles, {found['ratio_total_small']}x at "
+              f"{articles['small']}")  # fmt: skip
+        if args.baseline_tree:
+            print(f"  the baseline tree's PROP + HARP / Wikiformer per article: "
+                  f"{found['ratio_per_article_baseline_tree']}x")  # fmt: skip
+    for name, ms in per_unit_ms.items():
+        print(f"CPU per work unit, {name}: {ms} ms")
+    ratio = results[verdict_size]["ratio_per_article"]
+    verdict = "met" if ratio <= TARGET else "missed"
+    print(f"verdict at {verdict_size} articles a unit: {ratio}x (target <= {TARGET}x: {verdict})")
     print(f"attention (MiniLM, CPU): {result['attention']['cpu_seconds_per_1000']} CPU s per 1,000 sentences")
     print(json.dumps(result, indent=1))
     (out / "result.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
