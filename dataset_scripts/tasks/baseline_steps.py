@@ -650,11 +650,11 @@ class BaselineTasksStep(PipelineStep):
         offset = int(self.index.offsets[unit.number])
         marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
         links = feather.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
-        article, article_id, title, section, sentence, anchor, start, target = (c.to_pylist() for c in links.columns)
-        resolved = resolve_unique(self.join.resolve, target) if target else []
-        sentences: list[tuple[LinkedSentence, int, int]] = []
         extraction: Counter = Counter({reason: n for reason, n in marker["harp"].items() if n})  # counted in stage 1
-        eligible = self.index.eligible
+        links, skipped = _usable_links(links, offset, self.join.resolve, self.index.eligible)
+        extraction.update(skipped)
+        article, article_id, title, section, sentence, anchor, start, resolved = (c.to_pylist() for c in links.columns)
+        sentences: list[tuple[LinkedSentence, int, int]] = []
         # each article's links are a run of rows
         starts = np.flatnonzero(np.diff(links.column("article").to_numpy()) != 0) + 1
         bounds = [0, *starts.tolist(), len(article)]
@@ -663,12 +663,9 @@ class BaselineTasksStep(PipelineStep):
                 continue
             own_row = offset + article[lo]
             records = zip(section[lo:hi], sentence[lo:hi], anchor[lo:hi], start[lo:hi], strict=True)
-            found, skipped = group_links(
-                article_id[lo], title[lo], records, resolved[lo:hi], own_row, lambda r: bool(eligible[r])
-            )
+            # every record is usable (_usable_links): group_links only groups them into sentences
+            found, _ = group_links(article_id[lo], title[lo], records, resolved[lo:hi], own_row, lambda row: True)
             sentences.extend((s, number, own_row) for number, s in enumerate(found))
-            if skipped:
-                extraction.update(skipped)
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
         new = [row for row in destinations if row not in self.destinations]
         texts = self.index.rows(destinations)  # the new ones are scored; all are placed into rows
@@ -717,6 +714,32 @@ class BaselineTasksStep(PipelineStep):
                 exclude = anchor_words(anchor, attention)
                 distributions.append(("sentence", importance_distribution(attention, stopwords, index, exclude)))
         return importance_measures(distributions)
+
+
+def _usable_links(links: pa.Table, offset: int, resolve, eligible: np.ndarray) -> tuple[pa.Table, Counter]:
+    """The unit's link records whose anchor is in its sentence and whose target resolves to another article with
+    a first section, with the ``target`` column replaced by that row; and the others counted by the reason
+    :func:`.anchors.group_links` gives (in its order of precedence). The others are counted over Arrow and NumPy,
+    without a Python object per link: in a partial dump most targets are missing."""
+    start = links.column("start").to_numpy()
+    found = np.flatnonzero(start >= 0)
+    rows = np.full(len(start), -1, dtype=np.int64)
+    targets = links.column("target").take(pa.array(found, pa.int64())).to_pylist()
+    rows[found] = [-1 if row is None else row for row in resolve_unique(resolve, targets)] if targets else []
+    own = offset + links.column("article").to_numpy().astype(np.int64)
+    missing, own_link = rows < 0, rows == own
+    with_passage = np.zeros(len(rows), dtype=bool)
+    with_passage[~missing] = eligible[rows[~missing]]
+    reasons = {
+        "anchor-not-in-sentence": start < 0,
+        "anchor-target-missing": (start >= 0) & missing,
+        "anchor-self-link": (start >= 0) & ~missing & own_link,
+        "anchor-target-without-first-section": (start >= 0) & ~missing & ~own_link & ~with_passage,
+    }
+    skipped = Counter({reason: int(np.count_nonzero(mask)) for reason, mask in reasons.items() if mask.any()})
+    usable = pa.array((start >= 0) & ~missing & ~own_link & with_passage)
+    kept = links.filter(usable).set_column(7, "target", pa.array(rows).filter(usable))
+    return kept, skipped
 
 
 def baseline_stages(root, units, redirect_files, tasks, options: TaskOptions, prop, harp, cache, world: int) -> list:

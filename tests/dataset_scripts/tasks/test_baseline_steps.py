@@ -182,3 +182,61 @@ def test_join_sizes_count_the_links_from_the_footers(ltg_corpus, monkeypatch):
     for per_bucket in (values, values - 1, values // 3):
         monkeypatch.setattr(qdm_plan, "LINKS_PER_BUCKET", per_bucket)
         assert join_sizes(units) == (1, -(-values // per_bucket))
+
+
+def test_usable_links_count_the_others_as_group_links_does():
+    """Each reason a link is left out, in group_links' order of precedence; the usable ones keep their order and
+    carry their destination row."""
+    import numpy as np
+
+    from dataset_scripts.tasks.anchors import LinkRecord, group_links
+    from dataset_scripts.tasks.baseline_steps import _LINKS, _usable_links
+
+    rows_of = {"Riga": 0, "Self": 11, "Stub": 12, "Daugava": 13, "Redirect to Riga": 0}
+    eligible = np.array([True] + [False] * 10 + [True, False, True])
+    links = [  # (article, section, sentence, anchor, start, target)
+        (0, 0, "Riga is big.", "Riga", 0, "Riga"),
+        (0, 0, "Riga is big.", "big", -1, "Riga"),  # not in the sentence: whatever its target
+        (0, 1, "Near Daugava.", "Daugava", 5, "Daugava"),
+        (1, 0, "Self and Nowhere.", "Self", 0, "Self"),  # the article's own row (10 + 1)
+        (1, 0, "Self and Nowhere.", "Nowhere", 9, "Nowhere"),  # missing
+        (1, 0, "A Stub.", "Stub", 2, "Stub"),  # no first section
+        (1, 0, "To Riga.", "Riga", 3, "Redirect to Riga"),
+    ]
+    table = pa.table(
+        {
+            "article": [a for a, *_ in links],
+            "article_id": [f"id{a}" for a, *_ in links],
+            "title": [f"T{a}" for a, *_ in links],
+            "section": [s for _, s, *_ in links],
+            "sentence": [t for _, _, t, *_ in links],
+            "anchor": [x for *_, x, _, _ in links],
+            "start": [x for *_, x, _ in links],
+            "target": [x for *_, x in links],
+            "key": [x.lower() for *_, x, _, _ in links],
+        },
+        schema=_LINKS,
+    ).select(_LINKS.names[:8])
+    resolved = []
+
+    def resolve(titles):
+        resolved.extend(titles)
+        return [rows_of.get(title) for title in titles]
+
+    kept, skipped = _usable_links(table, 10, resolve, eligible)
+    assert "Riga" in resolved and resolved.count("Riga") == 1  # the link not found in its sentence is not resolved
+    assert kept.column("anchor").to_pylist() == ["Riga", "Daugava", "Riga"]
+    assert kept.column("target").to_pylist() == [0, 13, 0]
+    assert kept.column("article").to_pylist() == [0, 0, 1]
+    expected: dict = {}
+    for article in (0, 1):
+        mine = [link for link in links if link[0] == article]
+        records = [LinkRecord(s, t, x, st) for _, s, t, x, st, _ in mine]
+        _, reasons = group_links(f"id{article}", f"T{article}", records, [rows_of.get(x[-1]) for x in mine],
+                                 10 + article, lambda row: bool(eligible[row]))  # fmt: skip
+        for reason, count in reasons.items():
+            expected[reason] = expected.get(reason, 0) + count
+    assert dict(skipped) == expected == {
+        "anchor-not-in-sentence": 1, "anchor-self-link": 1, "anchor-target-missing": 1,
+        "anchor-target-without-first-section": 1,
+    }  # fmt: skip
