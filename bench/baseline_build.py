@@ -10,8 +10,11 @@ A build costs a fixed start-up (imports, the tokenizer, the datatrove stages) pl
 separated by building two corpora of the same real articles: the vendored samples once (``bench/big_dump.py``,
 copy 0), and ``--copies`` times (the copies are renamed and relinked among themselves, so their links resolve as
 in a real dump): per article = (CPU large - CPU small) / (articles large - articles small), start-up = CPU small -
-articles small x per article; each build runs ``--repeats`` times, interleaved, and the least CPU counts (the
-machine may be shared). The attention cache is filled by a first PROP + HARP build of the small corpus (its
+articles small x per article. Each build runs ``--repeats`` times, interleaved; in each repeat a build's two
+corpus sizes run back to back, so that both see the same machine, and the figures are the medians over the repeats
+of each repeat's figures (the ratio is each repeat's PROP + HARP figure over its Wikiformer figure, the median
+reported with every repeat's): on a shared machine a build's CPU moves by a tenth between runs, and a difference of
+the least of each size mixed builds from quiet and busy moments. The attention cache is filled by a first PROP + HARP build of the small corpus (its
 time, with the scoring, is reported too); every other build reads it (the copies repeat the same sentences)::
 
     python bench/baseline_build.py --output-dir /tmp/bench-baseline-build --copies 6 --repeats 3
@@ -31,6 +34,7 @@ import argparse
 import json
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -135,6 +139,23 @@ def split_cost(small: tuple[int, float], large: tuple[int, float]) -> dict[str, 
     }
 
 
+def repeat_costs(articles: dict[str, int], cpu: dict[str, list[float]]) -> list[dict[str, float]]:
+    """:func:`split_cost` of each repeat's two builds (run back to back, so that both saw the same machine)."""
+    return [
+        split_cost((articles["small"], small), (articles["large"], large))
+        for small, large in zip(cpu["small"], cpu["large"], strict=True)
+    ]
+
+
+def median_cost(costs: list[dict[str, float]]) -> dict[str, float]:
+    """The median of each figure over the repeats, and the range of the per-article cost."""
+    per_article = [c["cpu_ms_per_article"] for c in costs]
+    return {
+        **{key: round(statistics.median(c[key] for c in costs), 3) for key in costs[0]},
+        "cpu_ms_per_article_range": [min(per_article), max(per_article)],
+    }
+
+
 def unit_cost(fewer: tuple[int, float], more: tuple[int, float]) -> float:
     """CPU milliseconds a work unit costs, from two builds of the same corpus ``(units, CPU seconds)``."""
     (units_a, cpu_a), (units_b, cpu_b) = fewer, more
@@ -149,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attention-cache", type=Path, default=None, help="default: OUTPUT/attention.sqlite")
     parser.add_argument("--sentences", type=int, default=1000, help="sentences for the attention measurement")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--repeats", type=int, default=3, help="builds of each kind; the least CPU is kept")
+    parser.add_argument("--repeats", type=int, default=3, help="builds of each kind and size; medians reported")
     parser.add_argument(
         "--num-proc", type=int, default=1, help="the builds' processes (1: no worker start-up in the figures)"
     )
@@ -189,49 +210,52 @@ def main(argv: list[str] | None = None) -> int:
         return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache], tree)
 
     cold = build("small", "cold", "prop,harp", sizes_per_unit[0])  # fills the attention cache
-    cpu: dict[int, dict[str, dict[str, float]]] = {per_unit: {} for per_unit in sizes_per_unit}
-    wall: dict[int, dict[str, dict[str, float]]] = {per_unit: {} for per_unit in sizes_per_unit}
-    for _ in range(args.repeats):  # interleaved, so that a change of load hits every build alike; the least kept
+    # CPU and wall seconds of every build, by unit size, build and corpus size: one value per repeat
+    cpu: dict[int, dict[str, dict[str, list[float]]]] = {per_unit: {} for per_unit in sizes_per_unit}
+    wall: dict[int, dict[str, dict[str, list[float]]]] = {per_unit: {} for per_unit in sizes_per_unit}
+    for _ in range(args.repeats):  # interleaved, so that a change of load hits every build alike
         for per_unit in sizes_per_unit:
-            for size in ("small", "large"):
-                for name, tasks in builds.items():
+            for name, tasks in builds.items():
+                for size in sizes:  # back to back: a repeat's two sizes see the same machine
                     seconds, elapsed = build(size, name, tasks, per_unit)
-                    least, fastest = cpu[per_unit].setdefault(name, {}), wall[per_unit].setdefault(name, {})
-                    least[size], fastest[size] = (
-                        min(seconds, least.get(size, seconds)),
-                        min(elapsed, fastest.get(size, elapsed)),
-                    )
+                    cpu[per_unit].setdefault(name, {}).setdefault(size, []).append(seconds)
+                    wall[per_unit].setdefault(name, {}).setdefault(size, []).append(elapsed)
     results = {}
     for per_unit in sizes_per_unit:
-        costs = {
-            name: split_cost((articles["small"], c["small"]), (articles["large"], c["large"]))
-            for name, c in cpu[per_unit].items()
-        }
-        least = cpu[per_unit]
-        base, ours = costs["wikiformer"], costs["prop + harp"]
+        runs = {name: repeat_costs(articles, c) for name, c in cpu[per_unit].items()}
+        costs = {name: median_cost(found) for name, found in runs.items()}
+        ratios = [
+            ours["cpu_ms_per_article"] / base["cpu_ms_per_article"]
+            for ours, base in zip(runs["prop + harp"], runs["wikiformer"], strict=True)
+            if base["cpu_ms_per_article"] > 0
+        ]
+        median = {name: {size: statistics.median(v) for size, v in c.items()} for name, c in cpu[per_unit].items()}
         results[per_unit] = {
             "units": {size: units[size, per_unit] for size in sizes},
             "cost": costs,
-            "ratio_per_article": round(ours["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2),
-            "ratio_total_large": round(least["prop + harp"]["large"] / least["wikiformer"]["large"], 2),
-            "ratio_total_small": round(least["prop + harp"]["small"] / least["wikiformer"]["small"], 2),
+            "ratio_per_article": round(statistics.median(ratios), 2) if ratios else None,
+            "ratio_per_article_repeats": [round(r, 2) for r in ratios],
+            "ratio_total_large": round(median["prop + harp"]["large"] / median["wikiformer"]["large"], 2),
+            "ratio_total_small": round(median["prop + harp"]["small"] / median["wikiformer"]["small"], 2),
             **(
                 {
                     "ratio_per_article_baseline_tree": round(
-                        costs[BASELINE_TREE_BUILD]["cpu_ms_per_article"] / base["cpu_ms_per_article"], 2
+                        costs[BASELINE_TREE_BUILD]["cpu_ms_per_article"] / costs["wikiformer"]["cpu_ms_per_article"], 2
                     )
                 }
                 if args.baseline_tree
                 else {}
             ),  # fmt: skip
-            "wall_s": {name: {k: round(v, 1) for k, v in w.items()} for name, w in wall[per_unit].items()},
+            "cpu_s": {name: {k: [round(x, 2) for x in v] for k, v in c.items()} for name, c in cpu[per_unit].items()},
+            "wall_s": {name: {k: round(min(v), 1) for k, v in w.items()} for name, w in wall[per_unit].items()},
         }
     per_unit_ms = {}
-    if len(sizes_per_unit) > 1:  # the large corpus at the largest and the smallest unit size
+    if len(sizes_per_unit) > 1:  # the large corpus at the largest and the smallest unit size (medians)
         few, many = max(sizes_per_unit), min(sizes_per_unit)
         per_unit_ms = {
             name: unit_cost(
-                (units["large", few], cpu[few][name]["large"]), (units["large", many], cpu[many][name]["large"])
+                (units["large", few], statistics.median(cpu[few][name]["large"])),
+                (units["large", many], statistics.median(cpu[many][name]["large"])),
             )
             for name in builds
         }
@@ -247,13 +271,14 @@ def main(argv: list[str] | None = None) -> int:
         "attention": attention_per_1000_sentences(out / "small" / "corpus", args.sentences, args.batch_size),
     }
     print(f"articles: small {articles['small']}, large {articles['large']} ({args.copies} copies); "
-          f"CPU = user + system, least of {args.repeats}")  # fmt: skip
+          f"CPU = user + system, medians of {args.repeats} repeats")  # fmt: skip
     for per_unit, found in results.items():
         print(f"{per_unit} articles a unit (units: small {found['units']['small']}, large {found['units']['large']})")
         print(f"  {'build':<28}{'ms/article':>12}{'start-up s':>12}")
         for name, cost in found["cost"].items():
             print(f"  {name:<28}{cost['cpu_ms_per_article']:>12.3f}{cost['startup_cpu_s']:>12.2f}")
-        print(f"  PROP + HARP / Wikiformer per article: {found['ratio_per_article']}x; whole build "
+        print(f"  PROP + HARP / Wikiformer per article: {found['ratio_per_article']}x (repeats: "
+              f"{', '.join(map(str, found['ratio_per_article_repeats']))}); whole build "
               f"{found['ratio_total_large']}x at {articles['large']} articles, {found['ratio_total_small']}x at "
               f"{articles['small']}")  # fmt: skip
         if args.baseline_tree:
