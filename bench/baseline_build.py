@@ -14,8 +14,9 @@ articles small x per article. Each build runs ``--repeats`` times, interleaved; 
 corpus sizes run back to back, so that both see the same machine, and the figures are the medians over the repeats
 of each repeat's figures (the ratio is each repeat's PROP + HARP figure over its Wikiformer figure, the median
 reported with every repeat's): on a shared machine a build's CPU moves by a tenth between runs, and a difference of
-the least of each size mixed builds from quiet and busy moments. The attention cache is filled by a first PROP + HARP build of the small corpus (its
-time, with the scoring, is reported too); every other build reads it (the copies repeat the same sentences)::
+the least of each size mixed builds from quiet and busy moments. The attention cache is filled by a first PROP +
+HARP build of the small corpus (its time, with the scoring, is reported too); every other build reads it (the
+copies repeat the same sentences)::
 
     python bench/baseline_build.py --output-dir /tmp/bench-baseline-build --copies 6 --repeats 3
 

@@ -57,7 +57,7 @@ from .free_memory import rare_collections, release_freed_memory
 from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords, stemmer
 from .options import TaskOptions
 from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
-from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, resolve_unique, write_link_parts
+from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, write_link_parts
 from .registry import get_task
 from .see_also_graph import INDEX_SCHEMA, ArticleIndex, normalize_titles, write_index
 from .see_also_join import TitleJoin, bucket_count, build_bucket, crc32_of, write_redirect_parts, write_title_parts
@@ -720,25 +720,26 @@ def _usable_links(links: pa.Table, offset: int, resolve, eligible: np.ndarray) -
     """The unit's link records whose anchor is in its sentence and whose target resolves to another article with
     a first section, with the ``target`` column replaced by that row; and the others counted by the reason
     :func:`.anchors.group_links` gives (in its order of precedence). The others are counted over Arrow and NumPy,
-    without a Python object per link: in a partial dump most targets are missing."""
-    start = links.column("start").to_numpy()
-    found = np.flatnonzero(start >= 0)
-    rows = np.full(len(start), -1, dtype=np.int64)
+    without a Python object per link: in a partial dump most targets are missing. ``resolve`` is a
+    :meth:`.see_also_join.TitleJoin.resolve` (each distinct title looked up once)."""
+    in_sentence = links.column("start").to_numpy() >= 0
+    found = np.flatnonzero(in_sentence)
+    rows = np.full(len(in_sentence), -1, dtype=np.int64)
     targets = links.column("target").take(pa.array(found, pa.int64())).to_pylist()
-    rows[found] = [-1 if row is None else row for row in resolve_unique(resolve, targets)] if targets else []
-    own = offset + links.column("article").to_numpy().astype(np.int64)
-    missing, own_link = rows < 0, rows == own
+    rows[found] = [-1 if row is None else row for row in resolve(targets)] if targets else []
+    resolved = in_sentence & (rows >= 0)
+    own_link = resolved & (rows == offset + links.column("article").to_numpy().astype(np.int64))
     with_passage = np.zeros(len(rows), dtype=bool)
-    with_passage[~missing] = eligible[rows[~missing]]
+    with_passage[resolved] = eligible[rows[resolved]]
+    usable = resolved & ~own_link & with_passage
     reasons = {
-        "anchor-not-in-sentence": start < 0,
-        "anchor-target-missing": (start >= 0) & missing,
-        "anchor-self-link": (start >= 0) & ~missing & own_link,
-        "anchor-target-without-first-section": (start >= 0) & ~missing & ~own_link & ~with_passage,
+        "anchor-not-in-sentence": ~in_sentence,
+        "anchor-target-missing": in_sentence & ~resolved,
+        "anchor-self-link": own_link,
+        "anchor-target-without-first-section": resolved & ~own_link & ~with_passage,
     }
     skipped = Counter({reason: int(np.count_nonzero(mask)) for reason, mask in reasons.items() if mask.any()})
-    usable = pa.array((start >= 0) & ~missing & ~own_link & with_passage)
-    kept = links.filter(usable).set_column(7, "target", pa.array(rows).filter(usable))
+    kept = links.filter(pa.array(usable)).set_column(7, "target", pa.array(rows[usable]))
     return kept, skipped
 
 

@@ -133,15 +133,6 @@ def plan_entries(links: pa.Table, resolve, eligible: np.ndarray, max_pairs: int)
     return plan
 
 
-def resolve_unique(resolve, titles: Sequence[str]) -> list:
-    """``resolve(titles)`` with each distinct title resolved once (links name the same pages again and again)."""
-    unique = list(dict.fromkeys(titles))
-    if len(unique) == len(titles):
-        return resolve(unique)
-    rows = dict(zip(unique, resolve(unique), strict=True))
-    return [rows[title] for title in titles]
-
-
 class QdmPlan:
     """The plan's entries for given anchor keys, read from the bucket files (one open at a time).
 
