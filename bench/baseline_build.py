@@ -9,14 +9,15 @@ seconds alongside, but on a shared machine only CPU compares).
 A build costs a fixed start-up (imports, the tokenizer, the datatrove stages) plus a cost per article. Both are
 separated by building two corpora of the same real articles: the vendored samples once (``bench/big_dump.py``,
 copy 0), and ``--copies`` times (the copies are renamed and relinked among themselves, so their links resolve as
-in a real dump): per article = (CPU large - CPU small) / (articles large - articles small), start-up = CPU small -
+in a real dump; a relinked anchor text gets the copy's suffix too, so that it names one page across the copies as it
+does in the sample: with the same text in every copy, each anchor text would name ``--copies`` pages, and HARP's
+QDM, which pairs the pages one anchor text names, would get many times its share of the rows); per article = (CPU large - CPU small) / (articles large - articles small), start-up = CPU small -
 articles small x per article. Each build runs ``--repeats`` times, interleaved; in each repeat a build's two
 corpus sizes run back to back, so that both see the same machine, and the figures are the medians over the repeats
 of each repeat's figures (the ratio is each repeat's PROP + HARP figure over its Wikiformer figure, the median
 reported with every repeat's): on a shared machine a build's CPU moves by a tenth between runs, and a difference of
 the least of each size mixed builds from quiet and busy moments. The attention cache is filled by a first PROP +
-HARP build of the small corpus (its time, with the scoring, is reported too); every other build reads it (the
-copies repeat the same sentences)::
+HARP build of the large corpus (its time, with the scoring, is reported too); every other build reads it::
 
     python bench/baseline_build.py --output-dir /tmp/bench-baseline-build --copies 6 --repeats 3
 
@@ -75,8 +76,9 @@ def timed_build(arguments: list[str], tree: Path = PROJECT_ROOT) -> tuple[float,
     return max(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, sampler.cpu_seconds), wall
 
 
-def make_corpus(samples: list[Path], copies: int, folder: Path) -> int:
-    """A corpus of ``copies`` copies of each sample (big_dump.py); returns its number of articles."""
+def make_corpus(samples: list[Path], copies: int, folder: Path, distinct_anchors: bool = True) -> int:
+    """A corpus of ``copies`` copies of each sample (big_dump.py; ``distinct_anchors``: each copy's relinked
+    anchor texts its own, see ``Sample.copy``); returns its number of articles."""
     import pyarrow.parquet as pq
 
     from bench.big_dump import Sample, write_dump
@@ -86,7 +88,9 @@ def make_corpus(samples: list[Path], copies: int, folder: Path) -> int:
     for sample in samples:
         per_copy = Sample(sample).articles_per_copy
         prefix = sample.name.split("-")[0] + "-bench"
-        dumps += write_dump(folder / "dump", per_copy * copies, prefix=prefix, sample_path=sample)
+        dumps += write_dump(
+            folder / "dump", per_copy * copies, prefix=prefix, sample_path=sample, distinct_anchors=distinct_anchors
+        )
     build_corpus(dumps, folder / "corpus")
     return sum(pq.ParquetFile(p).metadata.num_rows for p in (folder / "corpus" / "data").glob("*.parquet"))
 
@@ -167,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--samples", nargs="+", type=Path, default=SAMPLES, help="real MediaWiki dumps to repeat")
     parser.add_argument("--copies", type=int, default=6, help="copies in the large corpus (the small one: 1)")
+    parser.add_argument(
+        "--shared-anchor-texts", action="store_true",
+        help="the copies keep the sample's anchor texts (each then names a page of every copy: QDM's rows multiply)",
+    )  # fmt: skip
     parser.add_argument("--output-dir", type=Path, default=Path("/tmp/bench-baseline-build"))
     parser.add_argument("--attention-cache", type=Path, default=None, help="default: OUTPUT/attention.sqlite")
     parser.add_argument("--sentences", type=int, default=1000, help="sentences for the attention measurement")
@@ -193,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.output_dir
     shutil.rmtree(out, ignore_errors=True)
     articles = {"small": make_corpus(args.samples, 1, out / "small")}
-    articles["large"] = make_corpus(args.samples, args.copies, out / "large")
+    articles["large"] = make_corpus(args.samples, args.copies, out / "large", not args.shared_anchor_texts)
     sizes = tuple(articles)
     cache = str(args.attention_cache or out / "attention.sqlite")
 
@@ -210,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         tree = args.baseline_tree.resolve() if name == BASELINE_TREE_BUILD else PROJECT_ROOT
         return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache], tree)
 
-    cold = build("small", "cold", "prop,harp", sizes_per_unit[0])  # fills the attention cache
+    cold = build("large", "cold", "prop,harp", sizes_per_unit[0])  # fills the attention cache (copy 0 is small)
     # CPU and wall seconds of every build, by unit size, build and corpus size: one value per repeat
     cpu: dict[int, dict[str, dict[str, list[float]]]] = {per_unit: {} for per_unit in sizes_per_unit}
     wall: dict[int, dict[str, dict[str, list[float]]]] = {per_unit: {} for per_unit in sizes_per_unit}
@@ -268,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_ms_per_unit": per_unit_ms,
         "target": TARGET,
         "verdict_at_articles_per_unit": verdict_size,
-        "prop_harp_small_attention_computed_cpu_s": round(cold[0], 1),
+        "prop_harp_large_attention_computed_cpu_s": round(cold[0], 1),
         "attention": attention_per_1000_sentences(out / "small" / "corpus", args.sentences, args.batch_size),
     }
     print(f"articles: small {articles['small']}, large {articles['large']} ({args.copies} copies); "

@@ -1,13 +1,14 @@
 """Make a large, realistic MediaWiki dump from the vendored real sample: a bz2 multistream dump with its index.
 
-The sample (106 real English Wikipedia articles and 100 redirects) is repeated as many times as needed. Copy 0
-is the sample itself; in copy k every page gets the title ``"<title> (copy k)"`` and the id ``id + k * stride``,
-and every link, redirect and See also entry that names a page of the sample is rewritten to name that page's
-copy k (the anchor text stays as it was), so each copy is a closed little Wikipedia whose See Also Graph has the
-sample's shape. See also entries naming a page outside the sample point at a fixed stand-in article of the
-sample instead, so that, as in a full dump, most See also links resolve. Pages are written 100 to a bz2 stream, after a first stream holding the ``<siteinfo>`` header
-and before a last one closing ``</mediawiki>``, with the ``offset:id:title`` index beside the dump, as Wikimedia
-writes ``pages-articles-multistream`` dumps.
+The sample (106 real English Wikipedia articles and 100 redirects) is repeated as many times as needed. Copy 0 is
+the sample itself; in copy k every page gets the title ``"<title> (copy k)"`` and the id ``id + k * stride``, and
+every link, redirect and See also entry that names a page of the sample is rewritten to name that page's copy k
+(the anchor text stays as it was; with ``--distinct-anchor-texts`` it gets the suffix too), so each copy is a
+closed little Wikipedia whose See Also Graph has the sample's shape. See also entries naming a page outside the
+sample point at a fixed stand-in article of the sample instead, so that, as in a full dump, most See also links
+resolve. Pages are written 100 to a bz2 stream, after a first stream holding the ``<siteinfo>`` header and before a
+last one closing ``</mediawiki>``, with the ``offset:id:title`` index beside the dump, as Wikimedia writes
+``pages-articles-multistream`` dumps.
 
 Usage::
 
@@ -86,9 +87,12 @@ class Sample:
         pick = self.articles[number]
         return pick if pick != own else self.articles[(number + 1) % len(self.articles)]
 
-    def copy(self, page: str, k: int) -> tuple[str, int, str]:
+    def copy(self, page: str, k: int, distinct_anchors: bool = False) -> tuple[str, int, str]:
         """Copy ``k`` of a page: ``(xml, page id, title)``. Copy 0 differs from the sample only in its See also
-        links to pages outside the sample, which point at a stand-in sample article instead."""
+        links to pages outside the sample, which point at a stand-in sample article instead. With
+        ``distinct_anchors``, a relinked link's text gets the copy's suffix too, so that an anchor text names one
+        page across the copies as it does in the sample (otherwise every anchor text of a copied link names a page
+        of each copy, which makes all of them ambiguous to HARP's QDM)."""
         suffix = copy_suffix(k)
         own = normal(html.unescape(_TITLE.search(page).group(1)))
 
@@ -113,7 +117,7 @@ class Sample:
             target, anchor, label = match.group(1), match.group(2) or "", match.group(3)
             if not suffix or normal(target) not in self.titles:
                 return match.group(0)
-            label = label or "|" + target + anchor
+            label = (label or "|" + target + anchor) + (suffix if distinct_anchors else "")
             return f"[[{target.strip()}{suffix}{anchor}{label}]]"
 
         def template(match: re.Match) -> str:
@@ -139,11 +143,11 @@ def _compress(chunk: str) -> bytes:
     return bz2.compress(chunk.encode("utf-8"), 9)
 
 
-def _streams(sample: Sample, copies: int) -> Iterator[list[tuple[str, int, str]]]:
+def _streams(sample: Sample, copies: int, distinct_anchors: bool) -> Iterator[list[tuple[str, int, str]]]:
     batch = []
     for k in range(copies):
         for page in sample.pages:
-            batch.append(sample.copy(page, k))
+            batch.append(sample.copy(page, k, distinct_anchors))
             if len(batch) == PAGES_PER_STREAM:
                 yield batch
                 batch = []
@@ -168,12 +172,14 @@ def write_dump(
     prefix: str = "enwiki-big",
     workers: int = 2,
     sample_path: Path = SAMPLE,
+    distinct_anchors: bool = False,
 ) -> list[Path]:
     """Write a multistream dump of at least ``articles`` articles (whole copies of the sample at
-    ``sample_path``); returns the dump files (each with its index beside it)."""
+    ``sample_path``; ``distinct_anchors``: see :meth:`Sample.copy`); returns the dump files (each with its index
+    beside it)."""
     sample = Sample(sample_path)
     copies = max(1, math.ceil(articles / sample.articles_per_copy))
-    streams = list(_streams(sample, copies))
+    streams = list(_streams(sample, copies, distinct_anchors))
     per_part = math.ceil(len(streams) / parts)
     output_dir.mkdir(parents=True, exist_ok=True)
     written, next_first = [], 1
@@ -211,8 +217,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sample", type=Path, default=SAMPLE, help="the real dump to repeat (default: the vendored enwiki sample)"
     )
+    parser.add_argument(
+        "--distinct-anchor-texts", action="store_true",
+        help="a relinked link's text gets the copy's suffix too (an anchor text then names one page, as in the sample)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    files = write_dump(args.output_dir, args.articles, args.parts, args.prefix, args.workers, args.sample)
+    files = write_dump(
+        args.output_dir, args.articles, args.parts, args.prefix, args.workers, args.sample, args.distinct_anchor_texts
+    )
     for path in files:
         print(f"{path} ({path.stat().st_size / 2**20:.1f} MiB)")
     return 0
