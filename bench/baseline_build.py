@@ -7,17 +7,18 @@ one process by default (``--num-proc``); its CPU seconds are those of its whole 
 seconds alongside, but on a shared machine only CPU compares).
 
 A build costs a fixed start-up (imports, the tokenizer, the datatrove stages) plus a cost per article. Both are
-separated by building two corpora of the same real articles: the vendored samples once (``bench/big_dump.py``,
-copy 0), and ``--copies`` times (the copies are renamed and relinked among themselves, so their links resolve as
-in a real dump; a relinked anchor text gets the copy's suffix too, so that it names one page across the copies as it
-does in the sample: with the same text in every copy, each anchor text would name ``--copies`` pages, and HARP's
-QDM, which pairs the pages one anchor text names, would get many times its share of the rows); per article = (CPU large - CPU small) / (articles large - articles small), start-up = CPU small -
-articles small x per article. Each build runs ``--repeats`` times, interleaved; in each repeat a build's two
-corpus sizes run back to back, so that both see the same machine, and the figures are the medians over the repeats
-of each repeat's figures (the ratio is each repeat's PROP + HARP figure over its Wikiformer figure, the median
-reported with every repeat's): on a shared machine a build's CPU moves by a tenth between runs, and a difference of
-the least of each size mixed builds from quiet and busy moments. The attention cache is filled by a first PROP +
-HARP build of the large corpus (its time, with the scoring, is reported too); every other build reads it::
+separated by building two corpora of the same real articles: the vendored samples once (``bench/big_dump.py``, copy
+0), and ``--copies`` times (the copies are renamed and relinked among themselves, so their links resolve as in a
+real dump; a relinked anchor text gets the copy's suffix too, so that it names one page across the copies as it does
+in the sample: with the same text in every copy, each anchor text would name ``--copies`` pages, and HARP's QDM,
+which pairs the pages one anchor text names, would get many times its share of the rows); per article = (CPU large -
+CPU small) / (articles large - articles small), start-up = CPU small - articles small x per article. Each build runs
+``--repeats`` times, interleaved; in each repeat a build's two corpus sizes run back to back, so that both see the
+same machine, and the figures are the medians over the repeats of each repeat's figures (the ratio is each repeat's
+PROP + HARP figure over its Wikiformer figure, the median reported with every repeat's): on a shared machine a
+build's CPU moves by a tenth between runs, and a difference of the least of each size mixed builds from quiet and
+busy moments. The attention cache is filled by a first PROP + HARP build of the large corpus (its time, with the
+scoring, is reported too); every other build reads it::
 
     python bench/baseline_build.py --output-dir /tmp/bench-baseline-build --copies 6 --repeats 3
 
