@@ -198,9 +198,9 @@ def group_links(
     """:func:`linked_sentences` from an article's link records (as the build's statistics stage keeps them) and
     the destination row of each."""
     skipped: Counter = Counter()
-    sentences: dict[tuple[int, str], LinkedSentence] = {}
-    for (section, sentence, anchor, start), row in zip(links, rows, strict=True):
-        if start < 0:
+    usable: list[tuple[LinkRecord, int]] = []
+    for link, row in zip(links, rows, strict=True):
+        if link[3] < 0:  # the anchor's start in its sentence
             skipped["anchor-not-in-sentence"] += 1
         elif row is None:
             skipped["anchor-target-missing"] += 1
@@ -209,14 +209,25 @@ def group_links(
         elif not has_passage(row):
             skipped["anchor-target-without-first-section"] += 1
         else:
-            entry = sentences.get((section, sentence))
-            if entry is None:
-                entry = sentences[section, sentence] = LinkedSentence(article_id, title, sentence)
-            entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row))
+            usable.append((link, row))
+    return sentences_of_links(article_id, title, usable), skipped
+
+
+def sentences_of_links(
+    article_id: str, title: str, links: Iterable[tuple[tuple[int, str, str, int], int]]
+) -> list[LinkedSentence]:
+    """An article's usable links (``((section, sentence, anchor, start), destination row)``, each anchor found in
+    its sentence) grouped into their sentences, in first-link order, each sentence's anchors in text order."""
+    sentences: dict[tuple[int, str], LinkedSentence] = {}
+    for (section, sentence, anchor, start), row in links:
+        entry = sentences.get((section, sentence))
+        if entry is None:
+            entry = sentences[section, sentence] = LinkedSentence(article_id, title, sentence)
+        entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row))
     result = list(sentences.values())
     for entry in result:
         entry.anchors.sort(key=lambda a: a.span)
-    return result, skipped
+    return result
 
 
 def query_length(rng: random.Random, options: HarpOptions) -> int:

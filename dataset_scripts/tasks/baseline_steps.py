@@ -44,10 +44,10 @@ from .anchors import (
     HarpOptions,
     LinkedSentence,
     anchor_words,
-    group_links,
     importance_distribution,
     importance_measures,
     locate_anchors,
+    sentences_of_links,
 )
 from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
 from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
@@ -663,8 +663,7 @@ class BaselineTasksStep(PipelineStep):
                 continue
             own_row = offset + article[lo]
             records = zip(section[lo:hi], sentence[lo:hi], anchor[lo:hi], start[lo:hi], strict=True)
-            # every record is usable (_usable_links): group_links only groups them into sentences
-            found, _ = group_links(article_id[lo], title[lo], records, resolved[lo:hi], own_row, lambda row: True)
+            found = sentences_of_links(article_id[lo], title[lo], zip(records, resolved[lo:hi], strict=True))
             sentences.extend((s, number, own_row) for number, s in enumerate(found))
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
         new = [row for row in destinations if row not in self.destinations]
