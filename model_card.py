@@ -215,8 +215,8 @@ METHODS = {
 
 
 def _register_baselines() -> None:
-    from dataset_scripts.tasks.anchors import HARP
-    from dataset_scripts.tasks.prop import PROP
+    from wikiformer_kit.dataset_scripts.tasks.anchors import HARP
+    from wikiformer_kit.dataset_scripts.tasks.prop import PROP
 
     METHODS["prop"] = (
         "A **PROP** re-ranker: a BERT cross-encoder that scores a (query, document) pair with one relevance logit,\n"

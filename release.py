@@ -47,9 +47,9 @@ import sys
 import time
 from pathlib import Path
 
-from cli import KitArgumentParser, one_line_errors
-from dataset_scripts.tasks.registry import SYSTEMS
-from training.kit_arguments import read_config
+from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
+from wikiformer_kit.training.kit_arguments import read_config
 
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
@@ -263,7 +263,7 @@ def export_model(train_dir: Path, model_dir: Path, max_length: int) -> None:
     with one maximum pair length for every loader: the length it was evaluated at."""
     from transformers import AutoTokenizer
 
-    from modeling_wikiformer import WikiformerForRanking, save_for_hub
+    from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
 
     model = WikiformerForRanking.from_pretrained(train_dir)
     model.config.query_max_length = min(model.config.query_max_length, max_length // 2)
@@ -277,8 +277,8 @@ def fresh_head_baseline(config: dict, model_dir: Path, seed: int) -> None:
     import torch
     from transformers import AutoTokenizer
 
-    from modeling_wikiformer import WikiformerForRanking, save_for_hub
-    from train import resolve_model_path
+    from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
+    from wikiformer_kit.train import resolve_model_path
 
     path = resolve_model_path(config.get("model_name_or_path", "embedded:minilm"))
     torch.manual_seed(seed)
@@ -351,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     python,
                     "-m",
-                    "dataset_scripts.build",
+                    "wikiformer_kit.dataset_scripts.build",
                     "--input",
                     *args.input,
                     "--output-dir",
@@ -421,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         # The fusion with BM25 is chosen on the dev queries (never on a test collection) and stored in config.json;
         # every collection is then re-ranked with the same top-k of its BM25 run by every system.
         commands = [
-            [python, "-m", "eval", "tune-fusion", "--model", str(model_dir), "--save", "--no-resume",
+            [python, "-m", "wikiformer_kit.eval", "tune-fusion", "--model", str(model_dir), "--save", "--no-resume",
              "--output-dir", str(eval_dir / "fusion"), *dev.arguments(args)],
         ]  # fmt: skip
         if dev.on_wikir:
@@ -500,7 +500,15 @@ def wikir_command(python: str, args, out: Path) -> list[str]:
     """``python -m dataset_scripts.wikir`` on the corpus the datasets stage built (else on ``--input``)."""
     corpus = out / "datasets" / "corpus"
     inputs = [str(corpus)] if any((corpus / "data").glob("*.parquet")) else list(args.input)
-    command = [python, "-m", "dataset_scripts.wikir", "--input", *inputs, "--output-dir", str(out / "wikir")]
+    command = [
+        python,
+        "-m",
+        "wikiformer_kit.dataset_scripts.wikir",
+        "--input",
+        *inputs,
+        "--output-dir",
+        str(out / "wikir"),
+    ]
     return command + ["--num-proc", str(args.num_proc), *shlex.split(wikir_extra_args(args))]
 
 
@@ -525,12 +533,19 @@ def collection_eval_commands(
         (args.system, Path(args.output_dir).resolve() / args.system),
         ("minilm-fresh-head", Path(args.output_dir).resolve() / "baseline" / "minilm-fresh-head"),
     ):
-        commands.append([python, "-m", "eval", "rerank", "--model", str(model), "--tag", tag, "--output-dir",
+        commands.append([python, "-m", "wikiformer_kit.eval", "rerank", "--model", str(model), "--tag", tag, "--output-dir",
                          str(eval_dir / tag), *common])  # fmt: skip
         runs.append(f"{tag}={eval_dir / tag / f'{tag}.run'}")
     fused = f"{args.system}+{candidates}"
     runs.insert(1, f"{fused}={eval_dir / args.system / f'{fused}.run'}")
-    compare = [python, "-m", "eval", "compare", f"{candidates}={eval_dir / args.system / f'{candidates}.run'}", *runs]
+    compare = [
+        python,
+        "-m",
+        "wikiformer_kit.eval",
+        "compare",
+        f"{candidates}={eval_dir / args.system / f'{candidates}.run'}",
+        *runs,
+    ]
     compare += ["--collection", collection, "--reference", candidates, "--output-dir", str(eval_dir / "compare")]
     return commands + [compare + ["--seed", str(args.seed)]]
 
@@ -583,7 +598,7 @@ def selection(args, wikir_dir: Path, announce: bool = True) -> Selection:
 
 def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, config: dict, overrides: dict, args) -> Path:
     """Render the model card from what this run measured."""
-    from model_card import CardInputs, write_model_card
+    from wikiformer_kit.model_card import CardInputs, write_model_card
 
     system = args.system
     dev = selection(args, out / "wikir", announce=False)
@@ -627,7 +642,7 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         )
         for path in task_dirs(out, SYSTEMS[system])
     ]
-    from train import EMBEDDED_MINILM
+    from wikiformer_kit.train import EMBEDDED_MINILM
 
     base = config.get("model_name_or_path", EMBEDDED_MINILM)
     inputs = CardInputs(
@@ -649,8 +664,8 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
 def collection_evaluation(folder: Path, spec: str, candidates: str, system: str, chosen_on: str, note: str):
     """A collection's figures for the card: every system's means (``folder/<tag>/metrics.json``), the number of
     queries, the p-values against the first stage (``folder/compare/comparison.json``) and what was chosen on it."""
-    from eval.collections import load_collection
-    from model_card import Evaluation
+    from wikiformer_kit.eval.collections import load_collection
+    from wikiformer_kit.model_card import Evaluation
 
     metrics = folder / system / "metrics.json"
     payload = json.loads(metrics.read_text(encoding="utf-8"))
@@ -687,7 +702,7 @@ def name_dataset_cards(out: Path, tasks: tuple[str, ...], namespace: str) -> Non
 
 def copy_chart(chart: Path, model_dir: Path) -> str | None:
     """Copy the comparison chart into the model folder (the card shows it); its name there, or None."""
-    from model_card import CHART
+    from wikiformer_kit.model_card import CHART
 
     if not chart.exists() or not model_dir.is_dir():
         return None
@@ -744,7 +759,7 @@ def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str 
     """Create or update ``NS/<system>`` and ``NS/wikiformer-<task>`` with the real Hub client."""
     from huggingface_hub import HfApi
 
-    from dataset_scripts.hub.publish import push_dataset_folder
+    from wikiformer_kit.dataset_scripts.hub.publish import push_dataset_folder
 
     api = HfApi()
     repo_id = f"{namespace}/{system}"
@@ -756,7 +771,7 @@ def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str 
         print(f"[push] {folder} -> {namespace}/{folder.name}")
     summary = out / "wikir" / ".build" / "summary.json"
     if summary.exists():
-        from dataset_scripts.wikir.__main__ import push as push_wikir
+        from wikiformer_kit.dataset_scripts.wikir.__main__ import push as push_wikir
 
         repo = f"{namespace}/wikir-{json.loads(summary.read_text(encoding='utf-8'))['language'] or 'xx'}"
         push_wikir(out / "wikir", repo, private)

@@ -14,11 +14,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cli import InputError, one_line_errors
-from training.kit_arguments import CONFIG_SUFFIXES, EMBEDDED_MINILM, PROG, read_config
+from wikiformer_kit.cli import InputError, one_line_errors
+from wikiformer_kit.training.kit_arguments import CONFIG_SUFFIXES, EMBEDDED_MINILM, PROG, read_config
 
 if TYPE_CHECKING:
-    from training import DataArguments, ModelArguments, Task, WikiformerTrainer, WikiformerTrainingArguments
+    from wikiformer_kit.training import (
+        DataArguments,
+        ModelArguments,
+        Task,
+        WikiformerTrainer,
+        WikiformerTrainingArguments,
+    )
 
 DATA_FILE_SUFFIXES = (".parquet", ".jsonl", ".json", ".csv")
 
@@ -26,7 +32,7 @@ DATA_FILE_SUFFIXES = (".parquet", ".jsonl", ".json", ".csv")
 def __getattr__(name: str):
     # ``from train import ...`` gives the names of the training package (train.py predates it), imported on first
     # use so that ``python train.py --help`` starts without torch.
-    import training
+    from wikiformer_kit import training
 
     if name in training.__all__:
         return getattr(training, name)
@@ -42,8 +48,8 @@ def load_model(model_args: ModelArguments, with_mlm: bool):
     """
     import torch
 
-    from modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
-    from training import resolve_model_path
+    from wikiformer_kit.modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
+    from wikiformer_kit.training import resolve_model_path
 
     path = resolve_model_path(model_args.model_name_or_path)
     model_class = WikiformerForPreTraining if with_mlm else WikiformerForRanking
@@ -95,7 +101,7 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
         argv: the command line without the program name (default: ``sys.argv[1:]``).
         callbacks: extra :class:`~transformers.TrainerCallback` objects (e.g. a benchmark's step timer).
     """
-    from training.arguments import parse_arguments
+    from wikiformer_kit.training.arguments import parse_arguments
 
     argv = list(sys.argv[1:] if argv is None else argv)
     model_args, data_args, training_args = parse_arguments(argv)
@@ -106,7 +112,7 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     import transformers
     from transformers import AutoTokenizer, set_seed
 
-    from training import (
+    from wikiformer_kit.training import (
         DelayedCheckpointCallback,
         GroupCollator,
         GroupDataset,
@@ -227,10 +233,15 @@ def build_command(dataset: Path, config: Path | None) -> str:
 def print_help(full: bool) -> None:
     """``--help``: the config file and the kit's own options (no torch import, about a second);
     ``--help-all``: also every option of transformers' ``TrainingArguments``."""
-    from training.kit_arguments import DataArguments, KitTrainingArguments, ModelArguments, TrainArgumentParser
+    from wikiformer_kit.training.kit_arguments import (
+        DataArguments,
+        KitTrainingArguments,
+        ModelArguments,
+        TrainArgumentParser,
+    )
 
     if full:
-        from training.arguments import argument_parser
+        from wikiformer_kit.training.arguments import argument_parser
 
         parser = argument_parser()
     else:

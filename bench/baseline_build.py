@@ -83,7 +83,7 @@ def make_corpus(samples: list[Path], copies: int, folder: Path, distinct_anchors
     import pyarrow.parquet as pq
 
     from bench.big_dump import Sample, write_dump
-    from dataset_scripts.corpus.build import build_corpus
+    from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
 
     dumps = []
     for sample in samples:
@@ -102,9 +102,9 @@ def attention_per_1000_sentences(corpus: Path, count: int, batch_size: int) -> d
     import pyarrow.parquet as pq
     import torch
 
-    from dataset_scripts.corpus.article import Article
-    from dataset_scripts.tasks.anchors import anchor_starts
-    from dataset_scripts.tasks.attention import AttentionScorer
+    from wikiformer_kit.dataset_scripts.corpus.article import Article
+    from wikiformer_kit.dataset_scripts.tasks.anchors import anchor_starts
+    from wikiformer_kit.dataset_scripts.tasks.attention import AttentionScorer
 
     items = []
     for path in sorted((corpus / "data").glob("*.parquet")):
@@ -193,8 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         "default: the build's own, then 200)",
     )  # fmt: skip
     args = parser.parse_args(argv)
-    from dataset_scripts.tasks.build import BuildOptions
-    from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
+    from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions
+    from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
 
     args.articles_per_unit = args.articles_per_unit or [BuildOptions.articles_per_unit, 200]
     if args.copies < 2 or args.repeats < 1 or min(args.articles_per_unit) < 1:

@@ -34,9 +34,9 @@ sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` importable
 
 from bench.effectiveness import COLLECTIONS, load_collections  # noqa: E402
 from bench.pretraining import pretraining_configs, train_systems  # noqa: E402
-from eval.metrics import evaluate_run  # noqa: E402
-from eval.report import combined_markdown_table, compare, latex_table, markdown_table  # noqa: E402
-from eval.rerank import PairScorer, rerank  # noqa: E402
+from wikiformer_kit.eval.metrics import evaluate_run  # noqa: E402
+from wikiformer_kit.eval.report import combined_markdown_table, compare, latex_table, markdown_table  # noqa: E402
+from wikiformer_kit.eval.rerank import PairScorer, rerank  # noqa: E402
 
 SYSTEMS = {"Wikiformer": "wikiformer", "PROP": "prop", "HARP": "harp"}
 MEASURES = ["nDCG@10", "RR@10", "P@10"]

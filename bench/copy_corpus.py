@@ -38,10 +38,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
 from big_dump import copy_suffix, id_stride, normal  # noqa: E402
 
-from dataset_scripts.corpus.build import write_card  # noqa: E402
-from dataset_scripts.corpus.folder import BUILD_RECORD, read_build_record  # noqa: E402
-from dataset_scripts.corpus.steps import ROWS_PER_BATCH, merged_stats  # noqa: E402
-from dataset_scripts.fingerprint import plain_name, stamp  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.build import write_card  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.folder import BUILD_RECORD, read_build_record  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.steps import ROWS_PER_BATCH, merged_stats  # noqa: E402
+from wikiformer_kit.dataset_scripts.fingerprint import plain_name, stamp  # noqa: E402
 
 PARTS = ("data", "redirects", "skipped")
 

@@ -74,7 +74,7 @@ def plain_pool_build(paths: list[str], output_dir: str, workers: int) -> None:
     """The same reader, extractor and writer steps run by a plain process pool instead of datatrove's executor."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from dataset_scripts.corpus.sources import plan_shards
+    from wikiformer_kit.dataset_scripts.corpus.sources import plan_shards
 
     shards, _ = plan_shards(paths)
     with ProcessPoolExecutor(workers) as pool:
@@ -82,8 +82,8 @@ def plain_pool_build(paths: list[str], output_dir: str, workers: int) -> None:
 
 
 def _run_shard(job: tuple) -> None:
-    from dataset_scripts.corpus.reading import resolve_read_ahead
-    from dataset_scripts.corpus.steps import ArticleExtractor, CorpusWriter, ShardReader
+    from wikiformer_kit.dataset_scripts.corpus.reading import resolve_read_ahead
+    from wikiformer_kit.dataset_scripts.corpus.steps import ArticleExtractor, CorpusWriter, ShardReader
 
     shards, rank, output_dir = job
     reader = ShardReader(shards, read_ahead=resolve_read_ahead("auto", min(2, len(shards))))

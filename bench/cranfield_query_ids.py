@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from eval.collections import load_collection  # noqa: E402
-from eval.first_stage import BM25Retriever  # noqa: E402
-from eval.metrics.trec_eval import evaluate_run  # noqa: E402
+from wikiformer_kit.eval.collections import load_collection  # noqa: E402
+from wikiformer_kit.eval.first_stage import BM25Retriever  # noqa: E402
+from wikiformer_kit.eval.metrics.trec_eval import evaluate_run  # noqa: E402
 
 MEASURES = ("AP", "nDCG@10", "P@10")
 

@@ -41,13 +41,13 @@ sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` and `model
 
 from bench.device import add_device_arguments, describe, resolve_device  # noqa: E402
 from bench.sample_tasks import build_task_datasets  # noqa: E402
-from eval.collections import Collection, Run, write_trec_run  # noqa: E402
-from eval.collections.trec import ranked  # noqa: E402
-from eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
-from eval.metrics import evaluate_run  # noqa: E402
-from eval.report import compare  # noqa: E402
-from eval.rerank import PairScorer, fuse_run, rerank, tune_fusion  # noqa: E402
-from eval.splits import load_collection_part, same_source, split_spec  # noqa: E402
+from wikiformer_kit.eval.collections import Collection, Run, write_trec_run  # noqa: E402
+from wikiformer_kit.eval.collections.trec import ranked  # noqa: E402
+from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
+from wikiformer_kit.eval.metrics import evaluate_run  # noqa: E402
+from wikiformer_kit.eval.report import compare  # noqa: E402
+from wikiformer_kit.eval.rerank import PairScorer, fuse_run, rerank, tune_fusion  # noqa: E402
+from wikiformer_kit.eval.splits import load_collection_part, same_source, split_spec  # noqa: E402
 
 COLLECTIONS = {
     # name: (folder under --data, relevance level for binary measures)

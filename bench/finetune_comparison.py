@@ -35,12 +35,12 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` importable
 
 from bench.pretraining import pretraining_configs, train_system  # noqa: E402
-from eval.collections import write_trec_run  # noqa: E402
-from eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
-from eval.metrics import evaluate_run  # noqa: E402
-from eval.report import compare, markdown_table  # noqa: E402
-from eval.rerank import PairScorer, rerank  # noqa: E402
-from eval.splits import load_collection_part  # noqa: E402
+from wikiformer_kit.eval.collections import write_trec_run  # noqa: E402
+from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever  # noqa: E402
+from wikiformer_kit.eval.metrics import evaluate_run  # noqa: E402
+from wikiformer_kit.eval.report import compare, markdown_table  # noqa: E402
+from wikiformer_kit.eval.rerank import PairScorer, rerank  # noqa: E402
+from wikiformer_kit.eval.splits import load_collection_part  # noqa: E402
 
 START = "(a) start model"
 PRETRAINED = {"(b) Wikiformer": "wikiformer", "(c) PROP": "prop", "(d) HARP": "harp"}

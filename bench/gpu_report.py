@@ -91,7 +91,7 @@ def zero_shot(model_dir: Path, out: Path, args) -> dict[str, float]:
 def train(tasks: Path, out: Path, args) -> dict:
     """Train with the paper's config; steps/s, pairs/s, GPU utilization and peak memory."""
     from bench.train_throughput import StepTimer
-    from train import main as train_main
+    from wikiformer_kit.train import main as train_main
 
     argv = [
         str(CONFIG),
@@ -133,7 +133,7 @@ def train(tasks: Path, out: Path, args) -> dict:
     timer = StepTimer()
     with GpuMonitor(args.device) as monitor:
         trainer = train_main(argv, callbacks=[timer])
-    from modeling_wikiformer import save_for_hub
+    from wikiformer_kit.modeling_wikiformer import save_for_hub
 
     save_for_hub(trainer.model, trainer.processing_class, out / "model", max_length=512)
     test_results = out / "test_results.json"
@@ -165,7 +165,7 @@ def release_gpu_memory() -> None:
 
 def check_collections(args) -> None:
     """Load every collection the run evaluates on before anything is built (a GPU machine may lack them)."""
-    from eval.splits import load_collection_part
+    from wikiformer_kit.eval.splits import load_collection_part
 
     for flag, specs in (("--collection", [str(args.collection)]), ("--dev-collection", [args.dev_collection]),
                         ("--test-collections", args.test_collections)):  # fmt: skip
@@ -180,9 +180,9 @@ def start_model(out: Path, args) -> Path:
     """The untrained start (encoder + zero head) saved as a model folder."""
     from transformers import AutoTokenizer
 
-    from modeling_wikiformer import save_for_hub
-    from train import load_model
-    from training import ModelArguments, resolve_model_path
+    from wikiformer_kit.modeling_wikiformer import save_for_hub
+    from wikiformer_kit.train import load_model
+    from wikiformer_kit.training import ModelArguments, resolve_model_path
 
     model_args = ModelArguments(model_name_or_path=args.model or "embedded:minilm")
     model = load_model(model_args, with_mlm=False)

@@ -37,7 +37,7 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
 from big_dump import write_dump  # noqa: E402
 from device import add_device_arguments, describe, resolve_device  # noqa: E402
 
-from dataset_scripts.corpus.folder import read_build_record  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.folder import read_build_record  # noqa: E402
 
 
 def timed(command: list[str], log: Path) -> float:

@@ -23,12 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 MEASURE = """
 import json, sys, tempfile, time
 from pathlib import Path
-from dataset_scripts.tasks.anchors import HarpOptions
-from dataset_scripts.tasks.attention import load_passage_tokenizer
-from dataset_scripts.tasks.baseline_steps import CorpusStatsStep, _columns
-from dataset_scripts.tasks.corpus_units import corpus_files, plan_units, read_unit_table
-from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.prop import PropOptions
+from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions
+from wikiformer_kit.dataset_scripts.tasks.attention import load_passage_tokenizer
+from wikiformer_kit.dataset_scripts.tasks.baseline_steps import CorpusStatsStep, _columns
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units, read_unit_table
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.prop import PropOptions
 
 corpus, count = Path(sys.argv[1]), int(sys.argv[2])
 data, redirects = corpus_files(corpus)

@@ -23,7 +23,7 @@ import pyarrow as pa
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index  # noqa: E402
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index  # noqa: E402
 
 
 def write_shards(folder: Path, shards: int, rows_per_shard: int, seed: int = 1) -> list[Path]:

@@ -29,8 +29,8 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dataset_scripts.corpus.mediawiki_languages import _table, is_image_option, namespace_names  # noqa: E402
-from dataset_scripts.corpus.words import count_words  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import _table, is_image_option, namespace_names  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.words import count_words  # noqa: E402
 
 PAGES = ROOT / "data" / "samples" / "wikipedia" / "other-languages"
 ENWIKI = ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"

@@ -95,11 +95,11 @@ def main(argv: list[str] | None = None) -> dict:
     from tqdm import tqdm
     from transformers import AutoTokenizer
 
-    from eval.collections.collection import Collection
-    from eval.rerank import PairScorer, rerank_run
-    from eval.rerank.runner import DEFAULT_WINDOW_BATCHES
-    from eval.rerank.scorer import load_dtype
-    from modeling_wikiformer import WikiformerForRanking, save_for_hub
+    from wikiformer_kit.eval.collections.collection import Collection
+    from wikiformer_kit.eval.rerank import PairScorer, rerank_run
+    from wikiformer_kit.eval.rerank.runner import DEFAULT_WINDOW_BATCHES
+    from wikiformer_kit.eval.rerank.scorer import load_dtype
+    from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
 
     torch.manual_seed(0)
     model = WikiformerForRanking.from_bert(args.model, dtype=load_dtype(args.dtype, torch.device(args.device)))

@@ -33,8 +33,8 @@ def write_corpus(folder: Path, titles: int) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, write_index
-    from dataset_scripts.tasks.see_also_join import (
+    from wikiformer_kit.dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, write_index
+    from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
         bucket_count,
         build_bucket,
         write_redirect_parts,
@@ -86,8 +86,8 @@ def child(kind: str, corpus: dict, targets: int) -> None:
     """One measurement in this process: prints ``{"added_mib", "s"}``."""
     import random
 
-    from dataset_scripts.tasks.see_also_graph import ArticleIndex
-    from dataset_scripts.tasks.see_also_join import TitleJoin, build_bucket
+    from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
+    from wikiformer_kit.dataset_scripts.tasks.see_also_join import TitleJoin, build_bucket
 
     rng = random.Random(0)
     n = corpus["titles"]

@@ -18,12 +18,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dataset_scripts.corpus.disambiguation import is_disambiguation  # noqa: E402
-from dataset_scripts.corpus.extract import _namespaces  # noqa: E402
-from dataset_scripts.corpus.formats import mediawiki_xml  # noqa: E402
-from dataset_scripts.corpus.formats.base import RawPage  # noqa: E402
-from dataset_scripts.corpus.see_also import find_see_also_sections, see_also_names, see_also_targets  # noqa: E402
-from dataset_scripts.corpus.titles import ENGLISH  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.extract import _namespaces  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.see_also import find_see_also_sections, see_also_names, see_also_targets  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH  # noqa: E402
 
 DUMPS = {
     "enwiki_gensim_sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2": "en",

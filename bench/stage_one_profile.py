@@ -10,12 +10,12 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
 
-from dataset_scripts.corpus.article import Article  # noqa: E402
-from dataset_scripts.tasks.common import task_rng  # noqa: E402
-from dataset_scripts.tasks.corpus_units import WST_COLUMNS, corpus_files, plan_units, read_unit_table  # noqa: E402
-from dataset_scripts.tasks.options import TaskOptions  # noqa: E402
-from dataset_scripts.tasks.registry import get_task  # noqa: E402
-from dataset_scripts.tasks.see_also_graph import edge_table, index_table  # noqa: E402
+from wikiformer_kit.dataset_scripts.corpus.article import Article  # noqa: E402
+from wikiformer_kit.dataset_scripts.tasks.common import task_rng  # noqa: E402
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import WST_COLUMNS, corpus_files, plan_units, read_unit_table  # noqa: E402
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions  # noqa: E402
+from wikiformer_kit.dataset_scripts.tasks.registry import get_task  # noqa: E402
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import edge_table, index_table  # noqa: E402
 
 data, _ = corpus_files(Path(sys.argv[1]))
 units = plan_units(data, 1000)

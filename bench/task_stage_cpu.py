@@ -25,18 +25,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def measure(corpus: Path, out: Path) -> str:
     """Run both task stages over ``corpus`` into ``out`` in this process; one line with the CPU seconds."""
-    from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
-    from dataset_scripts.tasks.options import TaskOptions
+    from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
+    from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
     try:
-        steps = importlib.import_module("dataset_scripts.tasks.steps")
+        steps = importlib.import_module("wikiformer_kit.dataset_scripts.tasks.steps")
     except ImportError:  # revisions before the rename
-        steps = importlib.import_module("dataset_scripts.tasks.pipeline")
+        steps = importlib.import_module("wikiformer_kit.dataset_scripts.tasks.pipeline")
     data, redirects = corpus_files(corpus)
     units = plan_units(data, 100)
     tasks, options = ("srr", "rwi", "ati", "ltm"), TaskOptions()
     if hasattr(steps, "SeeAlsoJoinStep"):  # the See also title join on disk (its own stage)
-        from dataset_scripts.tasks.see_also_join import bucket_count
+        from wikiformer_kit.dataset_scripts.tasks.see_also_join import bucket_count
 
         buckets = bucket_count(sum(u.stop - u.start for u in units))
         first = steps.ArticleTasksStep(out, units, tasks, options, redirects, buckets)

@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.device import GpuMonitor, add_device_arguments, describe, resolve_device  # noqa: E402
 from bench.sample_tasks import build_task_datasets  # noqa: E402
-from train import load_model  # noqa: E402
-from training import (  # noqa: E402
+from wikiformer_kit.train import load_model  # noqa: E402
+from wikiformer_kit.training import (  # noqa: E402
     GroupCollator,
     GroupDataset,
     ModelArguments,

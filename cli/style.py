@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import DEBUG_FLAG, DEBUG_HELP
+from wikiformer_kit.cli.errors import DEBUG_FLAG, DEBUG_HELP
 
 SPEAKS_OF_DEFAULT = re.compile(r"\bdefault[:\s]", re.IGNORECASE)
 SPELLING_NOTE = "Options are accepted as --kebab-case or --snake_case (--output-dir or --output_dir)."

@@ -20,16 +20,15 @@ import shlex
 import sys
 from pathlib import Path
 
-from cli import KitArgumentParser, one_line_errors
-
-from .corpus.arguments import add_corpus_arguments, corpus_options
-from .corpus.folder import is_corpus_dir
-from .corpus.formats.base import CorpusFormatError
-from .corpus.summary import corpus_summary
-from .executors import add_executor_arguments, executor_options
-from .tasks.baseline_options import add_arguments, options_from_args
-from .tasks.names import ALL_TASKS, DEFAULT_TASKS, parse_tasks
-from .tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
+from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
+from wikiformer_kit.dataset_scripts.corpus.folder import is_corpus_dir
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
+from wikiformer_kit.dataset_scripts.corpus.summary import corpus_summary
+from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import add_arguments, options_from_args
+from wikiformer_kit.dataset_scripts.tasks.names import ALL_TASKS, DEFAULT_TASKS, parse_tasks
+from wikiformer_kit.dataset_scripts.tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
 
 # The build itself (datasets, pyarrow, datatrove, the samplers) is imported when a build runs, not for --help.
 
@@ -96,7 +95,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def build_options(args: argparse.Namespace, argv: list[str]):
     """The typed options (a :class:`.tasks.build.BuildOptions`) of a parsed command line (``ValueError`` for a
     bad value)."""
-    from .tasks.build import BuildOptions
+    from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions
 
     sampling = TaskOptions(
         seed=args.seed,
@@ -130,9 +129,9 @@ def build_options(args: argparse.Namespace, argv: list[str]):
 def main(argv: list[str] | None = None) -> int:
     """Run the build; returns the process exit code (0: every requested task written and pushed)."""
     args = parse_args(argv)
-    from .tasks.build import BuildParametersError, build_datasets, push
-    from .tasks.corpus_units import CorpusLayoutError
-    from .tasks.steps import BuildLayout
+    from wikiformer_kit.dataset_scripts.tasks.build import BuildParametersError, build_datasets, push
+    from wikiformer_kit.dataset_scripts.tasks.corpus_units import CorpusLayoutError
+    from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
 
     try:
         build = build_options(args, argv if argv is not None else sys.argv[1:])

@@ -83,7 +83,7 @@ def make_executor(
     common = {"tasks": tasks, "logging_dir": logging_dir, "depends": depends, "skip_completed": skip_completed}
     kind = options.kind
     if kind == "local":
-        from .local_executor import StartMethodAtRun
+        from wikiformer_kit.dataset_scripts.local_executor import StartMethodAtRun
 
         workers = max(1, min(options.num_proc, tasks))
         return StartMethodAtRun(pipeline, workers=workers, preload=preload, **common)

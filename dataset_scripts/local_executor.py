@@ -6,7 +6,7 @@ import importlib
 
 from datatrove.executor import LocalPipelineExecutor
 
-from .executors import local_start_method
+from wikiformer_kit.dataset_scripts.executors import local_start_method
 
 
 class StartMethodAtRun(LocalPipelineExecutor):

@@ -20,14 +20,13 @@ import logging
 import sys
 from pathlib import Path
 
-from cli import InputError, KitArgumentParser, one_line_errors
-from cli.errors import one_line
-
-from .collections import Collection, Run, read_trec_run, write_trec_run
-from .collections.relevance import is_graded
-from .collections.trec import ranked
-from .metrics import DEFAULT_MEASURES, check_run_documents, evaluate_run
-from .splits import load_collection_part
+from wikiformer_kit.cli import InputError, KitArgumentParser, one_line_errors
+from wikiformer_kit.cli.errors import one_line
+from wikiformer_kit.eval.collections import Collection, Run, read_trec_run, write_trec_run
+from wikiformer_kit.eval.collections.relevance import is_graded
+from wikiformer_kit.eval.collections.trec import ranked
+from wikiformer_kit.eval.metrics import DEFAULT_MEASURES, check_run_documents, evaluate_run
+from wikiformer_kit.eval.splits import load_collection_part
 
 logger = logging.getLogger("eval")
 
@@ -98,7 +97,7 @@ def _query_ids(collection: Collection, max_queries: int | None) -> list[str]:
 
 
 def _first_stage(args: argparse.Namespace, collection: Collection, method: str, query_ids: list[str]) -> Run:
-    from .first_stage import BM25Options, first_stage_run
+    from wikiformer_kit.eval.first_stage import BM25Options, first_stage_run
 
     options = BM25Options.paper() if args.paper_bm25 else BM25Options()
     overrides = {"k1": args.k1, "b": args.b}
@@ -167,7 +166,7 @@ def _checked(collection: Collection, candidates: Run, source: str) -> Run:
 
 def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | None:
     """``--fusion``/``--alpha``, else the checkpoint's stored fusion, else none."""
-    from modeling_wikiformer import DEFAULT_ALPHA, check_fusion
+    from wikiformer_kit.modeling_wikiformer import DEFAULT_ALPHA, check_fusion
 
     if args.fusion == "none":
         if args.alpha is not None:
@@ -198,7 +197,7 @@ def check_model_path(model: str) -> None:
 
 def _scorer(args: argparse.Namespace):
     """The run tag of the model (``--tag``, else its folder name) and its scorer."""
-    from .rerank import PairScorer
+    from wikiformer_kit.eval.rerank import PairScorer
 
     check_model_path(args.model)
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
@@ -213,7 +212,7 @@ def _scorer(args: argparse.Namespace):
 
 def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, query_ids, scorer, path: Path, tag):
     """The model's run over the first stage's candidates, resumable from ``path`` unless ``--no-resume``."""
-    from .rerank import rerank
+    from wikiformer_kit.eval.rerank import rerank
 
     return rerank(
         collection,
@@ -228,7 +227,7 @@ def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, q
 
 
 def cmd_rerank(args: argparse.Namespace) -> int:
-    from .rerank import check_first_stage_scores, fuse_run, reranked_head, with_tail
+    from wikiformer_kit.eval.rerank import check_first_stage_scores, fuse_run, reranked_head, with_tail
 
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
@@ -267,7 +266,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
 
 def cmd_tune_fusion(args: argparse.Namespace) -> int:
-    from .rerank import check_first_stage_scores, reranked_head, tune_fusion
+    from wikiformer_kit.eval.rerank import check_first_stage_scores, reranked_head, tune_fusion
 
     collection = _load(args)
     if not collection.qrels:
@@ -313,7 +312,7 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     }
     (out / "fusion.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     if args.save:
-        from .rerank.fusion import store_fusion
+        from wikiformer_kit.eval.rerank.fusion import store_fusion
 
         path = store_fusion(args.model, choice.method, choice.alpha, collection.name, evidence)
         print(f"stored fusion_method={choice.method}, fusion_alpha={choice.alpha:g} and its evidence in {path}")
@@ -346,7 +345,7 @@ def _read_run(path: str) -> Run:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .report import bar_chart, compare, latex_table, markdown_table
+    from wikiformer_kit.eval.report import bar_chart, compare, latex_table, markdown_table
 
     collection = _load(args)
     paths: dict[str, str] = {}
@@ -398,7 +397,7 @@ def _read_comparison(comparison_class, path: Path):
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from .report import Comparison, combined_markdown_table, latex_table, markdown_table
+    from wikiformer_kit.eval.report import Comparison, combined_markdown_table, latex_table, markdown_table
 
     comparisons = [_read_comparison(Comparison, Path(p)) for p in args.comparisons]
     measures = args.measures or comparisons[0].measures

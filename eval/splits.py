@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from .collections import Collection, load_collection
+from wikiformer_kit.eval.collections import Collection, load_collection
 
 PARTS = ("dev", "test", "train", "heldout")
 DEV_SHARE = 3

@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from model_card import CardInputs, Evaluation, render_model_card
+from wikiformer_kit.model_card import CardInputs, Evaluation, render_model_card
 
 
 def test_raw_and_fused_side_by_side_with_the_stored_fusion():
@@ -39,7 +39,7 @@ def test_without_a_stored_fusion_the_card_names_the_default():
 
 @pytest.mark.parametrize("method", ["zscore", "minmax", "rrf"])
 def test_the_cards_numpy_snippet_equals_the_kits_fusion(method):
-    from modeling_wikiformer import fuse_scores
+    from wikiformer_kit.modeling_wikiformer import fuse_scores
 
     card = str(render_model_card(CardInputs(repo_id="ns/w", base_model="b", fusion=(method, 0.6, "dev"))))
     snippet = card.split("```python\nimport numpy as np")[1].split("```")[0]

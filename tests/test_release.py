@@ -9,9 +9,9 @@ import sys
 import pytest
 import yaml
 
-from model_card import CardInputs, Evaluation, render_model_card
 from tests.conftest import PROJECT_ROOT
 from tests.hub_server import run_python
+from wikiformer_kit.model_card import CardInputs, Evaluation, render_model_card
 
 pytestmark = pytest.mark.slow
 
@@ -105,7 +105,7 @@ def test_card_states_only_measured_results(tmp_path):
 
 
 def test_every_corpus_option_reaches_the_build(tmp_path):
-    from release import main
+    from wikiformer_kit.release import main
 
     extra = "--language ltg --see-also-title 'Verīs taipoš' --max-article-bytes 500000 --read-ahead off --limit 20"
     assert main(["--output-dir", str(tmp_path), "--stages", "datasets", "--build-args", extra]) == 0
@@ -136,7 +136,7 @@ def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
 
 
 def test_release_system_option_picks_the_method_config_output_and_task_settings(tmp_path):
-    from release import parse_args, task_settings
+    from wikiformer_kit.release import parse_args, task_settings
 
     args = parse_args(["--system", "harp"])
     assert args.output_dir == "output/release-harp" and args.config.endswith("configs/harp-demo-cpu.yaml")
@@ -150,7 +150,7 @@ def test_release_system_option_picks_the_method_config_output_and_task_settings(
 
 @pytest.mark.parametrize("system", ["prop", "harp"])
 def test_baseline_configs_parse_with_the_originals_objective(system):
-    from training.arguments import parse_arguments
+    from wikiformer_kit.training.arguments import parse_arguments
 
     for name in (f"{system}-bert-base.yaml", f"{system}-demo-cpu.yaml"):
         _, data, training = parse_arguments(
@@ -170,7 +170,7 @@ def test_baseline_configs_parse_with_the_originals_objective(system):
 
 
 def test_selection_is_on_wikir_validation_where_it_has_enough_queries(tmp_path, capsys):
-    from release import MIN_SELECTION_QUERIES, collection_eval_commands, parse_args, selection
+    from wikiformer_kit.release import MIN_SELECTION_QUERIES, collection_eval_commands, parse_args, selection
 
     args = parse_args(["--output-dir", str(tmp_path)])
     validation = tmp_path / "wikir" / "validation"
@@ -190,7 +190,7 @@ def test_selection_is_on_wikir_validation_where_it_has_enough_queries(tmp_path, 
 
 
 def test_harp_scores_importance_with_the_backbone_its_config_trains():
-    from release import importance_model_args
+    from wikiformer_kit.release import importance_model_args
 
     config = yaml.safe_load((PROJECT_ROOT / "configs" / "harp-bert-base.yaml").read_text())
     assert importance_model_args("harp", config, "") == ["--harp-importance-model", "google-bert/bert-base-uncased"]
@@ -199,7 +199,7 @@ def test_harp_scores_importance_with_the_backbone_its_config_trains():
 
 
 def test_a_stage_is_one_console_line_and_its_output_goes_to_the_log(tmp_path, capsys):
-    from release import Stages
+    from wikiformer_kit.release import Stages
 
     chatty = [
         sys.executable,
@@ -224,7 +224,7 @@ def test_a_stage_is_one_console_line_and_its_output_goes_to_the_log(tmp_path, ca
 
 
 def test_verbose_stages_print_the_commands_output(tmp_path, capfd):
-    from release import Stages
+    from wikiformer_kit.release import Stages
 
     Stages(tmp_path, redo=None, verbose=True).run("eval", [[sys.executable, "-c", "print('table')"]])
     out = capfd.readouterr().out

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from transformers import TrainingArguments
 
-from cli import InputError
-
-from .kit_arguments import (  # noqa: F401  (EMBEDDED_MINILM, resolve_model_path: imported from here too)
+from wikiformer_kit.cli import InputError
+from wikiformer_kit.training.kit_arguments import (  # noqa: F401  (EMBEDDED_MINILM, resolve_model_path: imported from here too)
     CONFIG_SUFFIXES,
     EMBEDDED_MINILM,
     LOSSES,

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .data import Task
-from .mlm import whole_word_mask
+from wikiformer_kit.training.data import Task
+from wikiformer_kit.training.mlm import whole_word_mask
 
 
 @dataclass

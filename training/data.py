@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 from torch.utils.data import Dataset, Sampler
 
-from dataset_scripts.tasks.registry import TASKS
-
-from .arguments import TASK_MIXTURES, DataArguments
+from wikiformer_kit.dataset_scripts.tasks.registry import TASKS
+from wikiformer_kit.training.arguments import TASK_MIXTURES, DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 
@@ -104,7 +103,7 @@ def _load_rows(source: str, config: str | None, split: str):
         return load_dataset(kinds[path.suffix.lower()], data_files=str(path), split="train")
     config = None if config in (None, "", "default") else config
     if path.is_dir():  # that folder's files, never rows cached for another folder of the same name
-        from eval.collections.local_dataset import load_local_dataset
+        from wikiformer_kit.eval.collections.local_dataset import load_local_dataset
 
         return load_local_dataset(path, config, split=split)
     return load_dataset(source, config, split=split)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from eval.collections import Collection, Run
-from eval.collections.trec import ranked
-from eval.metrics import evaluate_run
-from eval.rerank import ModelScorer, check_first_stage_scores, fuse_run, rerank_run
-from eval.splits import load_collection_part, same_source
-
-from .arguments import DataArguments
+from wikiformer_kit.eval.collections import Collection, Run
+from wikiformer_kit.eval.collections.trec import ranked
+from wikiformer_kit.eval.metrics import evaluate_run
+from wikiformer_kit.eval.rerank import ModelScorer, check_first_stage_scores, fuse_run, rerank_run
+from wikiformer_kit.eval.splits import load_collection_part, same_source
+from wikiformer_kit.training.arguments import DataArguments
 
 logger = logging.getLogger("wikiformer.train")
 
@@ -77,7 +76,7 @@ def load_eval_set(
     if collection.runs:
         first_stage, run = next(iter(collection.runs.items()))
     else:
-        from eval.first_stage import BM25Options, BM25Retriever
+        from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
 
         first_stage = "bm25"
         run = BM25Retriever(collection.documents, BM25Options()).retrieve(
@@ -121,7 +120,7 @@ def check_no_trained_queries(data_args: DataArguments) -> None:
     Raises:
         ValueError: ``--eval_dir`` or one of ``--test_dirs`` overlaps a training dataset's queries.
     """
-    from dataset_scripts.finetune.output import mined_from
+    from wikiformer_kit.dataset_scripts.finetune.output import mined_from
 
     for dataset in data_args.train_datasets:
         source = mined_from(dataset)
@@ -141,7 +140,7 @@ def load_test_sets(data_args: DataArguments) -> list[RerankEvalSet]:
 def _fusion(data_args: DataArguments) -> tuple[str, float] | None:
     if data_args.eval_fusion == "none":
         return None
-    from modeling_wikiformer import check_fusion
+    from wikiformer_kit.modeling_wikiformer import check_fusion
 
     check_fusion(data_args.eval_fusion, data_args.eval_fusion_alpha)
     return data_args.eval_fusion, data_args.eval_fusion_alpha

@@ -13,8 +13,8 @@ from pathlib import Path
 import yaml
 from transformers.hf_argparser import HfArgumentParser  # transformers' parser alone: no torch
 
-from cli import InputError, KitHelpFormatter
-from cli.style import SPELLING_NOTE, one_line_usage_error
+from wikiformer_kit.cli import InputError, KitHelpFormatter
+from wikiformer_kit.cli.style import SPELLING_NOTE, one_line_usage_error
 
 PROG = "python train.py"
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")

@@ -18,9 +18,9 @@ import torch
 from transformers import Trainer, TrainerCallback
 from transformers.trainer_utils import get_last_checkpoint
 
-from .data import GroupDataset
-from .evaluation import RerankEvalSet, rerank_metrics
-from .losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
+from wikiformer_kit.training.data import GroupDataset
+from wikiformer_kit.training.evaluation import RerankEvalSet, rerank_metrics
+from wikiformer_kit.training.losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
 
 FP16_OVERFLOWS_IN_A_ROW = 20  # the loss scaler halves its scale at each: 2**-20 means the run is broken
 
@@ -299,7 +299,7 @@ class WikiformerTrainer(Trainer):
         """
         self.check_finite("write a model card for")
         try:
-            from model_card import CardInputs, Evaluation, write_model_card
+            from wikiformer_kit.model_card import CardInputs, Evaluation, write_model_card
         except ImportError:
             return super().create_model_card(*args, **kwargs)
         if not self.is_world_process_zero():

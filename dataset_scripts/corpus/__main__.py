@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cli import KitArgumentParser, one_line_errors
-
-from ..executors import add_executor_arguments, executor_options
-from .arguments import add_corpus_arguments, corpus_options
-from .formats.base import CorpusFormatError
-from .summary import corpus_summary, see_also_line
+from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
+from wikiformer_kit.dataset_scripts.corpus.summary import corpus_summary, see_also_line
+from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -31,9 +30,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the build and print its summary."""
     args = parse_args(argv)
-    from .build import build_corpus  # the readers, pyarrow and datatrove load for a build, not for --help
-    from .empty import empty_reason
-    from .folder import read_build_record
+    from wikiformer_kit.dataset_scripts.corpus.build import (
+        build_corpus,  # the readers, pyarrow and datatrove load for a build, not for --help
+    )
+    from wikiformer_kit.dataset_scripts.corpus.empty import empty_reason
+    from wikiformer_kit.dataset_scripts.corpus.folder import read_build_record
 
     try:
         options, executor = corpus_options(args), executor_options(args)

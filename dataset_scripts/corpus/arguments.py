@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from .formats.base import ReaderOptions
-from .options import CorpusOptions
-from .reading import READ_AHEAD_CHOICES
-from .sources import FORMAT_NAMES, STREAMS_PER_SHARD
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
+from wikiformer_kit.dataset_scripts.corpus.reading import READ_AHEAD_CHOICES
+from wikiformer_kit.dataset_scripts.corpus.sources import FORMAT_NAMES, STREAMS_PER_SHARD
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,16 +8,21 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from ..executors import ExecutorOptions, make_executor
-from ..fingerprint import stamp, stamped_pattern, unstamp
-from .dump_identity import dump_identity
-from .empty import CONFIG_SCHEMAS, clear_placeholders, empty_reason, write_placeholders
-from .folder import BUILD_RECORD, corpus_languages
-from .options import CorpusOptions
-from .reading import resolve_read_ahead
-from .source_license import source_license
-from .sources import FORMAT_MODULES, FORMAT_NAMES, Shard, plan_shards
-from .steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
+from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity
+from wikiformer_kit.dataset_scripts.corpus.empty import (
+    CONFIG_SCHEMAS,
+    clear_placeholders,
+    empty_reason,
+    write_placeholders,
+)
+from wikiformer_kit.dataset_scripts.corpus.folder import BUILD_RECORD, corpus_languages
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
+from wikiformer_kit.dataset_scripts.corpus.reading import resolve_read_ahead
+from wikiformer_kit.dataset_scripts.corpus.source_license import source_license
+from wikiformer_kit.dataset_scripts.corpus.sources import FORMAT_MODULES, FORMAT_NAMES, Shard, plan_shards
+from wikiformer_kit.dataset_scripts.corpus.steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, make_executor
+from wikiformer_kit.dataset_scripts.fingerprint import stamp, stamped_pattern, unstamp
 
 SHARD_PLAN = Path("logs") / "shards.json"
 """Where a build records its shards (relative to its output folder), for a rerun to resume on the same ones."""
@@ -81,7 +86,7 @@ def build_corpus(
         tasks=len(shards),
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
-        preload=("dataset_scripts.corpus.steps", *format_modules_of(shards), "pandas"),
+        preload=("wikiformer_kit.dataset_scripts.corpus.steps", *format_modules_of(shards), "pandas"),
     )
     config_folders = [output_dir / folder for folder in CONFIG_SCHEMAS]
     unstamp(config_folders)  # resuming: the writers and datatrove see the names they wrote

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .mediawiki_languages import namespace_names
+from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
 
 ENGLISH_TEMPLATES = (
     "disambiguation", "disambig", "dab", "disamb", "hndis", "geodis", "begriffsklärung", "begriffsklarung", "homonymie",

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from .formats.base import CorpusFormatError
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 
 BZ2_STREAM_MAGIC = re.compile(rb"BZh[1-9]1AY&SY")
 """The first bytes of a bz2 stream: ``BZh``, the block size digit and the first block's magic number."""

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from .article import ARTICLE_SCHEMA
-from .steps import REDIRECT_SCHEMA, SKIPPED_SCHEMA
+from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA
+from wikiformer_kit.dataset_scripts.corpus.steps import REDIRECT_SCHEMA, SKIPPED_SCHEMA
 
 PLACEHOLDER = "empty.parquet"
 CONFIG_SCHEMAS = {"data": ARTICLE_SCHEMA, "redirects": REDIRECT_SCHEMA, "skipped": SKIPPED_SCHEMA}

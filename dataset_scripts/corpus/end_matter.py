@@ -12,7 +12,7 @@ WikiExtractor's trailing "."), per language, the language's See also names inclu
 
 from __future__ import annotations
 
-from .see_also import heading_key, see_also_names
+from wikiformer_kit.dataset_scripts.corpus.see_also import heading_key, see_also_names
 
 END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
     "en": (

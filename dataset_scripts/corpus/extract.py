@@ -12,11 +12,11 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from .article import Article
-from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
-from .mediawiki_languages import namespace_names
-from .titles import ENGLISH, Namespaces
-from .wikitext import parse_wikitext
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces
+from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
 
 
 @lru_cache(maxsize=64)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .formats.base import ReaderOptions
-from .reading import READ_AHEAD_CHOICES
-from .sources import STREAMS_PER_SHARD
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
+from wikiformer_kit.dataset_scripts.corpus.reading import READ_AHEAD_CHOICES
+from wikiformer_kit.dataset_scripts.corpus.sources import STREAMS_PER_SHARD
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty, Queue
 
-from .formats.base import ReaderOptions
-from .sources import Shard, get_format
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
+from wikiformer_kit.dataset_scripts.corpus.sources import Shard, get_format
 
 BATCH = 16  # records per message to the reader process's consumer
 READ_AHEAD_CHOICES = ("auto", "process", "off")

@@ -22,8 +22,8 @@ import re
 
 import mwparserfromhell
 
-from .titles import ENGLISH, Namespaces, classify_link, normalize_title
-from .words import word_spans
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, classify_link, normalize_title
+from wikiformer_kit.dataset_scripts.corpus.words import word_spans
 
 HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
 """A wikitext heading line (level = number of ``=``)."""

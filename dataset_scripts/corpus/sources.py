@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from .dump_checks import PART_INDEX_NAME, check_index, check_parts, part_index
-from .formats.base import CorpusFormatError, Skipped, open_binary, read_head
+from wikiformer_kit.dataset_scripts.corpus.dump_checks import PART_INDEX_NAME, check_index, check_parts, part_index
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError, Skipped, open_binary, read_head
 
 FORMAT_MODULES = (
     "mediawiki_xml",

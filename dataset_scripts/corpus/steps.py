@@ -20,11 +20,11 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
-from .article import ARTICLE_SCHEMA, Article
-from .extract import parse_page
-from .formats.base import RawPage, ReaderOptions, Redirect, Skipped
-from .reading import read_shard
-from .sources import Shard
+from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
+from wikiformer_kit.dataset_scripts.corpus.extract import parse_page
+from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.reading import read_shard
+from wikiformer_kit.dataset_scripts.corpus.sources import Shard
 
 ROWS_PER_BATCH = 64  # an article row with its links is ~0.3 MB in Python: keep the buffer small
 REDIRECT_SCHEMA = pa.schema([("source", pa.string()), ("target", pa.string())])

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .folder import corpus_languages, read_build_record
-from .see_also import knows_language
+from wikiformer_kit.dataset_scripts.corpus.folder import corpus_languages, read_build_record
+from wikiformer_kit.dataset_scripts.corpus.see_also import knows_language
 
 
 def see_also_line(stats: Mapping[str, int]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .article import ROOT, Section
+from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Section
 
 
 def build_sections(article_title: str, headings: Iterable[tuple[int, str, str]]) -> list[Section]:

@@ -22,14 +22,19 @@ if use_c:
 else:  # pragma: no cover - pure-Python fallback when the C extension is not built
     from mwparserfromhell.parser.tokenizer import Tokenizer as _Tokenizer
 
-from .article import ROOT, Article, Link
-from .disambiguation import is_disambiguation as page_is_disambiguation
-from .mediawiki_languages import is_media_link
-from .see_also import find_see_also_sections, knows_language, see_also_names, see_also_targets
-from .sentences import BLANK_LINE, sentence_spans
-from .templates import render_template
-from .titles import ENGLISH, Namespaces, classify_link, normalize_title
-from .tree import build_sections
+from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article, Link
+from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation as page_is_disambiguation
+from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import is_media_link
+from wikiformer_kit.dataset_scripts.corpus.see_also import (
+    find_see_also_sections,
+    knows_language,
+    see_also_names,
+    see_also_targets,
+)
+from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, sentence_spans
+from wikiformer_kit.dataset_scripts.corpus.templates import render_template
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, classify_link, normalize_title
+from wikiformer_kit.dataset_scripts.corpus.tree import build_sections
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | re.I)

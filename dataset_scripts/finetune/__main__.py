@@ -24,7 +24,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .options import MiningOptions
+from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
 
 
 def _flag(group, name: str, **kwargs) -> None:
@@ -98,7 +98,7 @@ def options_from_args(args: argparse.Namespace) -> MiningOptions:
 
 def push(folder: Path, repo_id: str, private: bool) -> str:
     """Upload the groups, card and statistics (not the ``.work`` resume files); returns the commit URL."""
-    from ..hub.publish import push_dataset_folder
+    from wikiformer_kit.dataset_scripts.hub.publish import push_dataset_folder
 
     return push_dataset_folder(
         folder,
@@ -111,11 +111,10 @@ def push(folder: Path, repo_id: str, private: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Mine; 0 on success (and pushed if asked), 1 when no group came out or a push failed, 2 on bad input."""
-    from eval.collections.errors import CollectionFormatError
-
-    from .build import build_groups
-    from .output import RunMismatchError
-    from .sources import load_source
+    from wikiformer_kit.dataset_scripts.finetune.build import build_groups
+    from wikiformer_kit.dataset_scripts.finetune.output import RunMismatchError
+    from wikiformer_kit.dataset_scripts.finetune.sources import load_source
+    from wikiformer_kit.eval.collections.errors import CollectionFormatError
 
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -7,15 +7,14 @@ import logging
 import math
 from pathlib import Path
 
-from eval.splits import split_spec
-
-from .card import write_card
-from .false_negatives import FalseNegativeFilter
-from .mine import CandidateSource, mine_queries
-from .options import MiningOptions
-from .output import ShardedOutput
-from .sources import Source
-from .triples import group_partition, partition, partition_count
+from wikiformer_kit.dataset_scripts.finetune.card import write_card
+from wikiformer_kit.dataset_scripts.finetune.false_negatives import FalseNegativeFilter
+from wikiformer_kit.dataset_scripts.finetune.mine import CandidateSource, mine_queries
+from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
+from wikiformer_kit.dataset_scripts.finetune.output import ShardedOutput
+from wikiformer_kit.dataset_scripts.finetune.sources import Source
+from wikiformer_kit.dataset_scripts.finetune.triples import group_partition, partition, partition_count
+from wikiformer_kit.eval.splits import split_spec
 
 logger = logging.getLogger(__name__)
 

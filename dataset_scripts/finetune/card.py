@@ -6,7 +6,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from ..tasks.card import size_category
+from wikiformer_kit.dataset_scripts.tasks.card import size_category
 
 FIRST_STAGES = {"bm25": "BM25 (bm25s)", "dense": "the kit's dense bi-encoder", "given": "the collection's own run"}
 

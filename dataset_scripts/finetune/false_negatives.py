@@ -12,7 +12,7 @@ import logging
 import math
 from collections.abc import Sequence
 
-from eval.collections import Collection
+from wikiformer_kit.eval.collections import Collection
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class FalseNegativeFilter:
         scorer=None,
     ):
         if scorer is None:
-            from eval.rerank import PairScorer
+            from wikiformer_kit.eval.rerank import PairScorer
 
             scorer = PairScorer(model, max_length=max_length, batch_size=batch_size)
         self.scorer = scorer

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.collections import Collection, Run, read_trec_run
-from eval.collections.trec import ranked
-
-from .false_negatives import FalseNegativeFilter
-from .options import MiningOptions
+from wikiformer_kit.dataset_scripts.finetune.false_negatives import FalseNegativeFilter
+from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
+from wikiformer_kit.eval.collections import Collection, Run, read_trec_run
+from wikiformer_kit.eval.collections.trec import ranked
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +99,7 @@ class CandidateSource:
         return {qid: dict(ranked(self._run[qid])[:depth]) for qid in query_ids if qid in self._run}
 
     def _build(self, method: str):
-        from eval.first_stage import BM25Options, BM25Retriever, DenseRetriever
+        from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever, DenseRetriever
 
         if method == "dense":
             return DenseRetriever(self.collection.documents)

@@ -21,7 +21,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..atomic_files import atomic_write, clear_partial
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
 
 TEXT, TEXTS = datasets.Value("string"), datasets.List(datasets.Value("string"))
 FEATURES = datasets.Features(

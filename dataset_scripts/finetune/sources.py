@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval.collections import Collection
-from eval.collections.sniff import sniff
-from eval.collections.textfile import read_head
-from eval.splits import load_collection_part, split_spec
+from wikiformer_kit.eval.collections import Collection
+from wikiformer_kit.eval.collections.sniff import sniff
+from wikiformer_kit.eval.collections.textfile import read_head
+from wikiformer_kit.eval.splits import load_collection_part, split_spec
 
 TRIPLES_PREFIX = "triples:"
 

@@ -18,12 +18,11 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from eval.collections.textfile import open_text
-
-from ..atomic_files import atomic_write
-from .false_negatives import FalseNegativeFilter
-from .mine import Group, MinedShard, pick
-from .options import MiningOptions
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
+from wikiformer_kit.dataset_scripts.finetune.false_negatives import FalseNegativeFilter
+from wikiformer_kit.dataset_scripts.finetune.mine import Group, MinedShard, pick
+from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
+from wikiformer_kit.eval.collections.textfile import open_text
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .anchors import (
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
     HARP,
     HARP_CHOICES,
@@ -27,8 +27,8 @@ from .anchors import (
     passage_query,
     query_length,
 )
-from .attention import TextAttention
-from .spec import TEXT, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,

@@ -30,11 +30,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..corpus.article import Article
-from .attention import Span, TextAttention, importance_sharpness_of
-from .baseline_options import ANCHOR_IMPORTANCE, HARP_VARIANTS, QUERY_LENGTHS, HarpOptions  # noqa: F401 (part of this module's interface)
-from .language_model import normal_length, poisson_length
-from .spec import Origin
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.tasks.attention import Span, TextAttention, importance_sharpness_of
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import (  # noqa: F401 (part of this module's interface)
+    ANCHOR_IMPORTANCE,
+    HARP_VARIANTS,
+    QUERY_LENGTHS,
+    HarpOptions,
+)
+from wikiformer_kit.dataset_scripts.tasks.language_model import normal_length, poisson_length
+from wikiformer_kit.dataset_scripts.tasks.spec import Origin
 
 EXTRACTION_SKIPS = {
     "article-without-links": "article without any internal link",

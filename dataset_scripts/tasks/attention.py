@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ..corpus.words import is_spaced, letter_run, letter_words
-from .baseline_options import HEAD_COMBINATIONS
+from wikiformer_kit.dataset_scripts.corpus.words import is_spaced, letter_run, letter_words
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import HEAD_COMBINATIONS
 
 _WORD = re.compile(letter_run())
 _ASCII_WORD = re.compile("[A-Za-z]+")  # _WORD's matches in ASCII text

@@ -36,11 +36,11 @@ from datatrove.pipeline.base import PipelineStep
 from pyarrow import feather
 from tqdm.auto import tqdm
 
-from ..atomic_files import atomic_write, clear_partial
-from ..corpus.article import ARTICLE_SCHEMA
-from ..corpus.words import cut_words
-from . import acm, qdm, rdp, rqp
-from .anchors import (
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
+from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA
+from wikiformer_kit.dataset_scripts.corpus.words import cut_words
+from wikiformer_kit.dataset_scripts.tasks import acm, qdm, rdp, rqp
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
     HarpOptions,
     LinkedSentence,
     anchor_words,
@@ -49,20 +49,54 @@ from .anchors import (
     locate_anchors,
     sentences_of_links,
 )
-from .attention import AttentionScorer, TextAttention, load_passage_tokenizer, truncate_tokens
-from .baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
-from .common import LazyTaskRng, TaskOutput, task_rng
-from .corpus_units import Unit, list_fields, list_items, read_unit_table
-from .free_memory import rare_collections, release_freed_memory
-from .language_model import CollectionModel, UnitTokens, has_word, load_stopwords, stemmer
-from .options import TaskOptions
-from .prop import PropDocument, PropOptions, document_rows, document_skip, join_document
-from .qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, write_link_parts
-from .registry import get_task
-from .see_also_graph import INDEX_SCHEMA, ArticleIndex, normalize_titles, write_index
-from .see_also_join import TitleJoin, bucket_count, build_bucket, crc32_of, write_redirect_parts, write_title_parts
-from .stats import Summary, TaskStats
-from .steps import BuildLayout, write_json, write_rows
+from wikiformer_kit.dataset_scripts.tasks.attention import (
+    AttentionScorer,
+    TextAttention,
+    load_passage_tokenizer,
+    truncate_tokens,
+)
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import add_arguments, options_from_args  # noqa: F401 (the build's command line)
+from wikiformer_kit.dataset_scripts.tasks.common import LazyTaskRng, TaskOutput, task_rng
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, list_fields, list_items, read_unit_table
+from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections, release_freed_memory
+from wikiformer_kit.dataset_scripts.tasks.language_model import (
+    CollectionModel,
+    UnitTokens,
+    has_word,
+    load_stopwords,
+    stemmer,
+)
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.prop import (
+    PropDocument,
+    PropOptions,
+    document_rows,
+    document_skip,
+    join_document,
+)
+from wikiformer_kit.dataset_scripts.tasks.qdm_plan import (
+    QdmPlan,
+    build_plan_bucket,
+    plan_bucket_count,
+    write_link_parts,
+)
+from wikiformer_kit.dataset_scripts.tasks.registry import get_task
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import (
+    INDEX_SCHEMA,
+    ArticleIndex,
+    normalize_titles,
+    write_index,
+)
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
+    TitleJoin,
+    bucket_count,
+    build_bucket,
+    crc32_of,
+    write_redirect_parts,
+    write_title_parts,
+)
+from wikiformer_kit.dataset_scripts.tasks.stats import Summary, TaskStats
+from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout, write_json, write_rows
 
 PROP_TASKS = ("prop",)
 HARP_TASKS = ("rqp", "qdm", "rdp", "acm")

@@ -13,20 +13,26 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..build_params import record_parameters
-from ..corpus.folder import corpus_language, is_corpus_dir, read_build_record
-from ..corpus.options import CorpusOptions
-from ..executors import ExecutorOptions, chain_executors
-from ..fingerprint import unstamp
-from .anchors import HarpOptions
-from .corpus_units import Unit, corpus_files, plan_units
-from .language_model import LANGUAGE_STOPWORDS, STEMMERS, stemmer_algorithm
-from .options import TaskOptions
-from .prop import PropOptions
-from .qdm import RANK_HASH
-from .registry import DEFAULT_TASKS, get_task
-from .see_also_join import bucket_count
-from .steps import ArticleTasksStep, BuildLayout, FinalizeStep, LtmStep, SeeAlsoJoinStep
+from wikiformer_kit.dataset_scripts.build_params import record_parameters
+from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir, read_build_record
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, chain_executors
+from wikiformer_kit.dataset_scripts.fingerprint import unstamp
+from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, corpus_files, plan_units
+from wikiformer_kit.dataset_scripts.tasks.language_model import LANGUAGE_STOPWORDS, STEMMERS, stemmer_algorithm
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.prop import PropOptions
+from wikiformer_kit.dataset_scripts.tasks.qdm import RANK_HASH
+from wikiformer_kit.dataset_scripts.tasks.registry import DEFAULT_TASKS, get_task
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import bucket_count
+from wikiformer_kit.dataset_scripts.tasks.steps import (
+    ArticleTasksStep,
+    BuildLayout,
+    FinalizeStep,
+    LtmStep,
+    SeeAlsoJoinStep,
+)
 
 
 class BuildParametersError(ValueError):
@@ -85,7 +91,9 @@ def prepare_corpus(
         record = read_build_record(inputs[0]) or {}
         names = record.get("inputs")
         return inputs[0], ", ".join(names) if names else f"the Parquet corpus folder {inputs[0].name}"
-    from ..corpus.build import build_corpus  # the dump readers load only when a dump is given
+    from wikiformer_kit.dataset_scripts.corpus.build import (
+        build_corpus,  # the dump readers load only when a dump is given
+    )
 
     corpus_dir = layout.root / "corpus"
     build_corpus(list(inputs), corpus_dir, corpus, executor)
@@ -154,7 +162,7 @@ def make_executors(
 
     ``baselines``: PROP's options, HARP's options and the attention cache (see :mod:`.baseline_steps`).
     """
-    from .baseline_steps import baseline_stages
+    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import baseline_stages
 
     world = max(1, min(executor.num_proc, len(units)))
     buckets = bucket_count(sum(u.stop - u.start for u in units))
@@ -168,7 +176,7 @@ def make_executors(
     stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
     stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
     # workers fork from one server that has imported the steps once, instead of each importing them
-    preload = ("dataset_scripts.tasks.steps", "dataset_scripts.tasks.baseline_steps")
+    preload = ("wikiformer_kit.dataset_scripts.tasks.steps", "wikiformer_kit.dataset_scripts.tasks.baseline_steps")
     # the cards (the last stage) are cheap and follow the latest command line
     return chain_executors(executor, stages, logs=layout.logs, job_prefix="wikiformer", preload=preload)
 
@@ -226,7 +234,7 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
 
 def push(layout: BuildLayout, tasks, namespace: str, private: bool, written: list[str]) -> list[str]:
     """Push every written task dataset; returns the tasks whose push failed (their local output stays)."""
-    from ..hub.publish import push_dataset_folder
+    from wikiformer_kit.dataset_scripts.hub.publish import push_dataset_folder
 
     failed = []
     for task in tasks:

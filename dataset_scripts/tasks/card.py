@@ -9,11 +9,11 @@ from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from ..corpus.dump_identity import dump_identity  # noqa: F401 (part of this module's interface)
-from ..corpus.source_license import WIKIPEDIA_FORMATS, source_license
-from ..fingerprint import stamped_pattern
-from .registry import get_task
-from .stats import TaskStats
+from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity  # noqa: F401 (part of this module's interface)
+from wikiformer_kit.dataset_scripts.corpus.source_license import WIKIPEDIA_FORMATS, source_license
+from wikiformer_kit.dataset_scripts.fingerprint import stamped_pattern
+from wikiformer_kit.dataset_scripts.tasks.registry import get_task
+from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 CITATION = """@inproceedings{su2024wikiformer,
   title     = {Wikiformer: Pre-training with Structured Information of Wikipedia for Ad-hoc Retrieval},

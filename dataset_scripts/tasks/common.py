@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..corpus.article import Article
-from ..corpus.end_matter import end_matter_names, is_end_matter
-from ..corpus.words import count_words, truncate_words
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter
+from wikiformer_kit.dataset_scripts.corpus.words import count_words, truncate_words
 
 
 @dataclass

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.article import Article
 
 
 class CorpusLayoutError(ValueError):

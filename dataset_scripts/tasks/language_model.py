@@ -44,13 +44,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..corpus.words import (
+from wikiformer_kit.dataset_scripts.corpus.words import (
     is_spaced,
     letter_run,
     letter_words,
 )
-from .baseline_options import BACKGROUNDS
-from .word_arrays import dictionary_script_words, letter_word_arrays
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import BACKGROUNDS
+from wikiformer_kit.dataset_scripts.tasks.word_arrays import dictionary_script_words, letter_word_arrays
 
 _WORD = re.compile(letter_run())
 _STOPWORD_DIR = Path(__file__).resolve().parents[2] / "data" / "stopwords"

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from .common import TaskOutput, task_rng
-from .options import TaskOptions
-from .see_also_graph import ArticleIndex
-from .spec import TEXT, TEXTS, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, task_rng
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TEXTS, TaskSpec, group_features
 
 SKIP_REASONS = {
     "link-target-missing": "See also link to a page missing from the corpus (after redirects)",

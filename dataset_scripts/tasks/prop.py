@@ -33,12 +33,12 @@ from dataclasses import dataclass
 import datasets
 import numpy as np
 
-from ..corpus.article import Article
-from ..corpus.words import cut_words, has_fewer_words
-from .baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
-from .common import TaskOutput
-from .language_model import CollectionModel, DocumentModel, poisson_length, words
-from .spec import Origin, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.words import cut_words, has_fewer_words
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
+from wikiformer_kit.dataset_scripts.tasks.language_model import CollectionModel, DocumentModel, poisson_length, words
+from wikiformer_kit.dataset_scripts.tasks.spec import Origin, TaskSpec, group_features
 
 TEXTS_FLOAT = datasets.List(datasets.Value("float64"))
 

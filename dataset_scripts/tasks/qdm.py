@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .anchors import (
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
     HARP,
     HARP_CHOICES,
@@ -28,9 +28,9 @@ from .anchors import (
     context_query,
     destination_pair_row,
 )
-from .attention import TextAttention
-from .see_also_join import crc32_text
-from .spec import TEXT, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import crc32_text
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,

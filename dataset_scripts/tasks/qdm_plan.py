@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .see_also_join import _write_parts, crc32_of, lookup_buckets, read_part
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import _write_parts, crc32_of, lookup_buckets, read_part
 
 LINK_SCHEMA = pa.schema([("key", pa.string()), ("target", pa.string()), ("rank", pa.int64())])
 LINKS_PER_BUCKET = 500_000

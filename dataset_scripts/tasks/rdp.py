@@ -21,7 +21,7 @@ import random
 
 import datasets
 
-from .anchors import (
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
     HARP,
     HARP_CHOICES,
@@ -32,8 +32,8 @@ from .anchors import (
     ordered_sum,
     sample_words,
 )
-from .attention import TextAttention, word_spans
-from .spec import TEXTS, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXTS, TaskSpec, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,

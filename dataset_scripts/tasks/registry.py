@@ -6,9 +6,9 @@ Adding a task is one module with its ``SPEC`` (see :mod:`.spec`), one entry in :
 
 from __future__ import annotations
 
-from . import acm, ati, ltm, prop, qdm, rdp, rqp, rwi, srr
-from .names import DEFAULT_TASKS, SYSTEMS, TASK_NAMES, parse_tasks  # noqa: F401 (part of this module's interface)
-from .spec import TaskSpec
+from wikiformer_kit.dataset_scripts.tasks import acm, ati, ltm, prop, qdm, rdp, rqp, rwi, srr
+from wikiformer_kit.dataset_scripts.tasks.names import DEFAULT_TASKS, SYSTEMS, TASK_NAMES, parse_tasks  # noqa: F401 (part of this module's interface)
+from wikiformer_kit.dataset_scripts.tasks.spec import TaskSpec
 
 SPECS: tuple[TaskSpec, ...] = (
     srr.SPEC,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from .anchors import (
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
     HARP,
     HARP_CHOICES,
@@ -25,8 +25,8 @@ from .anchors import (
     context_query,
     passage_query,
 )
-from .attention import TextAttention
-from .spec import TEXT, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import random
 
-from ..corpus.article import Article
-from .common import (
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.tasks.common import (
     END_MATTER_REASON,
     END_MATTER_SKIP,
     TaskOutput,
@@ -31,8 +31,8 @@ from .common import (
     join_titles,
     node_text,
 )
-from .options import TaskOptions
-from .spec import TEXTS, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXTS, TaskSpec, group_features
 
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",

@@ -24,10 +24,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..corpus.article import Article
-from ..corpus.titles import normalize_title
-from .common import count_words
-from .options import TaskOptions
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+from wikiformer_kit.dataset_scripts.tasks.common import count_words
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
 INDEX_SCHEMA = pa.schema(
     [

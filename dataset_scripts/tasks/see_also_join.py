@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .see_also_graph import MAX_REDIRECT_HOPS, normalize_titles
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import MAX_REDIRECT_HOPS, normalize_titles
 
 TITLE_SCHEMA = pa.schema([("title", pa.string()), ("row", pa.int64())])
 REDIRECT_SCHEMA = pa.schema([("source", pa.string()), ("target", pa.string())])

@@ -36,9 +36,9 @@ import datasets
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..corpus.article import Article
-    from .common import TaskOutput
-    from .options import TaskOptions
+    from wikiformer_kit.dataset_scripts.corpus.article import Article
+    from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
+    from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
 TEXT = datasets.Value("string")
 """The feature of one text column."""

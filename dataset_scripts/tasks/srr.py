@@ -24,8 +24,8 @@ from __future__ import annotations
 import random
 import re
 
-from ..corpus.article import ROOT, Article
-from .common import (
+from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article
+from wikiformer_kit.dataset_scripts.tasks.common import (
     END_MATTER_REASON,
     END_MATTER_SKIP,
     TaskOutput,
@@ -36,8 +36,8 @@ from .common import (
     node_text,
     pick_negatives,
 )
-from .options import TaskOptions
-from .spec import TEXTS, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXTS, TaskSpec, group_features
 
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .common import TaskOutput, count_words
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, count_words
 
 
 @dataclass

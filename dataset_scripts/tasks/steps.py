@@ -23,18 +23,23 @@ from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.logging import logger
 from tqdm.auto import tqdm
 
-from ..atomic_files import atomic_write, clear_partial
-from ..fingerprint import stamp
-from . import ltm
-from .card import write_card
-from .common import TaskOutput, task_rng
-from .corpus_units import WST_COLUMNS, Unit, read_unit
-from .free_memory import rare_collections
-from .options import TaskOptions
-from .registry import get_task
-from .see_also_graph import ArticleIndex, edge_table, index_table, write_index
-from .see_also_join import TitleJoin, build_bucket, write_redirect_parts, write_title_parts
-from .stats import TaskStats
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
+from wikiformer_kit.dataset_scripts.fingerprint import stamp
+from wikiformer_kit.dataset_scripts.tasks import ltm
+from wikiformer_kit.dataset_scripts.tasks.card import write_card
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, task_rng
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import WST_COLUMNS, Unit, read_unit
+from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.registry import get_task
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex, edge_table, index_table, write_index
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
+    TitleJoin,
+    build_bucket,
+    write_redirect_parts,
+    write_title_parts,
+)
+from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 LTM_TARGETS_PER_BATCH = 50_000
 """See also targets the LTM stage resolves at once (whole units, at least one): what bounds the memory of the

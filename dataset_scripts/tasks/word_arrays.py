@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..corpus.words import DICTIONARY_SCRIPTS, IDEOGRAPHS, KANA, combining_marks
-from ..corpus.words import _segments as dictionary_segments
+from wikiformer_kit.dataset_scripts.corpus.words import DICTIONARY_SCRIPTS, IDEOGRAPHS, KANA, combining_marks
+from wikiformer_kit.dataset_scripts.corpus.words import _segments as dictionary_segments
 
 OTHER, LETTER, MARK, IDEOGRAPH, KANA_LETTER, DICTIONARY = range(6)
 """What a character is to the word rule (the values of :func:`code_point_kinds`)."""

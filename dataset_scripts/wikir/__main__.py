@@ -21,15 +21,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from cli import KitArgumentParser, one_line_errors
-
-from ..corpus.arguments import add_corpus_arguments, corpus_options
-from ..corpus.folder import corpus_language, is_corpus_dir
-from ..executors import add_executor_arguments, executor_options
-from ..tasks.corpus_units import corpus_files
-from .build import WikirParametersError, build_wikir, prepare_corpus
-from .export import FORMATS
-from .options import WikirOptions
+from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
+from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
+from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files
+from wikiformer_kit.dataset_scripts.wikir.build import WikirParametersError, build_wikir, prepare_corpus
+from wikiformer_kit.dataset_scripts.wikir.export import FORMATS
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -96,7 +95,7 @@ def options_from_args(args: argparse.Namespace) -> WikirOptions:
 
 def push(folder: Path, repo_id: str, private: bool) -> str:
     """Upload the collection (not its ``.build`` work files) to a dataset repo; returns the commit URL."""
-    from ..hub.publish import push_dataset_folder
+    from wikiformer_kit.dataset_scripts.hub.publish import push_dataset_folder
 
     return push_dataset_folder(
         folder,

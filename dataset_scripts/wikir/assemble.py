@@ -15,9 +15,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..corpus.titles import normalize_title
-from .extract import EXTRACT_SCHEMA
-from .options import WikirOptions
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+from wikiformer_kit.dataset_scripts.wikir.extract import EXTRACT_SCHEMA
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 
 logger = logging.getLogger(__name__)
 

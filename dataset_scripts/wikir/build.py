@@ -12,18 +12,24 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..build_params import record_parameters
-from ..corpus.folder import corpus_language, is_corpus_dir
-from ..corpus.options import CorpusOptions
-from ..executors import ExecutorOptions, chain_executors
-from ..tasks.corpus_units import Unit, corpus_files, plan_units
-from .assemble import SPLITS, assemble, read_redirects
-from .card import write_card
-from .export import export
-from .extract import EXTRACT_SCHEMA
-from .options import WikirOptions
-from .output import bm25_run, split_figures, training_rows, write_dataset, write_trec_folders
-from .steps import AssembleStep, ExtractStep, WikirLayout
+from wikiformer_kit.dataset_scripts.build_params import record_parameters
+from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, chain_executors
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, corpus_files, plan_units
+from wikiformer_kit.dataset_scripts.wikir.assemble import SPLITS, assemble, read_redirects
+from wikiformer_kit.dataset_scripts.wikir.card import write_card
+from wikiformer_kit.dataset_scripts.wikir.export import export
+from wikiformer_kit.dataset_scripts.wikir.extract import EXTRACT_SCHEMA
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
+from wikiformer_kit.dataset_scripts.wikir.output import (
+    bm25_run,
+    split_figures,
+    training_rows,
+    write_dataset,
+    write_trec_folders,
+)
+from wikiformer_kit.dataset_scripts.wikir.steps import AssembleStep, ExtractStep, WikirLayout
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +49,9 @@ def prepare_corpus(
     inputs = [Path(p) for p in inputs]
     if len(inputs) == 1 and is_corpus_dir(inputs[0]):
         return inputs[0], f"the corpus folder `{inputs[0].name}`"
-    from ..corpus.build import build_corpus  # the dump readers load only when a dump is given
+    from wikiformer_kit.dataset_scripts.corpus.build import (
+        build_corpus,  # the dump readers load only when a dump is given
+    )
 
     corpus_dir = WikirLayout(root).work / "corpus"
     build_corpus(inputs, corpus_dir, corpus, executor)
@@ -113,7 +121,7 @@ def build_wikir(
     ]
     # the outputs (the last stage) follow the latest command line
     run = chain_executors(
-        executor, stages, logs=layout.logs, job_prefix="wikir", preload=("dataset_scripts.wikir.steps",)
+        executor, stages, logs=layout.logs, job_prefix="wikir", preload=("wikiformer_kit.dataset_scripts.wikir.steps",)
     )
     run.run()
     summary_path = layout.work / "summary.json"

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..corpus.dump_identity import dump_identity
-from ..fingerprint import stamped_pattern
-from .assemble import SPLITS, Collection
-from .output import MEASURES
+from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity
+from wikiformer_kit.dataset_scripts.fingerprint import stamped_pattern
+from wikiformer_kit.dataset_scripts.wikir.assemble import SPLITS, Collection
+from wikiformer_kit.dataset_scripts.wikir.output import MEASURES
 
 METADATA = """language:
 - {language}

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from .assemble import SPLITS, Collection
+from wikiformer_kit.dataset_scripts.wikir.assemble import SPLITS, Collection
 
 FORMATS = ("csv", "json", "xml")
 

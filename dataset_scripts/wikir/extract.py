@@ -7,10 +7,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..corpus.article import Article
-from ..corpus.titles import normalize_title
-from .options import WikirOptions
-from .text import Body, LinkLocator, clean
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
+from wikiformer_kit.dataset_scripts.wikir.text import Body, LinkLocator, clean
 
 EXTRACT_SCHEMA = pa.schema(
     [

@@ -12,14 +12,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from eval.collections.trec import ranked, write_trec_run
-from eval.first_stage.bm25 import BM25Options, BM25Retriever
-from eval.metrics import evaluate_run
-
-from ..atomic_files import atomic_write
-from ..fingerprint import stamp, unstamp
-from .assemble import SPLITS, Collection
-from .options import WikirOptions
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
+from wikiformer_kit.dataset_scripts.fingerprint import stamp, unstamp
+from wikiformer_kit.dataset_scripts.wikir.assemble import SPLITS, Collection
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
+from wikiformer_kit.eval.collections.trec import ranked, write_trec_run
+from wikiformer_kit.eval.first_stage.bm25 import BM25Options, BM25Retriever
+from wikiformer_kit.eval.metrics import evaluate_run
 
 logger = logging.getLogger(__name__)
 

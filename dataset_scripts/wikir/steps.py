@@ -21,10 +21,10 @@ import pyarrow.parquet as pq
 from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
-from ..atomic_files import atomic_write
-from ..tasks.corpus_units import Unit, read_unit
-from .extract import EXTRACT_SCHEMA, WIKIR_COLUMNS, extract
-from .options import WikirOptions
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, read_unit
+from wikiformer_kit.dataset_scripts.wikir.extract import EXTRACT_SCHEMA, WIKIR_COLUMNS, extract
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class AssembleStep(PipelineStep):
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Write the collection (only rank 0 does anything)."""
         if rank == 0:
-            from .build import assemble_outputs
+            from wikiformer_kit.dataset_scripts.wikir.build import assemble_outputs
 
             assemble_outputs(self.root, self.units, self.redirect_files, self.info)
         if data:

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import regex
 
-from ..corpus.article import Article
-from ..corpus.sentences import sentence_spans
-from ..corpus.words import count_words, first_words
-from .hatnotes import skip_hatnotes
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.sentences import sentence_spans
+from wikiformer_kit.dataset_scripts.corpus.words import count_words, first_words
+from wikiformer_kit.dataset_scripts.wikir.hatnotes import skip_hatnotes
 
 # The original keeps [a-zA-Z0-9] and turns everything else into spaces, which erases every non-Latin script;
 # letters, digits and combining marks of any script are kept here (a mark belongs to its letter in Devanagari,

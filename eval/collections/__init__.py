@@ -3,18 +3,23 @@ files (plain, compressed or in an archive), folder sniffing, and the `Collection
 
 from __future__ import annotations
 
-from .beir import load_beir_folder, load_hf_collection
-from .collection import Collection, Qrels, Run
-from .errors import CollectionFormatError
-from .folder import load_files, load_folder, read_msmarco_top1000, read_tsv_documents
-from .jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
-from .rankllm import read_rankllm_candidates
-from .relevance import default_relevance_level
-from .resolve import FORMATS, load_collection
-from .smart import CRANFIELD_GAINS, read_smart_documents, read_smart_qrels, read_smart_queries
-from .sniff import sniff
-from .trec import read_trec_qrels, read_trec_run, read_trec_topics, write_trec_run
-from .trec_sgml import read_trec_sgml_documents
+from wikiformer_kit.eval.collections.beir import load_beir_folder, load_hf_collection
+from wikiformer_kit.eval.collections.collection import Collection, Qrels, Run
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.folder import load_files, load_folder, read_msmarco_top1000, read_tsv_documents
+from wikiformer_kit.eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
+from wikiformer_kit.eval.collections.rankllm import read_rankllm_candidates
+from wikiformer_kit.eval.collections.relevance import default_relevance_level
+from wikiformer_kit.eval.collections.resolve import FORMATS, load_collection
+from wikiformer_kit.eval.collections.smart import (
+    CRANFIELD_GAINS,
+    read_smart_documents,
+    read_smart_qrels,
+    read_smart_queries,
+)
+from wikiformer_kit.eval.collections.sniff import sniff
+from wikiformer_kit.eval.collections.trec import read_trec_qrels, read_trec_run, read_trec_topics, write_trec_run
+from wikiformer_kit.eval.collections.trec_sgml import read_trec_sgml_documents
 
 __all__ = [
     "CRANFIELD_GAINS",

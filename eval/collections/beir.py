@@ -7,10 +7,10 @@ import json
 import logging
 from pathlib import Path
 
-from .collection import Collection, Qrels
-from .errors import CollectionFormatError
-from .local_dataset import load_local_dataset
-from .textfile import numbered_lines
+from wikiformer_kit.eval.collections.collection import Collection, Qrels
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.local_dataset import load_local_dataset
+from wikiformer_kit.eval.collections.textfile import numbered_lines
 
 logger = logging.getLogger(__name__)
 

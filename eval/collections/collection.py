@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import CollectionFormatError
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ class Collection:
 
     Example::
 
-        from eval.collections import load_collection
+        from wikiformer_kit.eval.collections import load_collection
         dl20 = load_collection("data/samples/eval/dl20-mini")
         print(dl20.summary())
     """

@@ -21,17 +21,22 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from .archive import archive_stem, extract_archive
-from .collection import Collection
-from .errors import CollectionFormatError
-from .jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
-from .lisa import NEWER_QRELS, read_lisa_documents, read_lisa_qrels, read_lisa_queries
-from .rankllm import read_rankllm_candidates
-from .smart import read_smart_documents, read_smart_qrels, read_smart_queries, read_smart_records
-from .sniff import QUERY_NAMES, sniff
-from .textfile import numbered_lines
-from .trec import read_trec_qrels, read_trec_run, read_trec_topics
-from .trec_sgml import read_trec_sgml_documents
+from wikiformer_kit.eval.collections.archive import archive_stem, extract_archive
+from wikiformer_kit.eval.collections.collection import Collection
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
+from wikiformer_kit.eval.collections.lisa import NEWER_QRELS, read_lisa_documents, read_lisa_qrels, read_lisa_queries
+from wikiformer_kit.eval.collections.rankllm import read_rankllm_candidates
+from wikiformer_kit.eval.collections.smart import (
+    read_smart_documents,
+    read_smart_qrels,
+    read_smart_queries,
+    read_smart_records,
+)
+from wikiformer_kit.eval.collections.sniff import QUERY_NAMES, sniff
+from wikiformer_kit.eval.collections.textfile import numbered_lines
+from wikiformer_kit.eval.collections.trec import read_trec_qrels, read_trec_run, read_trec_topics
+from wikiformer_kit.eval.collections.trec_sgml import read_trec_sgml_documents
 
 logger = logging.getLogger(__name__)
 

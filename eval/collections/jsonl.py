@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .beir import read_jsonl
-from .collection import Qrels
-from .errors import CollectionFormatError
+from wikiformer_kit.eval.collections.beir import read_jsonl
+from wikiformer_kit.eval.collections.collection import Qrels
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
 
 _ID_KEYS = ("id", "doc_id", "_id")
 _TEXT_KEYS = ("title", "contents", "text", "body")

@@ -15,9 +15,9 @@ import logging
 import re
 from pathlib import Path
 
-from .collection import Qrels
-from .errors import CollectionFormatError
-from .textfile import numbered_lines
+from wikiformer_kit.eval.collections.collection import Qrels
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.textfile import numbered_lines
 
 logger = logging.getLogger(__name__)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from .collection import Run
-from .errors import CollectionFormatError
-from .textfile import read_json
+from wikiformer_kit.eval.collections.collection import Run
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.textfile import read_json
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ trec_eval's level 1. Either way the level is stated with its reason, since it ch
 
 from __future__ import annotations
 
-from .collection import Qrels
+from wikiformer_kit.eval.collections.collection import Qrels
 
 TREC_DL_GRADES = frozenset({0, 1, 2, 3})
 

@@ -23,13 +23,13 @@ import logging
 import re
 from pathlib import Path
 
-from .archive import archive_stem, extract_archive, is_archive
-from .beir import load_beir_folder, load_hf_collection
-from .collection import Collection
-from .errors import CollectionFormatError
-from .folder import load_files, load_folder
-from .relevance import default_relevance_level
-from .textfile import read_json
+from wikiformer_kit.eval.collections.archive import archive_stem, extract_archive, is_archive
+from wikiformer_kit.eval.collections.beir import load_beir_folder, load_hf_collection
+from wikiformer_kit.eval.collections.collection import Collection
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.folder import load_files, load_folder
+from wikiformer_kit.eval.collections.relevance import default_relevance_level
+from wikiformer_kit.eval.collections.textfile import read_json
 
 logger = logging.getLogger(__name__)
 

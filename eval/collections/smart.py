@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .collection import Qrels
-from .errors import CollectionFormatError
-from .textfile import numbered_lines, read_text
+from wikiformer_kit.eval.collections.collection import Qrels
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.textfile import numbered_lines, read_text
 
 CRANFIELD_GAINS = {1: 4, 2: 3, 3: 2, 4: 1, -1: 0}
 """Cleverdon's relevance codes (1 = most relevant, -1 = of no interest) -> TREC-style gains."""

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .archive import is_archive
-from .textfile import compression_damage, encoding_of, read_head
+from wikiformer_kit.eval.collections.archive import is_archive
+from wikiformer_kit.eval.collections.textfile import compression_damage, encoding_of, read_head
 
 DOCUMENTATION = re.compile(r"^(README|LICEN[CS]E|COPYING|NOTICE|CHANGES)|\.(md|readme|rst|html?|pdf|done)$", re.I)
 """Files that describe a collection rather than belong to it: logged as not read, never an error."""

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import CollectionFormatError
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
 
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 """Single compressed files, read through (an archive of several files is `eval.collections.archive`'s job)."""

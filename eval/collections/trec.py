@@ -13,9 +13,9 @@ import logging
 import re
 from pathlib import Path
 
-from .collection import Qrels, Run
-from .errors import CollectionFormatError
-from .textfile import numbered_lines, read_text
+from wikiformer_kit.eval.collections.collection import Qrels, Run
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.textfile import numbered_lines, read_text
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ import html
 import re
 from pathlib import Path
 
-from .errors import CollectionFormatError
-from .textfile import read_text
+from wikiformer_kit.eval.collections.errors import CollectionFormatError
+from wikiformer_kit.eval.collections.textfile import read_text
 
 _DOC = re.compile(r"<DOC>(.*?)</DOC>", re.S | re.I)
 _DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)

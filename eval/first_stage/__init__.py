@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from ..collections.collection import Collection, Run
-from .bm25 import PAPER_B, PAPER_K1, BM25Options, BM25Retriever
-from .dense import DenseRetriever, default_bi_encoder_path
+from wikiformer_kit.eval.collections.collection import Collection, Run
+from wikiformer_kit.eval.first_stage.bm25 import PAPER_B, PAPER_K1, BM25Options, BM25Retriever
+from wikiformer_kit.eval.first_stage.dense import DenseRetriever, default_bi_encoder_path
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def first_stage_run(
     run = collection.default_run() if method == "given" else collection.runs.get(method)
     if run is None:
         raise ValueError(f"{collection.name}: no run {method!r} (runs: {sorted(collection.runs)}); use bm25 or dense")
-    from ..collections.trec import ranked
+    from wikiformer_kit.eval.collections.trec import ranked
 
     wanted = set(ids)
     missing = wanted - run.keys()

@@ -15,7 +15,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import bm25s  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..collections.collection import Run
+from wikiformer_kit.eval.collections.collection import Run
 
 logger = logging.getLogger(__name__)
 

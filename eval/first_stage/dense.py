@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from ..collections.collection import Run
+from wikiformer_kit.eval.collections.collection import Run
 
 logger = logging.getLogger(__name__)
 

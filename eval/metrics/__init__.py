@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from .measures import BINARY_MEASURES, DEFAULT_MEASURES, MeasureSpec, parse_measure
-from .trec_eval import Evaluation, RunMismatchError, check_ids, check_run_documents, display_name, evaluate_run
+from wikiformer_kit.eval.metrics.measures import BINARY_MEASURES, DEFAULT_MEASURES, MeasureSpec, parse_measure
+from wikiformer_kit.eval.metrics.trec_eval import (
+    Evaluation,
+    RunMismatchError,
+    check_ids,
+    check_run_documents,
+    display_name,
+    evaluate_run,
+)
 
 __all__ = [
     "BINARY_MEASURES",

@@ -21,8 +21,8 @@ from statistics import fmean
 
 import ir_measures
 
-from ..collections.collection import Qrels, Run
-from .measures import DEFAULT_MEASURES, parse_measure
+from wikiformer_kit.eval.collections.collection import Qrels, Run
+from wikiformer_kit.eval.metrics.measures import DEFAULT_MEASURES, parse_measure
 
 logger = logging.getLogger(__name__)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .chart import bar_chart
-from .comparison import Comparison, compare
-from .tables import combined_markdown_table, latex_table, markdown_table
+from wikiformer_kit.eval.report.chart import bar_chart
+from wikiformer_kit.eval.report.comparison import Comparison, compare
+from wikiformer_kit.eval.report.tables import combined_markdown_table, latex_table, markdown_table
 
 __all__ = ["Comparison", "bar_chart", "combined_markdown_table", "compare", "latex_table", "markdown_table"]

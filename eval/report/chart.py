@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen befor
 import numpy as np  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from ..metrics import display_name  # noqa: E402
-from .comparison import Comparison  # noqa: E402
+from wikiformer_kit.eval.metrics import display_name  # noqa: E402
+from wikiformer_kit.eval.report.comparison import Comparison  # noqa: E402
 
 
 def bar_chart(comparison: Comparison, path: str | Path) -> Path:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..metrics import Evaluation
-from ..significance import significantly_better, significantly_worse
+from wikiformer_kit.eval.metrics import Evaluation
+from wikiformer_kit.eval.significance import significantly_better, significantly_worse
 
 
 @dataclass

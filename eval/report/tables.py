@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..metrics import display_name
-from .comparison import Comparison
+from wikiformer_kit.eval.metrics import display_name
+from wikiformer_kit.eval.report.comparison import Comparison
 
 
 def _cells(

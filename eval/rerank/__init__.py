@@ -4,10 +4,16 @@ run resumably (`rerank`) or keep it in memory (`rerank_run`), and fuse it with t
 
 from __future__ import annotations
 
-from .fusion import DEFAULT_ALPHAS, FusionChoice, check_first_stage_scores, fuse_run, tune_fusion
-from .fusion_cv import DEFAULT_FOLDS
-from .runner import rerank, rerank_run, reranked_head, with_tail
-from .scorer import ModelScorer, PairScorer
+from wikiformer_kit.eval.rerank.fusion import (
+    DEFAULT_ALPHAS,
+    FusionChoice,
+    check_first_stage_scores,
+    fuse_run,
+    tune_fusion,
+)
+from wikiformer_kit.eval.rerank.fusion_cv import DEFAULT_FOLDS
+from wikiformer_kit.eval.rerank.runner import rerank, rerank_run, reranked_head, with_tail
+from wikiformer_kit.eval.rerank.scorer import ModelScorer, PairScorer
 
 __all__ = [
     "DEFAULT_ALPHAS",

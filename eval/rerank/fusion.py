@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
 
-from modeling_wikiformer import FUSION_METHODS, check_fusion, fuse_scores
-
-from ..collections.collection import Qrels, Run
-from ..metrics import evaluate_run
-from .fusion_cv import DEFAULT_FOLDS, CrossValidation, cross_validate
+from wikiformer_kit.eval.collections.collection import Qrels, Run
+from wikiformer_kit.eval.metrics import evaluate_run
+from wikiformer_kit.eval.rerank.fusion_cv import DEFAULT_FOLDS, CrossValidation, cross_validate
+from wikiformer_kit.modeling_wikiformer import FUSION_METHODS, check_fusion, fuse_scores
 
 DEFAULT_ALPHAS = tuple(round(0.1 * step, 1) for step in range(11))
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..collections.collection import Collection, Run
-from ..collections.trec import format_run_lines, ranked, read_trec_run
-from .scorer import PairScorer
+from wikiformer_kit.eval.collections.collection import Collection, Run
+from wikiformer_kit.eval.collections.trec import format_run_lines, ranked, read_trec_run
+from wikiformer_kit.eval.rerank.scorer import PairScorer
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from modeling_wikiformer import DEFAULT_ALPHA, score_pairs
+from wikiformer_kit.modeling_wikiformer import DEFAULT_ALPHA, score_pairs
 
 logger = logging.getLogger(__name__)
 

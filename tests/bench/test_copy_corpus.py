@@ -8,9 +8,9 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.corpus.build import build_corpus
-from dataset_scripts.corpus.options import CorpusOptions
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))
 from big_dump import write_dump  # noqa: E402

@@ -25,8 +25,8 @@ def tiny_checkpoint(tmp_path):
     import torch
     from transformers import AutoTokenizer
 
-    from modeling_wikiformer import WikiformerForRanking, save_for_hub
     from tests.modeling.conftest import minilm_path, tiny_config
+    from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
 
     torch.manual_seed(0)
     return save_for_hub(
@@ -75,7 +75,7 @@ def test_tuning_on_the_part_a_test_collection_reports_is_refused(mini_data, caps
 
 
 def test_fusion_chosen_by_cross_validation_on_a_wikir_built_from_the_input(mini_data, tiny_checkpoint, tmp_path):
-    from release import SAMPLE_WIKIR_ARGS
+    from wikiformer_kit.release import SAMPLE_WIKIR_ARGS
 
     result = run_bench(
         "effectiveness.py",

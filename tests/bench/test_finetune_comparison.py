@@ -19,8 +19,8 @@ def _tiny_starts(folder):
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from modeling_wikiformer import WikiformerForRanking, save_for_hub
-    from training.arguments import resolve_model_path
+    from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
+    from wikiformer_kit.training.arguments import resolve_model_path
 
     tokenizer = AutoTokenizer.from_pretrained(resolve_model_path("embedded:minilm"))
     torch.manual_seed(0)
@@ -62,7 +62,7 @@ def test_comparison_runs_end_to_end_on_a_tiny_setting(tmp_path):
         config = yaml.safe_load((out / "finetune-configs" / f"{name}.yaml").read_text())
         assert config["eval_dir"].endswith("cranfield#dev") and config["test_dirs"] == []
         assert config["max_steps"] == 2 and (out / "finetuned" / name / "config.json").exists()
-    from eval.splits import fine_tuning_part
+    from wikiformer_kit.eval.splits import fine_tuning_part
 
     groups = (out / "groups" / "mining_stats.json").read_text()
     assert '"part": "train"' in groups

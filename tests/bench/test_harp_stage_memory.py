@@ -6,9 +6,9 @@ import json
 import subprocess
 import sys
 
-from dataset_scripts.corpus.build import build_corpus
-from dataset_scripts.corpus.options import CorpusOptions
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 

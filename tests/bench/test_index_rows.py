@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.index_rows import take_per_shard, write_shards
-from dataset_scripts.tasks.see_also_graph import ArticleIndex
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
 
 
 def test_the_peer_reads_what_rows_reads(tmp_path):

@@ -19,7 +19,7 @@ def _one_error_line(capsys) -> str:
 
 
 def test_wikir_on_a_missing_or_empty_input(tmp_path, capsys):
-    from dataset_scripts.wikir.__main__ import main
+    from wikiformer_kit.dataset_scripts.wikir.__main__ import main
 
     missing = tmp_path / "enwiki.xml.bz2"
     assert main(["--input", str(missing), "--output-dir", str(tmp_path / "out")]) == 2
@@ -31,8 +31,8 @@ def test_wikir_on_a_missing_or_empty_input(tmp_path, capsys):
 
 
 def test_a_binary_file_named_bz2_is_called_damaged_not_empty(tmp_path, capsys):
-    from dataset_scripts.corpus.__main__ import main as corpus_main
-    from eval.cli import main as eval_main
+    from wikiformer_kit.dataset_scripts.corpus.__main__ import main as corpus_main
+    from wikiformer_kit.eval.cli import main as eval_main
 
     fake = tmp_path / "dump.xml.bz2"
     fake.write_bytes(os.urandom(20_000))
@@ -44,7 +44,7 @@ def test_a_binary_file_named_bz2_is_called_damaged_not_empty(tmp_path, capsys):
 
 
 def test_rerank_with_a_model_folder_that_is_not_there(tmp_path, capsys):
-    from eval.cli import main
+    from wikiformer_kit.eval.cli import main
 
     argv = ["rerank", "--model", "/nonexistent", "--collection", str(SAMPLES / "eval" / "dl20-mini")]
     assert main([*argv, "--output-dir", str(tmp_path), "--max-queries", "1"]) == 2
@@ -66,7 +66,7 @@ def test_rerank_with_a_model_folder_that_is_not_there(tmp_path, capsys):
     ids=["missing-config", "unknown-flag", "no-datasets", "datasets-not-built"],
 )
 def test_train_on_bad_command_lines(argv, expected, tmp_path, monkeypatch, capsys):
-    from train import cli_main
+    from wikiformer_kit.train import cli_main
 
     monkeypatch.chdir(tmp_path)  # the demo config's datasets are relative to the working folder: not built here
     assert cli_main(argv) == 2
@@ -74,7 +74,7 @@ def test_train_on_bad_command_lines(argv, expected, tmp_path, monkeypatch, capsy
 
 
 def test_a_broken_config_names_the_file(tmp_path, capsys):
-    from train import cli_main
+    from wikiformer_kit.train import cli_main
 
     config = tmp_path / "run.yaml"
     config.write_text("train_datasets: [a\nmax_steps: 3\n")
@@ -83,7 +83,7 @@ def test_a_broken_config_names_the_file(tmp_path, capsys):
 
 
 def test_compare_names_an_empty_run_file(tmp_path, capsys):
-    from eval.cli import main
+    from wikiformer_kit.eval.cli import main
 
     run = tmp_path / "model.run"
     run.write_bytes(b"")

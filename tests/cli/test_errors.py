@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli.errors import InputError, one_line, one_line_errors, split_debug
+from wikiformer_kit.cli.errors import InputError, one_line, one_line_errors, split_debug
 
 
 def test_a_missing_file_is_named_with_what_to_do():

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cli import KitArgumentParser
-from cli.style import twin_spelling
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
+from wikiformer_kit.cli import KitArgumentParser
+from wikiformer_kit.cli.style import twin_spelling
 
 
 def _parser() -> KitArgumentParser:
@@ -53,11 +53,11 @@ def test_usage_errors_are_one_line(argv, capsys):
 
 
 def test_every_command_line_takes_both_spellings_and_both_input_forms():
-    from dataset_scripts.build import parse_args as build_args
-    from dataset_scripts.corpus.__main__ import parse_args as corpus_args
-    from dataset_scripts.wikir.__main__ import parse_args as wikir_args
-    from eval.cli import build_parser
-    from release import parse_args as release_args
+    from wikiformer_kit.dataset_scripts.build import parse_args as build_args
+    from wikiformer_kit.dataset_scripts.corpus.__main__ import parse_args as corpus_args
+    from wikiformer_kit.dataset_scripts.wikir.__main__ import parse_args as wikir_args
+    from wikiformer_kit.eval.cli import build_parser
+    from wikiformer_kit.release import parse_args as release_args
 
     dump = str(ENWIKI_SAMPLE)
     assert corpus_args(["--input", dump, "--output_dir", "o"]).input == [dump]

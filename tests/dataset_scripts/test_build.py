@@ -15,11 +15,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.build import main
-from dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
-from dataset_scripts.corpus.titles import normalize_title
-from dataset_scripts.tasks.registry import DEFAULT_TASKS, get_task
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.build import main
+from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+from wikiformer_kit.dataset_scripts.tasks.registry import DEFAULT_TASKS, get_task
 
 pytestmark = pytest.mark.slow  # end to end: dump -> corpus -> datasets, several builds
 
@@ -273,11 +273,11 @@ def test_bad_task_name_is_a_clear_error(tmp_path, capsys):
 
 
 def test_slurm_executors_are_chained(built, tmp_path):
-    from dataset_scripts.build import build_options, parse_args
-    from dataset_scripts.tasks.build import make_executors
-    from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
-    from dataset_scripts.tasks.options import TaskOptions
-    from dataset_scripts.tasks.steps import BuildLayout
+    from wikiformer_kit.dataset_scripts.build import build_options, parse_args
+    from wikiformer_kit.dataset_scripts.tasks.build import make_executors
+    from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
+    from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+    from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
 
     argv = ["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"]
     executor = build_options(parse_args([*argv, "--slurm-partition", "cpu"]), argv).executor

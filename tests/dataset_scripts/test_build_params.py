@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from dataset_scripts.build_params import record_parameters
+from wikiformer_kit.dataset_scripts.build_params import record_parameters
 
 
 def test_records_then_accepts_the_same_and_names_what_differs(tmp_path):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.build import main
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.build import main
 
 UNIT = ["--articles-per-unit", "5"]
 LIMIT = ["--limit", "40"]  # pages of the sample: 20 articles, 4 units of 5
@@ -204,7 +204,7 @@ def test_ray_builds_the_same_datasets_and_resumes_after_sigkill(tmp_path):
 def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
     import threading
 
-    from dataset_scripts.executors import local_start_method
+    from wikiformer_kit.dataset_scripts.executors import local_start_method
 
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delitem(sys.modules, "torch", raising=False)
@@ -223,7 +223,7 @@ def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
 def test_the_start_method_is_chosen_when_the_pool_starts_after_the_stages_before(monkeypatch, tmp_path):
     from datatrove.executor import LocalPipelineExecutor
 
-    from dataset_scripts import local_executor
+    from wikiformer_kit.dataset_scripts import local_executor
 
     loaded = []  # what the first stage imports in this process (torch, for HARP's attention)
     monkeypatch.setattr(local_executor, "local_start_method", lambda: "forkserver" if loaded else "fork")

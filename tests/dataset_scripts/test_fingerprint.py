@@ -14,11 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.build import main
-from dataset_scripts.fingerprint import content_fingerprint, plain_name, stamp, unstamp
-from eval.collections.local_dataset import load_local_dataset
 from tests.conftest import ENWIKI_SAMPLE, SAMPLES
-from training.data import load_task
+from wikiformer_kit.dataset_scripts.build import main
+from wikiformer_kit.dataset_scripts.fingerprint import content_fingerprint, plain_name, stamp, unstamp
+from wikiformer_kit.eval.collections.local_dataset import load_local_dataset
+from wikiformer_kit.training.data import load_task
 
 LTGWIKI_SAMPLE = SAMPLES / "wikipedia" / "ltgwiki-sample.xml.bz2"
 

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from dataset_scripts.corpus.sources import FORMAT_NAMES, format_modules
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.corpus.sources import FORMAT_NAMES, format_modules
 
 HEAVY = ("torch", "transformers", "sentence_transformers", "datasets", "datatrove", "pyarrow", "pandas", "numpy")
 
@@ -35,7 +35,9 @@ def test_help_loads_no_data_library(module):
 
 
 def test_a_corpus_build_loads_no_model_library():
-    loaded = loaded_after("import dataset_scripts.corpus.build, dataset_scripts.corpus.steps")
+    loaded = loaded_after(
+        "import wikiformer_kit.dataset_scripts.corpus.build, wikiformer_kit.dataset_scripts.corpus.steps"
+    )
     assert not {"torch", "transformers", "sentence_transformers", "datasets"} & set(loaded)
 
 

@@ -63,7 +63,7 @@ def tiny_wikiformer(tmp_path_factory) -> Path:
     import torch
     from transformers import AutoTokenizer
 
-    from modeling_wikiformer import WikiformerConfig, WikiformerForRanking, save_for_hub
+    from wikiformer_kit.modeling_wikiformer import WikiformerConfig, WikiformerForRanking, save_for_hub
 
     folder = tmp_path_factory.mktemp("tiny_wikiformer")
     tokenizer = AutoTokenizer.from_pretrained(minilm_path())

@@ -140,7 +140,7 @@ def test_first_stage_bm25(tmp_path):
 
 
 def test_rerank_dtype_is_checked_and_recorded(tiny_bert_ranker, tmp_path, capsys):
-    from eval.cli import main
+    from wikiformer_kit.eval.cli import main
 
     common = ["rerank", "--model", str(tiny_bert_ranker), "--collection", str(DL20_MINI), "--candidates", "bm25"]
     common += ["--k", "3", "--max-queries", "2", "--device", "cpu", "--tag", "tiny", "--output-dir", str(tmp_path)]
@@ -157,8 +157,8 @@ def test_rerank_dtype_is_checked_and_recorded(tiny_bert_ranker, tmp_path, capsys
 
 def test_a_qa_set_without_queries_is_refused_instead_of_an_empty_run(tmp_path):
     # a QA export: the Cranfield sample's abstracts as paragraphs, its queries as questions with answers
-    from eval.collections.smart import read_smart_documents, read_smart_queries
     from tests.eval.conftest import CRANFIELD_MINI
+    from wikiformer_kit.eval.collections.smart import read_smart_documents, read_smart_queries
 
     folder = tmp_path / "qa"
     folder.mkdir()

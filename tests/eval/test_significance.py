@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from eval.significance import fisher_randomization_test, paired_t_test, significantly_worse
+from wikiformer_kit.eval.significance import fisher_randomization_test, paired_t_test, significantly_worse
 
 
 def _values(seed, n=30, shift=0.0, noise=0.05):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from eval.collections import Collection
-from eval.splits import (
+from wikiformer_kit.eval.collections import Collection
+from wikiformer_kit.eval.splits import (
     PARTS,
     fine_tuning_part,
     parts_overlap,

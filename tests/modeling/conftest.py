@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from modeling_wikiformer import WikiformerConfig, WikiformerForRanking, save_for_hub
+from wikiformer_kit.modeling_wikiformer import WikiformerConfig, WikiformerForRanking, save_for_hub
 
 QUERY = "what is the capital of france"
 DOCUMENTS = [

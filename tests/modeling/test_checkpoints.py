@@ -16,8 +16,8 @@ from transformers import (
     DistilBertModel,
 )
 
-from modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
 from tests.modeling.conftest import DOCUMENTS, QUERY, TINY_BERT, tiny_config
+from wikiformer_kit.modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
 
 
 def scores(model, tokenizer):

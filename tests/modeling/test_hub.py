@@ -70,7 +70,7 @@ def test_push_to_hub_and_save_pretrained_push_carry_the_whole_folder(hub, tiny_c
     run_python(
         f"""
 from transformers import AutoTokenizer
-from modeling_wikiformer import WikiformerForRanking
+from wikiformer_kit.modeling_wikiformer import WikiformerForRanking
 model = WikiformerForRanking.from_pretrained({str(tiny_checkpoint)!r})
 model.push_to_hub("ns/wikiformer-pushed")
 model.save_pretrained({str(tmp_path / "saved")!r}, tokenizer=AutoTokenizer.from_pretrained({str(tiny_checkpoint)!r}),

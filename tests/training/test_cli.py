@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.conftest import PROJECT_ROOT
-from training.arguments import EMBEDDED_MINILM, parse_arguments, resolve_model_path
+from wikiformer_kit.training.arguments import EMBEDDED_MINILM, parse_arguments, resolve_model_path
 
 
 def test_yaml_values_and_overrides(tmp_path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from training.collator import GroupCollator
-from training.data import Task
+from wikiformer_kit.training.collator import GroupCollator
+from wikiformer_kit.training.data import Task
 
 
 def make_tasks() -> list[Task]:

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from training.arguments import DataArguments
-from training.data import GroupDataset, TaskMixtureSampler, load_task, load_tasks
+from wikiformer_kit.training.arguments import DataArguments
+from wikiformer_kit.training.data import GroupDataset, TaskMixtureSampler, load_task, load_tasks
 
 
 def groups(task):

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import PROJECT_ROOT
-from training.data import load_task
+from wikiformer_kit.training.data import load_task
 
 from .conftest import clean_env
 
@@ -23,9 +23,9 @@ from .conftest import clean_env
 CHILD = """
 import json, resource, sys, threading, time
 sys.path.insert(0, sys.argv[1])
-import training.trainer  # noqa: F401  (what a train.py process holds: torch, transformers, accelerate)
-from training.collator import GroupCollator
-from training.data import GroupDataset, load_task
+import wikiformer_kit.training.trainer  # noqa: F401  (what a train.py process holds: torch, transformers, accelerate)
+from wikiformer_kit.training.collator import GroupCollator
+from wikiformer_kit.training.data import GroupDataset, load_task
 
 def status(key):
     for line in open("/proc/self/status"):

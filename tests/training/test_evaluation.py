@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from eval.collections import load_collection
-from eval.metrics import evaluate_run
-from eval.splits import query_part
 from tests.conftest import SAMPLES
 from tests.training.conftest import DL20_MINI
-from training.arguments import DataArguments
-from training.evaluation import load_eval_set, load_rerank_eval, load_test_sets, rerank_metrics
+from wikiformer_kit.eval.collections import load_collection
+from wikiformer_kit.eval.metrics import evaluate_run
+from wikiformer_kit.eval.splits import query_part
+from wikiformer_kit.training.arguments import DataArguments
+from wikiformer_kit.training.evaluation import load_eval_set, load_rerank_eval, load_test_sets, rerank_metrics
 
 CRANFIELD_MINI = SAMPLES / "eval" / "cranfield-mini"  # SMART
 NPL_MINI = SAMPLES / "eval" / "npl-mini"  # TREC SGML
@@ -94,9 +94,9 @@ def test_bad_fusion_settings_are_refused():
 
 @pytest.mark.parametrize("name", ["wikiformer-bert-base.yaml", "cpu-hour.yaml"])
 def test_configs_select_on_a_dev_collection_that_is_no_test_collection(name):
-    from eval.splits import same_source
     from tests.conftest import PROJECT_ROOT
-    from training.arguments import parse_arguments
+    from wikiformer_kit.eval.splits import same_source
+    from wikiformer_kit.training.arguments import parse_arguments
 
     _, data, _ = parse_arguments([str(PROJECT_ROOT / "configs" / name), "--use_cpu", "true"])
     assert data.eval_dir and data.test_dirs and data.eval_depth >= 30

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from tests.training.test_trainer import make_trainer
-from training.trainer import HEAD_PREFIX
+from wikiformer_kit.training.trainer import HEAD_PREFIX
 
 
 def test_the_head_gets_its_own_learning_rate(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path):
@@ -29,7 +29,7 @@ def test_the_head_gets_its_own_learning_rate(tiny_encoder_dir, srr_groups_path, 
 
 
 def test_the_multiplier_must_be_positive(tmp_path):
-    from training.arguments import WikiformerTrainingArguments
+    from wikiformer_kit.training.arguments import WikiformerTrainingArguments
 
     with pytest.raises(ValueError, match="head_lr_multiplier"):
         WikiformerTrainingArguments(output_dir=str(tmp_path), use_cpu=True, head_lr_multiplier=0)
@@ -37,7 +37,7 @@ def test_the_multiplier_must_be_positive(tmp_path):
 
 def _margin(trainer, groups: list[dict], tokenizer) -> float:
     """Mean sigmoid score of the positives minus that of the negatives, over held-out groups."""
-    from modeling_wikiformer import score_pairs
+    from wikiformer_kit.modeling_wikiformer import score_pairs
 
     positives = score_pairs(trainer.model, tokenizer, [g["query"] for g in groups], [g["positive"] for g in groups])
     pairs = [(g["query"], negative) for g in groups for negative in g["negatives"]]

@@ -1,10 +1,10 @@
 """The Chinese recipe: its config loads, and a Chinese or Japanese corpus gets its stopwords for PROP and HARP."""
 
-from dataset_scripts.corpus.words import letter_words
-from dataset_scripts.tasks.build import BuildOptions, language_stopwords
-from dataset_scripts.tasks.language_model import content_words, load_stopwords
 from tests.conftest import PROJECT_ROOT
-from training.arguments import parse_arguments
+from wikiformer_kit.dataset_scripts.corpus.words import letter_words
+from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions, language_stopwords
+from wikiformer_kit.dataset_scripts.tasks.language_model import content_words, load_stopwords
+from wikiformer_kit.training.arguments import parse_arguments
 
 
 def test_the_chinese_config_names_the_papers_chinese_backbone():

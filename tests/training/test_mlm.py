@@ -7,9 +7,9 @@ import pytest
 import torch
 from transformers import AutoTokenizer
 
-from training.collator import GroupCollator
-from training.data import Task
-from training.mlm import whole_word_mask
+from wikiformer_kit.training.collator import GroupCollator
+from wikiformer_kit.training.data import Task
+from wikiformer_kit.training.mlm import whole_word_mask
 
 
 @pytest.fixture(scope="module")

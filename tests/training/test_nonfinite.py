@@ -8,10 +8,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from modeling_wikiformer import WikiformerForRanking
-from train import load_model
-from training.arguments import ModelArguments
-from training.trainer import NonFiniteModelError, NonFiniteTrainingError, WikiformerTrainer
+from wikiformer_kit.modeling_wikiformer import WikiformerForRanking
+from wikiformer_kit.train import load_model
+from wikiformer_kit.training.arguments import ModelArguments
+from wikiformer_kit.training.trainer import NonFiniteModelError, NonFiniteTrainingError, WikiformerTrainer
 
 from .conftest import tiny_bert_config
 from .test_trainer import make_trainer

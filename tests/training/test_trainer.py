@@ -7,12 +7,12 @@ import math
 import pytest
 import torch
 
-from train import load_model
-from training.arguments import ModelArguments, WikiformerTrainingArguments
-from training.collator import GroupCollator
-from training.data import GroupDataset, load_task
-from training.losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
-from training.trainer import WikiformerTrainer
+from wikiformer_kit.train import load_model
+from wikiformer_kit.training.arguments import ModelArguments, WikiformerTrainingArguments
+from wikiformer_kit.training.collator import GroupCollator
+from wikiformer_kit.training.data import GroupDataset, load_task
+from wikiformer_kit.training.losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
+from wikiformer_kit.training.trainer import WikiformerTrainer
 
 
 def make_trainer(model_dir, data_path, tokenizer, output_dir, group_size=3, max_rows=None, **overrides):
@@ -185,8 +185,8 @@ def test_paper_learning_rate_schedule(tiny_encoder_dir, srr_groups_path, minilm_
 
 
 def test_four_tasks_mix_and_log_per_task(tiny_encoder_dir, built_tasks, minilm_tokenizer, tmp_path):
-    from training.arguments import DataArguments
-    from training.data import load_tasks
+    from wikiformer_kit.training.arguments import DataArguments
+    from wikiformer_kit.training.data import load_tasks
 
     tasks = load_tasks(
         DataArguments(

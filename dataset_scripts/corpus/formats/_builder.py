@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ..article import ROOT, Article, Link
-from ..see_also import heading_key, see_also_names
-from ..sentences import sentence_spans
-from ..titles import normalize_title
-from ..tree import build_sections
-from .base import ReaderOptions, Skipped, open_input
+from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article, Link
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Skipped, open_input
+from wikiformer_kit.dataset_scripts.corpus.see_also import heading_key, see_also_names
+from wikiformer_kit.dataset_scripts.corpus.sentences import sentence_spans
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+from wikiformer_kit.dataset_scripts.corpus.tree import build_sections
 
 COMPRESSION_SUFFIXES = (".bz2", ".gz", ".xz")
 

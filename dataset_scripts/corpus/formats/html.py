@@ -28,8 +28,8 @@ from pathlib import Path
 import lxml.etree
 import lxml.html
 
-from ..article import Article
-from ._builder import (
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
     ArticleBuilder,
     decode_document,
     document_id,
@@ -38,7 +38,7 @@ from ._builder import (
     plain_suffix,
     read_document,
 )
-from .base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
 
 NAME = "html"
 SUFFIXES = (".html", ".htm", ".xhtml")

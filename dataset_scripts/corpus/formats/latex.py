@@ -31,9 +31,16 @@ from pylatexenc import latexwalker, macrospec
 from pylatexenc.latex2text import EnvironmentTextSpec, LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexEnvironmentNode, LatexMacroNode
 
-from ..article import Article
-from ._builder import ArticleBuilder, decode_document, document_id, normalize_space, plain_suffix, read_document
-from .base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
+    ArticleBuilder,
+    decode_document,
+    document_id,
+    normalize_space,
+    plain_suffix,
+    read_document,
+)
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
 
 NAME = "latex"
 SUFFIXES = (".tex", ".latex", ".ltx")

@@ -24,8 +24,8 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ..article import Article
-from ._builder import (
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
     ArticleBuilder,
     decode_document,
     document_id,
@@ -34,8 +34,8 @@ from ._builder import (
     plain_suffix,
     read_document,
 )
-from .base import ReaderOptions, Redirect, Skipped
-from .html import fragment_text, inline_anchor_href
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.formats.html import fragment_text, inline_anchor_href
 
 NAME = "markdown"
 SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")

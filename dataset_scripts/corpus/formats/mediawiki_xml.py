@@ -24,8 +24,8 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from ..titles import normalize_title
-from .base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
+from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
 
 NAME = "mediawiki-xml"
 _CHUNK = 1 << 20

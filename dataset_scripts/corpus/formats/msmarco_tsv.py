@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..article import Article
-from .base import ReaderOptions, Redirect, Skipped
-from .wikiextractor_text import read_line_records
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.formats.wikiextractor_text import read_line_records
 
 NAME = "msmarco-tsv"
 _DOCID = re.compile(rb"^D\d+\t")

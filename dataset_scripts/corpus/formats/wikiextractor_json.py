@@ -17,10 +17,14 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..article import Article
-from ._builder import ArticleBuilder
-from .base import ReaderOptions, Redirect, Skipped
-from .wikiextractor_text import mark_disambiguation, parse_body, read_line_records
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.formats.wikiextractor_text import (
+    mark_disambiguation,
+    parse_body,
+    read_line_records,
+)
 
 NAME = "wikiextractor-json"
 

@@ -26,10 +26,10 @@ from pathlib import Path
 import mwparserfromhell
 from mwparserfromhell.nodes import Comment, ExternalLink, HTMLEntity, Tag, Template, Text, Wikilink
 
-from ..article import Article
-from ..titles import classify_link, normalize_title
-from ._builder import ArticleBuilder
-from .base import ReaderOptions, Redirect, Skipped, open_input
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input
+from wikiformer_kit.dataset_scripts.corpus.titles import classify_link, normalize_title
 
 NAME = "wikiextractor-text"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..wikitext import redirect_target
-from .base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
+from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
+from wikiformer_kit.dataset_scripts.corpus.wikitext import redirect_target
 
 NAME = "wikitext"
 SUFFIXES = (".wiki", ".wikitext", ".mediawiki", ".txt")

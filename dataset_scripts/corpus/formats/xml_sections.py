@@ -32,9 +32,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..article import Article
-from ._builder import ArticleBuilder, document_id, normalize_space
-from .base import ReaderOptions, Redirect, Skipped, open_input
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, document_id, normalize_space
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input
 
 NAME = "xml-sections"
 

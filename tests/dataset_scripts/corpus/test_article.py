@@ -8,12 +8,12 @@ import sys
 import datasets
 import pyarrow as pa
 
-from dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article, Link, Section
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article, Link, Section
 
 
 def test_features_are_the_documented_contract():
-    from dataset_scripts.corpus.article import ARTICLE_FEATURES
+    from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_FEATURES
 
     text = datasets.Value("string")
     assert ARTICLE_FEATURES == datasets.Features(

@@ -13,13 +13,13 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.corpus.build import build_corpus
-from dataset_scripts.corpus.folder import read_build_record
-from dataset_scripts.corpus.formats.base import CorpusFormatError
-from dataset_scripts.corpus.options import CorpusOptions
-from dataset_scripts.corpus.sources import plan_shards
-from dataset_scripts.executors import ExecutorOptions
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
+from wikiformer_kit.dataset_scripts.corpus.folder import read_build_record
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
+from wikiformer_kit.dataset_scripts.corpus.sources import plan_shards
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
 
 
 def make_multistream(source, directory, pages_per_stream=10):
@@ -109,8 +109,8 @@ def corpus_rows(output_dir):
 
 def test_one_multistream_file_is_cut_into_a_shard_per_process(tmp_path, capsys):
     from bench.big_dump import write_dump
-    from dataset_scripts.corpus.__main__ import main
-    from dataset_scripts.corpus.sources import multistream_index
+    from wikiformer_kit.dataset_scripts.corpus.__main__ import main
+    from wikiformer_kit.dataset_scripts.corpus.sources import multistream_index
 
     (dump,) = write_dump(tmp_path / "in", 106, workers=1)  # 206 pages, 3 streams of 100
     assert multistream_index(dump) is not None
@@ -131,7 +131,7 @@ def test_one_multistream_file_is_cut_into_a_shard_per_process(tmp_path, capsys):
 
 
 def test_streams_per_shard_on_the_command_line(enwiki_sample, tmp_path, capsys):
-    from dataset_scripts.corpus.__main__ import main
+    from wikiformer_kit.dataset_scripts.corpus.__main__ import main
 
     dump = make_multistream(enwiki_sample, tmp_path)  # 21 streams
     assert main([str(dump), "--output-dir", str(tmp_path / "by-5"), "--streams-per-shard", "5"]) == 0
@@ -204,7 +204,7 @@ def test_a_named_file_of_unknown_format_is_an_error(tmp_path):
 def test_an_empty_build_is_a_loadable_empty_dataset_that_says_why(enwiki_sample, tmp_path, capsys):
     from datasets import load_dataset
 
-    from dataset_scripts.corpus.__main__ import main
+    from wikiformer_kit.dataset_scripts.corpus.__main__ import main
 
     site = '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><dbname>enwiki</dbname></siteinfo>'
     talk = "<page><title>Talk:X</title><ns>1</ns><id>1</id><revision><text>t</text></revision></page>"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from dataset_scripts.corpus.wikitext import _DEBRIS, _DEBRIS_HINT, clean_debris
+from wikiformer_kit.dataset_scripts.corpus.wikitext import _DEBRIS, _DEBRIS_HINT, clean_debris
 
 
 def six_passes(text: str) -> str:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from dataset_scripts.corpus.disambiguation import TEMPLATES, is_disambiguation
-from dataset_scripts.corpus.wikitext import parse_wikitext
+from wikiformer_kit.dataset_scripts.corpus.disambiguation import TEMPLATES, is_disambiguation
+from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
 
 # the Latgalian Wikipedia's page "Roksts" (CC BY-SA 3.0), a disambiguation page by its local template
 ROKSTS = """Vuords '''roksts''' tur nazcik zeimeibu:

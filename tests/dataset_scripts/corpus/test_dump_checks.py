@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.build import main
-from dataset_scripts.corpus.dump_checks import MissingPartError, MultistreamIndexError
-from dataset_scripts.corpus.sources import plan_shards
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.build import main
+from wikiformer_kit.dataset_scripts.corpus.dump_checks import MissingPartError, MultistreamIndexError
+from wikiformer_kit.dataset_scripts.corpus.sources import plan_shards
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))
 from big_dump import write_dump  # noqa: E402

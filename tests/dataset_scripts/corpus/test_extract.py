@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.corpus import reading
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.extract import read_articles
-from dataset_scripts.corpus.formats import markdown, wikitext_file
-from dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect
-from dataset_scripts.corpus.sources import FORMAT_MODULES, Shard, format_modules
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.corpus import reading
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
+from wikiformer_kit.dataset_scripts.corpus.formats import markdown, wikitext_file
+from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect
+from wikiformer_kit.dataset_scripts.corpus.sources import FORMAT_MODULES, Shard, format_modules
 
 FORMATS = PROJECT_ROOT / "dataset_scripts" / "corpus" / "formats"
 PAGE = "'''Wiki''' is a [[website]].\n\n== History ==\nIt was made in 1995 by [[Ward Cunningham]].\n"

@@ -9,11 +9,11 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.corpus import reading
-from dataset_scripts.corpus.build import build_corpus
-from dataset_scripts.corpus.options import CorpusOptions
 from tests.conftest import PROJECT_ROOT
 from tests.dataset_scripts.corpus.test_build import make_multistream
+from wikiformer_kit.dataset_scripts.corpus import reading
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
+from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 
 
 @pytest.mark.parametrize(
@@ -37,7 +37,7 @@ def test_an_explicit_choice_is_kept_and_a_wrong_one_refused(monkeypatch):
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
 def test_usable_cores_follows_the_affinity_mask():
     narrowed = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-    code = narrowed + "from dataset_scripts.corpus.reading import usable_cores; print(usable_cores())"
+    code = narrowed + "from wikiformer_kit.dataset_scripts.corpus.reading import usable_cores; print(usable_cores())"
     result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "1", result.stderr[-1000:]
 

@@ -10,20 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.build import build_corpus
-from dataset_scripts.corpus.extract import read_articles
-from dataset_scripts.corpus.formats import mediawiki_xml
-from dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
-from dataset_scripts.corpus.see_also import (
+from tests.conftest import SAMPLES
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
+from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
+from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
+from wikiformer_kit.dataset_scripts.corpus.see_also import (
     SEE_ALSO_TITLES,
     find_see_also_sections,
     heading_key,
     looks_like_see_also,
     see_also_names,
 )
-from dataset_scripts.corpus.wikitext import parse_wikitext
-from tests.conftest import SAMPLES
+from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
 
 PAGES = SAMPLES / "wikipedia" / "other-languages"
 # namespace names as each wiki's <siteinfo> lists them (files and categories must never be See also targets)
@@ -184,7 +184,7 @@ def test_a_list_after_a_lead_in_line_is_not_see_also():
 
 
 def test_the_task_build_prints_the_see_also_summary_and_warns_of_an_unknown_language(tmp_path, capsys):
-    from dataset_scripts.build import main
+    from wikiformer_kit.dataset_scripts.build import main
 
     (tmp_path / "in").mkdir()
     make_dump("ltg", tmp_path / "in", dbname="xx", truncate=False)
@@ -197,7 +197,7 @@ def test_the_task_build_prints_the_see_also_summary_and_warns_of_an_unknown_lang
 
 
 def test_a_known_language_gets_no_warning_and_is_recorded_from_the_dump(tmp_path, capsys):
-    from dataset_scripts.corpus.__main__ import main
+    from wikiformer_kit.dataset_scripts.corpus.__main__ import main
 
     (tmp_path / "in").mkdir()
     make_dump("zh", tmp_path / "in", truncate=False)

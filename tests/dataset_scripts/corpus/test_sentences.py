@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dataset_scripts.corpus.sentences import BLANK_LINE, sentence_spans
+from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, sentence_spans
 
 
 def sentences(text: str, **kwargs) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataset_scripts.corpus.source_license import MSMARCO_TERMS, WIKIPEDIA_TEXT, source_license
+from wikiformer_kit.dataset_scripts.corpus.source_license import MSMARCO_TERMS, WIKIPEDIA_TEXT, source_license
 
 
 def test_wikipedia_formats_are_cc_by_sa_with_attribution():

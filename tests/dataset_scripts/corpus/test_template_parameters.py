@@ -7,9 +7,9 @@ import re
 
 import mwparserfromhell
 
-from dataset_scripts.corpus.formats.base import RawPage
-from dataset_scripts.corpus.formats.mediawiki_xml import read_raw
-from dataset_scripts.corpus.templates import template_parameters
+from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage
+from wikiformer_kit.dataset_scripts.corpus.formats.mediawiki_xml import read_raw
+from wikiformer_kit.dataset_scripts.corpus.templates import template_parameters
 
 
 def parsed_parameters(wikitext: str):

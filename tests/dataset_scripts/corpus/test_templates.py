@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from dataset_scripts.corpus.extract import read_articles
-from dataset_scripts.corpus.formats import mediawiki_xml
-from dataset_scripts.corpus.templates import RENDERERS, render_template, template_name
-from dataset_scripts.corpus.wikitext import clean_debris, debris_count, parse_wikitext, strip_non_text
+from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
+from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
+from wikiformer_kit.dataset_scripts.corpus.templates import RENDERERS, render_template, template_name
+from wikiformer_kit.dataset_scripts.corpus.wikitext import clean_debris, debris_count, parse_wikitext, strip_non_text
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from dataset_scripts.corpus.extract import _namespaces
-from dataset_scripts.corpus.mediawiki_languages import is_image_option, is_media_link
-from dataset_scripts.corpus.see_also import see_also_targets
-from dataset_scripts.corpus.titles import ENGLISH, classify_link, normalize_title
-from dataset_scripts.corpus.wikitext import parse_wikitext, redirect_target, strip_non_text
+from wikiformer_kit.dataset_scripts.corpus.extract import _namespaces
+from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import is_image_option, is_media_link
+from wikiformer_kit.dataset_scripts.corpus.see_also import see_also_targets
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, classify_link, normalize_title
+from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext, redirect_target, strip_non_text
 
 LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|'''|<ref|\{\||\|\}")
 

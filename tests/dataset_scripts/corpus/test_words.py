@@ -3,8 +3,8 @@
 import pytest
 from tokenizers.normalizers import BertNormalizer
 
-from dataset_scripts.corpus import words as words_module
-from dataset_scripts.corpus.words import (
+from wikiformer_kit.dataset_scripts.corpus import words as words_module
+from wikiformer_kit.dataset_scripts.corpus.words import (
     count_words,
     cut_words,
     first_words,

@@ -6,11 +6,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.finetune.__main__ import main
-from dataset_scripts.finetune.build import build_groups
-from dataset_scripts.finetune.false_negatives import FalseNegativeFilter
-from dataset_scripts.finetune.options import MiningOptions
-from dataset_scripts.finetune.sources import load_source
+from wikiformer_kit.dataset_scripts.finetune.__main__ import main
+from wikiformer_kit.dataset_scripts.finetune.build import build_groups
+from wikiformer_kit.dataset_scripts.finetune.false_negatives import FalseNegativeFilter
+from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
+from wikiformer_kit.dataset_scripts.finetune.sources import load_source
 
 
 class OverlapScorer:

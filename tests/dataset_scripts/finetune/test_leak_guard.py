@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from dataset_scripts.finetune.build import build_groups
-from dataset_scripts.finetune.options import MiningOptions
-from dataset_scripts.finetune.output import mined_from
-from dataset_scripts.finetune.sources import load_source
-from training.arguments import DataArguments
-from training.evaluation import check_no_trained_queries
+from wikiformer_kit.dataset_scripts.finetune.build import build_groups
+from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
+from wikiformer_kit.dataset_scripts.finetune.output import mined_from
+from wikiformer_kit.dataset_scripts.finetune.sources import load_source
+from wikiformer_kit.training.arguments import DataArguments
+from wikiformer_kit.training.evaluation import check_no_trained_queries
 
 
 def test_groups_of_train_may_not_meet_test_or_the_whole_collection(handmade, tmp_path, monkeypatch):
@@ -17,7 +17,9 @@ def test_groups_of_train_may_not_meet_test_or_the_whole_collection(handmade, tmp
     build_groups(load_source(str(handmade)), out, MiningOptions(depth=40))  # every query: the whole collection
     assert mined_from(out) == str(handmade.resolve())
     train = tmp_path / "train-groups"
-    monkeypatch.setattr("eval.splits.in_part", lambda qid, part: True)  # every query in every part: groups exist
+    monkeypatch.setattr(
+        "wikiformer_kit.eval.splits.in_part", lambda qid, part: True
+    )  # every query in every part: groups exist
     build_groups(load_source(f"{handmade}#train"), train, MiningOptions(depth=40))
     monkeypatch.undo()
     assert mined_from(train).endswith("#train")

@@ -9,13 +9,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.finetune.__main__ import main
-from dataset_scripts.finetune.build import build_groups
-from dataset_scripts.finetune.options import MiningOptions
-from dataset_scripts.finetune.sources import load_source
-from eval.collections import load_collection, read_trec_run
-from eval.collections.trec import ranked
-from eval.first_stage import BM25Options, BM25Retriever
+from wikiformer_kit.dataset_scripts.finetune.__main__ import main
+from wikiformer_kit.dataset_scripts.finetune.build import build_groups
+from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
+from wikiformer_kit.dataset_scripts.finetune.sources import load_source
+from wikiformer_kit.eval.collections import load_collection, read_trec_run
+from wikiformer_kit.eval.collections.trec import ranked
+from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
 
 from .conftest import QRELS, QUERIES
 
@@ -138,7 +138,7 @@ def test_cli_snake_case_aliases_bad_window_and_empty_result(handmade, tmp_path, 
 
 
 def test_query_part_and_card(handmade, tmp_path):
-    from eval.splits import fine_tuning_part
+    from wikiformer_kit.eval.splits import fine_tuning_part
 
     public = _mine(handmade, tmp_path / "out", depth=40)
     train = build_groups(load_source(f"{handmade}#train"), tmp_path / "train", MiningOptions(depth=40))
@@ -151,7 +151,7 @@ def test_query_part_and_card(handmade, tmp_path):
 
 
 def test_output_loads_as_a_training_task(handmade, tmp_path):
-    from training.data import load_task
+    from wikiformer_kit.training.data import load_task
 
     _mine(handmade, tmp_path / "out", depth=40)
     task = load_task(str(tmp_path / "out"), "finetune", 30, 480)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dataset_scripts.finetune.__main__ import main
 from tests.conftest import SAMPLES
+from wikiformer_kit.dataset_scripts.finetune.__main__ import main
 
 SAMPLE = SAMPLES / "eval" / "msmarco-train-mini"
 TRAINING_FILES = ",".join(str(SAMPLE / name) for name in ("collection.tsv", "queries.train.tsv", "qrels.train.tsv"))

@@ -43,7 +43,7 @@ def test_push_then_load_in_a_fresh_process(hub, handmade, tmp_path):
 import json
 from datasets import load_dataset
 from huggingface_hub import HfApi
-from training.data import load_task
+from wikiformer_kit.training.data import load_task
 rows = load_dataset("{NAMESPACE}/handmade-groups", split="train").to_list()
 files = HfApi().list_repo_files("{NAMESPACE}/handmade-groups", repo_type="dataset")
 task = load_task("{NAMESPACE}/handmade-groups", "finetune", 30, 480)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dataset_scripts.finetune import triples
-from dataset_scripts.finetune.__main__ import main
-from dataset_scripts.finetune.sources import is_triples_file, load_source
+from wikiformer_kit.dataset_scripts.finetune import triples
+from wikiformer_kit.dataset_scripts.finetune.__main__ import main
+from wikiformer_kit.dataset_scripts.finetune.sources import is_triples_file, load_source
 
 LINES = [
     "what is a cone\tA cone is a solid.\tA plate is flat.",

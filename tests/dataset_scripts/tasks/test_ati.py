@@ -5,9 +5,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dataset_scripts.tasks.ati import ati_groups
-from dataset_scripts.tasks.common import count_words, truncate_words
-from dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.ati import ati_groups
+from wikiformer_kit.dataset_scripts.tasks.common import count_words, truncate_words
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
 from .trees import article, articles, words
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertConfig, BertModel
 
-from dataset_scripts.tasks.attention import (
+from wikiformer_kit.dataset_scripts.tasks.attention import (
     AttentionScorer,
     combine_heads,
     importance_sharpness,
@@ -99,7 +99,7 @@ def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
 
 
 def test_bert_normalisation_at_every_code_point_keeps_what_truncation_relies_on():
-    from dataset_scripts.tasks.attention import _BERT_SPACES
+    from wikiformer_kit.dataset_scripts.tasks.attention import _BERT_SPACES
 
     # why a text of fewer bytes than the limit is not tokenised: a word piece covers one normalised character or more
     normalize = load_passage_tokenizer("embedded:minilm").normalizer.normalize_str
@@ -113,7 +113,7 @@ def test_bert_normalisation_at_every_code_point_keeps_what_truncation_relies_on(
 
 
 def test_truncation_counts_each_token_once_and_cuts_where_the_whole_text_is_cut():
-    from dataset_scripts.tasks.attention import _PIECE_COUNTS, _truncating_backend
+    from wikiformer_kit.dataset_scripts.tasks.attention import _PIECE_COUNTS, _truncating_backend
 
     passage = load_passage_tokenizer("embedded:minilm")
     backend = _truncating_backend(passage, 6)
@@ -132,7 +132,7 @@ def test_truncation_counts_each_token_once_and_cuts_where_the_whole_text_is_cut(
 
 
 def test_truncate_tokens_reads_prefixes_and_skips_short_texts_with_the_same_cuts():
-    from dataset_scripts.tasks.attention import _truncating_backend
+    from wikiformer_kit.dataset_scripts.tasks.attention import _truncating_backend
 
     passage = load_passage_tokenizer("embedded:minilm")
     folder = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
@@ -197,7 +197,7 @@ def test_word_spans_of_ascii_text_are_those_of_the_letter_runs():
 
 
 def test_words_without_spans_are_those_of_the_spans_at_every_code_point_and_in_every_language():
-    from dataset_scripts.tasks.attention import words_and_spans, words_of
+    from wikiformer_kit.dataset_scripts.tasks.attention import words_and_spans, words_of
 
     points = [chr(c) for c in range(0x20, 0x40000) if not 0xD800 <= c < 0xE000]
     hand = ["ΟΔΟΣ'Α and ΟΔΟΣ", "ΣΑΣ σας Σ", "İstanbul and Izmir", "Plain ASCII", "", "  12 ", "算盤 かな ภาษาไทย"]
@@ -209,8 +209,8 @@ def test_words_without_spans_are_those_of_the_spans_at_every_code_point_and_in_e
 
 
 def test_spans_left_out_are_computed_from_the_text_when_asked():
-    from dataset_scripts.tasks.anchors import in_text_order
-    from dataset_scripts.tasks.attention import TextAttention, words_and_spans, words_of
+    from wikiformer_kit.dataset_scripts.tasks.anchors import in_text_order
+    from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, words_and_spans, words_of
 
     text = "Snow, ice and snow again: Ice."
     lazy = TextAttention(words_of(text), None, np.zeros(6), np.zeros((0, 6)), text=text)
@@ -232,7 +232,7 @@ def test_word_spans_keep_combining_marks():
 
 
 def test_words_in_a_span_are_the_words_overlapping_it():
-    from dataset_scripts.tasks.attention import TextAttention, word_spans
+    from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
 
     text = "Albedo, the measure of diffuse reflection; snow  ice. x"
     found = word_spans(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from dataset_scripts.tasks.baseline_steps import add_arguments, options_from_args
+from wikiformer_kit.dataset_scripts.tasks.baseline_steps import add_arguments, options_from_args
 
 
 def parse(*argv: str):
@@ -31,7 +31,7 @@ def test_the_original_variant_stems_and_the_option_overrides_either_variant():
 
 
 def test_the_stem_flag_takes_both_spellings_on_the_builds_command_line():
-    from dataset_scripts.build import parse_args
+    from wikiformer_kit.dataset_scripts.build import parse_args
 
     assert parse_args(["x", "--output-dir", "o", "--prop_stem"]).prop_stem is True
     assert parse_args(["x", "--output-dir", "o", "--no_prop_stem"]).prop_stem is False

@@ -17,15 +17,15 @@ import torch
 from pyarrow import feather
 from transformers import AutoTokenizer, BertConfig, BertModel
 
-from dataset_scripts.build import main
-from dataset_scripts.corpus.build import build_corpus
-from dataset_scripts.tasks import qdm
-from dataset_scripts.tasks.build import corpus_files
-from dataset_scripts.tasks.language_model import stemmer, words
-from dataset_scripts.tasks.qdm_plan import QdmPlan
-from dataset_scripts.tasks.registry import get_task
-from dataset_scripts.tasks.see_also_graph import ArticleIndex
 from tests.conftest import ENWIKI_SAMPLE, SAMPLES, shared_data
+from wikiformer_kit.dataset_scripts.build import main
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
+from wikiformer_kit.dataset_scripts.tasks import qdm
+from wikiformer_kit.dataset_scripts.tasks.build import corpus_files
+from wikiformer_kit.dataset_scripts.tasks.language_model import stemmer, words
+from wikiformer_kit.dataset_scripts.tasks.qdm_plan import QdmPlan
+from wikiformer_kit.dataset_scripts.tasks.registry import get_task
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
 
 pytestmark = pytest.mark.slow  # several corpus and task builds
 
@@ -168,9 +168,9 @@ def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_ber
 def test_join_sizes_count_the_links_from_the_footers(ltg_corpus, monkeypatch):
     import numpy as np
 
-    from dataset_scripts.tasks import qdm_plan
-    from dataset_scripts.tasks.baseline_steps import join_sizes
-    from dataset_scripts.tasks.corpus_units import plan_units
+    from wikiformer_kit.dataset_scripts.tasks import qdm_plan
+    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import join_sizes
+    from wikiformer_kit.dataset_scripts.tasks.corpus_units import plan_units
 
     data, _ = corpus_files(ltg_corpus)
     table = pa.concat_tables([pq.read_table(p, columns=["links"]) for p in data])
@@ -189,8 +189,8 @@ def test_usable_links_count_the_others_as_group_links_does():
     carry their destination row."""
     import numpy as np
 
-    from dataset_scripts.tasks.anchors import LinkRecord, group_links
-    from dataset_scripts.tasks.baseline_steps import _LINKS, _usable_links
+    from wikiformer_kit.dataset_scripts.tasks.anchors import LinkRecord, group_links
+    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import _LINKS, _usable_links
 
     rows_of = {"Riga": 0, "Self": 11, "Stub": 12, "Daugava": 13, "Redirect to Riga": 0}
     eligible = np.array([True] + [False] * 10 + [True, False, True])

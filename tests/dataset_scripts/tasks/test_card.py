@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import yaml
 
-from dataset_scripts.tasks.card import render_card
-from dataset_scripts.tasks.prop import PropOptions
-from dataset_scripts.tasks.stats import TaskStats
+from wikiformer_kit.dataset_scripts.tasks.card import render_card
+from wikiformer_kit.dataset_scripts.tasks.prop import PropOptions
+from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 STATISTICS = {"articles": 100, "see_also": {"articles": 0, "links": 0}}
 
@@ -37,7 +37,7 @@ def test_other_inputs_name_the_input_corpus_licence():
 
 
 def test_the_source_formats_come_from_the_corpus_build_record():
-    from dataset_scripts.tasks.build import source_formats
+    from wikiformer_kit.dataset_scripts.tasks.build import source_formats
 
     assert source_formats({"formats": ["msmarco-tsv"], "options": {"fmt": "auto"}}) == ["msmarco-tsv"]
     assert source_formats({"options": {"fmt": "msmarco-tsv"}}) == ["msmarco-tsv"]  # recorded before formats were
@@ -50,8 +50,8 @@ def test_the_card_shows_an_example_row_every_field_and_the_dump(tmp_path):
     import pyarrow.parquet as pq
     from huggingface_hub import DatasetCard
 
-    from dataset_scripts.tasks.card import FIELDS, example_row, write_card
-    from dataset_scripts.tasks.registry import get_task
+    from wikiformer_kit.dataset_scripts.tasks.card import FIELDS, example_row, write_card
+    from wikiformer_kit.dataset_scripts.tasks.registry import get_task
 
     row = {"query": "Albedo Terrestrial albedo", "positive": "x" * 500, "negatives": ["a", "b", "c", "d"]}
     row |= {"article_id": "39", "title": "Albedo", "path": ["Albedo", "Terrestrial albedo"]}

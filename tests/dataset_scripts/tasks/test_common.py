@@ -6,8 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dataset_scripts.tasks.common import LazyTaskRng, count_words, pick_negatives, task_rng, truncate_words
-from dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.common import (
+    LazyTaskRng,
+    count_words,
+    pick_negatives,
+    task_rng,
+    truncate_words,
+)
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
 
 @given(text=st.text(alphabet="ab \n\t", max_size=60), budget=st.integers(0, 8))

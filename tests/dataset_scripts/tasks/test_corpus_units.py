@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article, Link, Section
-from dataset_scripts.tasks.corpus_units import list_fields
+from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article, Link, Section
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import list_fields
 
 ARTICLES = [
     Article(
@@ -33,8 +33,8 @@ def test_units_read_their_rows_with_the_footer_parsed_once_per_file(tmp_path):
 
     import pyarrow.parquet as pq
 
-    from dataset_scripts.tasks import corpus_units
-    from dataset_scripts.tasks.corpus_units import plan_units, read_unit_table
+    from wikiformer_kit.dataset_scripts.tasks import corpus_units
+    from wikiformer_kit.dataset_scripts.tasks.corpus_units import plan_units, read_unit_table
 
     path = tmp_path / "00000.parquet"
     articles = [Article(str(i), f"T{i}") for i in range(7)]

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from bench.languages import write_dump
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter
-from dataset_scripts.corpus.extract import read_articles
-from dataset_scripts.corpus.formats import mediawiki_xml
-from dataset_scripts.corpus.see_also import heading_key
-from dataset_scripts.tasks.common import END_MATTER_SKIP, count_words, end_matter, task_rng
-from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.registry import SPECS
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter
+from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
+from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
+from wikiformer_kit.dataset_scripts.corpus.see_also import heading_key
+from wikiformer_kit.dataset_scripts.tasks.common import END_MATTER_SKIP, count_words, end_matter, task_rng
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.registry import SPECS
 
 NAMES = end_matter_names("en")
 ARTICLE_SAMPLERS = {spec.name: spec.sampler for spec in SPECS if spec.sampler is not None}  # SRR, RWI, ATI

@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from dataset_scripts.tasks import free_memory
 from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.tasks import free_memory
 
 CHILD = """
 import pyarrow as pa, pyarrow.compute as pc
-from dataset_scripts.tasks.free_memory import release_freed_memory
+from wikiformer_kit.dataset_scripts.tasks.free_memory import release_freed_memory
 
 def anonymous_mib():
     for line in open("/proc/self/status"):
@@ -47,7 +47,7 @@ def test_without_malloc_trim_it_still_collects(monkeypatch):
 
 FREEZE_CHILD = """
 import gc, weakref
-from dataset_scripts.tasks.free_memory import release_freed_memory
+from wikiformer_kit.dataset_scripts.tasks.free_memory import release_freed_memory
 
 class Node:
     pass

@@ -14,14 +14,14 @@ from collections import Counter
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.build import build_corpus
-from dataset_scripts.corpus.titles import normalize_title
-from dataset_scripts.tasks import acm, qdm, rdp, rqp
-from dataset_scripts.tasks.anchors import HarpOptions, linked_sentences, sample_words, word_distribution
-from dataset_scripts.tasks.attention import AttentionScorer, word_spans
-from dataset_scripts.tasks.language_model import load_stopwords
 from tests.conftest import SAMPLES
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+from wikiformer_kit.dataset_scripts.tasks import acm, qdm, rdp, rqp
+from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions, linked_sentences, sample_words, word_distribution
+from wikiformer_kit.dataset_scripts.tasks.attention import AttentionScorer, word_spans
+from wikiformer_kit.dataset_scripts.tasks.language_model import load_stopwords
 
 pytestmark = pytest.mark.slow  # real all-MiniLM-L6-v2 weights and a corpus build (~30 s)
 
@@ -161,7 +161,7 @@ def test_qdm_pairs_an_ambiguous_anchor_with_its_other_destination(kaunota):
 def test_word_distribution_is_a_softmax_over_summed_weights():
     import numpy as np
 
-    from dataset_scripts.tasks.attention import TextAttention
+    from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
 
     text = "snow albedo snow the ice"
     spans = word_spans(text)
@@ -179,7 +179,7 @@ def test_word_distribution_is_a_softmax_over_summed_weights():
 def test_occurrence_ranks_of_a_unit_are_the_ranks_of_each_occurrence():
     import numpy as np
 
-    from dataset_scripts.tasks.see_also_join import crc32_of
+    from wikiformer_kit.dataset_scripts.tasks.see_also_join import crc32_of
 
     occurrences = [
         ("mercury", "Q1", "Mercury is a planet.", 0),
@@ -201,7 +201,7 @@ def test_occurrence_ranks_of_a_unit_are_the_ranks_of_each_occurrence():
 
 
 def test_anchors_are_located_column_by_column_as_record_by_record():
-    from dataset_scripts.tasks.anchors import find_anchors, locate_anchors
+    from wikiformer_kit.dataset_scripts.tasks.anchors import find_anchors, locate_anchors
 
     sentence = "Venus and Mars; then Venus again."
     links = [

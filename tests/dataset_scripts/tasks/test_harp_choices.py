@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from dataset_scripts.tasks import qdm, rdp
-from dataset_scripts.tasks.anchors import Anchor, HarpOptions, LinkedSentence, ordered_sum, sample_words
-from dataset_scripts.tasks.attention import TextAttention, word_spans
-from dataset_scripts.tasks.language_model import load_stopwords
-from dataset_scripts.tasks.stats import TaskStats
+from wikiformer_kit.dataset_scripts.tasks import qdm, rdp
+from wikiformer_kit.dataset_scripts.tasks.anchors import Anchor, HarpOptions, LinkedSentence, ordered_sum, sample_words
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
+from wikiformer_kit.dataset_scripts.tasks.language_model import load_stopwords
+from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 STOP = load_stopwords()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.tasks.language_model import (
+from wikiformer_kit.dataset_scripts.tasks.language_model import (
     CollectionModel,
     CorpusCounts,
     DocumentModel,

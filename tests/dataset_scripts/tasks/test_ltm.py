@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.tasks.ltm import materialise, plan_groups, sample_negative_rows
-from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.see_also_graph import ArticleIndex, edge_table, index_table, write_index
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.tasks.ltm import materialise, plan_groups, sample_negative_rows
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex, edge_table, index_table, write_index
 
 from .trees import words
 

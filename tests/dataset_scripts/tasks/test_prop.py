@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.tasks.build import BuildOptions, language_stemming
-from dataset_scripts.tasks.common import task_rng
-from dataset_scripts.tasks.language_model import (
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions, language_stemming
+from wikiformer_kit.dataset_scripts.tasks.common import task_rng
+from wikiformer_kit.dataset_scripts.tasks.language_model import (
     CollectionModel,
     CorpusCounts,
     DocumentModel,
@@ -18,7 +18,13 @@ from dataset_scripts.tasks.language_model import (
     load_stopwords,
     stemmer,
 )
-from dataset_scripts.tasks.prop import PropDocument, PropOptions, document_rows, document_text, prop_groups
+from wikiformer_kit.dataset_scripts.tasks.prop import (
+    PropDocument,
+    PropOptions,
+    document_rows,
+    document_text,
+    prop_groups,
+)
 
 STOP = load_stopwords()
 ARTICLES = [

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from dataset_scripts.tasks.qdm_plan import QdmPlan, build_plan_bucket, plan_bucket_count, write_link_parts
-from dataset_scripts.tasks.see_also_join import bucket_of
+from wikiformer_kit.dataset_scripts.tasks.qdm_plan import (
+    QdmPlan,
+    build_plan_bucket,
+    plan_bucket_count,
+    write_link_parts,
+)
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import bucket_of
 
 ROWS = {"Mercury (planet)": 0, "Mercury (element)": 1, "Freddie Mercury": 2, "Mercury (disambiguation)": 3, "Venus": 4}
 ELIGIBLE = np.array([True, True, True, False, True])  # row 3: a disambiguation page, no destination
@@ -40,7 +45,7 @@ def test_the_plan_holds_ambiguous_anchor_texts_with_their_destinations_and_cutof
 
 
 def test_given_key_crcs_cut_the_links_as_the_keys_do(tmp_path):
-    from dataset_scripts.tasks.see_also_join import crc32_of, read_part
+    from wikiformer_kit.dataset_scripts.tasks.see_also_join import crc32_of, read_part
 
     keys, targets, ranks = ["mercury", "venus", "queen", "ひかり"], ["A", "B", "C", "D"], [4, 3, 2, 1]
     write_link_parts(keys, targets, ranks, 3, tmp_path / "keys.arrow")
@@ -68,8 +73,8 @@ def plan_by_definition(keys, targets, ranks, resolve, eligible, max_pairs):
 def test_plan_entries_equal_the_plan_by_definition_on_random_links(monkeypatch):
     import pyarrow as pa
 
-    from dataset_scripts.tasks import qdm_plan
-    from dataset_scripts.tasks.qdm_plan import LINK_SCHEMA, plan_entries
+    from wikiformer_kit.dataset_scripts.tasks import qdm_plan
+    from wikiformer_kit.dataset_scripts.tasks.qdm_plan import LINK_SCHEMA, plan_entries
 
     monkeypatch.setattr(qdm_plan, "RESOLVE_AT_ONCE", 7)  # targets resolved in several slices
     rng = np.random.default_rng(0)

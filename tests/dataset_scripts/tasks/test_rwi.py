@@ -6,9 +6,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dataset_scripts.tasks.common import count_words, join_titles, node_text
-from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.rwi import rwi_groups
+from wikiformer_kit.dataset_scripts.tasks.common import count_words, join_titles, node_text
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.rwi import rwi_groups
 
 from .trees import article, articles, words
 

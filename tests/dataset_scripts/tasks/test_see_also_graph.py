@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, ArticleIndex, write_index
 
 ARTICLES_PER_SHARD = 1_000
 TEXT_BYTES = 4_096
@@ -93,8 +93,8 @@ def test_release_pages_unmaps_what_other_reads_touched(tmp_path):
 
 
 def test_titles_normalised_over_arrow_equal_each_normalised_in_python():
-    from dataset_scripts.corpus.titles import normalize_title
-    from dataset_scripts.tasks.see_also_graph import normalize_titles
+    from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+    from wikiformer_kit.dataset_scripts.tasks.see_also_graph import normalize_titles
 
     titles = [
         "Riga", "riga", "Rīga_(city)", "AT&amp;T", "Caf%C3%A9", "Paris#History", " :Latgale ", "a  b", "x\u00a0y",

@@ -18,13 +18,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.build import main
-from dataset_scripts.corpus.titles import normalize_title
-from dataset_scripts.tasks import see_also_join, steps
-from dataset_scripts.tasks.corpus_units import corpus_files, plan_units
-from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.see_also_graph import ArticleIndex
-from dataset_scripts.tasks.see_also_join import (
+from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT, SAMPLES
+from wikiformer_kit.dataset_scripts.build import main
+from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
+from wikiformer_kit.dataset_scripts.tasks import see_also_join, steps
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
     JoinPartError,
     TitleJoin,
     bucket_count,
@@ -34,8 +35,7 @@ from dataset_scripts.tasks.see_also_join import (
     write_redirect_parts,
     write_title_parts,
 )
-from dataset_scripts.tasks.steps import ArticleTasksStep, BuildLayout, LtmStep, SeeAlsoJoinStep
-from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT, SAMPLES
+from wikiformer_kit.dataset_scripts.tasks.steps import ArticleTasksStep, BuildLayout, LtmStep, SeeAlsoJoinStep
 
 LTG_SAMPLE = SAMPLES / "wikipedia" / "ltgwiki-sample.xml.bz2"
 UNIT = 100
@@ -196,7 +196,7 @@ def test_kept_answers_are_those_of_a_lookup_and_the_oldest_are_dropped(tmp_path)
 
 
 def in_memory(folder: Path, titles: list[str], redirect_file: Path, names: list[str]) -> list[int | None]:
-    from dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, write_index
+    from wikiformer_kit.dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, write_index
 
     table = pa.table(
         {
@@ -259,8 +259,8 @@ def test_resolving_holds_the_targets_not_the_titles(tmp_path):
 
 KILL_IN_BUCKET = """
 import os, signal, sys
-from dataset_scripts.build import main
-from dataset_scripts.tasks import see_also_join, steps
+from wikiformer_kit.dataset_scripts.build import main
+from wikiformer_kit.dataset_scripts.tasks import see_also_join, steps
 
 see_also_join.TITLES_PER_BUCKET = 250
 real = steps.build_bucket

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dataset_scripts.tasks.card import render_card
-from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.registry import ALL_TASKS, DEFAULT_TASKS, SPECS, get_task, parse_tasks
-from dataset_scripts.tasks.spec import TEXT, TEXTS, TaskSpec
-from dataset_scripts.tasks.stats import TaskStats
+from wikiformer_kit.dataset_scripts.tasks.card import render_card
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.registry import ALL_TASKS, DEFAULT_TASKS, SPECS, get_task, parse_tasks
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TEXTS, TaskSpec
+from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 from .trees import articles
 

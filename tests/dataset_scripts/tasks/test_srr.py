@@ -5,10 +5,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dataset_scripts.corpus.article import ROOT
-from dataset_scripts.tasks.common import count_words, join_titles, node_text
-from dataset_scripts.tasks.options import TaskOptions
-from dataset_scripts.tasks.srr import srr_groups
+from wikiformer_kit.dataset_scripts.corpus.article import ROOT
+from wikiformer_kit.dataset_scripts.tasks.common import count_words, join_titles, node_text
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
+from wikiformer_kit.dataset_scripts.tasks.srr import srr_groups
 
 from .trees import article, articles, words
 

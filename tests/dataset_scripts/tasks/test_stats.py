@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataset_scripts.tasks.common import TaskOutput
-from dataset_scripts.tasks.stats import Summary, TaskStats
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
+from wikiformer_kit.dataset_scripts.tasks.stats import Summary, TaskStats
 
 
 def test_rows_are_counted_by_column_as_one_value_at_a_time_would_be():

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.atomic_files import DiskFullError, atomic_write
-from dataset_scripts.build import main
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
+from wikiformer_kit.dataset_scripts.atomic_files import DiskFullError, atomic_write
+from wikiformer_kit.dataset_scripts.build import main
 
 UNIT = ["--articles-per-unit", "5"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dataset_scripts.tasks import word_arrays
-from dataset_scripts.tasks.language_model import words
-from dataset_scripts.tasks.word_arrays import (
+from wikiformer_kit.dataset_scripts.tasks import word_arrays
+from wikiformer_kit.dataset_scripts.tasks.language_model import words
+from wikiformer_kit.dataset_scripts.tasks.word_arrays import (
     DICTIONARY,
     IDEOGRAPH,
     KANA_LETTER,
@@ -52,8 +52,8 @@ def test_slices_of_any_size_give_the_words_of_each_text(monkeypatch, characters)
 
 
 def test_texts_in_a_dictionary_script_have_letter_words_words():
-    from dataset_scripts.corpus.words import letter_words
-    from dataset_scripts.tasks.word_arrays import dictionary_script_words
+    from wikiformer_kit.dataset_scripts.corpus.words import letter_words
+    from wikiformer_kit.dataset_scripts.tasks.word_arrays import dictionary_script_words
 
     texts = [
         "ภาษาไทย and English",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.tree import build_sections
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.tree import build_sections
 
 # Titles without spaces, so that a joined title path splits back into its titles; few of them, so that
 # repeated titles (and repeated texts) happen often. No end-matter title (Notes, References): see test_end_matter.

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.corpus.build import build_corpus
 from tests.conftest import ENWIKI_SAMPLE
+from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,10 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
-from dataset_scripts.corpus.article import Article, Link
-from dataset_scripts.wikir.assemble import SKIP_DUPLICATE, assemble, resolve
-from dataset_scripts.wikir.extract import EXTRACT_SCHEMA, SKIP_DISAMBIGUATION, SKIP_SHORT, extract
-from dataset_scripts.wikir.options import WikirOptions
+from wikiformer_kit.dataset_scripts.corpus.article import Article, Link
+from wikiformer_kit.dataset_scripts.wikir.assemble import SKIP_DUPLICATE, assemble, resolve
+from wikiformer_kit.dataset_scripts.wikir.extract import EXTRACT_SCHEMA, SKIP_DISAMBIGUATION, SKIP_SHORT, extract
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 
 NO_REDIRECTS = (pa.array([], pa.string()), pa.array([], pa.string()))
 
@@ -116,7 +116,7 @@ def test_extract_decodes_every_percent_encoding_and_skips_disambiguation():
 
 
 def test_ids_with_white_space_become_one_trec_word():
-    from dataset_scripts.wikir.extract import trec_id
+    from wikiformer_kit.dataset_scripts.wikir.extract import trec_id
 
     assert trec_id("jodie emery") == "jodie_emery"
     assert trec_id("Anwar Kamal  Pakistan\tQ0") == "Anwar_Kamal_Pakistan_Q0"

@@ -13,14 +13,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.executors import ExecutorOptions
-from dataset_scripts.wikir.__main__ import main
-from dataset_scripts.wikir.build import WikirParametersError, build_wikir
-from dataset_scripts.wikir.options import WikirOptions
-from dataset_scripts.wikir.text import Body, LinkLocator
-from eval.collections import load_collection
 from tests.conftest import PROJECT_ROOT, shared_data
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
+from wikiformer_kit.dataset_scripts.wikir.__main__ import main
+from wikiformer_kit.dataset_scripts.wikir.build import WikirParametersError, build_wikir
+from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
+from wikiformer_kit.dataset_scripts.wikir.text import Body, LinkLocator
+from wikiformer_kit.eval.collections import load_collection
 
 pytestmark = pytest.mark.slow  # each build runs the datatrove stages (a few seconds)
 

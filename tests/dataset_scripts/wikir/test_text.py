@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataset_scripts.corpus.article import Article, Link, Section
-from dataset_scripts.wikir.text import Body, LinkLocator, clean
+from wikiformer_kit.dataset_scripts.corpus.article import Article, Link, Section
+from wikiformer_kit.dataset_scripts.wikir.text import Body, LinkLocator, clean
 
 
 def test_clean_keeps_letters_digits_and_marks_of_every_script():
@@ -56,7 +56,7 @@ def test_links_are_located_as_whole_words_in_their_sentence():
 
 
 def _first_sentence(title: str, wikitext: str, language: str) -> str:
-    from dataset_scripts.corpus.wikitext import parse_wikitext
+    from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
 
     body = Body.of(parse_wikitext(title, wikitext, language=language))
     part, start, end = body.first_sentence()

@@ -8,9 +8,9 @@ import pytest
 
 from tests.conftest import PROJECT_ROOT
 from tests.training.conftest import run_train, save_tiny_encoder, train_command
-from training.arguments import DataArguments, parse_arguments
-from training.data import load_task
-from training.evaluation import load_rerank_eval, load_test_sets
+from wikiformer_kit.training.arguments import DataArguments, parse_arguments
+from wikiformer_kit.training.data import load_task
+from wikiformer_kit.training.evaluation import load_rerank_eval, load_test_sets
 
 MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
 

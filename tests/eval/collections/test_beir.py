@@ -4,8 +4,13 @@ import json
 
 import pytest
 
-from eval.collections import CollectionFormatError, load_beir_folder, load_collection, read_rankllm_candidates
 from tests.eval.conftest import DL20_MINI, run_fresh
+from wikiformer_kit.eval.collections import (
+    CollectionFormatError,
+    load_beir_folder,
+    load_collection,
+    read_rankllm_candidates,
+)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +87,7 @@ def write_hf_folder(folder, documents, queries, qrels, with_qrels=True):
 
 SCRIPT = """
 import json, sys
-from eval.collections import load_collection
+from wikiformer_kit.eval.collections import load_collection
 c = load_collection(sys.argv[1])
 print(json.dumps({"docs": len(c.documents), "queries": len(c.queries), "judgments": sum(map(len, c.qrels.values())),
                   "grade": c.qrels["23849"]["1020327"], "name": c.name}))

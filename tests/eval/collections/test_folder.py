@@ -11,11 +11,11 @@ import zipfile
 
 import pytest
 
-from eval.collections import CollectionFormatError, load_collection
-from eval.collections.smart import read_smart_documents
-from eval.first_stage import first_stage_run
-from eval.metrics import RunMismatchError, evaluate_run
 from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI
+from wikiformer_kit.eval.collections import CollectionFormatError, load_collection
+from wikiformer_kit.eval.collections.smart import read_smart_documents
+from wikiformer_kit.eval.first_stage import first_stage_run
+from wikiformer_kit.eval.metrics import RunMismatchError, evaluate_run
 
 # Anserini's qrels.dl19-passage.txt, first lines as distributed (tools/topics-and-qrels), and its topics layout
 ANSERINI_QRELS = "19335 Q0 1017759 0\n19335 Q0 1082489 0\n19335 Q0 109063 0\n19335 Q0 1160863 0\n"
@@ -56,7 +56,7 @@ def test_dl_folder_without_collection_json_defaults_to_level_2(tmp_path):
 
 
 def test_cli_prints_the_level_and_records_it(tmp_path):
-    from eval.cli import main
+    from wikiformer_kit.eval.cli import main
 
     folder = dl20_without_metadata(tmp_path)
     out = tmp_path / "cmp"
@@ -68,7 +68,7 @@ def test_cli_prints_the_level_and_records_it(tmp_path):
 
 
 def test_cli_prints_the_level_and_why(tmp_path, capsys):
-    from eval.cli import main
+    from wikiformer_kit.eval.cli import main
 
     folder = dl20_without_metadata(tmp_path)
     main(["first-stage", "--collection", str(folder), "--method", "given", "--output", str(tmp_path / "r.trec")])

@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval.collections import (
+from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, LISA_MINI, NPL_MINI
+from tests.fuzzing import CASES, FUZZ_SETTINGS, damaged
+from wikiformer_kit.eval.collections import (
     CollectionFormatError,
     load_collection,
     read_rankllm_candidates,
@@ -25,12 +27,10 @@ from eval.collections import (
     read_trec_sgml_documents,
     read_trec_topics,
 )
-from eval.collections.beir import read_beir_qrels_tsv, read_jsonl
-from eval.collections.folder import read_msmarco_top1000, read_tsv_documents
-from eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
-from eval.collections.lisa import read_lisa_documents, read_lisa_qrels, read_lisa_queries
-from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, LISA_MINI, NPL_MINI
-from tests.fuzzing import CASES, FUZZ_SETTINGS, damaged
+from wikiformer_kit.eval.collections.beir import read_beir_qrels_tsv, read_jsonl
+from wikiformer_kit.eval.collections.folder import read_msmarco_top1000, read_tsv_documents
+from wikiformer_kit.eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
+from wikiformer_kit.eval.collections.lisa import read_lisa_documents, read_lisa_qrels, read_lisa_queries
 
 
 def _first_lines(path: Path, count: int) -> bytes:

@@ -8,12 +8,12 @@ import tarfile
 
 import pytest
 
-from eval.collections import CollectionFormatError, load_collection
-from eval.collections.lisa import read_lisa_documents, read_lisa_qrels, read_lisa_queries
-from eval.collections.sniff import sniff
-from eval.first_stage import first_stage_run
-from eval.metrics import RunMismatchError, evaluate_run
 from tests.eval.conftest import LISA_MINI
+from wikiformer_kit.eval.collections import CollectionFormatError, load_collection
+from wikiformer_kit.eval.collections.lisa import read_lisa_documents, read_lisa_qrels, read_lisa_queries
+from wikiformer_kit.eval.collections.sniff import sniff
+from wikiformer_kit.eval.first_stage import first_stage_run
+from wikiformer_kit.eval.metrics import RunMismatchError, evaluate_run
 
 JUDGED = {
     "1": {"3392", "3396"},

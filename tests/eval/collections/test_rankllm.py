@@ -5,8 +5,8 @@ import logging
 
 import pytest
 
-from eval.collections import CollectionFormatError, read_rankllm_candidates
 from tests.eval.conftest import DL20_MINI
+from wikiformer_kit.eval.collections import CollectionFormatError, read_rankllm_candidates
 
 
 def test_vendored_dl20_candidates():

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from eval.collections import Collection, CollectionFormatError, load_collection
 from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, NPL_MINI
+from wikiformer_kit.eval.collections import Collection, CollectionFormatError, load_collection
 
 
 def test_dl20_sample_is_detected_with_its_metadata():

@@ -2,8 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from eval.collections import CollectionFormatError, read_smart_documents, read_smart_qrels, read_smart_queries
 from tests.eval.conftest import CRANFIELD_MINI
+from wikiformer_kit.eval.collections import (
+    CollectionFormatError,
+    read_smart_documents,
+    read_smart_qrels,
+    read_smart_queries,
+)
 
 
 def test_cranfield_queries_are_numbered_in_file_order():

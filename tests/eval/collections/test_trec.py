@@ -4,8 +4,14 @@ import logging
 
 import pytest
 
-from eval.collections import CollectionFormatError, read_trec_qrels, read_trec_run, read_trec_topics, write_trec_run
-from eval.collections.trec import ranked
+from wikiformer_kit.eval.collections import (
+    CollectionFormatError,
+    read_trec_qrels,
+    read_trec_run,
+    read_trec_topics,
+    write_trec_run,
+)
+from wikiformer_kit.eval.collections.trec import ranked
 
 
 def write(tmp_path, name, text):

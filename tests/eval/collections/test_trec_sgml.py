@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from eval.collections import CollectionFormatError, read_trec_sgml_documents
 from tests.eval.conftest import NPL_MINI
+from wikiformer_kit.eval.collections import CollectionFormatError, read_trec_sgml_documents
 
 
 def test_npl_documents():

@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
-from eval.collections import load_collection
-from eval.first_stage import PAPER_B, PAPER_K1, BM25Options, BM25Retriever, first_stage_run
 from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI
+from wikiformer_kit.eval.collections import load_collection
+from wikiformer_kit.eval.first_stage import PAPER_B, PAPER_K1, BM25Options, BM25Retriever, first_stage_run
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ import logging
 
 import pytest
 
-from eval.collections import load_collection
-from eval.first_stage import DenseRetriever
 from tests.eval.conftest import CRANFIELD_MINI
+from wikiformer_kit.eval.collections import load_collection
+from wikiformer_kit.eval.first_stage import DenseRetriever
 
 
 @pytest.mark.slow

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from eval.collections import load_collection
-from eval.first_stage import first_stage_run
-from eval.metrics import evaluate_run
 from tests.conftest import shared_data
+from wikiformer_kit.eval.collections import load_collection
+from wikiformer_kit.eval.first_stage import first_stage_run
+from wikiformer_kit.eval.metrics import evaluate_run
 
 
 @pytest.mark.shared_data

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from eval.collections import load_collection
-from eval.metrics import evaluate_run
 from tests.eval.conftest import DL20_MINI, run_fresh
+from wikiformer_kit.eval.collections import load_collection
+from wikiformer_kit.eval.metrics import evaluate_run
 
 SCRIPT = """
 import json, evaluate
-from eval.collections import load_collection
+from wikiformer_kit.eval.collections import load_collection
 collection = load_collection("data/samples/eval/dl20-mini")
 run = collection.runs["bm25"]
 predictions = [{"query_id": q, "doc_ids": list(r), "scores": list(r.values())} for q, r in run.items()]
@@ -41,7 +41,7 @@ def test_evaluate_load_matches_eval_metrics(tmp_path):
 
 MISMATCHED = """
 import evaluate
-from eval.collections import load_collection
+from wikiformer_kit.eval.collections import load_collection
 collection = load_collection("data/samples/eval/dl20-mini")
 predictions = [{"query_id": q, "doc_ids": ["X" + d for d in r], "scores": list(r.values())}
                for q, r in collection.runs["bm25"].items()]

@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from eval.collections import load_collection
-from eval.metrics import DEFAULT_MEASURES, evaluate_run, parse_measure
 from tests.conftest import shared_data
 from tests.eval.conftest import DL20_MINI
+from wikiformer_kit.eval.collections import load_collection
+from wikiformer_kit.eval.metrics import DEFAULT_MEASURES, evaluate_run, parse_measure
 
 # q1 retrieves d1 (non-relevant), d2 (grade 1), d3 (grade 2); d9 (grade 1) is never retrieved
 QRELS = {"q1": {"d1": 0, "d2": 1, "d3": 2, "d9": 1}}

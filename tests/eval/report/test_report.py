@@ -4,8 +4,15 @@ import json
 
 import pytest
 
-from eval.metrics import Evaluation
-from eval.report import Comparison, bar_chart, combined_markdown_table, compare, latex_table, markdown_table
+from wikiformer_kit.eval.metrics import Evaluation
+from wikiformer_kit.eval.report import (
+    Comparison,
+    bar_chart,
+    combined_markdown_table,
+    compare,
+    latex_table,
+    markdown_table,
+)
 
 QUERIES = [f"q{i}" for i in range(12)]
 

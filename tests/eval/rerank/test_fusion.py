@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from eval.cli import main
-from eval.rerank import check_first_stage_scores, fuse_run, tune_fusion
-from eval.rerank.fusion import store_fusion
-from eval.rerank.fusion_cv import query_folds
-from modeling_wikiformer import fuse_scores
+from wikiformer_kit.eval.cli import main
+from wikiformer_kit.eval.rerank import check_first_stage_scores, fuse_run, tune_fusion
+from wikiformer_kit.eval.rerank.fusion import store_fusion
+from wikiformer_kit.eval.rerank.fusion_cv import query_folds
+from wikiformer_kit.modeling_wikiformer import fuse_scores
 
 from ..conftest import DL20_MINI
 
@@ -189,7 +189,7 @@ def test_cli_fusion_tuning_and_stored_default(tiny_wikiformer, tmp_path, capsys)
 def test_cli_stores_alpha_0_and_says_so_when_the_first_stage_alone_is_best(tiny_wikiformer, tmp_path, capsys):
     import shutil
 
-    from eval.collections import load_collection
+    from wikiformer_kit.eval.collections import load_collection
 
     model = tmp_path / "model"
     shutil.copytree(tiny_wikiformer, model)
@@ -249,8 +249,8 @@ def test_store_fusion_checks(tmp_path):
 
 
 def _dl20_top(n: int) -> dict[str, list[str]]:
-    from eval.collections import load_collection
-    from eval.collections.trec import ranked
+    from wikiformer_kit.eval.collections import load_collection
+    from wikiformer_kit.eval.collections.trec import ranked
 
     collection = load_collection(str(DL20_MINI))
     run = collection.default_run()

@@ -4,10 +4,10 @@ import logging
 
 import pytest
 
-from eval.collections import Collection, load_collection, read_trec_run
-from eval.collections.trec import ranked
-from eval.rerank import PairScorer, rerank
 from tests.eval.conftest import DL20_MINI
+from wikiformer_kit.eval.collections import Collection, load_collection, read_trec_run
+from wikiformer_kit.eval.collections.trec import ranked
+from wikiformer_kit.eval.rerank import PairScorer, rerank
 
 
 class CountingScorer:

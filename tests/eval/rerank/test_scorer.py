@@ -6,7 +6,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-from eval.rerank import PairScorer
+from wikiformer_kit.eval.rerank import PairScorer
 
 QUERIES = ["wing slipstream", "heat conduction in slabs", "a"]
 DOCUMENTS = [
@@ -88,7 +88,7 @@ def test_dtype_auto_keeps_the_stored_dtype_and_names_are_checked(tiny_bert_ranke
 
 @pytest.mark.slow
 def test_bfloat16_scores_are_close_to_float32_and_keep_their_order(tmp_path):
-    from modeling_wikiformer import WikiformerForRanking, save_for_hub
+    from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
 
     torch.manual_seed(0)
     model = WikiformerForRanking.from_bert()  # the embedded MiniLM encoder: scores that differ between pairs

@@ -6,8 +6,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.formats.base import Skipped
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats.base import Skipped
 
 WIKITEXT_LEFTOVERS = ("{{", "}}", "[[", "]]", "'''", "<ref", "{|", "|}")
 HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(\s[^<>]*)?/?>")

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, plain_suffix
-from dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, plain_suffix
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.extract import read_articles
-from dataset_scripts.corpus.formats.base import CorpusFormatError, ReaderOptions, Redirect, Skipped
-from dataset_scripts.corpus.sources import detect_format, get_format
 from tests.conftest import ENWIKI_SAMPLE, SAMPLES
 from tests.fuzzing import CASES, FUZZ_SETTINGS, damaged, kept_before, record_ends
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError, ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.sources import detect_format, get_format
 
 
 def small_enwiki_dump() -> bytes:

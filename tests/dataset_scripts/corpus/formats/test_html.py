@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dataset_scripts.corpus.formats import html
-from dataset_scripts.corpus.formats.base import ReaderOptions
 from tests.conftest import SAMPLES
 from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
+from wikiformer_kit.dataset_scripts.corpus.formats import html
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
 
 OPTIONS = ReaderOptions()
 

@@ -6,10 +6,10 @@ import gzip
 import random
 from pathlib import Path
 
-from dataset_scripts.corpus.formats import markdown
-from dataset_scripts.corpus.formats.base import ReaderOptions
 from tests.conftest import SAMPLES
 from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
+from wikiformer_kit.dataset_scripts.corpus.formats import markdown
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
 
 OPTIONS = ReaderOptions()
 MARKDOWN_LEFTOVER = r"\]\(|^#+ |```|\*\*"

@@ -9,12 +9,12 @@ from collections import Counter
 
 import pytest
 
-from dataset_scripts.corpus.article import Article
-from dataset_scripts.corpus.extract import read_articles
-from dataset_scripts.corpus.formats import mediawiki_xml
-from dataset_scripts.corpus.formats.base import Redirect, Skipped
-from dataset_scripts.corpus.sources import detect_format
 from tests.conftest import shared_data
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
+from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
+from wikiformer_kit.dataset_scripts.corpus.formats.base import Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.sources import detect_format
 
 LEFTOVER = re.compile(r"\{\{|\}\}|\[\[|\]\]|'''|<ref|\{\||\|\}")
 HEADING = re.compile(r"^(={2,6})\s*(.+?)\s*\1\s*$", re.M)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataset_scripts.corpus.formats import msmarco_tsv
-from dataset_scripts.corpus.formats.base import ReaderOptions, read_head
-from dataset_scripts.corpus.sources import detect_format
 from tests.conftest import shared_data
 from tests.dataset_scripts.corpus.formats.markup import split_records
+from wikiformer_kit.dataset_scripts.corpus.formats import msmarco_tsv
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, read_head
+from wikiformer_kit.dataset_scripts.corpus.sources import detect_format
 
 LINES = [
     b"D1555982\thttps://answers.yahoo.com/q\tThe hot glowing surfaces of stars.?\tScience  The hot glowing\tsurfaces",

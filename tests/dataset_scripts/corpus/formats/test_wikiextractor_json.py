@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.corpus.formats import wikiextractor_json
-from dataset_scripts.corpus.formats.base import ReaderOptions
 from tests.conftest import SAMPLES, shared_data
 from tests.dataset_scripts.corpus.formats.markup import assert_clean, split_records
+from wikiformer_kit.dataset_scripts.corpus.formats import wikiextractor_json
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
 
 OPTIONS = ReaderOptions()
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.corpus.formats import wikiextractor_text
-from dataset_scripts.corpus.formats.base import ReaderOptions
 from tests.conftest import SAMPLES, shared_data
 from tests.dataset_scripts.corpus.formats.markup import assert_clean, split_records
+from wikiformer_kit.dataset_scripts.corpus.formats import wikiextractor_text
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
 
 OPTIONS = ReaderOptions()
 VENDORED = SAMPLES / "wikiextractor" / "wiki_00"

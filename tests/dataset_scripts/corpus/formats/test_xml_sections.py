@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.corpus.formats import xml_sections
-from dataset_scripts.corpus.formats.base import ReaderOptions
 from tests.conftest import SAMPLES
 from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
+from wikiformer_kit.dataset_scripts.corpus.formats import xml_sections
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
 
 OPTIONS = ReaderOptions()
 
