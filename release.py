@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import re
 import shlex
 import shutil
@@ -130,10 +131,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
     args.config = args.config or str(ROOT / DEMO_CONFIGS[args.system])
     missing = [f"{flag} {path}" for flag, path in (("--config", args.config), *(("INPUT", p) for p in args.input))]
-    missing = [item for item in missing if not any((base / item.split(" ", 1)[1]).exists() for base in (Path(), ROOT))]
+    missing = [item for item in missing if kit_path(item.split(" ", 1)[1]) is None]
     if missing:  # before any stage runs: a stage would fail on it minutes later
         parser.error(f"{', '.join(missing)}: no such file or folder")
+    # the stage commands run in the current directory; a path the kit ships is found in its folder
+    args.config = str(kit_path(args.config))
+    args.input = [str(kit_path(p)) for p in args.input]
+    if kit_path(args.eval_collection) is not None:
+        args.eval_collection = str(kit_path(args.eval_collection))
     return args
+
+
+def kit_path(path: str) -> Path | None:
+    """``path`` as given when it exists, else inside the kit's folder (its configs and vendored samples), else None."""
+    for candidate in (Path(path), ROOT / path):
+        if candidate.exists():
+            return candidate.resolve()
+    return None
+
+
+def kit_environment() -> dict[str, str]:
+    """The environment of a stage's command: the folder that holds this kit's ``wikiformer_kit`` first on the
+    path, so that ``python -m wikiformer_kit...`` runs this kit (installed or a checkout) from any directory."""
+    import wikiformer_kit
+
+    home = str(Path(wikiformer_kit.__file__).resolve().parent.parent)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH")) if p)}
 
 
 class Stages:
@@ -161,7 +184,7 @@ class Stages:
         (self.record_dir / f"{stage}.json").write_text(json.dumps(signature, indent=1), encoding="utf-8")
 
     def run(self, stage: str, commands: list[list[str]], describe=None) -> None:
-        """Run the stage's commands (each a subprocess in the project root) unless already done.
+        """Run the stage's commands (each a subprocess in the current directory) unless already done.
 
         ``describe``, if given, returns what the stage produced, for its console line.
         """
@@ -178,7 +201,7 @@ class Stages:
             shown = shlex.join(["python", *command[1:]])
             if self.verbose:
                 print(f"[{stage}] $ {shown}", flush=True)
-                returncode = subprocess.run(command, cwd=ROOT).returncode
+                returncode = subprocess.run(command, env=kit_environment()).returncode
             else:
                 returncode = run_logged(command, log, f"[{stage}]", shown)
             if returncode != 0:
@@ -207,7 +230,7 @@ def run_logged(command: list[str], log: Path, label: str, shown: str) -> int:
     with log.open("ab") as sink, tqdm(desc=label, total=0, leave=False, disable=None, dynamic_ncols=True) as bar:
         sink.write(f"$ {shown}\n".encode())
         sink.flush()
-        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, env=kit_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         while chunk := process.stdout.read1(65536):
             sink.write(chunk)
             sink.flush()  # the log can be followed while the stage runs
@@ -391,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         command = [
             python,
-            "train.py",
+            "-m",
+            "wikiformer_kit.train",
             args.config,
             "--train_datasets",
             *map(str, datasets),

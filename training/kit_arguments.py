@@ -214,8 +214,49 @@ class TrainArgumentParser(HfArgumentParser):
         one_line_usage_error(self.prog, message)
 
 
+KIT_PATH_KEYS = ("train_datasets", "eval_dir", "test_dirs")
+"""Config keys whose values are paths: in the kit's own configs, relative to the kit's folder."""
+
+
+def kit_config_path(path: Path) -> Path:
+    """``path`` when it exists, else the kit's own config it names (``configs/demo-cpu.yaml`` or ``demo-cpu.yaml``
+    from any directory, with the kit installed or in a checkout), else ``path`` unchanged."""
+    if path.is_file() or path.is_absolute():
+        return path
+    for candidate in (CONFIGS_DIR.parent / path, CONFIGS_DIR / path.name):
+        if candidate.is_file():
+            return candidate
+    return path
+
+
+def in_kit_folder(value: str) -> str:
+    """A relative path of a kit's own config: as given when it exists here, else the kit's copy (its vendored
+    samples), keeping a ``#part`` suffix; anything else (a Hub id, an absolute path) unchanged."""
+    location, hash_sign, part = value.partition("#")
+    if not location or Path(location).is_absolute() or Path(location).exists():
+        return value
+    shipped = CONFIGS_DIR.parent / location
+    return f"{shipped}{hash_sign}{part}" if shipped.exists() else value
+
+
 def read_config(path: Path) -> dict:
-    """The arguments of a YAML or JSON config file; an :class:`~cli.InputError` naming the file otherwise."""
+    """The arguments of a YAML or JSON config file; an :class:`~cli.InputError` naming the file otherwise.
+
+    A name of the kit's own configs is found in the kit's folder, and so are the sample data its paths name."""
+    path = kit_config_path(path)
+    values = read_config_file(path)
+    if path.resolve().parent == CONFIGS_DIR:
+        for key in KIT_PATH_KEYS:
+            value = values.get(key)
+            if isinstance(value, str):
+                values[key] = in_kit_folder(value)
+            elif isinstance(value, list):
+                values[key] = [in_kit_folder(v) if isinstance(v, str) else v for v in value]
+    return values
+
+
+def read_config_file(path: Path) -> dict:
+    """The mapping a YAML or JSON file holds; an :class:`~cli.InputError` naming the file otherwise."""
     if not path.is_file():
         shipped = ", ".join(sorted(p.name for p in CONFIGS_DIR.glob("*.yaml")))
         raise InputError(f"{path}: no such config file (the kit's are in configs/: {shipped})")
