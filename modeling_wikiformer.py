@@ -485,6 +485,7 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             finally:
                 tokenizer.model_max_length = previous_max_length
         _write_cross_encoder_files(save_directory, max_length, activation_fn)
+        _give_weights_the_default_mode(save_directory)
         if push_to_hub:
             api = HfApi(token=kwargs.get("token"))
             repo_id = hub_kwargs.get("repo_id", save_directory.name)
@@ -495,6 +496,18 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
                 commit_message=hub_kwargs.get("commit_message") or "Upload Wikiformer checkpoint",
                 create_pr=hub_kwargs.get("create_pr", False),
             )
+
+
+def _give_weights_the_default_mode(folder: Path) -> None:
+    """Give the weight files the mode every other file of the folder gets (``0o666`` less the umask, usually 0644).
+
+    safetensors writes through a private temporary file (mode 0600): a folder shared or served as it is would hold
+    weights that only their writer can read.
+    """
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in folder.glob("*.safetensors"):
+        path.chmod(0o666 & ~mask)
 
 
 def _write_cross_encoder_files(folder: Path, max_length: int, activation_fn: str) -> None:

@@ -174,3 +174,26 @@ result = {{
     torch.testing.assert_close(torch.tensor(loaded["predict"]), torch.sigmoid(scores), rtol=1e-4, atol=1e-5)
     assert loaded["max_length"] == 128
     assert_no_spurious_warnings(stderr)
+
+
+@pytest.mark.parametrize("max_shard_size", [None, "50KB"])
+def test_a_saved_folder_gives_its_weights_the_mode_of_its_other_files(tiny_model, tokenizer, tmp_path, max_shard_size):
+    """safetensors writes through a private temporary file (0600); a published folder's weights are readable by
+    all, as its other files are (0644 under the usual umask 022), sharded or not."""
+    import os
+
+    from wikiformer_kit.modeling_wikiformer import save_for_hub
+
+    mask = os.umask(0o022)
+    try:
+        if max_shard_size:
+            folder = tmp_path / "sharded"
+            tiny_model.save_pretrained(folder, tokenizer=tokenizer, max_shard_size=max_shard_size)
+        else:
+            folder = save_for_hub(tiny_model, tokenizer, tmp_path / "whole")
+    finally:
+        os.umask(mask)
+    weights = [path.name for path in folder.glob("*.safetensors")]
+    assert len(weights) > 1 if max_shard_size else weights == ["model.safetensors"], weights
+    modes = {path.name: oct(path.stat().st_mode & 0o777) for path in folder.iterdir()}
+    assert set(modes.values()) == {"0o644"}, modes
