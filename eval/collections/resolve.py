@@ -6,6 +6,8 @@
   `eval.collections.folder` for how a folder is read: every file read or named in a warning, ambiguities refused
   with the choices listed);
 * an archive (``cran.tar.gz``, ``cisi.zip``): unpacked and read as a folder;
+* ``irds:ID``: an `ir_datasets <https://ir-datasets.com>`_ id (``irds:cranfield``,
+  ``irds:msmarco-passage/trec-dl-2020/judged``), read by `eval.collections.irds` (the package is optional);
 * ``FORMAT:PATH``: ``FORMAT`` is one of `FORMATS`. ``hf:`` takes a Hub dataset id or a local dataset folder;
   ``hf:`` and ``beir:`` accept a qrels split as ``@split`` (default ``test``). For a folder the prefix picks the
   document files where there are two formats (``smart`` or ``trec-sgml``) and otherwise states what the folder
@@ -28,20 +30,22 @@ from wikiformer_kit.eval.collections.beir import load_beir_folder, load_hf_colle
 from wikiformer_kit.eval.collections.collection import Collection
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
 from wikiformer_kit.eval.collections.folder import load_files, load_folder
+from wikiformer_kit.eval.collections.irds import PREFIX as IRDS_PREFIX
+from wikiformer_kit.eval.collections.irds import load_irds_collection
 from wikiformer_kit.eval.collections.relevance import default_relevance_level
 from wikiformer_kit.eval.collections.textfile import read_json
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa")
+FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa", IRDS_PREFIX)
 
 
 def load_collection(spec: str, relevance_level: int | None = None) -> Collection:
     """Load a collection named as on the command line (see the module docstring).
 
     Args:
-        spec: ``FOLDER``, an archive, or ``FORMAT:PATH`` (``hf:`` and ``beir:`` with an optional ``@split``;
-            ``PATH`` a folder or comma-separated files).
+        spec: ``FOLDER``, an archive, ``irds:ID`` or ``FORMAT:PATH`` (``hf:`` and ``beir:`` with an optional
+            ``@split``; ``PATH`` a folder or comma-separated files).
         relevance_level: overrides the folder's ``collection.json`` and the default from the qrels.
 
     Returns:
@@ -52,6 +56,8 @@ def load_collection(spec: str, relevance_level: int | None = None) -> Collection
         FileNotFoundError: no such folder or file.
     """
     fmt, _, rest = spec.partition(":")
+    if fmt == IRDS_PREFIX and rest:
+        return _finished(load_irds_collection(rest), None, relevance_level)
     if fmt in FORMATS and rest:
         path, _, split = rest.partition("@")
         split = split or "test"
@@ -80,7 +86,13 @@ def load_collection(spec: str, relevance_level: int | None = None) -> Collection
         collection = load_hf_collection(str(folder), split=split)
     else:
         _, collection = load_folder(folder, fmt)
-    _apply_metadata(collection, folder if folder.is_dir() else None, relevance_level)
+    return _finished(collection, folder if folder.is_dir() else None, relevance_level)
+
+
+def _finished(collection: Collection, folder: Path | None, relevance_level: int | None) -> Collection:
+    """The collection with its name and relevance level (from ``collection.json`` in ``folder`` when there is
+    one), its summary logged and its problems warned about."""
+    _apply_metadata(collection, folder, relevance_level)
     logger.info("%s", collection.summary())
     collection.log_problems()
     return collection
