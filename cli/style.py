@@ -13,6 +13,7 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from wikiformer_kit.cli.errors import DEBUG_FLAG, DEBUG_HELP
@@ -64,6 +65,12 @@ def one_line_usage_error(prog: str, message: str) -> None:
     sys.exit(2)
 
 
+def command_name(prog: str | None) -> str | None:
+    """The command as the user typed it: ``wikiformer-eval`` when run as an installed command, else ``prog``."""
+    called = Path(sys.argv[0]).name
+    return called if called.startswith("wikiformer-") else prog
+
+
 class KitArgumentParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` in the kit's style (see the module docstring).
 
@@ -84,6 +91,8 @@ class KitArgumentParser(argparse.ArgumentParser):
     ):
         kwargs.setdefault("formatter_class", KitHelpFormatter)
         kwargs.setdefault("epilog", SPELLING_NOTE)
+        if "prog" in kwargs:
+            kwargs["prog"] = command_name(kwargs["prog"])
         super().__init__(*args, **kwargs)
         self._input_default = input_default
         self._takes_input = input_help is not None

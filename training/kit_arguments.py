@@ -14,7 +14,7 @@ import yaml
 from transformers.hf_argparser import HfArgumentParser  # transformers' parser alone: no torch
 
 from wikiformer_kit.cli import InputError, KitHelpFormatter
-from wikiformer_kit.cli.style import SPELLING_NOTE, one_line_usage_error
+from wikiformer_kit.cli.style import SPELLING_NOTE, command_name, one_line_usage_error
 
 PROG = "python train.py"
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
@@ -206,9 +206,10 @@ class TrainArgumentParser(HfArgumentParser):
     command line answered in one line."""
 
     def __init__(self, dataclass_types, **kwargs):
-        kwargs.setdefault("usage", f"{PROG} [CONFIG.yaml] [--flag value ...]")
+        prog = command_name(PROG)
+        kwargs.setdefault("usage", f"{prog} [CONFIG.yaml] [--flag value ...]")
         kwargs.setdefault("epilog", SPELLING_NOTE)
-        super().__init__(dataclass_types, prog=PROG, formatter_class=KitHelpFormatter, **kwargs)
+        super().__init__(dataclass_types, prog=prog, formatter_class=KitHelpFormatter, **kwargs)
 
     def error(self, message: str) -> None:
         one_line_usage_error(self.prog, message)

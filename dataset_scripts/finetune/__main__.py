@@ -24,6 +24,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from wikiformer_kit.cli import one_line_errors
+from wikiformer_kit.cli.style import command_name
 from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
 
 
@@ -37,7 +39,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     d = MiningOptions()
     parser = argparse.ArgumentParser(
-        prog="python -m dataset_scripts.finetune",
+        prog=command_name("python -m dataset_scripts.finetune"),
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -109,6 +111,7 @@ def push(folder: Path, repo_id: str, private: bool) -> str:
     )
 
 
+@one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Mine; 0 on success (and pushed if asked), 1 when no group came out or a push failed, 2 on bad input."""
     from wikiformer_kit.dataset_scripts.finetune.build import build_groups
