@@ -14,12 +14,16 @@ from matplotlib.patches import Patch  # noqa: E402
 from wikiformer_kit.eval.metrics import display_name  # noqa: E402
 from wikiformer_kit.eval.report.comparison import Comparison  # noqa: E402
 
+MARKS = {"worse": ("*", "//"), "better": ("†", "..")}
+"""A verdict against the reference -> the mark over its bar (the tables' mark) and the bar's hatch."""
+
 
 def bar_chart(comparison: Comparison, path: str | Path) -> Path:
     """Draw grouped bars (one group per measure, one bar per system) and save them as PNG.
 
     Args:
-        comparison: the systems and means to draw; significantly worse bars are hatched (and the legend says so).
+        comparison: the systems and means to draw; a bar significantly worse than the reference carries the tables'
+            ``*`` and is hatched ``//``, one significantly better carries ``†`` and is dotted (the legend says so).
         path: the PNG file to write (parent folders are created).
 
     Returns:
@@ -32,20 +36,30 @@ def bar_chart(comparison: Comparison, path: str | Path) -> Path:
     width = 0.8 / max(1, len(systems))
     figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(comparison.measures) + 2), 4))
     try:
+        shown = set()
         for index, system in enumerate(systems):
             values = [comparison.means[system][m] for m in comparison.measures]
             bars = axes.bar(positions + index * width - 0.4 + width / 2, values, width, label=system)
             for bar, measure in zip(bars, comparison.measures, strict=True):
-                if comparison.worse.get(system, {}).get(measure):
-                    bar.set_hatch("//")
+                verdict = comparison.verdict(system, measure)
+                if verdict:
+                    mark, hatch = MARKS[verdict]
+                    bar.set_hatch(hatch)
+                    top = (bar.get_x() + bar.get_width() / 2, bar.get_height())
+                    axes.annotate(mark, top, ha="center", va="bottom", fontsize="small")
+                    shown.add(verdict)
         axes.set_xticks(positions, [display_name(m) for m in comparison.measures])
-        axes.set_ylim(0, 1)
+        axes.set_ylim(0, 1.05)
         axes.set_title(f"{comparison.collection} ({comparison.num_queries} queries)")
         handles, labels = axes.get_legend_handles_labels()
-        if any(any(flags.values()) for flags in comparison.worse.values()):
-            test = "Fisher's randomization test" if comparison.test == "fisher" else "paired t-test"
-            handles.append(Patch(facecolor="white", edgecolor="black", hatch="//"))
-            labels.append(f"significantly worse than {comparison.reference}\n({test}, p < {comparison.alpha:g})")
+        test = "Fisher's randomization test" if comparison.test == "fisher" else "paired t-test"
+        for verdict in ("worse", "better"):
+            if verdict in shown:
+                mark, hatch = MARKS[verdict]
+                handles.append(Patch(facecolor="white", edgecolor="black", hatch=hatch))
+                labels.append(
+                    f"{mark} significantly {verdict} than {comparison.reference}\n({test}, p < {comparison.alpha:g})"
+                )
         axes.legend(handles, labels, fontsize="small")
         figure.tight_layout()
         figure.savefig(path, dpi=120)

@@ -46,6 +46,45 @@ class Comparison:
         top = max(rounded.values())
         return {system for system, value in rounded.items() if value == top}
 
+    def verdict(self, system: str, measure: str) -> str:
+        """``"worse"`` or ``"better"`` where ``system`` differs significantly from the reference on ``measure``, else
+        ``""``: the one verdict every table, chart and card shows."""
+        if self.worse.get(system, {}).get(measure):
+            return "worse"
+        if self.better.get(system, {}).get(measure):
+            return "better"
+        return ""
+
+    def view(self, names: dict[str, str]) -> Comparison:
+        """The systems of ``names`` (old name -> shown name), in its order, under their shown names; means and
+        verdicts are those of this comparison, never computed again.
+
+        Raises:
+            KeyError: a name that is not one of the systems.
+        """
+        missing = [name for name in names if name not in self.means]
+        if missing:
+            raise KeyError(
+                f"no system {', '.join(map(repr, missing))} in the comparison (systems: {', '.join(self.means)})"
+            )
+
+        def renamed(values: dict) -> dict:
+            return {names[name]: value for name, value in values.items() if name in names}
+
+        return Comparison(
+            collection=self.collection,
+            measures=list(self.measures),
+            means={names[name]: self.means[name] for name in names},
+            worse=renamed(self.worse),
+            better=renamed(self.better),
+            p_values=renamed(self.p_values),
+            reference=names.get(self.reference, self.reference) if self.reference else None,
+            test=self.test,
+            alpha=self.alpha,
+            num_queries=self.num_queries,
+            relevance_level=self.relevance_level,
+        )
+
     def to_dict(self) -> dict:
         """JSON-ready dict of everything in the comparison."""
         return {

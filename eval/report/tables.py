@@ -17,10 +17,7 @@ def _cells(
         text = f"{comparison.means[system][measure]:.{digits}f}"
         if system in comparison.best(measure, digits):
             text = f"{bold[0]}{text}{bold[1]}"
-        if comparison.worse.get(system, {}).get(measure):
-            text += star
-        if comparison.better.get(system, {}).get(measure):
-            text += dagger
+        text += {"worse": star, "better": dagger}.get(comparison.verdict(system, measure), "")
         cells.append(text)
     return cells
 
@@ -116,10 +113,7 @@ def combined_markdown_table(comparisons: Sequence[Comparison], measures: Sequenc
                 text = f"{comparison.means[system][measure]:.{digits}f}"
                 if system in comparison.best(measure, digits):
                     text = f"**{text}**"
-                if comparison.worse.get(system, {}).get(measure):
-                    text += "\\*"
-                if comparison.better.get(system, {}).get(measure):
-                    text += "†"
+                text += {"worse": "\\*", "better": "†"}.get(comparison.verdict(system, measure), "")
                 cells.append(text)
         lines.append("| " + " | ".join(cells) + " |")
     notes = "; ".join(f"{c.collection}: {c.num_queries} queries{_level(c)}" for c in comparisons)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from wikiformer_kit.eval.metrics import Evaluation
+from wikiformer_kit.eval.metrics import Evaluation, display_name
 from wikiformer_kit.eval.report import (
     Comparison,
     bar_chart,
@@ -74,19 +74,89 @@ def test_compare_rejects_bad_input():
         compare("c", {"a": a}, ["AP"])
 
 
-def test_chart_legend_explains_the_hatching(comparison, tmp_path, monkeypatch):
+def drawn_chart(comparison, path, monkeypatch) -> dict:
+    """What `bar_chart` drew: the legend's texts and each bar's mark, ``{(system, measure): mark}``."""
     import matplotlib.figure
 
-    legend: list[str] = []
+    drawn: dict = {}
     save = matplotlib.figure.Figure.savefig
 
     def spy(figure, *args, **kwargs):
-        legend.extend(text.get_text() for text in figure.axes[0].get_legend().get_texts())
+        axes = figure.axes[0]
+        drawn["legend"] = [text.get_text() for text in axes.get_legend().get_texts()]
+        marks = {(round(a.xy[0], 6), round(a.xy[1], 6)): a.get_text() for a in axes.texts}
+        bars = iter(axes.patches)
+        drawn["marks"] = {}
+        for system in comparison.means:
+            for measure in comparison.measures:
+                bar = next(bars)
+                top = (round(bar.get_x() + bar.get_width() / 2, 6), round(bar.get_height(), 6))
+                drawn["marks"][(system, measure)] = marks.get(top, "")
         return save(figure, *args, **kwargs)
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", spy)
-    bar_chart(comparison, tmp_path / "c.png")
-    assert any(text.startswith(f"significantly worse than {comparison.reference}") for text in legend), legend
+    bar_chart(comparison, path)
+    return drawn
+
+
+def test_chart_legend_explains_the_hatching(comparison, tmp_path, monkeypatch):
+    legend = drawn_chart(comparison, tmp_path / "c.png", monkeypatch)["legend"]
+    assert any(text.startswith(f"* significantly worse than {comparison.reference}") for text in legend), legend
+    assert not any("better" in text for text in legend)  # no bar is significantly better
+
+
+def test_table_chart_and_json_show_one_verdict(tmp_path, monkeypatch):
+    """Worse and better, on every measure: the table's marks, the chart's marks and comparison.json agree."""
+    start = [0.5, 0.4, 0.6, 0.3, 0.5, 0.4, 0.6, 0.5, 0.4, 0.3, 0.5, 0.6]
+    lower = [v - 0.3 for v in start]
+    higher = [v + 0.3 for v in start]
+
+    def measured(ndcg, rr):
+        return Evaluation(
+            {"nDCG@10": dict(zip(QUERIES, ndcg, strict=True)), "RR@100": dict(zip(QUERIES, rr, strict=True))}, 2
+        )
+
+    evaluations = {"start": measured(start, start), "better": measured(higher, start), "worse": measured(start, lower)}
+    comparison = compare("c", evaluations, ["nDCG@10", "RR@100"], reference="start", permutations=2000)
+    expected = {
+        ("start", "nDCG@10"): "", ("start", "RR@100"): "",
+        ("better", "nDCG@10"): "†", ("better", "RR@100"): "",
+        ("worse", "nDCG@10"): "", ("worse", "RR@100"): "*",
+    }  # fmt: skip
+    restored = Comparison.from_dict(json.loads(json.dumps(comparison.to_dict())))
+    verdicts = {key: {"worse": "*", "better": "†"}.get(restored.verdict(*key), "") for key in expected}
+    assert verdicts == expected
+    assert {key: mark_of(cell_of(comparison, *key)) for key in expected} == expected
+    drawn = drawn_chart(comparison, tmp_path / "c.png", monkeypatch)
+    assert drawn["marks"] == expected
+    assert any(text.startswith("† significantly better than start") for text in drawn["legend"])
+    assert any(text.startswith("* significantly worse than start") for text in drawn["legend"])
+
+
+def mark_of(cell: str) -> str:
+    """A markdown table cell's significance mark: ``*``, ``†`` or none."""
+    return "*" if cell.endswith("\\*") else "†" if cell.endswith("†") else ""
+
+
+def cell_of(comparison, system: str, measure: str) -> str:
+    """The cell of ``system`` and ``measure`` in the comparison's markdown table."""
+    lines = markdown_table(comparison).splitlines()
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0] == system:
+            return cells[header.index(display_name(measure))]
+    raise KeyError(system)
+
+
+def test_a_view_renames_and_drops_systems_keeping_the_verdicts(comparison):
+    view = comparison.view({"bad": "bad (this model)", "bm25": "BM25"})
+    assert list(view.means) == ["bad (this model)", "BM25"] and view.reference == "BM25"
+    assert view.worse["bad (this model)"] == comparison.worse["bad"]
+    assert view.p_values["bad (this model)"] == comparison.p_values["bad"] and "same_mean" not in view.worse
+    assert "| bad (this model) | 0.4667\\* | 0.4667\\* |" in markdown_table(view)
+    with pytest.raises(KeyError, match="no system 'dense'"):
+        comparison.view({"dense": "dense"})
 
 
 def test_a_significant_gain_over_the_reference_is_marked_too():
