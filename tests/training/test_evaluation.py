@@ -101,4 +101,4 @@ def test_configs_select_on_a_dev_collection_that_is_no_test_collection(name):
     _, data, _ = parse_arguments([str(PROJECT_ROOT / "configs" / name), "--use_cpu", "true"])
     assert data.eval_dir and data.test_dirs and data.eval_depth >= 30
     assert not any(same_source(data.eval_dir, test) for test in data.test_dirs)
-    assert any("trec_dl20_passage" in test for test in data.test_dirs)
+    assert any("trec-dl-2020" in test for test in data.test_dirs)
