@@ -28,12 +28,14 @@ class ExecutorOptions:
         num_proc: tasks run at once by the local executor (and tasks per stage of the task build).
         slurm_partition: the Slurm partition.
         slurm_time: the Slurm time limit of a job.
+        verbose: the local stages print everything on the console (default: one line each, the rest in their logs).
     """
 
     kind: str = "local"
     num_proc: int = 1
     slurm_partition: str | None = None
     slurm_time: str = "24:00:00"
+    verbose: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in EXECUTORS:
@@ -43,16 +45,23 @@ class ExecutorOptions:
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--num-proc``, ``--executor``, ``--slurm-partition``, ``--slurm-time`` (read back by :func:`executor_options`)."""
+    """``--num-proc``, ``--executor``, ``--slurm-partition``, ``--slurm-time``, ``--verbose`` (read back by
+    :func:`executor_options`)."""
     parser.add_argument("--num-proc", type=int, default=1, help="processes: tasks run at once")
     parser.add_argument("--executor", choices=EXECUTORS, default="local")
     parser.add_argument("--slurm-partition", default=None)
     parser.add_argument("--slurm-time", default=ExecutorOptions.slurm_time, help="time limit of a Slurm job")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every stage's executor logs and progress bars (default: one line a stage, the rest in "
+        "OUT/logs/<stage>.log)",
+    )
 
 
 def executor_options(args: argparse.Namespace) -> ExecutorOptions:
     """The options :func:`add_executor_arguments` parsed (``ValueError`` for a bad value)."""
-    return ExecutorOptions(args.executor, args.num_proc, args.slurm_partition, args.slurm_time)
+    return ExecutorOptions(args.executor, args.num_proc, args.slurm_partition, args.slurm_time, args.verbose)
 
 
 def make_executor(
@@ -65,6 +74,8 @@ def make_executor(
     depends: Any = None,
     skip_completed: bool = True,
     preload: tuple[str, ...] = (),
+    stage: str | None = None,
+    stage_log: Path | None = None,
 ):
     """A datatrove executor of ``options.kind`` running ``pipeline`` as ``tasks`` tasks.
 
@@ -79,6 +90,9 @@ def make_executor(
         preload: modules the local workers need, imported once: by this process when the workers are forked
             from it (:func:`local_start_method`), else by the fork server (seconds per worker with
             torch/datasets/pyarrow in the import graph).
+        stage: the stage's name in the console line the local executor prints when it ends (``None``: none).
+        stage_log: where the local executor writes the stage's output, unless ``options.verbose`` (Slurm and Ray
+            write their tasks' logs under ``logging_dir``).
     """
     common = {"tasks": tasks, "logging_dir": logging_dir, "depends": depends, "skip_completed": skip_completed}
     kind = options.kind
@@ -86,7 +100,8 @@ def make_executor(
         from wikiformer_kit.dataset_scripts.local_executor import StartMethodAtRun
 
         workers = max(1, min(options.num_proc, tasks))
-        return StartMethodAtRun(pipeline, workers=workers, preload=preload, **common)
+        console = {"stage": stage, "stage_log": stage_log, "verbose": options.verbose}
+        return StartMethodAtRun(pipeline, workers=workers, preload=preload, **console, **common)
     if kind == "slurm":
         from datatrove.executor import SlurmPipelineExecutor
 
@@ -132,6 +147,7 @@ def chain_executors(
     job_prefix: str,
     last_always_reruns: bool = True,
     preload: tuple[str, ...] = (),
+    stage_logs: Path | None = None,
 ):
     """Executors for ``stages`` (``(name, pipeline, tasks)`` in order), each depending on the one before.
 
@@ -145,6 +161,7 @@ def chain_executors(
         job_prefix: the Slurm job names are ``{job_prefix}-{stage name}``.
         last_always_reruns: whether the last stage reruns even when an earlier run finished it.
         preload: modules the local fork server imports once (see :func:`make_executor`).
+        stage_logs: the folder of the stages' console logs (``<name>.log``; see :func:`make_executor`).
     """
     previous = None
     for index, (name, pipeline, tasks) in enumerate(stages):
@@ -157,6 +174,8 @@ def chain_executors(
             depends=previous,
             skip_completed=not (last_always_reruns and index == len(stages) - 1),
             preload=preload,
+            stage=name,
+            stage_log=stage_logs / f"{name}.log" if stage_logs else None,
         )
     return previous
 

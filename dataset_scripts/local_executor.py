@@ -1,12 +1,15 @@
-"""datatrove's local executor, choosing how its workers start when its pool starts (not when it is built)."""
+"""datatrove's local executor, choosing how its workers start when its pool starts (not when it is built), and
+showing one console line per stage (its output in the stage's log: :mod:`.stage_console`)."""
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from datatrove.executor import LocalPipelineExecutor
 
 from wikiformer_kit.dataset_scripts.executors import local_start_method
+from wikiformer_kit.dataset_scripts.stage_console import StageReport, counts_line, install_for_process, stage_output
 
 
 class StartMethodAtRun(LocalPipelineExecutor):
@@ -18,12 +21,27 @@ class StartMethodAtRun(LocalPipelineExecutor):
         pipeline: the datatrove steps.
         preload: modules the workers need, imported once: by this process when they are forked, else by the fork
             server.
+        stage: the stage's name in its console line (``None``: no line, the output as datatrove prints it).
+        stage_log: where the stage's output goes (the executor's and the tasks' logs, the steps' bars and prints).
+        verbose: print everything on the console instead (the closing line still follows).
         kwargs: as ``LocalPipelineExecutor`` (its ``start_method`` is decided here).
     """
 
-    def __init__(self, pipeline, *, preload: tuple[str, ...] = (), **kwargs):
+    def __init__(
+        self,
+        pipeline,
+        *,
+        preload: tuple[str, ...] = (),
+        stage: str | None = None,
+        stage_log: Path | None = None,
+        verbose: bool = False,
+        **kwargs,
+    ):
         super().__init__(pipeline, start_method="forkserver", **kwargs)
         self.preload = tuple(preload)
+        self.stage = stage
+        self.stage_log = Path(stage_log) if stage_log and not verbose else None
+        self.transient = False
 
     def run(self):
         """Run the stages this one depends on, choose the start method, then run this stage."""
@@ -38,4 +56,25 @@ class StartMethodAtRun(LocalPipelineExecutor):
                 import multiprocess
 
                 multiprocess.set_forkserver_preload(list(self.preload))
-        return super().run()
+        if self.stage is None:
+            return super().run()
+        report = StageReport(self.stage, self.stage_log)
+        earlier = self.tasks - len(self.get_incomplete_ranks())
+        try:
+            if self.stage_log is None:
+                stats = super().run()
+            else:
+                with stage_output(self.stage_log) as stream:
+                    self.transient = stream.transient  # the workers show their bars in place too
+                    stats = super().run()
+        except BaseException as error:
+            report.failed(error)
+            raise
+        report.done(counts_line(stats), earlier, self.tasks)
+        return stats
+
+    def _run_for_rank(self, rank: int, local_rank: int = 0, node_rank: int = -1):
+        # in a worker started by the fork server, the output still goes to the console until it is sent to the log
+        if self.stage_log is not None:
+            install_for_process(self.stage_log, self.transient)
+        return super()._run_for_rank(rank, local_rank, node_rank)

@@ -62,6 +62,7 @@ def build_corpus(
     output_dir: str | Path,
     options: CorpusOptions = CorpusOptions(),
     executor: ExecutorOptions = ExecutorOptions(),
+    stage_log: str | Path | None = None,
 ) -> Counter:
     """Build the corpus of ``inputs`` into ``output_dir`` and return the merged build statistics.
 
@@ -69,6 +70,7 @@ def build_corpus(
     ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options,
     the number of shards and the statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that
     ``datasets.load_dataset`` reads. A rerun into the same folder resumes: finished shards are not read again.
+    The stage prints one line; its output goes to ``stage_log`` (default: ``output_dir/logs/corpus.log``).
     """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -86,6 +88,8 @@ def build_corpus(
         tasks=len(shards),
         logging_dir=str(output_dir / "logs"),
         job_name="wikiformer-corpus",
+        stage="corpus",
+        stage_log=Path(stage_log) if stage_log else output_dir / "logs" / "corpus.log",
         preload=("wikiformer_kit.dataset_scripts.corpus.steps", *format_modules_of(shards), "pandas"),
     )
     config_folders = [output_dir / folder for folder in CONFIG_SCHEMAS]

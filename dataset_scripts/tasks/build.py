@@ -96,7 +96,7 @@ def prepare_corpus(
     )
 
     corpus_dir = layout.root / "corpus"
-    build_corpus(list(inputs), corpus_dir, corpus, executor)
+    build_corpus(list(inputs), corpus_dir, corpus, executor, stage_log=layout.root / "logs" / "corpus.log")
     return corpus_dir, ", ".join(p.name for p in inputs)
 
 
@@ -178,7 +178,10 @@ def make_executors(
     # workers fork from one server that has imported the steps once, instead of each importing them
     preload = ("wikiformer_kit.dataset_scripts.tasks.steps", "wikiformer_kit.dataset_scripts.tasks.baseline_steps")
     # the cards (the last stage) are cheap and follow the latest command line
-    return chain_executors(executor, stages, logs=layout.logs, job_prefix="wikiformer", preload=preload)
+    # one console line a stage, its output in OUT/logs/<stage>.log beside the datasets (not inside one)
+    return chain_executors(
+        executor, stages, logs=layout.logs, job_prefix="wikiformer", preload=preload, stage_logs=layout.root / "logs"
+    )
 
 
 def build_datasets(build: BuildOptions) -> dict[str, Any] | None:

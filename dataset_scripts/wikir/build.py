@@ -54,7 +54,7 @@ def prepare_corpus(
     )
 
     corpus_dir = WikirLayout(root).work / "corpus"
-    build_corpus(inputs, corpus_dir, corpus, executor)
+    build_corpus(inputs, corpus_dir, corpus, executor, stage_log=WikirLayout(root).work / "logs" / "corpus.log")
     return corpus_dir, ", ".join(f"`{p.name}`" for p in inputs)
 
 
@@ -120,8 +120,14 @@ def build_wikir(
         ("assemble", [AssembleStep(output_dir, units, redirect_files, info)], 1),
     ]
     # the outputs (the last stage) follow the latest command line
+    # the stages' console logs in the work folder, which a push leaves out
     run = chain_executors(
-        executor, stages, logs=layout.logs, job_prefix="wikir", preload=("wikiformer_kit.dataset_scripts.wikir.steps",)
+        executor,
+        stages,
+        logs=layout.logs,
+        job_prefix="wikir",
+        preload=("wikiformer_kit.dataset_scripts.wikir.steps",),
+        stage_logs=layout.work / "logs",
     )
     run.run()
     summary_path = layout.work / "summary.json"
