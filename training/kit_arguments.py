@@ -190,6 +190,19 @@ class KitTrainingArguments:
             "loss scaler's own skipped steps stop it after 20 in a row)"
         },
     )
+    progress_steps: int = field(
+        default=1000,
+        metadata={
+            "help": "with the output not a terminal (a log file, CI, nohup): a progress line (step, loss, steps/s, "
+            "elapsed, ETA) every this many optimizer steps, or every --progress_seconds if sooner (0: by time only)"
+        },
+    )
+    progress_seconds: float = field(
+        default=60.0,
+        metadata={
+            "help": "see --progress_steps: a progress line when this many seconds have passed (0: by steps only)"
+        },
+    )
 
 
 def resolve_model_path(name: str | None) -> str:

@@ -21,6 +21,7 @@ from transformers.trainer_utils import get_last_checkpoint
 from wikiformer_kit.training.data import GroupDataset
 from wikiformer_kit.training.evaluation import RerankEvalSet, rerank_metrics
 from wikiformer_kit.training.losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
+from wikiformer_kit.training.progress import progress_callback
 
 FP16_OVERFLOWS_IN_A_ROW = 20  # the loss scaler halves its scale at each: 2**-20 means the run is broken
 
@@ -50,7 +51,9 @@ class WikiformerTrainer(Trainer):
 
     Pass ``train_dataset=GroupDataset``, ``data_collator=GroupCollator`` and, for evaluation, ``eval_dataset`` as a
     :class:`RerankEvalSet`. Logged per task ``t`` (means since the last log): ``loss_t`` and ``accuracy_t`` (the
-    positive scored highest in its group), and ``group_accuracy`` over all tasks.
+    positive scored highest in its group), and ``group_accuracy`` over all tasks. With standard output not a
+    terminal, a plain progress line every ``progress_steps`` steps or ``progress_seconds`` seconds
+    (:mod:`.progress`).
 
     Non-finite numbers: before each optimizer step the loss of every micro-batch and the gradient norm are checked
     (one device sync per optimizer step; under DDP the check is agreed by all ranks). A non-finite one stops
@@ -73,6 +76,9 @@ class WikiformerTrainer(Trainer):
         self, *args, task_names: list[str], eval_max_length: int = 512, card_context: dict | None = None, **kwargs
     ):
         super().__init__(*args, **kwargs)
+        progress = progress_callback(self.args)  # plain lines where no terminal shows the bar
+        if progress is not None:
+            self.add_callback(progress)
         self.task_names, self.eval_max_length = list(task_names), eval_max_length
         self.card_context = card_context or {}
         # loss, correct, groups per task; kept on the training device so that a step never waits for the GPU
