@@ -73,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         "bench/finetune_comparison.py pre-trained at one budget)",
     )
     parser.add_argument(
-        "--data", default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"), help="folder with the collections"
+        "--data",
+        default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"),
+        help="'irds' (the collections by their ir_datasets ids: pip install ir_datasets) or a folder with "
+        "trec_dl20_passage/, cranfield/ and npl/ (docs/evaluation.md says where each comes from); the default is the "
+        "local copy for development",
     )
     parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
     parser.add_argument("--max-queries", type=int, default=30)

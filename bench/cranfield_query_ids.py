@@ -1,11 +1,12 @@
 """Cranfield scored with the wrong query ids: why published BM25 figures computed through ir_datasets are near 0.
 
-    python bench/cranfield_query_ids.py [--collection ../shared/data/eval/cranfield] [--k 1000]
+    python bench/cranfield_query_ids.py [--collection FOLDER] [--k 1000]
 
 ``cran.qry`` numbers its 225 queries with ``.I`` values that skip (1, 2, 4, 8, 9, ... 365) while ``cranqrel``
 numbers them 1..225 in file order. Our SMART loader uses file order (see ``eval/collections/smart.py``). Tools
 that take the ``.I`` value as the query id (ir_datasets' ``cranfield``, and through it PyTerrier and TIREx) pair
 most queries with another query's judgments. This scores one bm25s run both ways, with trec_eval's measures.
+(ir_datasets 0.6.3 numbers ``cranfield``'s queries in file order: ``irds:cranfield`` is the SMART loader's collection.)
 """
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ def dot_i_numbers(query_file: Path) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--collection", type=Path, default=ROOT.parent / "shared/data/eval/cranfield")
+    parser.add_argument(
+        "--collection",
+        type=Path,
+        default=ROOT.parent / "shared/data/eval/cranfield",
+        help="a folder of Cranfield's SMART files (cran.qry's .I numbers are read from it): Glasgow's cran.tar.gz, "
+        "http://ir.dcs.gla.ac.uk/resources/test_collections/cran/, unpacked; the default is the local copy for "
+        "development",
+    )
     parser.add_argument("--k", type=int, default=1000)
     args = parser.parse_args()
     collection = load_collection(str(args.collection))

@@ -16,7 +16,12 @@ parameters) on Cranfield and NPL. Checkpoints are not selected: each row is the 
 query ever chooses anything. On a GPU (the paper's figures)::
 
     python bench/effectiveness.py --config configs/cpu-hour.yaml --steps 1500 --device cuda \
-        --input ../shared/data/wikipedia --output-dir /tmp/bench-effectiveness
+        --input WIKIPEDIA_FILES --data irds --output-dir /tmp/bench-effectiveness
+
+``--data irds`` reads the three collections by their ir_datasets ids (`IRDS_IDS`; DL20 then has no given run and
+BM25 ranks the pool of the track's top-1000 candidates); ``--data FOLDER`` reads ``FOLDER/trec_dl20_passage`` (rank_llm's
+BM25 top 100 and NIST's qrels), ``FOLDER/cranfield`` and ``FOLDER/npl``, laid out as docs/evaluation.md ("Where the
+collections come from") says. The default, ``../shared/data/eval``, is the local copy for development.
 
 On a CPU, limit everything (``--max-queries 10 --depth 20 --studies curve``). ``--collections cranfield#test``
 reports only the queries that a ``cranfield#dev`` selection (``configs/cpu-hour.yaml``) never saw. ``--studies --model NAME=PATH``
@@ -55,6 +60,9 @@ COLLECTIONS = {
     "cranfield": ("cranfield", 1),
     "npl": ("npl", 1),
 }
+IRDS_IDS = {"dl20": "msmarco-passage/trec-dl-2020/judged", "cranfield": "cranfield", "npl": "vaswani"}
+"""The collections' ir_datasets ids, read with ``--data irds``."""
+IRDS_DATA = "irds"
 TASKS = ("srr", "rwi", "ati", "ltm")
 STUDIES = ("curve", "ablation", "size")
 MEASURE = "nDCG@10"
@@ -208,9 +216,10 @@ class Bench:
 
 
 def collection_spec(data: str, name: str) -> str:
-    """``cranfield#test`` -> ``DATA/cranfield#test``: the folder of a study collection, with its query part."""
+    """``cranfield#test`` -> ``DATA/cranfield#test`` (``irds:cranfield#test`` with ``--data irds``): the folder or
+    id of a study collection, with its query part."""
     base, part = split_spec(name)
-    path = str(Path(data) / COLLECTIONS[base][0])
+    path = f"irds:{IRDS_IDS[base]}" if data == IRDS_DATA else str(Path(data) / COLLECTIONS[base][0])
     return f"{path}#{part}" if part else path
 
 
@@ -223,7 +232,7 @@ def load_collections(
     found = {}
     for name in args.collections:
         spec, level = collection_spec(args.data, name), COLLECTIONS[split_spec(name)[0]][1]
-        if not Path(split_spec(spec)[0]).exists():
+        if args.data != IRDS_DATA and not Path(split_spec(spec)[0]).exists():
             logging.warning("%s: %s not found, skipped", name, split_spec(spec)[0])
             continue
         collection = load_collection_part(spec, relevance_level=level)
@@ -283,7 +292,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")]
     )
-    parser.add_argument("--data", default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"))
+    parser.add_argument(
+        "--data",
+        default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"),
+        help="'irds' (the collections by their ir_datasets ids: pip install ir_datasets) or a folder with "
+        "trec_dl20_passage/, cranfield/ and npl/ (docs/evaluation.md says where each comes from); the default is the "
+        "local copy for development",
+    )
     parser.add_argument(
         "--collections",
         nargs="+",

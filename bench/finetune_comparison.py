@@ -57,7 +57,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
-    _flag(parser, "--collection", default=str(PROJECT_ROOT.parent / "shared/data/eval/cranfield"))
+    _flag(parser, "--collection", default=str(PROJECT_ROOT.parent / "shared/data/eval/cranfield"),
+          help="the labelled collection (irds:cranfield reads Cranfield by its ir_datasets id; the default is the "
+          "local copy for development)")  # fmt: skip
     _flag(parser, "--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
           help="the corpus every method is pre-trained on")  # fmt: skip
     _flag(parser, "--start-model", default="embedded:minilm", help="the start of every pre-training, and (a)")

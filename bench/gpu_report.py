@@ -1,7 +1,8 @@
 """Every GPU figure of the README in one command: a training run, zero-shot DL20 before and after, and the benches.
 
 1. Builds the four task datasets from English Wikipedia (``--input``: the vendored enwiki sample by default; add
-   ``../shared/data/wikipedia`` dumps or a full dump) with ``dataset_scripts.build``.
+   a full dump from https://dumps.wikimedia.org, or in development the dumps of ``../shared/data/wikipedia``) with
+   ``dataset_scripts.build``.
 2. Zero-shot re-ranks the TREC DL 2020 BM25 top ``--depth`` (100) with the start model (new zero head) through
    ``python -m eval rerank``: nDCG@10 and MRR@10 (relevance level 2).
 3. Trains ``--steps`` steps with ``train.py`` and ``configs/wikiformer-bert-base.yaml`` (bf16, lengths 30/480,
@@ -199,7 +200,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--groups", type=int, default=16, help="groups of 8 a step")
     parser.add_argument("--learning_rate", type=float, default=2e-5)
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--collection", type=Path, default=DL20, help="the TREC DL 2020 passage folder")
+    parser.add_argument(
+        "--collection",
+        type=Path,
+        default=DL20,
+        help="the TREC DL 2020 passage folder: rank_llm's BM25 top 100 and NIST's qrels, made as docs/evaluation.md "
+        "says (the default is the local copy for development)",
+    )
     parser.add_argument(
         "--dev-collection",
         default=CONFIG_DEV,

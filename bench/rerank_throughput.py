@@ -40,7 +40,13 @@ DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passag
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="rank_llm-style retrieve_results JSON")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="rank_llm-style retrieve_results JSON: DL20's is https://github.com/castorini/rank_llm_data/raw/main/retrieve_results/BM25/retrieve_results_dl20_top100.json "
+        "(MS MARCO text: non-commercial research use); the default is the local copy for development",
+    )
     parser.add_argument("--num-pairs", type=int, default=2000, help="pairs to re-rank (whole queries, in file order)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--max-length", type=int, default=256, help="pair length in tokens, for both")
@@ -64,7 +70,7 @@ def load_queries(path: Path, num_pairs: int, depth: int | None = None) -> list[t
     if not path.is_file():
         sys.exit(
             f"rerank_throughput: data file not found: {path}\n(it lives in ../shared/data during development; "
-            "pass --data with a rank_llm-style retrieve_results JSON)"
+            "pass --data with a rank_llm-style retrieve_results JSON, e.g. https://github.com/castorini/rank_llm_data/raw/main/retrieve_results/BM25/retrieve_results_dl20_top100.json)"
         )
     groups = []
     remaining = num_pairs

@@ -1,6 +1,10 @@
 """How well the See also section is found by its structure alone, against the section found by its heading name.
 
-    python bench/see_also_structure.py [--data ../shared/data/wikipedia]
+    python bench/see_also_structure.py [--data FOLDER]
+
+``FOLDER`` holds MediaWiki dumps and wikitext pages; the default, ``../shared/data/wikipedia``, is the local copy for
+development of public samples (gensim's test dumps, https://github.com/piskvorky/gensim/tree/develop/gensim/test/test_data;
+the vendored ``data/samples/wikipedia`` pages; text CC BY-SA 4.0, Wikipedia contributors).
 
 For every article of the real dumps and pages there, the See also targets are read twice: by heading name (the
 language's names, the reference) and by structure only (no name known, as for a Wikipedia whose heading is not in
@@ -60,7 +64,12 @@ def score(pages, language: str) -> dict[str, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wikipedia"))
+    parser.add_argument(
+        "--data",
+        default=str(ROOT.parent / "shared" / "data" / "wikipedia"),
+        help="a folder of MediaWiki dumps and wikitext pages (e.g. data/samples/wikipedia); the default is the local "
+        "copy for development",
+    )
     args = parser.parse_args()
     data = Path(args.data)
     rows = []
