@@ -2,7 +2,9 @@
 original files:
 
 * documents ``LISA0.001`` ... ``LISA5.850``: records ``Document N``, title lines, a blank line, the abstract, and a
-  line of 44 asterisks; a few ids occur twice (the first record is kept, the others counted in a warning);
+  line of 44 asterisks; a few ids occur twice (the first record is kept, the others counted in a warning), and a
+  few text fragments stand between a record's asterisks and the next ``Document N`` line (``LISA1.501``): they
+  belong to no record and are skipped, counted in a warning naming the file and their lines;
 * queries ``LISA.QUE``: the query number on a line of its own, the text, ended by ``#``;
 * judgments ``LISARJ.NUM``: numbers only, per query ``query count doc doc ...`` wrapped over lines; or the older
   ``LISA.REL``: ``Query N``, ``K Relevant Refs:``, the document numbers ended by ``-1``. Every listed document is
@@ -32,13 +34,18 @@ NEWER_QRELS = "LISARJ.NUM"
 def read_lisa_documents(path: str | Path) -> dict[str, str]:
     """Documents of one LISA file: id -> title and abstract joined, white space collapsed.
 
+    Text outside a record (after a record's asterisks, before the next ``Document N`` line) is skipped: a warning
+    names the file, the first line of each such fragment and how many lines were left out.
+
     Raises:
-        CollectionFormatError: text outside a record (before its ``Document N`` line), naming the line, or no
-            record at all.
+        CollectionFormatError: no record at all.
     """
     documents: dict[str, str] = {}
     repeated: list[str] = []
+    outside: list[int] = []  # the first line of each fragment outside a record
+    outside_lines = 0
     docid, lines = None, []
+    in_fragment = False
 
     def close() -> None:
         if docid is None:
@@ -52,17 +59,26 @@ def read_lisa_documents(path: str | Path) -> dict[str, str]:
         match = DOCUMENT_LINE.match(line)
         if match:
             close()
-            docid, lines = str(int(match[1])), []
+            docid, lines, in_fragment = str(int(match[1])), [], False
         elif SEPARATOR.match(line):
             close()
-            docid, lines = None, []
+            docid, lines, in_fragment = None, [], False
         elif docid is not None:
             lines.append(line)
         elif line.strip():
-            raise CollectionFormatError(path, "text outside a 'Document N' record", number)
+            if not in_fragment:
+                outside.append(number)
+            outside_lines += 1
+            in_fragment = True
     close()
     if not documents:
         raise CollectionFormatError(path, "no 'Document N' record")
+    if outside:
+        first = ", ".join(f"{path}:{n}" for n in outside[:3]) + (", ..." if len(outside) > 3 else "")
+        logger.warning(
+            "%s: %d text fragment%s outside a 'Document N' record skipped (%d lines, belonging to no document): %s",
+            path, len(outside), "s" if len(outside) > 1 else "", outside_lines, first,
+        )  # fmt: skip
     if repeated:
         logger.warning("%s: %d document ids occur again (e.g. %s); the first record of each is kept", path,
                        len(repeated), repeated[:3])  # fmt: skip

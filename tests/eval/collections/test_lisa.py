@@ -87,3 +87,33 @@ def test_damaged_files_name_file_and_line(tmp_path):
     short.write_text("  1  3  3392  3396\n")
     with pytest.raises(CollectionFormatError, match=r"LISARJ.NUM:1: query 1: 3 documents announced, 2 found"):
         read_lisa_qrels(short)
+
+
+def test_text_outside_a_record_is_skipped_and_counted_with_its_file_and_line(tmp_path, caplog):
+    # as in LISA1.501: a fragment of a record's text after its asterisks, before the next "Document N"
+    lines = (LISA_MINI / "LISA5.627").read_text().splitlines()
+    fragment = lines[-3:-1]  # two lines of the real abstract, out of place
+    second = ["Document 5641", *lines[1:3], "", *lines[4:6], lines[-1]]
+    damaged = tmp_path / "LISA5.627"
+    damaged.write_text("\n".join([*lines, *fragment, "", fragment[0], *second]) + "\n")
+    first_line = len(lines) + 1
+    with caplog.at_level(logging.WARNING):
+        documents = read_lisa_documents(damaged)
+    assert list(documents) == ["5640", "5641"]
+    assert documents["5640"] == read_lisa_documents(LISA_MINI / "LISA5.627")["5640"]
+    assert documents["5641"] == " ".join(" ".join([*lines[1:3], *lines[4:6]]).split())  # no fragment in it
+    assert (
+        f"{damaged}: 1 text fragment outside a 'Document N' record skipped (3 lines, belonging to no document): "
+        f"{damaged}:{first_line}" in caplog.text
+    )
+    collection_folder = tmp_path
+    for name in ("LISA.QUE", "LISARJ.NUM"):
+        shutil.copy(LISA_MINI / name, collection_folder / name)
+    assert set(load_collection(str(collection_folder)).documents) == {"5640", "5641"}
+
+
+def test_a_file_of_text_without_any_record_is_still_refused(tmp_path):
+    path = tmp_path / "LISA0.001"
+    path.write_text("NORDINFO COURSE IN BIBLIOMETRICS\n")
+    with pytest.raises(CollectionFormatError, match=r"LISA0.001: no 'Document N' record"):
+        read_lisa_documents(path)
