@@ -4,7 +4,8 @@ names the file (and the record or line where there is one) and what to do, a non
 
 Each entry point's ``main`` is wrapped with :func:`one_line_errors`; the message is the exception's own (the
 readers' and builders' errors name their file and record), made one line, with a hint for the exceptions that
-carry no advice of their own (a missing file, a damaged archive, an unexpected error).
+carry no advice of their own (a missing file, a damaged archive, an unexpected error). Ctrl-C is one line too,
+saying whether rerunning the same command resumes (exit code 130, as a shell reports a SIGINT).
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ DEBUG_HELP = "show the full traceback of an error instead of its one-line messag
 INPUT_ERROR_EXIT = 2
 """Exit code of a bad input (an unreadable file, a bad value): argparse's code for a bad command line."""
 UNEXPECTED_ERROR_EXIT = 1
+INTERRUPTED_EXIT = 130
+"""Exit code of a command stopped by Ctrl-C (SIGINT): 128 + the signal's number, as shells report it."""
+RESUMES = "interrupted: rerun the same command to resume"
+RESTARTS = "interrupted: this command does not resume; rerun it to start again"
 MAX_MESSAGE = 400
 """Characters kept of a message (library errors can run to a screen); ``--debug`` shows all of it."""
 
@@ -98,22 +103,40 @@ def split_debug(argv: Sequence[str], valued_debug_is_the_commands: bool = False)
 
 
 def one_line_errors(
-    main: Callable[..., int] | None = None, *, valued_debug_is_the_commands: bool = False
+    main: Callable[..., int] | None = None,
+    *,
+    valued_debug_is_the_commands: bool = False,
+    interrupted: str | Callable[[list[str]], str] = RESUMES,
 ) -> Callable[..., int]:
     """Wrap a command line's ``main(argv) -> exit code``: an exception becomes one line on stderr and an exit code
     (2 for a bad input, 1 for anything else), unless ``--debug`` is on the command line; usage errors (argparse's
-    ``SystemExit``) and Ctrl-C pass through. Used bare (``@one_line_errors``) or with
-    ``valued_debug_is_the_commands`` (see :func:`split_debug`)."""
+    ``SystemExit``) pass through. Used bare (``@one_line_errors``) or with options.
+
+    Args:
+        main: the command line's ``main``.
+        valued_debug_is_the_commands: see :func:`split_debug`.
+        interrupted: the line printed on Ctrl-C (exit code 130): :data:`RESUMES` (the default), :data:`RESTARTS`,
+            or a function of the command line (without ``--debug``) that words it, for commands where it depends
+            on the subcommand or an option.
+    """
     if main is None:
-        return functools.partial(one_line_errors, valued_debug_is_the_commands=valued_debug_is_the_commands)
+        return functools.partial(
+            one_line_errors, valued_debug_is_the_commands=valued_debug_is_the_commands, interrupted=interrupted
+        )
 
     @functools.wraps(main)
     def wrapper(argv: Sequence[str] | None = None, *args, **kwargs) -> int:
         argv, debug = split_debug(sys.argv[1:] if argv is None else argv, valued_debug_is_the_commands)
         try:
             return main(argv, *args, **kwargs)
-        except (SystemExit, KeyboardInterrupt):
+        except SystemExit:
             raise
+        except KeyboardInterrupt:
+            if debug:
+                raise
+            line = interrupted(argv) if callable(interrupted) else interrupted
+            print(f"\n{line}", file=sys.stderr, flush=True)  # on a new line: Ctrl-C leaves ^C or a bar on this one
+            return INTERRUPTED_EXIT
         except Exception as error:
             if debug:
                 raise

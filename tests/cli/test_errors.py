@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikiformer_kit.cli.errors import InputError, one_line, one_line_errors, split_debug
+from wikiformer_kit.cli.errors import RESTARTS, RESUMES, InputError, one_line, one_line_errors, split_debug
 
 
 def test_a_missing_file_is_named_with_what_to_do():
@@ -54,3 +54,21 @@ def test_a_debug_with_a_value_can_stay_the_commands_own():
     argv = ["c.yaml", "--debug", "underflow_overflow", "--debug"]
     assert split_debug(argv, valued_debug_is_the_commands=True) == (["c.yaml", "--debug", "underflow_overflow"], True)
     assert split_debug(["--debug", "x"]) == (["x"], True)
+
+
+def test_ctrl_c_is_one_line_and_exit_code_130(capsys):
+    assert _main(["x"], KeyboardInterrupt()) == 130
+    assert capsys.readouterr().err == "\ninterrupted: rerun the same command to resume\n"
+    with pytest.raises(KeyboardInterrupt):
+        _main(["--debug"], KeyboardInterrupt())
+
+
+def test_the_interrupted_line_can_depend_on_the_command_line(capsys):
+    @one_line_errors(interrupted=lambda argv: RESUMES if "resumable" in argv else RESTARTS)
+    def main(argv):
+        raise KeyboardInterrupt
+
+    assert main(["resumable"]) == 130
+    assert capsys.readouterr().err.strip() == RESUMES
+    assert main(["other"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted: this command does not resume; rerun it to start again"
