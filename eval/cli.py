@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 
 from wikiformer_kit.cli import InputError, KitArgumentParser, one_line_errors
-from wikiformer_kit.cli.errors import one_line
+from wikiformer_kit.cli.errors import RESTARTS, RESUMES, one_line
+from wikiformer_kit.cli.model_folder import check_model_folder
 from wikiformer_kit.eval.collections import Collection, Run, read_trec_run, write_trec_run
 from wikiformer_kit.eval.collections.relevance import is_graded
 from wikiformer_kit.eval.collections.trec import ranked
@@ -200,6 +201,7 @@ def _scorer(args: argparse.Namespace):
     from wikiformer_kit.eval.rerank import PairScorer
 
     check_model_path(args.model)
+    check_model_folder(args.model, "--model")
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
     try:
         scorer = PairScorer(
@@ -450,7 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("none", "zscore", "minmax", "rrf"),
         help="also fuse with the first stage's scores (default: the checkpoint's stored fusion, else none)",
     )
-    rr.add_argument("--alpha", type=float, help="the re-ranker's weight in the fusion, in [0, 1] (default 0.7)")
+    rr.add_argument(
+        "--alpha",
+        type=float,
+        help="the re-ranker's weight in the fusion, in [0, 1]; default: the checkpoint's stored alpha when the fusion "
+        "is its stored one (--fusion not given, or the same method), else 0.7",
+    )
     rr.set_defaults(func=cmd_rerank)
 
     tune = commands.add_parser("tune-fusion", help="choose the fusion method and alpha on a dev collection")
@@ -512,7 +519,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@one_line_errors
+def interrupted(argv: list[str]) -> str:
+    """The Ctrl-C line: re-ranking resumes from its run file (unless ``--no-resume``); the other subcommands start
+    again."""
+    command = next((a for a in argv if not a.startswith("-")), None)  # the options before it take no value
+    resumes = command in ("rerank", "tune-fusion") and not {"--no-resume", "--no_resume"} & set(argv)
+    return RESUMES if resumes else RESTARTS
+
+
+@one_line_errors(interrupted=interrupted)
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
