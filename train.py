@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wikiformer_kit.cli import InputError, one_line_errors
-from wikiformer_kit.training.kit_arguments import CONFIG_SUFFIXES, EMBEDDED_MINILM, PROG, read_config
+from wikiformer_kit.cli.errors import RESUMES
+from wikiformer_kit.training.kit_arguments import CONFIG_SUFFIXES, CONFIGS_DIR, EMBEDDED_MINILM, PROG, read_config
 
 if TYPE_CHECKING:
     from wikiformer_kit.training import (
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     argv = list(sys.argv[1:] if argv is None else argv)
     model_args, data_args, training_args = parse_arguments(argv)
     check_train_datasets(data_args.train_datasets, config_file(argv))
+    check_model_folders(model_args)
 
     import logging
 
@@ -180,6 +182,43 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     if training_args.push_to_hub:
         trainer.push_to_hub(commit_message="Wikiformer training run")
     return trainer
+
+
+def check_config_argument(argv: list[str]) -> None:
+    """Refuse a first argument that is neither an option nor a config file (a folder, another kind of file), which
+    the parser would call an unknown argument.
+
+    Raises:
+        cli.InputError: naming the argument and what comes first instead.
+    """
+    if not argv or argv[0].startswith("-") or config_file(argv) is not None:
+        return
+    given = Path(argv[0])
+    usage = f"{PROG} CONFIG.yaml [--flag value ...] (the kit's configs are in {CONFIGS_DIR})"
+    if given.is_dir():
+        raise InputError(
+            f"{given}: a folder, not a config file; give a YAML or JSON file of arguments first: {usage}, and "
+            "task dataset folders with --train_datasets"
+        )
+    if given.exists():
+        raise InputError(f"{given}: not a config file (.yaml, .yml or .json); give one first: {usage}")
+    raise InputError(f"{given}: no such config file; give a YAML or JSON file of arguments first: {usage}")
+
+
+def check_model_folders(model_args: ModelArguments) -> None:
+    """Refuse, before torch loads, a local model_name_or_path (or tokenizer_name) folder without config.json, the
+    weights or the tokenizer files, naming what is missing (see :func:`cli.model_folder.check_model_folder`)."""
+    from wikiformer_kit.cli.model_folder import check_model_folder
+
+    separate_tokenizer = bool(model_args.tokenizer_name)
+    check_model_folder(
+        model_args.model_name_or_path,
+        "model_name_or_path",
+        tokenizer=not separate_tokenizer,
+        tokenizer_hint="or set tokenizer_name to a folder or Hub id that has them",
+    )
+    if separate_tokenizer:
+        check_model_folder(model_args.tokenizer_name, "tokenizer_name", model=False)
 
 
 def config_file(argv: list[str]) -> Path | None:
@@ -269,13 +308,31 @@ def print_help(full: bool) -> None:
     parser.print_help()
 
 
-@one_line_errors(valued_debug_is_the_commands=True)  # --debug underflow_overflow is TrainingArguments'
+def interrupted(argv: list[str]) -> str:
+    """The Ctrl-C line: training resumes only with ``resume_from_checkpoint`` (a flag or a config key)."""
+    resumes = any(a.split("=")[0] in ("--resume_from_checkpoint", "--resume-from-checkpoint") for a in argv)
+    config = config_file(argv)
+    if not resumes and config is not None:
+        try:
+            resumes = bool(read_config(config).get("resume_from_checkpoint"))
+        except InputError:
+            pass  # the config could not be read: nothing resumes
+    if resumes:
+        return RESUMES
+    return (
+        "interrupted: rerun the same command with --resume_from_checkpoint last to go on from the newest checkpoint "
+        "saved in its output_dir (without it, training starts again)"
+    )
+
+
+@one_line_errors(valued_debug_is_the_commands=True, interrupted=interrupted)  # --debug VALUE: TrainingArguments'
 def cli_main(argv: list[str] | None = None) -> int:
     """``python train.py``: train (see :func:`main`), or print the help; 0 when the run finished."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--help-all" in argv or "-h" in argv or "--help" in argv:
         print_help(full="--help-all" in argv)
         return 0
+    check_config_argument(argv)
     config = config_file(argv)
     if config is not None:
         read_config(config)  # a missing or broken config fails before torch is imported

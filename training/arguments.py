@@ -9,6 +9,7 @@ from pathlib import Path
 from transformers import TrainingArguments
 
 from wikiformer_kit.cli import InputError
+from wikiformer_kit.training.config_types import check_config_types
 from wikiformer_kit.training.kit_arguments import (  # noqa: F401  (EMBEDDED_MINILM, resolve_model_path: imported from here too)
     CONFIG_SUFFIXES,
     EMBEDDED_MINILM,
@@ -118,7 +119,8 @@ def parse_arguments(argv: list[str] | None = None) -> tuple[ModelArguments, Data
         argv: the command line without the program name; defaults to ``sys.argv[1:]``.
 
     Raises:
-        cli.InputError: a config file that is missing, not YAML/JSON or has unknown keys, or an unknown flag.
+        cli.InputError: a config file that is missing, not YAML/JSON, has unknown keys or a value of the wrong type
+            (naming the key and the type), or an unknown flag.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argument_parser()
@@ -131,7 +133,9 @@ def parse_arguments(argv: list[str] | None = None) -> tuple[ModelArguments, Data
             raise InputError(
                 f"{config_path}: unknown argument(s) {', '.join(unknown)} (see {PROG} --help-all for every argument)"
             )
-        # argparse parses string defaults with the field's type, so YAML's "1e-5" (a string) becomes a float.
+        # argparse parses string defaults with the field's type, so YAML's "1e-5" (a string) becomes a float; any
+        # other value is used as it is, so its type is checked first
+        values = check_config_types(values, (ModelArguments, DataArguments, WikiformerTrainingArguments), config_path)
         parser.set_defaults(**values)
     *parsed, remaining = parser.parse_args_into_dataclasses(args=argv, return_remaining_strings=True)
     if remaining:
