@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from bench.device import GpuMonitor, add_device_arguments, describe, resolve_device  # noqa: E402
 from bench.sample_tasks import build_task_datasets  # noqa: E402
 
+# the development copy of the folder docs/evaluation.md#where-the-collections-come-from makes from public files
 DL20 = ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
 CONFIG = ROOT / "configs" / "wikiformer-bert-base.yaml"
 _CONFIG_VALUES = yaml.safe_load(CONFIG.read_text())

@@ -35,6 +35,8 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from bench.device import GpuMonitor, add_device_arguments, describe, now, resolve_device  # noqa: E402
 
+# the development copy of rank_llm's DL20 BM25 top 100:
+#   https://github.com/castorini/rank_llm_data/raw/main/retrieve_results/BM25/retrieve_results_dl20_top100.json
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage" / "retrieve_results_dl20.json"
 
 
