@@ -42,7 +42,6 @@ import logging
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -50,11 +49,13 @@ from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
-from wikiformer_kit.training.kit_arguments import read_config
+from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, read_config
 
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
 DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
+MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
+"""The public checkpoint the embedded MiniLM (``embedded:minilm``) is a copy of: what a card names."""
 SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 10 --test-size 5 --bm25-k 20"
 """WIKIR settings for the 106-article vendored sample: at the defaults only Angola has 5 linking documents; with one
 link enough, the sample gives 15 queries, 10 of them dev queries for selection, 5 a test split, none for training."""
@@ -105,7 +106,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--private", action="store_true", help="create the Hub repos private")
     parser.add_argument(
-        "--stages", default=",".join(DEFAULT_STAGES), help="comma-separated subset of " + ",".join(STAGES)
+        "--stages",
+        default=",".join(DEFAULT_STAGES),
+        help=f"comma-separated subset of {','.join(STAGES)} (default: all {len(STAGES)}: wikir runs whenever train "
+        "does, to choose the checkpoint and the fusion, unless --select-on-eval-collection; --wikir adds it to any "
+        "subset)",
     )
     parser.add_argument("--wikir", action="store_true", help="build a WIKIR collection and report on its test split")
     parser.add_argument(
@@ -336,13 +341,49 @@ def training_recipe(config: dict, overrides: dict, train_dir: Path) -> dict:
         "metric_for_best_model",
     )
     recipe = {key: value for key, value in {**config, **overrides}.items() if key in keys}
+    if recipe.get("model_name_or_path") == EMBEDDED_MINILM:  # the kit's copy of a public checkpoint: its public id
+        recipe["model_name_or_path"] = MINILM_HUB_ID
     state_path = train_dir / "trainer_state.json"
     if state_path.exists():
         state = json.loads(state_path.read_text(encoding="utf-8"))
         recipe["optimizer steps run"] = state.get("global_step")
-        if state.get("best_metric") is not None:
-            recipe["best zero-shot eval metric during training"] = round(state["best_metric"], 4)
     return recipe
+
+
+def checkpoint_selection(config: dict, train_dir: Path, dev_collection: str, eval_max_length: int) -> str:
+    """How training chose the checkpoint, with the figure it chose by, named as what it is: a selection figure on
+    the dev collection at training's evaluation length (empty without a recorded best checkpoint)."""
+    state_path = train_dir / "trainer_state.json"
+    if not state_path.exists():
+        return ""
+    state = json.loads(state_path.read_text(encoding="utf-8"))
+    if state.get("best_metric") is None:
+        return ""
+    metric = measure_label(str(config.get("metric_for_best_model", "the evaluation metric")))
+    step = state.get("best_global_step") or (
+        Path(state["best_model_checkpoint"]).name.split("-")[-1] if state.get("best_model_checkpoint") else None
+    )
+    kept = config.get("load_best_model_at_end", False)
+    candidates = f"the first stage's top {config['eval_depth']}, " if config.get("eval_depth") else ""
+    length = config.get("eval_max_length", 512)
+    text = (
+        f"Checkpoint selection: training evaluated its checkpoints on the dev collection **{dev_collection}** "
+        f"({candidates}pairs of up to {length} tokens); the best {metric} was "
+        f"{state['best_metric']:.4f}" + (f", at step {step}" if step else "")
+        + ("; that checkpoint is this model." if kept else "; the model is the last checkpoint.")
+        + " A selection figure, not a result"
+        + (f": the evaluation below uses pairs of up to {eval_max_length} tokens." if length != eval_max_length else ".")
+    )  # fmt: skip
+    return text
+
+
+def measure_label(metric: str) -> str:
+    """A Trainer metric name as the tables name it (``ndcg@10`` -> ``nDCG@10``, ``mrr@10`` -> ``MRR@10``)."""
+    name = metric.removeprefix("eval_")
+    for prefix, label in (("ndcg", "nDCG"), ("mrr", "MRR"), ("map", "MAP")):
+        if name.lower().startswith(prefix):
+            return label + name[len(prefix) :]
+    return name
 
 
 @one_line_errors
@@ -359,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(selected) - set(STAGES))
     if unknown:
         raise SystemExit(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
-    namespace = args.namespace or args.push_to_hub or "your-namespace"
+    from wikiformer_kit.model_card import NAMESPACE_PLACEHOLDER
+
+    namespace = args.namespace or args.push_to_hub or NAMESPACE_PLACEHOLDER
     stages = Stages(out, args.redo, args.verbose)
     started = time.monotonic()
     python = sys.executable
@@ -621,30 +664,36 @@ def selection(args, wikir_dir: Path, announce: bool = True) -> Selection:
 
 
 def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, config: dict, overrides: dict, args) -> Path:
-    """Render the model card from what this run measured."""
+    """Render the model card from what this run measured (every figure read from the evaluation's files)."""
+    from wikiformer_kit.eval.collections import load_collection
     from wikiformer_kit.model_card import CardInputs, write_model_card
 
     system = args.system
     dev = selection(args, out / "wikir", announce=False)
+    base = config.get("model_name_or_path", EMBEDDED_MINILM)
+    base = MINILM_HUB_ID if base == EMBEDDED_MINILM else base
+    fresh_head = f"{Path(base).name} + untrained head"
     note = (
-        f"Candidates: the collection's first-stage run, top {args.eval_depth} re-ranked per query; pairs truncated "
-        f"to {args.eval_max_length} tokens. `{system}+<first stage>` is this model fused with the first stage as "
-        "stored in `config.json`; `minilm-fresh-head` is the starting checkpoint with an untrained head. Produced by "
-        "`python release.py` (tables and per-query values in `OUT/eval/`)."
+        f"`{fresh_head}` is the checkpoint training started from, with an untrained (seeded random) head. "
+        "Every figure is computed from the evaluation's files (runs, per-query values, significance tests) by the "
+        "Wikiformer kit's `python release.py`."
     )
     extra = wikir_extra_args(args)
     wikir = (
-        "The validation and test splits of a WIKIR collection built from the same dump (`python -m "
-        f"dataset_scripts.wikir{' ' + extra if extra else ''}`"
+        "A WIKIR collection built from the same dump (`python -m dataset_scripts.wikir"
+        + (f" {extra}" if extra else "")
+        + "`"
         + (
-            ": relaxed for the 106-article sample, see `release.SAMPLE_WIKIR_ARGS`"
+            ": the minimum of linking documents relaxed for the 106-article sample"
             if extra == SAMPLE_WIKIR_ARGS
             else ""
         )
         + "). "
     )
     found = [
-        collection_evaluation(folder, spec, candidates, system, dev.chosen_on(spec), prefix + note)
+        collection_evaluation(
+            folder, system, candidates, dev.chosen_on(spec), prefix + note, args, {"minilm-fresh-head": fresh_head}
+        )
         for folder, spec, candidates, prefix in (
             (eval_dir, args.eval_collection, args.eval_candidates, ""),
             (eval_dir / "wikir", str(out / "wikir" / "test"), "bm25", wikir),
@@ -666,12 +715,12 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         )
         for path in task_dirs(out, SYSTEMS[system])
     ]
-    from wikiformer_kit.train import EMBEDDED_MINILM
-
-    base = config.get("model_name_or_path", EMBEDDED_MINILM)
+    selected_on = stored.get("fusion_dev_collection") or (
+        load_collection(dev.spec).name if Path(dev.spec).exists() else Path(dev.spec).name
+    )
     inputs = CardInputs(
         repo_id=f"{namespace}/{system}",
-        base_model="sentence-transformers/all-MiniLM-L6-v2" if base == EMBEDDED_MINILM else base,
+        base_model=base,
         training_datasets=[(name, description or "") for name, description in datasets],
         recipe=training_recipe(config, overrides, out / "train"),
         max_length=args.eval_max_length,
@@ -680,57 +729,81 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         method=system,
         fusion_evidence=stored.get("fusion_cv"),
         more_evaluations=more,
-        chart=copy_chart(eval_dir / "compare" / "chart.png", model_dir),
+        chart=draw_chart(evaluation, model_dir),
+        checkpoint_selection=checkpoint_selection(config, out / "train", selected_on, args.eval_max_length),
     )
     return write_model_card(model_dir, inputs)
 
 
-def collection_evaluation(folder: Path, spec: str, candidates: str, system: str, chosen_on: str, note: str):
-    """A collection's figures for the card: every system's means (``folder/<tag>/metrics.json``), the number of
-    queries, the p-values against the first stage (``folder/compare/comparison.json``) and what was chosen on it."""
-    from wikiformer_kit.eval.collections import load_collection
+def collection_evaluation(
+    folder: Path, system: str, candidates: str, chosen_on: str, note: str, args, labels: dict[str, str] | None = None
+):
+    """A collection's figures for the card, from the files the eval stage wrote in ``folder``: the means and the
+    significance verdicts of ``compare/comparison.json`` (else the means of ``<system>/metrics.json``), the fusion
+    as ``eval rerank`` recorded it, and whether the fused run ranks any query differently from the first stage's."""
+    from wikiformer_kit.eval.report import Comparison
     from wikiformer_kit.model_card import Evaluation
 
     metrics = folder / system / "metrics.json"
     payload = json.loads(metrics.read_text(encoding="utf-8"))
     fused = f"{system}+{candidates}"
-    evaluation = Evaluation.from_metrics_json(
-        metrics,
-        system,
-        load_collection(spec).name,  # eval's reader: the one that knows collection.json
-        fused_system=fused if fused in payload else None,
-        note=note,
-        chosen_on=chosen_on,
-        num_queries=payload[system].get("num_queries"),
-    )
-    baseline = folder / "minilm-fresh-head" / "metrics.json"
-    if baseline.exists():
-        evaluation.systems["minilm-fresh-head"] = json.loads(baseline.read_text())["minilm-fresh-head"]["means"]
+    options = {
+        "fused_system": fused if fused in payload else None,
+        "fusion": payload.get(fused, {}).get("fusion"),
+        "fusion_changes_ranking": fused in payload
+        and not same_ranking(folder / system / f"{fused}.run", folder / system / f"{candidates}.run"),
+        "chosen_on": chosen_on,
+        "note": note,
+        "first_stage": candidates,
+        "depth": args.eval_depth,
+        "max_length": args.eval_max_length,
+        "labels": labels or {},
+    }
     comparison = folder / "compare" / "comparison.json"
     if comparison.exists():
-        record = json.loads(comparison.read_text(encoding="utf-8"))
-        evaluation.reference, evaluation.p_values = record["reference"], record["p_values"]
-    return evaluation
+        record = Comparison.from_dict(json.loads(comparison.read_text(encoding="utf-8")))
+        return Evaluation.from_comparison(record, system, **options)
+    return Evaluation.from_metrics_json(metrics, system, folder.name, **options)
+
+
+def same_ranking(run: Path, other: Path) -> bool:
+    """Whether two TREC run files rank every query's documents in the same order (as trec_eval ranks them); a
+    missing file ranks nothing like the other."""
+    from wikiformer_kit.eval.collections import read_trec_run
+    from wikiformer_kit.eval.collections.trec import ranked
+
+    if not run.exists() or not other.exists():
+        return False
+    first, second = read_trec_run(run), read_trec_run(other)
+    if first.keys() != second.keys():
+        return False
+    return all([doc for doc, _ in ranked(first[q])] == [doc for doc, _ in ranked(second[q])] for q in first)
 
 
 def name_dataset_cards(out: Path, tasks: tuple[str, ...], namespace: str) -> None:
-    """Put the Hub namespace into the dataset cards' loading snippets (the build writes a placeholder)."""
-    if namespace == "your-namespace":
+    """Put the Hub namespace into the dataset cards' loading snippets (the build writes the placeholder)."""
+    from wikiformer_kit.model_card import NAMESPACE_PLACEHOLDER
+
+    if namespace == NAMESPACE_PLACEHOLDER:
         return
     for folder in task_dirs(out, tasks):
         card = folder / "README.md"
         if card.exists():
             text = card.read_text(encoding="utf-8")
-            card.write_text(text.replace("<namespace>/wikiformer-", f"{namespace}/wikiformer-"), encoding="utf-8")
+            card.write_text(
+                text.replace(f"{NAMESPACE_PLACEHOLDER}/wikiformer-", f"{namespace}/wikiformer-"), encoding="utf-8"
+            )
 
 
-def copy_chart(chart: Path, model_dir: Path) -> str | None:
-    """Copy the comparison chart into the model folder (the card shows it); its name there, or None."""
+def draw_chart(evaluation, model_dir: Path) -> str | None:
+    """Draw the card's comparison chart into the model folder: the systems the card's table shows, under its names,
+    with the verdicts of ``python -m eval compare``; its name there, or None (no evaluation, or no folder)."""
+    from wikiformer_kit.eval.report import bar_chart
     from wikiformer_kit.model_card import CHART
 
-    if not chart.exists() or not model_dir.is_dir():
+    if evaluation is None or not model_dir.is_dir():
         return None
-    shutil.copyfile(chart, model_dir / CHART)
+    bar_chart(evaluation.shown(), model_dir / CHART)
     return CHART
 
 

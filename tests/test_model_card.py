@@ -7,12 +7,13 @@ import json
 import pytest
 import yaml
 
+from wikiformer_kit.eval.report import Comparison
 from wikiformer_kit.model_card import CardInputs, Evaluation, render_model_card
 
 
 def test_raw_and_fused_side_by_side_with_the_stored_fusion():
     systems = {"bm25": {"nDCG@10": 0.5}, "ours": {"nDCG@10": 0.45}, "ours+bm25": {"nDCG@10": 0.55}}
-    evaluation = Evaluation("dl20-mini", "dl20-mini", systems, "ours", fused_system="ours+bm25")
+    evaluation = Evaluation("dl20-mini", "dl20-mini", systems, "ours", fused_system="ours+bm25", first_stage="bm25")
     card = str(
         render_model_card(
             CardInputs(
@@ -20,12 +21,12 @@ def test_raw_and_fused_side_by_side_with_the_stored_fusion():
             )
         )
     )
-    assert "| **ours** (this model) | 0.4500 |" in card
-    assert "| **ours+bm25** (this model fused with the first stage) | **0.5500** |" in card
+    assert "| ours (this model) | 0.4500 |" in card
+    assert "| ours + BM25 (fusion) | **0.5500** |" in card and "| BM25 | 0.5000 |" in card
     results = yaml.safe_load(card.split("---")[1])["model-index"][0]["results"]
-    assert [(r["task"]["type"], [m["value"] for m in r["metrics"]]) for r in results] == [
-        ("text-ranking", [0.45]),
-        ("text-retrieval", [0.55]),
+    assert [(r["task"]["type"], r["task"]["name"], [m["value"] for m in r["metrics"]]) for r in results] == [
+        ("text-ranking", "ours: re-ranking the first stage's candidates", [0.45]),
+        ("text-retrieval", "ours + BM25 (fusion)", [0.55]),
     ]
     assert "**cranfield-dev**" in card and "`fusion_method: minmax`, `fusion_alpha: 0.6`" in card
     assert "fused = 0.6 * normalise(model_scores)" in card and "x.min()" in card
@@ -49,29 +50,45 @@ def test_the_cards_numpy_snippet_equals_the_kits_fusion(method):
     assert list(scope["fused"]) == pytest.approx(fuse_scores(model_scores, bm25_scores, method, 0.6))
 
 
-def test_each_collection_says_what_was_chosen_on_it_its_queries_and_significance():
-    systems = {"bm25": {"nDCG@10": 0.5}, "ours": {"nDCG@10": 0.3}, "ours+bm25": {"nDCG@10": 0.52}}
-    p_values = {"ours": {"nDCG@10": 0.0004}, "ours+bm25": {"nDCG@10": 0.41}}
-    test = Evaluation(
-        "dl20-mini", "dl20-mini", systems, "ours", 2, fused_system="ours+bm25", num_queries=10, reference="bm25",
-        p_values=p_values,
+def test_each_collection_says_what_was_chosen_on_it_and_only_tests_are_results():
+    means = {"bm25": {"nDCG@10": 0.5}, "ours": {"nDCG@10": 0.3}, "ours+bm25": {"nDCG@10": 0.52}}
+    comparison = Comparison(
+        "dl20-mini", ["nDCG@10"], means, worse={"ours": {"nDCG@10": True}, "ours+bm25": {"nDCG@10": False}},
+        p_values={"ours": {"nDCG@10": 0.0004}, "ours+bm25": {"nDCG@10": 0.41}}, reference="bm25", num_queries=10,
+        relevance_level=2,
     )  # fmt: skip
+    test = Evaluation.from_comparison(comparison, "ours", fused_system="ours+bm25", depth=20, max_length=256)
     dev = Evaluation(
-        "wikir-en-validation", "wikir-en-validation", systems, "ours", 1, fused_system="ours+bm25", num_queries=10,
+        "wikir-en-validation", "wikir-en-validation", means, "ours", 1, fused_system="ours+bm25", num_queries=10,
         chosen_on="the checkpoint and the fusion",
     )  # fmt: skip
     card = str(render_model_card(CardInputs(repo_id="ns/w", base_model="b", evaluation=test, more_evaluations=[dev])))
-    assert "**dl20-mini**, **test**: nothing was chosen on these 10 queries; binary measures at relevance ≥ 2" in card
-    assert "**wikir-en-validation**, **dev**: the checkpoint and the fusion were chosen on these 10 queries" in card
-    assert "| **ours** (this model) | 0.3000 (p < 0.001 ▼) |" in card and "**0.5200** (p = 0.410) |" in card
+    assert (
+        "**dl20-mini (a sample of TREC Deep Learning 2020 passage ranking, on MS MARCO passages): 10 queries, BM25 "
+        "top 20, pairs of up to 256 tokens**; **test**: nothing was chosen on these queries." in card
+    )
+    assert (
+        "**wikir-en-validation: 10 queries**; **selection figures**: the checkpoint and the fusion were chosen" in card
+    )
+    # the verdict of the comparison, with the marks of python -m eval compare's table.md, and the p-values
+    assert "| ours (this model) | 0.3000\\* |" in card and "| ours + BM25 (fusion) | **0.5200** |" in card
+    assert "Binary measures count grades >= 2 as relevant. * = significantly worse than BM25" in card
+    assert "p against BM25: ours (this model): nDCG@10 0.000; ours + BM25 (fusion): nDCG@10 0.410." in card
     results = yaml.safe_load(card.split("---")[1])["model-index"][0]["results"]
-    # raw and fused are entries of their own (text-ranking, text-retrieval); a dev collection says so in its name
-    assert [(r["task"]["type"], r["dataset"]["name"]) for r in results] == [
+    # raw and fused are entries of their own (text-ranking, text-retrieval); selection figures are none
+    assert [(r["task"]["type"], r["dataset"]["type"]) for r in results] == [
         ("text-ranking", "dl20-mini"),
         ("text-retrieval", "dl20-mini"),
-        ("text-ranking", "wikir-en-validation (dev)"),
-        ("text-retrieval", "wikir-en-validation (dev)"),
     ]
+    assert card.index("### Selection figures (not results)") < card.index("**wikir-en-validation")
+
+
+def test_a_card_with_only_selection_figures_has_no_model_index():
+    systems = {"bm25": {"nDCG@10": 0.5}, "ours": {"nDCG@10": 0.3}}
+    dev = Evaluation("dev", "dev", systems, "ours", chosen_on="the checkpoint")
+    card = str(render_model_card(CardInputs(repo_id="ns/w", base_model="b", evaluation=dev)))
+    assert "model-index" not in card.split("---")[1] and "the figures below are selection figures only" in card
+    assert "the checkpoint was chosen on these queries" in card
 
 
 def test_the_card_says_when_the_fused_model_does_not_beat_the_first_stage():
@@ -93,35 +110,54 @@ def test_the_card_says_when_the_fused_model_does_not_beat_the_first_stage():
 
 
 def test_the_card_is_hub_ready(tmp_path):
-    """Metadata the Hub reads: model-index entries huggingface_hub parses back, with a dataset id, split and setup;
-    library and tags that agree; a widget; the chart; snippets that name the repo."""
+    """Metadata the Hub reads: model-index entries huggingface_hub parses back, with the collection's own id and
+    what was evaluated on it; library, pipeline and tags of a sentence-transformers CrossEncoder card (text-ranking,
+    no widget: the Hub has none for pairs); the chart; snippets that name the repo."""
     from huggingface_hub import ModelCard
 
     systems = {"bm25": {"nDCG@10": 0.5, "RR@10": 0.6}, "w": {"nDCG@10": 0.4, "RR@10": 0.5}}
     systems["w+bm25"] = {"nDCG@10": 0.55, "RR@10": 0.65}
     metrics = tmp_path / "metrics.json"
-    metrics.write_text(json.dumps({name: {"means": means, "relevance_level": 2} for name, means in systems.items()}))
+    payload = {name: {"means": means, "relevance_level": 2, "num_queries": 10} for name, means in systems.items()}
+    metrics.write_text(json.dumps(payload))
     evaluation = Evaluation.from_metrics_json(
-        metrics, "w", "dl20-mini", fused_system="w+bm25", setup={"candidates": "bm25", "depth": 20}
+        metrics, "w", "dl20-mini", fused_system="w+bm25", first_stage="bm25", depth=20, max_length=256
     )
     inputs = CardInputs(repo_id="ns/wikiformer", base_model="b/c", evaluation=evaluation, chart="comparison.png")
     text = str(render_model_card(inputs))
     card = ModelCard(text)  # parses the YAML and the model-index, or raises
     data = card.data
     assert data.library_name == "sentence-transformers" and "sentence-transformers" in data.tags
-    assert data.pipeline_tag == "text-ranking" and data.widget[0]["source_sentence"]
+    assert data.pipeline_tag == "text-ranking" and "widget" not in data.to_dict()
     results = data.eval_results
-    assert {(r.dataset_type, r.dataset_split, r.dataset_args["depth"]) for r in results} == {
-        ("Tevatron/msmarco-passage", "dl20", 20)
+    assert {(r.dataset_type, r.dataset_split, r.dataset_args["depth"], r.dataset_args["queries"]) for r in results} == {
+        ("dl20-mini", None, 20, 10)
     }
-    assert sorted((r.task_name, r.metric_type, r.metric_value) for r in results) == [
-        ("First stage fused with this re-ranker", "mrr_at_10", 0.65),
-        ("First stage fused with this re-ranker", "ndcg_at_10", 0.55),
-        ("Re-ranking the first stage", "mrr_at_10", 0.5),
-        ("Re-ranking the first stage", "ndcg_at_10", 0.4),
+    assert sorted((r.task_name, r.metric_name, r.metric_type, r.metric_value) for r in results) == [
+        ("w + BM25 (fusion)", "MRR@10", "mrr_at_10", 0.65),
+        ("w + BM25 (fusion)", "nDCG@10", "ndcg_at_10", 0.55),
+        ("w: re-ranking the first stage's candidates", "MRR@10", "mrr_at_10", 0.5),
+        ("w: re-ranking the first stage's candidates", "nDCG@10", "ndcg_at_10", 0.4),
     ]
-    assert "](comparison.png)" in text and "hatched bars are significantly worse" in text
+    assert "](comparison.png)" in text and "* marks a bar significantly worse, † significantly better" in text
     snippets = [block for block in text.split("```")[1::2] if "from_pretrained(" in block or "CrossEncoder(" in block]
     assert snippets and all('"ns/wikiformer"' in block for block in snippets)
     assert 'backend="onnx"' in text and "transformers 4.46 to 5.x" in text
     assert "up to 512 tokens" in text
+
+
+def test_the_crossencoder_snippet_runs_as_shown(tmp_path):
+    """The card's CrossEncoder example (sentence-transformers' own card format: pairs, predict, rank) on a saved
+    folder: the pairs score and the ranking covers both texts."""
+    from transformers import AutoTokenizer
+
+    from tests.modeling.conftest import minilm_path
+    from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
+
+    folder = save_for_hub(WikiformerForRanking.from_bert(minilm_path()), AutoTokenizer.from_pretrained(minilm_path()),
+                          tmp_path / "w", max_length=64)  # fmt: skip
+    text = str(render_model_card(CardInputs(repo_id=str(folder), base_model="b")))
+    snippet = text.split("As a sentence-transformers `CrossEncoder`:\n\n```python\n", 1)[1].split("```", 1)[0]
+    scope: dict = {}
+    exec(snippet, scope)
+    assert len(scope["scores"]) == 2 and sorted(r["corpus_id"] for r in scope["ranks"]) == [0, 1]

@@ -79,8 +79,8 @@ print(json.dumps({
     "class": type(model).__name__, "ours": [float(s) for s in ours], "cross": [float(s) for s in cross],
     "srr_rows": len(srr), "srr_columns": srr.column_names,
     "metrics": {r.metric_name: r.metric_value for r in results
-                if r.dataset_name == results[0].dataset_name and r.task_type == "text-ranking"},
-    "dataset": results[0].dataset_name, "datasets": sorted({r.dataset_name for r in results}),
+                if r.dataset_type == results[0].dataset_type and r.task_type == "text-ranking"},
+    "dataset": results[0].dataset_type, "datasets": sorted({r.dataset_type for r in results}),
 }))
 """
     loaded = json.loads(run_python(user, hub.env(tmp_path / "home_user")).strip().splitlines()[-1])
@@ -88,7 +88,7 @@ print(json.dumps({
     assert loaded["ours"] == pytest.approx(loaded["cross"], abs=1e-4)
     assert loaded["srr_rows"] > 50 and {"query", "positive", "negatives"} <= set(loaded["srr_columns"])
     assert loaded["dataset"] == "dl20-mini"  # a test collection: nothing was chosen on it
-    assert loaded["datasets"] == ["dl20-mini", "wikir-en-test", "wikir-en-validation (dev)"]
+    assert loaded["datasets"] == ["dl20-mini", "wikir-en-test"]  # the dev queries' figures are no results
     measured = json.loads((out / "eval" / "wikiformer" / "metrics.json").read_text())["wikiformer"]["means"]
     assert loaded["metrics"]["nDCG@10"] == pytest.approx(measured["nDCG@10"], abs=1e-4)
 
@@ -99,7 +99,7 @@ def test_card_states_only_measured_results(tmp_path):
     header = yaml.safe_load(str(card).split("---")[1])
     metrics = header["model-index"][0]["results"][0]["metrics"]
     assert metrics == [{"type": "ndcg_at_10", "value": 0.4, "name": "nDCG@10"}]
-    assert "| **bm25** |" not in str(card) and "| **ours** (this model) | 0.4000 |" in str(card)
+    assert "| bm25 | **0.5000** |" in str(card) and "| ours (this model) | 0.4000 |" in str(card)
     without = render_model_card(CardInputs(repo_id="ns/wikiformer", base_model="bert-base-uncased"))
     assert "model-index" not in str(without) and "No evaluation was run for this checkpoint." in str(without)
 

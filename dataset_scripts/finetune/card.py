@@ -75,7 +75,7 @@ def _sampling(options: dict) -> str:
 
 def _body(public: dict, info: dict) -> list[str]:
     o, stats = public["options"], public["statistics"]
-    repo_id = info.get("repo_id") or "<namespace>/<name>"
+    repo_id = info.get("repo_id") or "your-namespace/<name>"
     lines = [f"# Fine-tuning groups from {public['source']}", "", *_how(public), ""]
     if o.get("filter_model"):
         margins = ", ".join(

@@ -143,7 +143,7 @@ def _method(spec) -> str:
 
 
 def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[str, Any], example=None) -> str:
-    repo_id = (info.get("repo_id") or "<namespace>/wikiformer-{task}").format(task=task)
+    repo_id = (info.get("repo_id") or "your-namespace/wikiformer-{task}").format(task=task)
     spec = get_task(task)
     fixed = spec.fixed_side
     columns = ", ".join(f"`{c}`" for c in spec.columns)

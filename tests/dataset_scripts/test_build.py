@@ -233,7 +233,7 @@ def test_a_task_without_groups_is_an_empty_dataset_that_says_why(built, tmp_path
         snippet = card.split("```python\n", 1)[1].split("```", 1)[0]
         assert ("streaming=True" in snippet) != rows_expected
         scope: dict = {}
-        exec(snippet.replace(f"<namespace>/wikiformer-{task}", str(out / f"wikiformer-{task}")), scope)
+        exec(snippet.replace(f"your-namespace/wikiformer-{task}", str(out / f"wikiformer-{task}")), scope)
         assert (len(scope["groups"]) > 0) if rows_expected else (list(scope["groups"]) == [])
     assert main(["--input", str(corpus), "--output-dir", str(tmp_path / "o2"), "--tasks", "ltm"]) == 1
 
