@@ -84,4 +84,4 @@ def test_push_to_hub_publishes_a_loadable_model(hub, tiny_encoder_dir, srr_group
     assert pushed["class"] == "WikiformerForRanking"
     assert "wikiformer" in pushed["tags"]  # the kit's card (model_card.md), not the Trainer's default
     assert "srr_groups: 40 groups" in pushed["card"]
-    assert pushed["results"] == ["nDCG@10", "RR(rel=2)@10"]  # the zero-shot evaluation, in model-index
+    assert pushed["results"] == ["nDCG@10", "MRR(rel=2)@10"]  # the zero-shot evaluation, named as the tables name it
