@@ -56,6 +56,10 @@ STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
 DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
 MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
 """The public checkpoint the embedded MiniLM (``embedded:minilm``) is a copy of: what a card names."""
+INTERRUPTED = (
+    "interrupted: rerun the same command to go on (finished stages are reused; the stage that was running starts "
+    "again, or resumes where its command does)"
+)
 SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 10 --test-size 5 --bm25-k 20"
 """WIKIR settings for the 106-article vendored sample: at the defaults only Angola has 5 linking documents; with one
 link enough, the sample gives 15 queries, 10 of them dev queries for selection, 5 a test split, none for training."""
@@ -386,7 +390,7 @@ def measure_label(metric: str) -> str:
     return name
 
 
-@one_line_errors
+@one_line_errors(interrupted=INTERRUPTED)
 def main(argv: list[str] | None = None) -> int:
     """Run the selected stages."""
     args = parse_args(argv)

@@ -135,6 +135,7 @@ def one_line_errors(
             if debug:
                 raise
             line = interrupted(argv) if callable(interrupted) else interrupted
+            end_child_processes()
             print(f"\n{line}", file=sys.stderr, flush=True)  # on a new line: Ctrl-C leaves ^C or a bar on this one
             return INTERRUPTED_EXIT
         except Exception as error:
@@ -144,3 +145,18 @@ def one_line_errors(
             return INPUT_ERROR_EXIT if isinstance(error, input_error_types() + (KeyError,)) else UNEXPECTED_ERROR_EXIT
 
     return wrapper
+
+
+def end_child_processes(grace: float = 5.0) -> None:
+    """End the child processes of an interrupted command that Ctrl-C did not end: a process-pool manager's server
+    ignores SIGINT, and one interrupted while it started is never shut down, so the command would wait for it at
+    exit for ever. Only the multiprocessing modules already loaded are asked (``multiprocess`` is datatrove's)."""
+    for name in ("multiprocessing", "multiprocess"):
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        children = module.active_children()
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.join(timeout=grace)
