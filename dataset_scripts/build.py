@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -129,6 +130,7 @@ def build_options(args: argparse.Namespace, argv: list[str]):
 def main(argv: list[str] | None = None) -> int:
     """Run the build; returns the process exit code (0: every requested task written and pushed)."""
     args = parse_args(argv)
+    from wikiformer_kit.dataset_scripts.corpus.empty import EmptyCorpusError
     from wikiformer_kit.dataset_scripts.tasks.build import BuildParametersError, build_datasets, push
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import CorpusLayoutError
     from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
@@ -138,10 +140,18 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    layout = BuildLayout(build.output_dir)
+    made_here = [p for p in (layout.root, layout.root / "corpus", layout.root / "logs") if not p.exists()]
     try:
         summary = build_datasets(build)
     except (BuildParametersError, CorpusLayoutError, CorpusFormatError) as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except EmptyCorpusError as error:
+        # a corpus of no article is no step towards a build that resumes: what this command made is removed
+        for path in made_here:
+            shutil.rmtree(path, ignore_errors=True)
+        print(f"error: {error}; nothing was built", file=sys.stderr)
         return 2
     except Exception as error:
         print(f"build interrupted ({error}); rerun the same command to resume", file=sys.stderr)
@@ -149,7 +159,6 @@ def main(argv: list[str] | None = None) -> int:
     if summary is None:
         print(f"jobs submitted; rerun the same command when they are done to {'push' if args.push_to_hub else 'check'}")
         return 0
-    layout = BuildLayout(build.output_dir)
     corpus_dir = (
         build.inputs[0] if len(build.inputs) == 1 and is_corpus_dir(build.inputs[0]) else layout.root / "corpus"
     )
@@ -165,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             if measure["count"]:
                 print(f"  {name}: {measure['total'] / measure['count']:.3f} (mean of {measure['count']})")
     status = 0 if written else 1
+    if not written:
+        print(f"error: {no_rows_message(summary, build)}", file=sys.stderr)
     if args.push_to_hub and written:
         failed = push(layout, build.tasks, args.push_to_hub, args.private, written)
         if failed:
@@ -175,6 +186,17 @@ def main(argv: list[str] | None = None) -> int:
             )
             status = 1
     return status
+
+
+def no_rows_message(summary: dict, build) -> str:
+    """One line on a build where no task gave a row: how many articles of which inputs, and what to do (each
+    task's reason is on the lines before it)."""
+    articles = summary.get("articles", 0)
+    inputs = ", ".join(p.name for p in build.inputs)
+    return (
+        f"{inputs}: no task gave a row from the {articles:,} article{'s' if articles != 1 else ''} read (each task's "
+        "reason is on its line above); give more or longer documents"
+    )
 
 
 def _public_command(argv: list[str]) -> str:

@@ -16,10 +16,17 @@ from wikiformer_kit.dataset_scripts.corpus.empty import (
     write_placeholders,
 )
 from wikiformer_kit.dataset_scripts.corpus.folder import BUILD_RECORD, corpus_languages
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 from wikiformer_kit.dataset_scripts.corpus.reading import resolve_read_ahead
 from wikiformer_kit.dataset_scripts.corpus.source_license import source_license
-from wikiformer_kit.dataset_scripts.corpus.sources import FORMAT_MODULES, FORMAT_NAMES, Shard, plan_shards
+from wikiformer_kit.dataset_scripts.corpus.sources import (
+    FORMAT_MODULES,
+    FORMAT_NAMES,
+    Shard,
+    nothing_readable,
+    plan_shards,
+)
 from wikiformer_kit.dataset_scripts.corpus.steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
 from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, make_executor
 from wikiformer_kit.dataset_scripts.fingerprint import stamp, stamped_pattern, unstamp
@@ -73,10 +80,8 @@ def build_corpus(
     The stage prints one line; its output goes to ``stage_log`` (default: ``output_dir/logs/corpus.log``).
     """
     output_dir = Path(output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
     shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
-    if not shards:
-        raise SystemExit(f"no readable input among {', '.join(map(str, inputs))}")
+    output_dir.mkdir(parents=True, exist_ok=True)
     # Files in input folders that no reader knows are recorded as skipped by the first task.
     read_ahead = resolve_read_ahead(options.read_ahead, min(executor.num_proc, len(shards)), executor.kind)
     reader = ShardReader(shards, options.reader, options.limit, extra_skipped=unknown, read_ahead=read_ahead)
@@ -135,8 +140,13 @@ def shard_plan(
 
     A rerun over the same files keeps the shards of the build it resumes, whatever its ``--num-proc``: the tasks
     that build finished are known by their number, which must name the same part of the input.
+
+    Raises:
+        CorpusFormatError: no file to read (before anything is written), saying what was looked for.
     """
     shards, unknown = plan_shards(inputs, options.fmt, options.streams_per_shard, num_proc)
+    if not shards:
+        raise CorpusFormatError(nothing_readable(inputs, unknown))
     recorded = output_dir / SHARD_PLAN
     if recorded.exists():
         earlier = [Shard(**fields) for fields in json.loads(recorded.read_text())]

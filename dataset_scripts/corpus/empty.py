@@ -14,6 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA
+from wikiformer_kit.dataset_scripts.corpus.folder import read_build_record
 from wikiformer_kit.dataset_scripts.corpus.steps import REDIRECT_SCHEMA, SKIPPED_SCHEMA
 
 PLACEHOLDER = "empty.parquet"
@@ -40,8 +41,35 @@ def write_placeholders(output_dir: str | Path) -> list[Path]:
     return written
 
 
-def empty_reason(stats: Counter) -> str:
-    """Why a build has no articles, from its statistics (one sentence without a final period)."""
+class EmptyCorpusError(ValueError):
+    """A corpus without a single article, where articles are needed (a task build); the message says why."""
+
+
+def no_article_message(corpus_dir: str | Path) -> str:
+    """One line on a corpus without articles, for a command that does not keep it: its inputs and why no page
+    became an article (the count of each reason, and the first record left out with its file and detail)."""
+    record = read_build_record(corpus_dir) or {}
+    inputs = ", ".join(record.get("inputs", [])) or str(corpus_dir)
+    reason = empty_reason(Counter(record.get("statistics", {})), skipped_kept=False)
+    first = _first_skipped(Path(corpus_dir))
+    if first:
+        record_name = first["record"] if first["record"] not in ("", Path(first["file"]).stem) else ""
+        where = f"{Path(first['file']).name}{f' ({record_name})' if record_name else ''}"
+        reason += f"; {where}: {first['detail'] or first['reason']}"
+    return f"{inputs}: no article read ({reason})"
+
+
+def _first_skipped(corpus_dir: Path) -> dict | None:
+    for path in sorted((corpus_dir / "skipped").glob("*.parquet")):
+        rows = pq.read_table(path).slice(0, 1).to_pylist()
+        if rows:
+            return rows[0]
+    return None
+
+
+def empty_reason(stats: Counter, skipped_kept: bool = True) -> str:
+    """Why a build has no articles, from its statistics (one sentence without a final period); ``skipped_kept``:
+    the corpus and its ``skipped`` config stay, for the reader to look at."""
     skipped = {key.split(":", 1)[1]: count for key, count in stats.items() if key.startswith("skipped:") and count}
     redirects = stats.get("redirects", 0)
     if not skipped and not redirects:
@@ -53,5 +81,7 @@ def empty_reason(stats: Counter) -> str:
     if "unknown-format" in skipped:
         hint = " (pass --format to read files no reader recognised)"
     elif "malformed-xml" in skipped or "truncated-file" in skipped:
-        hint = " (the input ends or breaks before its first article; see the skipped config)"
+        hint = " (the input ends or breaks before its first article" + (
+            "; see the skipped config)" if skipped_kept else ")"
+        )
     return "no page became an article: " + ", ".join(parts) + hint

@@ -98,6 +98,23 @@ def unrecognised_reason(path: Path) -> str:
     return f"format not recognised; pass --format (one of {', '.join(format_modules())})"
 
 
+def nothing_readable(inputs: list[str | Path], unknown: list[Skipped]) -> str:
+    """Why inputs gave no file to read (folders empty, or holding no file any reader recognises), what was looked
+    for, and what to do."""
+    where = ", ".join(map(str, inputs))
+    if not unknown:
+        return (
+            f"{where}: no file to read in it (hidden files, {', '.join(FOLDER_FILES_NOT_READ[1:])} and multistream "
+            "indexes are not read); give the folder or files of a dump or corpus"
+        )
+    names = [Path(skipped.file).name for skipped in unknown]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (
+        f"{where}: nothing readable: none of its {len(names)} file{'s' if len(names) > 1 else ''} ({shown}) is in a "
+        f"format the kit recognises ({', '.join(FORMAT_NAMES)}); pass --format NAME to read them as one of these"
+    )
+
+
 @dataclass(frozen=True)
 class Shard:
     """One unit of work: a file, or a byte range ``[start, end)`` of a multistream dump (``end`` -1 = EOF)."""

@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from wikiformer_kit.dataset_scripts.build_params import record_parameters
+from wikiformer_kit.dataset_scripts.corpus.empty import EmptyCorpusError, no_article_message
 from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir, read_build_record
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, chain_executors
@@ -191,15 +192,18 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     Raises:
         BuildParametersError: the output folder holds a build with other parameters.
         CorpusLayoutError: an input folder is not a corpus.
+        EmptyCorpusError: the corpus has no article (nothing of the build is written after it).
         Exception: whatever stopped a stage (a rerun resumes).
     """
     layout = BuildLayout(Path(build.output_dir))
-    layout.work.mkdir(parents=True, exist_ok=True)
     corpus_dir, source = prepare_corpus(tuple(map(Path, build.inputs)), layout, build.corpus, build.executor)
     if build.executor.kind == "slurm" and not is_corpus_dir(corpus_dir):
         print(f"corpus jobs submitted to Slurm; rerun the same command when they are done ({corpus_dir})")
         return None
     data_files, redirect_files = corpus_files(corpus_dir)
+    if not any(pq.ParquetFile(p).metadata.num_rows for p in data_files):
+        raise EmptyCorpusError(no_article_message(corpus_dir))
+    layout.work.mkdir(parents=True, exist_ok=True)
     units = plan_units(data_files, build.articles_per_unit)
     corpus = [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files]
     language = corpus_language(data_files[0]) or "en"

@@ -225,3 +225,23 @@ def test_an_empty_build_is_a_loadable_empty_dataset_that_says_why(enwiki_sample,
     build_corpus([enwiki_sample], again, CorpusOptions(limit=3))
     assert not list((again / "data").glob("empty*.parquet"))
     assert load_dataset(str(again), split="train").num_rows == 3
+
+
+def test_inputs_with_nothing_readable_are_refused_before_anything_is_written(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "README.md").write_text("a folder's own description is not read")
+    out = tmp_path / "out"
+    with pytest.raises(CorpusFormatError, match=rf"^{empty}: no file to read in it \(hidden files, README.md"):
+        build_corpus([empty], out)
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    for name in ("blob.bin", "notes.dat"):
+        (junk / name).write_bytes(b"\x00\x01 nothing a reader knows")
+    with pytest.raises(
+        CorpusFormatError,
+        match=rf"^{junk}: nothing readable: none of its 2 files \(blob.bin, notes.dat\) is in a format the kit "
+        r"recognises \(mediawiki-xml, .*\); pass --format NAME",
+    ):
+        build_corpus([junk], out)
+    assert not out.exists()
