@@ -24,6 +24,7 @@ from pathlib import Path
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
 from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files
 from wikiformer_kit.dataset_scripts.wikir.build import WikirParametersError, build_wikir, prepare_corpus
@@ -118,8 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    made_here = not args.output_dir.exists()
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    corpus_dir, source = prepare_corpus(args.input, args.output_dir, corpus, executor)
+    try:
+        corpus_dir, source = prepare_corpus(args.input, args.output_dir, corpus, executor)
+    except CorpusFormatError:  # nothing readable: raised before anything is written, so leave no folder either
+        if made_here and not any(args.output_dir.iterdir()):
+            args.output_dir.rmdir()
+        raise
     info = {"source": source, "command": _public_command(argv if argv is not None else sys.argv[1:]), "note": args.note}
     if args.name:
         info["name"] = args.name

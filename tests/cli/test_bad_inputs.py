@@ -89,3 +89,15 @@ def test_compare_names_an_empty_run_file(tmp_path, capsys):
     run.write_bytes(b"")
     assert main(["compare", str(run), "--collection", str(SAMPLES / "eval" / "dl20-mini")]) == 2
     assert f"{run}: the run ranks no document" in _one_error_line(capsys)
+
+
+def test_wikir_on_a_folder_with_nothing_readable_leaves_no_output_folder(tmp_path, capsys):
+    from wikiformer_kit.dataset_scripts.wikir.__main__ import main
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "blob.bin").write_bytes(b"\x00\x01\x02")
+    out = tmp_path / "out"
+    assert main([str(folder), "--output-dir", str(out)]) == 2
+    assert f"{folder}: nothing readable: none of its 1 file (blob.bin)" in _one_error_line(capsys)
+    assert not out.exists()
