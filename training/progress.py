@@ -3,6 +3,7 @@ transformers' progress bar is either absent or a stream of carriage returns nobo
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -33,6 +34,8 @@ class PlainProgressCallback(TrainerCallback):
         every_seconds: a line when this many seconds have passed since the last (0: by steps only).
         stream: where the lines go (default: ``sys.stdout`` at the time of each line).
         clock: the time source (seconds).
+        after_bar: start each line on a line of its own: a progress bar, which ends its text without a newline,
+            writes to the same file.
     """
 
     def __init__(
@@ -41,11 +44,12 @@ class PlainProgressCallback(TrainerCallback):
         every_seconds: float = 60.0,
         stream: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
+        after_bar: bool = False,
     ):
         if every_steps < 0 or every_seconds < 0:
             raise ValueError(f"progress intervals must be >= 0, got {every_steps} steps and {every_seconds} s")
         self.every_steps, self.every_seconds = every_steps, every_seconds
-        self.stream, self.clock = stream, clock
+        self.stream, self.clock, self.after_bar = stream, clock, after_bar
         self.started = self.last_time = 0.0
         self.first_step = self.last_step = 0
         self.loss: float | None = None
@@ -65,7 +69,8 @@ class PlainProgressCallback(TrainerCallback):
         by_steps = self.every_steps and state.global_step - self.last_step >= self.every_steps
         by_time = self.every_seconds and now - self.last_time >= self.every_seconds
         if (by_steps or by_time) and state.is_world_process_zero:
-            print(self.line(state.global_step, state.max_steps, now), file=self.stream or sys.stdout, flush=True)
+            line = self.line(state.global_step, state.max_steps, now)
+            print("\n" + line if self.after_bar else line, file=self.stream or sys.stdout, flush=True)
             self.last_time, self.last_step = now, state.global_step
         return control
 
@@ -91,4 +96,14 @@ def progress_callback(args, is_terminal: bool | None = None) -> PlainProgressCal
     seconds = getattr(args, "progress_seconds", 60.0)
     if is_terminal or not (steps or seconds):
         return None
-    return PlainProgressCallback(steps, seconds)
+    bar_shown = not getattr(args, "disable_tqdm", False) and same_file(sys.stdout, sys.stderr)
+    return PlainProgressCallback(steps, seconds, after_bar=bar_shown)
+
+
+def same_file(first, second) -> bool:
+    """Whether two streams write to the same file (``2>&1``, ``nohup``, a pipe read as one)."""
+    try:
+        one, two = os.fstat(first.fileno()), os.fstat(second.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)

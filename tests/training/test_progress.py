@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -76,6 +77,20 @@ def test_the_callback_is_added_only_where_no_terminal_shows_the_bar():
     with pytest.raises(ValueError, match="must be >= 0"):
         PlainProgressCallback(every_steps=-1)
     assert [duration(s) for s in (59.4, 3599, 7300)] == ["59 s", "59 min 59 s", "2 h 01 min"]
+
+
+def test_a_line_starts_on_its_own_line_where_a_bar_writes_to_the_same_file(tmp_path, monkeypatch):
+    with open(tmp_path / "run.log", "w") as log, open(tmp_path / "other.log", "w") as other:
+        monkeypatch.setattr(sys, "stdout", log)
+        monkeypatch.setattr(sys, "stderr", log)  # 2>&1
+        args = SimpleNamespace(progress_steps=1, progress_seconds=0, disable_tqdm=False)
+        assert progress_callback(args, is_terminal=False).after_bar
+        assert not progress_callback(SimpleNamespace(**{**vars(args), "disable_tqdm": True}), False).after_bar
+        monkeypatch.setattr(sys, "stderr", other)
+        assert not progress_callback(args, is_terminal=False).after_bar
+    out, clock = io.StringIO(), Clock()
+    drive(PlainProgressCallback(every_steps=1, every_seconds=0, stream=out, clock=clock, after_bar=True), clock, 1, 1)
+    assert out.getvalue().startswith("\ntrain: step 1/10")
 
 
 def test_train_py_with_its_output_redirected_prints_progress_lines(tiny_encoder_dir, srr_groups_path, tmp_path):
