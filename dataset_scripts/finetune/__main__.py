@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m dataset_scripts.finetune --collection ../shared/data/eval/cranfield#train --output-dir output/cran-groups
+    python -m dataset_scripts.finetune --collection irds:cranfield#train --output-dir output/cran-groups
     python -m dataset_scripts.finetune --collection msmarco/collection.tsv,msmarco/queries.train.tsv,msmarco/qrels.train.tsv \\
         --output-dir output/msmarco-groups --depth 100 --min-rank 10 [--first-stage msmarco/top1000.train.run]
     python -m dataset_scripts.finetune --collection msmarco/triples.train.small.tsv --output-dir output/msmarco-triples
