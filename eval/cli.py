@@ -36,8 +36,9 @@ def _add_collection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         required=True,
-        help="FOLDER (files sniffed), an archive (.tar.gz, .zip) or FORMAT:PATH (trec, rankllm, beir, hf, smart, "
-        "trec-sgml, jsonl; PATH a folder or comma-separated files); "
+        help="FOLDER (files sniffed), an archive (.tar.gz, .zip), FORMAT:PATH (trec, rankllm, beir, hf, smart, "
+        "trec-sgml, jsonl, lisa; PATH a folder or comma-separated files), a Hub dataset (hf:ID) or an ir_datasets "
+        "id (irds:ID, e.g. irds:cranfield); "
         "#dev or #test after it keeps one part of the queries, #train or #heldout one part of the fine-tuning split "
         "(eval/splits.py)",
     )
@@ -144,8 +145,9 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
         elif args.candidates in collection.runs:
             name, run = args.candidates, collection.runs[args.candidates]
         else:
-            raise SystemExit(
-                f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} {sorted(collection.runs)}"
+            raise ValueError(
+                f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} "
+                f"{sorted(collection.runs)}: give a TREC run file or one of those names"
             )
         wanted = set(query_ids)
         run = {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
@@ -329,7 +331,7 @@ def _named_runs(specs: list[str], paths: dict[str, str] | None = None) -> dict[s
         if not equals:
             name, path = Path(spec).stem, spec
         if name in runs:
-            raise SystemExit(f"two runs are named {name!r}; name them as NAME=PATH")
+            raise ValueError(f"two runs are named {name!r}; name them as NAME=PATH")
         runs[name] = _read_run(path)
         if paths is not None:
             paths[name] = path
@@ -406,7 +408,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     for comparison in comparisons:
         unknown = [m for m in measures if m not in comparison.measures]
         if unknown:
-            raise SystemExit(f"{comparison.collection}: no values for {unknown} (has {comparison.measures})")
+            raise ValueError(f"{comparison.collection}: no values for {unknown} (has {comparison.measures})")
     if args.latex:
         for comparison in comparisons:
             comparison.measures = list(measures)
@@ -534,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
     )
+    if not args.verbose:  # bm25s sets its own logger to DEBUG, which the root handler would print
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError) as error:  # bad input (CollectionFormatError is a ValueError)

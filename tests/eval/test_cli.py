@@ -176,3 +176,13 @@ def test_a_qa_set_without_queries_is_refused_instead_of_an_empty_run(tmp_path):
     assert result.returncode == 2 and not output.exists()
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("error: qa: no queries to rank (50 documents, 0 judged queries; not read: questions.jsonl")
+
+
+def test_rerank_names_candidates_that_are_neither_a_file_nor_a_run(tiny_bert_ranker, tmp_path, capsys):
+    from wikiformer_kit.eval.cli import main
+
+    command = ["rerank", "--model", str(tiny_bert_ranker), "--collection", str(DL20_MINI), "--candidates", "bm2"]
+    assert main([*command, "--k", "3", "--max-queries", "2", "--output-dir", str(tmp_path)]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: --candidates 'bm2' is neither a file nor a run of")
+    assert "'bm25'" in errors[0]
