@@ -327,6 +327,8 @@ class WikiformerTrainer(Trainer):
                 "this model",
                 level if level > 1 else None,
                 note=f"zero-shot re-ranking during training, at step {kept[0]['step']}",
+                # the kept checkpoint was chosen on these queries: a selection figure, not a result
+                chosen_on="the checkpoint" if self.args.load_best_model_at_end else "",
             )
         write_model_card(
             self.args.output_dir,

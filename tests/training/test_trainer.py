@@ -252,3 +252,25 @@ def test_pair_chunks_give_the_same_loss_and_gradients(
     (loss_one, grad_one), (loss_chunked, grad_chunked) = results
     assert loss_chunked == pytest.approx(loss_one, abs=1e-5)
     assert torch.allclose(grad_chunked, grad_one, atol=1e-6)
+
+
+@pytest.mark.parametrize("kept_the_best", [False, True])
+def test_the_trainers_card_lists_a_selection_figure_as_no_result(
+    kept_the_best, tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path
+):
+    from huggingface_hub import ModelCard
+
+    from tests.conftest import SAMPLES
+    from wikiformer_kit.training.evaluation import load_eval_set
+
+    trainer = make_trainer(tiny_encoder_dir, srr_groups_path, minilm_tokenizer, tmp_path)
+    trainer.eval_dataset = load_eval_set(str(SAMPLES / "eval" / "dl20-mini"), depth=5, max_queries=2)
+    trainer.args.load_best_model_at_end = kept_the_best
+    trainer.state.log_history = [{"eval_ndcg@10": 0.25, "eval_mrr@10": 0.5, "step": 1}]
+    trainer.state.best_global_step = 1
+    trainer.create_model_card()
+    card = ModelCard.load(tmp_path / "README.md")
+    results = [result.metric_name for result in card.data.eval_results or []]
+    # a checkpoint kept for its figure on these queries: the figure chose it, so it is not a result of it
+    assert results == ([] if kept_the_best else ["nDCG@10", "MRR(rel=2)@10"])
+    assert ("selection figures" in card.content.lower()) == kept_the_best
