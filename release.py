@@ -48,18 +48,19 @@ import time
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.cli.style import command_name
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
 from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, read_config
 
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
 DEFAULT_STAGES = tuple(s for s in STAGES if s != "wikir")  # --wikir adds it
-MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
-"""The public checkpoint the embedded MiniLM (``embedded:minilm``) is a copy of: what a card names."""
 INTERRUPTED = (
     "interrupted: rerun the same command to go on (finished stages are reused; the stage that was running starts "
     "again, or resumes where its command does)"
 )
+MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
+"""The public checkpoint the embedded MiniLM (``embedded:minilm``) is a copy of: what a card names."""
 SAMPLE_WIKIR_ARGS = "--min-links 1 --validation-size 10 --test-size 5 --bm25-k 20"
 """WIKIR settings for the 106-article vendored sample: at the defaults only Angola has 5 linking documents; with one
 link enough, the sample gives 15 queries, 10 of them dev queries for selection, 5 a test split, none for training."""
@@ -546,11 +547,16 @@ def closing_summary(
 ) -> str:
     """The closing lines: where everything is, the results table (once) and what to do next."""
     lines = [f"\nFinished in {_duration(seconds)}.", *evaluations]
-    lines += [
-        f"model:    {_short(model_dir)}  (card: {_short(model_dir / 'README.md')})",
-        f"datasets: {_short(out / 'datasets')}/wikiformer-{{{','.join(tasks)}}}",
-        f"results:  {_short(eval_dir / 'compare')}  (per-query figures, significance, chart)",
-    ]
+    if (model_dir / "config.json").exists():  # only what this or an earlier run made
+        lines.append(f"model:    {_short(model_dir)}  (card: {_short(model_dir / 'README.md')})")
+    if (out / "datasets").is_dir():
+        lines.append(f"datasets: {_short(out / 'datasets')}/wikiformer-{{{','.join(tasks)}}}")
+    if (eval_dir / "compare").is_dir():
+        lines.append(f"results:  {_short(eval_dir / 'compare')}  (per-query figures, significance, chart)")
+    installed = command_name("python release.py") != "python release.py"
+    evaluate, release = (
+        ("wikiformer-eval", "wikiformer-release") if installed else ("python -m eval", "python release.py")
+    )
     if not args.verbose:
         lines.append(f"logs:     {_short(out / 'logs')}  (or rerun with --verbose)")
     if (model_dir / "config.json").exists():
@@ -559,10 +565,10 @@ def closing_summary(
             f'  python -c "from sentence_transformers import CrossEncoder; '
             f"print(CrossEncoder('{_short(model_dir)}').predict([('what is albedo', 'Albedo is the fraction of "
             "light a surface reflects.'), ('what is albedo', 'Paris is in France.')]))\"",
-            f"  python -m eval rerank --model {_short(model_dir)} --collection YOUR_COLLECTION --output-dir OUT  (docs/evaluation.md)",
+            f"  {evaluate} rerank --model {_short(model_dir)} --collection YOUR_COLLECTION --output-dir OUT  (docs/evaluation.md)",
         ]
         if not args.push_to_hub:
-            lines.append("  python release.py --push-to-hub NAMESPACE   (publishes the model and datasets; "
+            lines.append(f"  {release} --push-to-hub NAMESPACE   (publishes the model and datasets; "
                          "finished stages are reused)")  # fmt: skip
     return "\n".join(lines)
 
