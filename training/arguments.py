@@ -56,6 +56,9 @@ class WikiformerTrainingArguments(TrainingArguments, KitTrainingArguments):
             (the encoder's); a new head needs a higher one to give scores, not only a ranking, within a short run.
         max_nonfinite_steps: with ``skip``, consecutive non-finite steps that stop the run. With ``--fp16``, the
             loss scaler's own skipped steps (an infinite gradient norm from a finite loss) stop it after 20 in a row.
+        progress_steps: when the output is not a terminal, a plain progress line (step, loss, steps/s, elapsed,
+            ETA) every this many optimizer steps (0: by time only).
+        progress_seconds: the same line when this many seconds have passed since the last one (0: by steps only).
     """
 
     _argument_group_name = "training (the kit's options first, then transformers' TrainingArguments)"
