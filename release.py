@@ -48,6 +48,7 @@ import time
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.cli.durations import duration
 from wikiformer_kit.cli.style import command_name
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
 from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, read_config
@@ -226,7 +227,7 @@ class Stages:
         self.finish(stage, signature)
         produced = describe() if describe else ""
         where = "" if self.verbose else f" · log: {_short(log)}"
-        print(f"[{stage}] done in {_duration(time.monotonic() - started)}{produced and ': ' + produced}{where}")
+        print(f"[{stage}] done in {duration(time.monotonic() - started)}{produced and ': ' + produced}{where}")
 
 
 _PROGRESS = re.compile(rb"(\d+)/(\d+) \[")
@@ -258,10 +259,6 @@ def _short(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
 
 
 def importance_model_args(system: str, config: dict, build_args: str) -> list[str]:
@@ -546,7 +543,7 @@ def closing_summary(
     args, out: Path, model_dir: Path, eval_dir: Path, tasks, selected: list[str], seconds: float, evaluations=()
 ) -> str:
     """The closing lines: where everything is, the results table (once) and what to do next."""
-    lines = [f"\nFinished in {_duration(seconds)}.", *evaluations]
+    lines = [f"\nFinished in {duration(seconds)}.", *evaluations]
     if (model_dir / "config.json").exists():  # only what this or an earlier run made
         lines.append(f"model:    {_short(model_dir)}  (card: {_short(model_dir / 'README.md')})")
     if (out / "datasets").is_dir():

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
+from wikiformer_kit.cli.durations import duration
+
 MUST_SHOW = re.compile(r"\|\s*(WARNING|ERROR|CRITICAL)\s*\||^\s*(warning|error):|\b[A-Z]\w*Warning: ", re.IGNORECASE)
 """Lines a user must see: loguru's warnings and errors, the kit's ``warning: ...``/``error: ...`` lines and Python
 warnings."""
@@ -157,15 +159,6 @@ def log_tail(log: Path, lines: int = TAIL_LINES) -> list[str]:
         return []
     shown = [line.rsplit("\r", 1)[-1] for line in text.split("\n")]
     return [line for line in shown if line.strip()][-lines:]
-
-
-def duration(seconds: float) -> str:
-    """``4 s``, ``12 min 05 s``, ``3 h 02 min``."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds // 60:.0f} min {seconds % 60:02.0f} s"
-    return f"{seconds // 3600:.0f} h {seconds % 3600 // 60:02.0f} min"
 
 
 def shown_path(path: Path) -> str:
