@@ -1,5 +1,5 @@
 """Test collections: loaders for TREC, rank_llm, BEIR/MTEB (disk or Hub), SMART, TREC SGML, JSON-lines and MS MARCO
-files (plain, compressed or in an archive), folder sniffing, and the `Collection` they all produce."""
+files (plain, compressed or in an archive; MS MARCO's document corpus read for its candidates only), folder sniffing, and the `Collection` they all produce."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from wikiformer_kit.eval.collections.collection import Collection, Qrels, Run
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
 from wikiformer_kit.eval.collections.folder import load_files, load_folder, read_msmarco_top1000, read_tsv_documents
 from wikiformer_kit.eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
+from wikiformer_kit.eval.collections.msmarco_docs import read_msmarco_documents
 from wikiformer_kit.eval.collections.rankllm import read_rankllm_candidates
 from wikiformer_kit.eval.collections.relevance import default_relevance_level
 from wikiformer_kit.eval.collections.resolve import FORMATS, load_collection
@@ -37,6 +38,7 @@ __all__ = [
     "read_jsonl_documents",
     "read_jsonl_qrels",
     "read_jsonl_queries",
+    "read_msmarco_documents",
     "read_msmarco_top1000",
     "read_rankllm_candidates",
     "read_smart_documents",

@@ -26,6 +26,7 @@ from wikiformer_kit.eval.collections.collection import Collection
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
 from wikiformer_kit.eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
 from wikiformer_kit.eval.collections.lisa import NEWER_QRELS, read_lisa_documents, read_lisa_qrels, read_lisa_queries
+from wikiformer_kit.eval.collections.msmarco_docs import LOOKUP_KIND, is_msmarco_documents, read_msmarco_documents
 from wikiformer_kit.eval.collections.rankllm import read_rankllm_candidates
 from wikiformer_kit.eval.collections.smart import (
     read_smart_documents,
@@ -112,6 +113,7 @@ def load_files(
         logger.warning("%s: not read (an archive beside other collection files; name it to read it instead)", archive)
     if not kinds:
         raise CollectionFormatError(folder, "no collection file recognised (see eval/collections/sniff.py)")
+    lookups = kinds.pop(LOOKUP_KIND, [])
     _split_smart(kinds)
     _prefer_newer_lisa_qrels(kinds, not_read)
     chosen, detected = _choose_document_format(folder, kinds, fmt)
@@ -126,18 +128,55 @@ def load_files(
         collection.documents.update(documents)
         collection.queries.update(queries)
         collection.runs[_run_name(path, collection.runs)] = run
+    for path in kinds.get("run", []):
+        collection.runs[_run_name(path, collection.runs)] = read_trec_run(path)
     document_files = kinds.get(next((k for k, f in DOCUMENT_FORMATS.items() if f == chosen), ""), [])
-    per_file = {path: _read_documents(path) for path in document_files}
+    candidates_only = _msmarco_documents(folder, document_files, lookups)
+    if candidates_only:
+        per_file = _read_candidates_documents(folder, document_files, lookups, collection)
+    else:
+        per_file = {path: _read_documents(path) for path in document_files}
     _check_copies(folder, per_file, kinds, chosen)
     for documents in per_file.values():
         collection.documents.update(documents)
     _read_queries(folder, kinds, collection, detected)
     _read_qrels(folder, kinds, collection, detected)
-    for path in kinds.get("run", []):
-        collection.runs[_run_name(path, collection.runs)] = read_trec_run(path)
-    if per_file and collection.qrels:
+    if per_file and collection.qrels and not (candidates_only and collection.runs):
         _check_judged_coverage(per_file, collection)
     return detected, collection
+
+
+def _msmarco_documents(folder: Path, document_files: list[Path], lookups: list[Path]) -> bool:
+    """Whether the documents are MS MARCO's corpus, read for the candidates only (`eval.collections.msmarco_docs`);
+    a lookup without such a corpus beside it is named as not read."""
+    tsv = [p for p in document_files if sniff(p).kind == "tsv-documents"]
+    if len(lookups) > 1:
+        raise CollectionFormatError(
+            folder, f"several lookup files {[p.name for p in lookups]}; keep the one of {[p.name for p in tsv]}"
+        )
+    if lookups and len(tsv) != 1:
+        for lookup in lookups:
+            logger.warning("%s: not read (a lookup needs one msmarco-docs.tsv beside it, found %d)", lookup, len(tsv))
+        lookups.clear()
+    return len(tsv) == 1 and len(document_files) == 1 and is_msmarco_documents(tsv[0], lookups)
+
+
+def _read_candidates_documents(
+    folder: Path, document_files: list[Path], lookups: list[Path], collection: Collection
+) -> dict[Path, dict[str, str]]:
+    """MS MARCO's corpus read for the candidates of the collection's runs only (every document without a run)."""
+    wanted = {docid for run in collection.runs.values() for ranking in run.values() for docid in ranking} or None
+    path = document_files[0]
+    documents = read_msmarco_documents(path, wanted, lookups[0] if lookups else None)
+    if wanted is not None:
+        logger.info(
+            "%s: read the %d candidate documents of runs %s (%d candidates not in it)",
+            path,
+            len(documents),
+            sorted(collection.runs),
+            len(wanted) - len(documents),
+        )
+    return {path: documents}
 
 
 def _split_smart(kinds: dict[str, list[Path]]) -> None:

@@ -7,7 +7,7 @@ Layouts recognised, as the tools that write them lay them out:
 * runs ``qid Q0 docid rank score [tag]`` (trec_eval, Anserini, ir_datasets) and MS MARCO ``qid docid rank``;
 * topics ``qid<TAB>text`` (Anserini, ir_datasets, MS MARCO ``queries.*.tsv``) and SGML ``<top>`` blocks;
 * documents ``docid<TAB>text`` (MS MARCO ``collection.tsv``), ``docid<TAB>url<TAB>title<TAB>body``
-  (MS MARCO documents), TREC SGML ``<DOC>`` blocks, SMART ``.I`` records, and JSON lines (Pyserini
+  (MS MARCO documents) with their lookup ``docid<TAB>offset<TAB>offset`` (``msmarco-docs-lookup.tsv``), TREC SGML ``<DOC>`` blocks, SMART ``.I`` records, and JSON lines (Pyserini
   ``{"id", "contents"}``, ir_datasets ``{"doc_id", ...}`` and ``{"query_id", "text"}``, BEIR ``{"_id", ...}``);
 * the Glasgow LISA files (``LISA0.001`` ..., ``LISA.QUE``, ``LISARJ.NUM``, ``LISA.REL``);
 * rank_llm candidates (a JSON list of ``{query, hits}``) and MS MARCO's ``top1000.*.tsv``
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikiformer_kit.eval.collections.archive import is_archive
+from wikiformer_kit.eval.collections.msmarco_docs import LOOKUP_KIND, sniff_lookup
 from wikiformer_kit.eval.collections.textfile import compression_damage, encoding_of, read_head
 
 DOCUMENTATION = re.compile(r"^(README|LICEN[CS]E|COPYING|NOTICE|CHANGES)|\.(md|readme|rst|html?|pdf|done)$", re.I)
@@ -48,7 +49,7 @@ def sniff(path: Path) -> Sniffed:
     """Guess what a collection file holds from its first 8 KB.
 
     Kinds: ``metadata`` (``collection.json``), ``documentation``, ``archive``, ``rankllm``, ``msmarco-top1000``, ``sgml-documents``, ``topics``, ``smart``, ``run``,
-    ``qrels``, ``tsv-documents``, ``jsonl-documents``, ``jsonl-queries``, ``jsonl-qrels``, ``lisa-documents``,
+    ``qrels``, ``tsv-documents``, ``msmarco-doc-lookup``, ``jsonl-documents``, ``jsonl-queries``, ``jsonl-qrels``, ``lisa-documents``,
     ``lisa-queries``, ``lisa-qrels``; None with a reason for anything else.
     """
     if path.name.startswith("."):
@@ -100,6 +101,8 @@ def _sniff_lines(path: Path, lines: list[str]) -> Sniffed:
             return Sniffed("qrels")
         if width == 3 and all(all(_NUMBER.fullmatch(field) for field in row) for row in rows):
             return Sniffed("run") if _counts_up(rows) else Sniffed("qrels")
+        if width == 3 and "\t" in lines[0] and sniff_lookup(rows):
+            return Sniffed(LOOKUP_KIND)  # msmarco-docs-lookup.tsv: docid, offset in the TREC file, offset in the TSV
     if "\t" in lines[0]:
         columns = lines[0].rstrip("\r\n").split("\t")
         if DOCUMENT_NAMES.search(path.name):
