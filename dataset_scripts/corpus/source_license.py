@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-WIKIPEDIA_FORMATS = frozenset({"mediawiki-xml", "wikiextractor-text", "wikiextractor-json", "wikitext"})
-"""Formats whose text is Wikipedia's (a dump, WikiExtractor output of one, raw wikitext pages)."""
+WIKIPEDIA_FORMATS = frozenset(
+    {"mediawiki-xml", "wikiextractor-text", "wikiextractor-json", "wikitext", "enterprise-html"}
+)
+"""Formats whose text is Wikipedia's (a dump, WikiExtractor output of one, raw wikitext pages, Enterprise HTML)."""
 MSMARCO_FORMATS = frozenset({"msmarco-tsv"})
 MSMARCO_TERMS = "https://microsoft.github.io/msmarco/"
 

@@ -23,6 +23,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 FORMAT_MODULES = (
     "mediawiki_xml",
     "wikiextractor_text",
+    "enterprise_html",
     "wikiextractor_json",
     "msmarco_tsv",
     "xml_sections",
@@ -35,6 +36,7 @@ FORMAT_MODULES = (
 FORMAT_NAMES = (
     "mediawiki-xml",
     "wikiextractor-text",
+    "enterprise-html",
     "wikiextractor-json",
     "msmarco-tsv",
     "xml-sections",

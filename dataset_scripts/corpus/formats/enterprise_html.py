@@ -1,0 +1,200 @@
+"""Wikimedia Enterprise HTML dumps: ``<wiki>-NS0-<date>-ENTERPRISE-HTML.json.tar.gz`` as Wikimedia ships them,
+or their NDJSON members (``.ndjson``/``.jsonl``, optionally ``.gz``/``.bz2``/``.xz``).
+
+The archive is a tar (gzip-compressed) of NDJSON files, one article a line: ``name``, ``identifier``, ``url``,
+``in_language.identifier``, ``is_part_of.identifier``, ``version``, ``redirects``, ``categories`` and
+``article_body.html``, the page as Parsoid renders it (every template expanded: the words editors put in templates
+are in the text), often ``article_body.wikitext`` too. The tar is read as a stream, member by member and line by
+line: nothing is unpacked to disk and no more than one record is in memory.
+
+Each record becomes one :class:`Article` (see :mod:`._parsoid` for what is kept and dropped): id = ``identifier``,
+title = ``name``, the language from ``in_language`` (else ``is_part_of``: ``dewiki`` → ``de``), which picks the
+See also names and the namespace names. The page's ``redirects`` become :class:`Redirect` records, so that links
+to a redirect resolve as they do in an XML dump. A disambiguation page (``mw:PageProp/disambiguation``, or a
+disambiguation category of the record's language) is flagged.
+
+A bad record never stops the file: invalid JSON, a record with no ``article_body.html``, a page outside namespace
+0, bytes that are not UTF-8 or a line over ``max_article_bytes`` yield :class:`Skipped` naming the file, the
+member and the line; an archive that breaks off yields ``Skipped(reason="truncated")`` after the records before
+the break.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import tarfile
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder
+from wikiformer_kit.dataset_scripts.corpus.formats._parsoid import ParsoidWalker, page_marks, parse_document
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input, read_head
+from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, normalize_title
+
+NAME = "enterprise-html"
+
+_TAR_MAGIC = slice(257, 262)
+_RECORD_KEYS = (b'"article_body"', b'"in_language"', b'"is_part_of"', b'"main_entity"', b'"namespace"')
+_BROKEN = (EOFError, OSError, zlib.error, lzma.LZMAError, tarfile.TarError)
+
+
+def _is_tar(head: bytes) -> bool:
+    return head[_TAR_MAGIC] == b"ustar"
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """An Enterprise record on the first line (an object with ``name``, ``identifier`` and one of the fields only
+    Enterprise records carry), in a plain NDJSON file or in the first member of a tar."""
+    if _is_tar(head):
+        start = head.find(b'{"', 512)
+        head = head[start:] if start >= 0 else b""
+    first = head.lstrip().split(b"\n", 1)[0]
+    return (
+        first.startswith(b"{")
+        and b'"name"' in first
+        and b'"identifier"' in first
+        and any(key in first for key in _RECORD_KEYS)
+    )
+
+
+def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
+    """Stream the records of an Enterprise HTML dump file (a ``.json.tar.gz`` or an NDJSON file).
+
+    Args:
+        path: the file.
+        options: reader options (``language`` is the fallback for a record that names none).
+
+    Yields:
+        The page's Redirects then its :class:`Article` for each record, or a :class:`Skipped` naming the file,
+        the member and the line.
+    """
+    if _is_tar(read_head(path, 512)):
+        yield from _read_tar(path, options)
+        return
+    with open_input(path) as stream:
+        yield from _read_lines(stream, path, "", options)
+
+
+def _read_tar(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
+    member_name = ""
+    try:
+        with tarfile.open(str(path), mode="r|*") as archive:
+            for member in archive:
+                member_name = member.name
+                if not member.isfile():
+                    continue
+                stream = archive.extractfile(member)
+                if stream is None:
+                    continue
+                for record in _read_lines(stream, path, member.name, options):
+                    yield record
+                    if isinstance(record, Skipped) and record.reason == "truncated":
+                        return  # the archive breaks off here: nothing after it can be read
+    except _BROKEN as error:
+        yield Skipped("truncated", str(path), member_name, f"cannot read the archive further: {error}")
+
+
+def _read_lines(
+    stream: Iterable[bytes], path: Path, member: str, options: ReaderOptions
+) -> Iterator[Article | Redirect | Skipped]:
+    """The records of one NDJSON stream; a stream that breaks off ends with ``Skipped(reason="truncated")``."""
+    lines = iter(stream)
+    number = 0
+    while True:
+        where = f"{member} line {number + 1}" if member else f"line {number + 1}"
+        try:
+            raw = next(lines)
+        except StopIteration:
+            return
+        except _BROKEN as error:
+            yield Skipped("truncated", str(path), where, f"cannot read further: {error}")
+            return
+        number += 1
+        if raw.strip():
+            yield from parse_record(raw, str(path), where, options)
+
+
+def parse_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> list[Article | Redirect | Skipped]:
+    """One NDJSON line of an Enterprise dump as its Redirects and Article, or a :class:`Skipped` naming ``file``
+    and ``where`` (the member and line)."""
+    if options.max_article_bytes and len(raw) > options.max_article_bytes:
+        return [Skipped("too-large", file, where, f"{len(raw)} bytes > max_article_bytes={options.max_article_bytes}")]
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return [Skipped("non-utf8", file, where, f"invalid UTF-8 at byte {error.start} of the line")]
+    except json.JSONDecodeError as error:
+        return [Skipped("bad-json", file, where, f"{error.msg} at column {error.colno}")]
+    if not isinstance(record, dict):
+        return [Skipped("bad-record", file, where, "not a JSON object")]
+    title = record.get("name") if isinstance(record.get("name"), str) else ""
+    where = f"{where} ({title})" if title else where
+    html = _field(record, "article_body", "html")
+    if not isinstance(html, str) or not html.strip():
+        return [Skipped("no-html", file, where, "no article_body.html in the record")]
+    namespace = _field(record, "namespace", "identifier")
+    if namespace not in (None, 0, "0"):
+        return [Skipped("not-an-article", file, where, f"namespace {namespace}, not 0")]
+    language = record_language(record) or options.language
+    article = parse_page(html, record, file, where, replace(options, language=language))
+    redirects = [
+        Redirect(normalize_title(entry["name"]), normalize_title(title))
+        for entry in record.get("redirects") or []
+        if title and isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"].strip()
+    ]
+    return [*redirects, article]
+
+
+def parse_page(html: str, record: dict[str, Any], file: str, where: str, options: ReaderOptions) -> Article | Skipped:
+    """The Article of one record's Parsoid HTML (``options.language`` is the record's language)."""
+    title = record.get("name") if isinstance(record.get("name"), str) else ""
+    page_id = str(record.get("identifier") or where)
+    root, problem = parse_document(html)
+    if root is None:
+        return Skipped("too-deep" if problem else "empty", file, where, problem or "no HTML content")
+    url = record.get("url") if isinstance(record.get("url"), str) else ""
+    builder = ArticleBuilder(page_id, title or page_id, NAME, file, options, url=url)
+    body = root.find("body")
+    ParsoidWalker(builder, _namespaces(options.language)).walk(body if body is not None else root)
+    article = builder.build()
+    if isinstance(article, Skipped):
+        return Skipped(article.reason, file, where, article.detail)
+    marks = page_marks(root)
+    categories = marks.categories + [
+        entry["name"] for entry in record.get("categories") or [] if isinstance(entry, dict) and entry.get("name")
+    ]
+    article.is_disambiguation = marks.is_disambiguation or any(
+        is_disambiguation(f"[[{category}]]", options.language) for category in categories
+    )
+    return article
+
+
+def record_language(record: dict[str, Any]) -> str:
+    """The language code a record names: ``in_language.identifier``, else its wiki's (``is_part_of``: ``dewiki`` →
+    ``de``, ``zh_yuewiki`` → ``zh-yue``); empty when it names neither."""
+    language = _field(record, "in_language", "identifier")
+    if isinstance(language, str) and language.strip():
+        return language.strip()
+    wiki = _field(record, "is_part_of", "identifier")
+    if isinstance(wiki, str) and wiki.endswith("wiki") and len(wiki) > 4:
+        return wiki[: -len("wiki")].replace("_", "-")
+    return ""
+
+
+def _field(record: dict[str, Any], outer: str, inner: str) -> Any:
+    value = record.get(outer)
+    return value.get(inner) if isinstance(value, dict) else None
+
+
+@lru_cache(maxsize=64)
+def _namespaces(language: str) -> Namespaces:
+    aliases = namespace_names(language)
+    return ENGLISH.with_aliases(aliases) if aliases else ENGLISH

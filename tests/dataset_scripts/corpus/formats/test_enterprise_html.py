@@ -1,0 +1,216 @@
+"""Wikimedia Enterprise HTML dumps: the ``.json.tar.gz`` streamed, each record's Parsoid HTML as one Article."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import tarfile
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import PROJECT_ROOT, SAMPLES
+from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.sources import detect_format
+from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
+
+DUMP = SAMPLES / "enterprise" / "wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz"
+OPTIONS = ReaderOptions()
+REFERENCE_MARKER = re.compile(r"\[\d+\]")
+
+
+def members() -> dict[str, bytes]:
+    """The NDJSON members of the vendored dump, by name."""
+    with tarfile.open(DUMP) as archive:
+        return {member.name: archive.extractfile(member).read() for member in archive if member.isfile()}
+
+
+def records() -> dict[str, dict]:
+    """The vendored records by ``<wiki>:<name>``."""
+    found = {}
+    for data in members().values():
+        for line in data.splitlines():
+            record = json.loads(line)
+            found[f"{record['is_part_of']['identifier']}:{record['name']}"] = record
+    return found
+
+
+@pytest.fixture(scope="module")
+def articles() -> dict[str, Article]:
+    found, skipped, _ = split_records(enterprise_html.read(DUMP, OPTIONS))
+    assert skipped == []
+    return {f"{article.language}:{article.title}": article for article in found}
+
+
+def test_the_dump_and_its_members_are_recognised_by_content(tmp_path):
+    assert detect_format(DUMP) is enterprise_html
+    plain_tar = tmp_path / "archive.bin"  # by content, not by name: an uncompressed tar of the same members
+    with tarfile.open(plain_tar, "w") as archive:
+        for name, data in members().items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    assert detect_format(plain_tar) is enterprise_html
+    assert len(split_records(enterprise_html.read(plain_tar, OPTIONS))[0]) == 4
+    member = tmp_path / "part.ndjson"
+    member.write_bytes(members()["enwiki_namespace_0_0.ndjson"])
+    assert detect_format(member) is enterprise_html
+    wikiextractor = SAMPLES / "wikiextractor" / "wiki_toy.jsonl"
+    assert not enterprise_html.sniff(wikiextractor, wikiextractor.read_bytes()[:4096])
+
+
+def test_every_record_is_an_article_with_its_wiki_language_and_id(articles):
+    assert sorted(articles) == ["de:Squirrel", "en:Mike Potts", "en:William Clark (inventor)", "ru:Squirrel"]
+    clark = articles["en:William Clark (inventor)"]
+    identifier = records()["enwiki:William Clark (inventor)"]["identifier"]
+    assert (clark.id, clark.url, clark.source) == (
+        str(identifier),
+        "https://en.wikipedia.org/wiki/William_Clark_(inventor)",
+        "enterprise-html",
+    )
+    assert articles["ru:Squirrel"].url == "https://ru.wikipedia.org/wiki/Squirrel"
+    for article in articles.values():
+        assert_clean(article, HTML_TAG)
+
+
+def test_disambiguation_pages_are_flagged(articles):
+    flagged = {key for key, article in articles.items() if article.is_disambiguation}
+    assert flagged == {"en:Mike Potts", "de:Squirrel"}
+
+
+def test_sections_headings_and_see_also_in_the_records_language(articles):
+    clark = articles["en:William Clark (inventor)"]
+    assert clark.abstract.startswith("William Clark (17 March 1821 – 22 January 1880) was an English civil engineer")
+    assert [(s.title, s.level) for s in clark.sections] == [("Life", 2), ("References", 2)]
+    squirrel = articles["ru:Squirrel"]
+    titles = [s.title for s in squirrel.sections]
+    assert titles[:3] == ["Основные особенности", "Отличия от Lua", "Типы данных"]
+    assert squirrel.sections[1].parent == 0 and squirrel.sections[1].level == 3
+    assert squirrel.see_also == ["Lua", "Python", "ECMAScript", "Ruby"]  # under "См. также"
+
+
+def test_links_keep_anchor_sentence_and_red_links(articles):
+    clark = articles["en:William Clark (inventor)"]
+    by_target = {link.target: link for link in clark.links}
+    english = by_target["England"]
+    assert (english.anchor, english.section) == ("English", -1)
+    assert english.sentence == clark.abstract
+    red = by_target["Oudh and Rohilkund Railway Company"]  # class="new": the page does not exist
+    assert red.sentence.endswith("consulting engineer to the Oudh and Rohilkund Railway Company.")
+    assert red.section == 0
+    assert "William Clark (disambiguation)" not in by_target  # it stands in the hatnote, which is dropped
+
+
+def test_template_rendered_words_are_kept_where_wikitext_loses_them(articles):
+    record = records()["dewiki:Squirrel"]
+    from_wikitext = parse_wikitext(record["name"], record["article_body"]["wikitext"], language="de")
+    assert "englisch" not in from_wikitext.abstract  # {{enS}} renders to "englisch"; the wikitext path drops it
+    html = articles["de:Squirrel"]
+    assert html.abstract.startswith("Squirrel (englisch für Hörnchen) steht für:")
+    assert ("Englische Sprache", "englisch") in [(link.target, link.anchor) for link in html.links]
+
+
+def test_hatnotes_references_styles_and_boxes_are_left_out(articles):
+    clark = articles["en:William Clark (inventor)"]
+    everything = "\n".join(article.text for article in articles.values())
+    assert "For other people named William Clark" not in everything  # hatnote (role="note")
+    assert ".mw-parser-output" not in everything and "font-style" not in everything  # TemplateStyles rules
+    assert not REFERENCE_MARKER.search(everything)  # sup.reference
+    assert "Begriffsklärungsseite" not in everything  # the disambiguation box
+    assert "Карточка" not in everything and "latest_release" not in everything
+    assert "The Drainage of Calcutta, 1871." in clark.sections[0].text
+
+
+def test_bad_records_are_counted_skips_naming_file_and_line(tmp_path):
+    good = members()["dewiki_namespace_0_0.ndjson"].strip()
+    no_html = json.dumps({"name": "Leer", "identifier": 1, "in_language": {"identifier": "de"}, "article_body": {}})
+    talk = json.loads(good)
+    talk["namespace"] = {"identifier": 1}
+    path = tmp_path / "part.ndjson"
+    path.write_bytes(
+        b"\n".join([good, b'{"name": "cut', no_html.encode(), json.dumps(talk).encode(), b'"\xff"', b"[1]", good])
+        + b"\n"
+    )
+    found, skipped, reasons = split_records(enterprise_html.read(path, OPTIONS))
+    assert [article.title for article in found] == ["Squirrel", "Squirrel"]
+    assert reasons == {"bad-json": 1, "no-html": 1, "not-an-article": 1, "non-utf8": 1, "bad-record": 1}
+    assert all(skip.file == str(path) for skip in skipped)
+    assert [skip.record for skip in skipped] == ["line 2", "line 3 (Leer)", "line 4 (Squirrel)", "line 5", "line 6"]
+    limited = split_records(enterprise_html.read(path, ReaderOptions(max_article_bytes=1000)))[2]
+    assert limited["too-large"] == 3
+
+
+def test_a_cut_archive_keeps_the_records_before_the_cut(tmp_path):
+    data = DUMP.read_bytes()
+    path = tmp_path / "cut.json.tar.gz"
+    path.write_bytes(data[: len(data) // 2])
+    found, skipped, reasons = split_records(enterprise_html.read(path, OPTIONS))
+    assert [article.title for article in found][:2] == ["Mike Potts", "William Clark (inventor)"]
+    assert reasons == {"truncated": 1} and skipped[0].file == str(path)
+
+
+def test_redirects_math_and_the_language_from_the_wiki(tmp_path):
+    body = (
+        '<section data-mw-section-id="0"><p>The mass–energy relation <span typeof="mw:Extension/math" '
+        'data-mw=\'{"name":"math","attrs":{},"body":{"extsrc":"E=mc^2"}}\'><span class="mwe-math-mathml-inline" '
+        'style="display: none;"><math alttext="{\\displaystyle E=mc^{2}}"><mi>E</mi></math></span>'
+        '<img alt="{\\displaystyle E=mc^{2}}" src="x.svg"/></span> links <a rel="mw:WikiLink" '
+        'href="./Energy" title="Energy">energy</a> and <a rel="mw:WikiLink" href="./Help:Math" title="Help:Math">'
+        "help</a>.</p></section>"
+    )
+    record = {
+        "name": "Mass–energy equivalence",
+        "identifier": 422481,
+        "is_part_of": {"identifier": "simplewiki"},
+        "redirects": [{"name": "E=mc2"}, {"name": "Mass energy_equivalence"}],
+        "article_body": {"html": f"<!DOCTYPE html><html><head></head><body>{body}</body></html>"},
+    }
+    path = tmp_path / "part.ndjson"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    *redirects, article = list(enterprise_html.read(path, OPTIONS))
+    assert redirects == [
+        Redirect("E=mc2", "Mass–energy equivalence"),
+        Redirect("Mass energy equivalence", "Mass–energy equivalence"),
+    ]
+    assert article.abstract == "The mass–energy relation E=mc^{2} links energy and help."
+    assert [link.target for link in article.links] == ["Energy"]
+    assert article.language == "simple"
+
+
+def test_a_tar_is_read_as_a_stream_member_by_member(tmp_path):
+    names = list(members())
+    path = tmp_path / "dump.json.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        for name in reversed(names):
+            data = members()[name]
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        folder = tarfile.TarInfo("empty-folder")
+        folder.type = tarfile.DIRTYPE
+        archive.addfile(folder)
+    found = [record for record in enterprise_html.read(path, OPTIONS) if not isinstance(record, Skipped)]
+    assert [article.language for article in found] == ["ru", "de", "en", "en"]
+
+
+def test_the_build_command_makes_the_corpus_and_the_four_tasks_from_the_dump(tmp_path):
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "dataset_scripts.build", "--input", str(DUMP), "--output-dir", str(out)]
+    result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for task in ("srr", "rwi", "ati", "ltm"):
+        assert (out / f"wikiformer-{task}").is_dir(), task
+    assert "ltm: 0 rows: none of the 4 articles gave a group" in result.stdout
+    corpus = pq.read_table(sorted((out / "corpus").rglob("*.parquet"))[0]).to_pylist()
+    by_title = {(row["language"], row["title"]): row for row in corpus}
+    assert by_title[("de", "Squirrel")]["is_disambiguation"]
+    assert by_title[("de", "Squirrel")]["abstract"].startswith("Squirrel (englisch für Hörnchen)")
+    assert {row["source"] for row in corpus} == {"enterprise-html"}
+    srr = pq.read_table(sorted((out / "wikiformer-srr").rglob("*.parquet"))[0]).to_pylist()
+    assert srr and all(not REFERENCE_MARKER.search(json.dumps(row, ensure_ascii=False)) for row in srr)
