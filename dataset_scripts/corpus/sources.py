@@ -13,6 +13,7 @@ import bz2
 import importlib
 import lzma
 import math
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -91,7 +92,7 @@ def unrecognised_reason(path: Path) -> str:
         try:
             with open_binary(path) as stream:
                 stream.read(4096)
-        except (OSError, EOFError, lzma.LZMAError) as error:
+        except (OSError, EOFError, lzma.LZMAError, zlib.error) as error:
             suffix = path.suffix
             return (
                 f"not a valid {suffix[1:]} file ({error}): damaged or not compressed although named {suffix}; "

@@ -30,6 +30,7 @@ import bz2
 import gzip
 import io
 import lzma
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,5 +141,5 @@ def read_head(path: str | Path, size: int = 4096) -> bytes:
     try:
         with open_binary(path) as stream:
             return stream.read(size)
-    except (OSError, EOFError, lzma.LZMAError):
+    except (OSError, EOFError, lzma.LZMAError, zlib.error):  # a damaged .gz block raises zlib.error itself
         return b""

@@ -5,7 +5,9 @@ another exception, and no record that lies wholly before the damage is lost."""
 from __future__ import annotations
 
 import bz2
+import io
 import lzma
+import tarfile
 import uuid
 from pathlib import Path
 
@@ -41,6 +43,22 @@ def jsonl_ends(data: bytes) -> list[int]:
     return ends
 
 
+def enterprise_member() -> bytes:
+    """The English member of the vendored Enterprise HTML dump: two whole records, one a line."""
+    with tarfile.open(SAMPLES / "enterprise" / "wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz") as archive:
+        return archive.extractfile("enwiki_namespace_0_0.ndjson").read()
+
+
+def tar_gz(data: bytes) -> bytes:
+    """``data`` as the one NDJSON member of a .json.tar.gz, as Enterprise dumps are shipped."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        info = tarfile.TarInfo("enwiki_namespace_0_0.ndjson")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
 STRUCTURED = SAMPLES / "structured"
 OTHER = SAMPLES / "wikipedia" / "other-languages"
 # format -> (real sample bytes, file name, how to find where each record ends; None: one document per file)
@@ -48,6 +66,7 @@ SAMPLES_BY_FORMAT = {
     "mediawiki-xml": (small_enwiki_dump, "dump.xml", lambda data: record_ends(data, b"</page>")),
     "wikiextractor-text": (lambda: (SAMPLES / "wikiextractor" / "wiki_00").read_bytes(), "wiki_00", None),
     "wikiextractor-json": (lambda: (SAMPLES / "wikiextractor" / "wiki_toy.jsonl").read_bytes(), "w.jsonl", jsonl_ends),
+    "enterprise-html": (enterprise_member, "part.ndjson", jsonl_ends),
     "xml-sections": (lambda: (STRUCTURED / "wikiformer-readme-example.xml").read_bytes(), "doc.xml", None),
     "html": (lambda: (STRUCTURED / "wikiformer-readme-example.html").read_bytes(), "doc.html", None),
     "latex": (lambda: (STRUCTURED / "wikiformer-readme-example.tex").read_bytes(), "doc.tex", None),
@@ -56,7 +75,11 @@ SAMPLES_BY_FORMAT = {
 }
 ORIGINALS = {name: load() for name, (load, _, _) in SAMPLES_BY_FORMAT.items()}
 # compressed copies: damage to the compressed bytes (a cut download, a flipped byte) must end as a counted skip
-COMPRESSED = {"mediawiki-xml": ("dump.xml.bz2", bz2.compress), "wikiextractor-text": ("wiki_00.xz", lzma.compress)}
+COMPRESSED = {
+    "mediawiki-xml": ("dump.xml.bz2", bz2.compress),
+    "wikiextractor-text": ("wiki_00.xz", lzma.compress),
+    "enterprise-html": ("dump.json.tar.gz", tar_gz),
+}
 SAMPLES_BY_FORMAT["wikiextractor-text"] = (None, "wiki_00", lambda data: record_ends(data, b"\n</doc>\n"))
 
 
