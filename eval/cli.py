@@ -5,6 +5,7 @@ Subcommands::
     python -m eval first-stage --collection C --method bm25 --k 100 --output run.trec
     python -m eval rerank --model M --collection C [--candidates RUN | --first-stage bm25 --k 100] --output-dir OUT
     python -m eval rerank ... --fusion zscore|minmax|rrf|none --alpha A     (fused with the first stage's scores)
+    python -m eval rerank ... --long-documents maxp|sump --passage-window 256 --passage-stride 128
     python -m eval tune-fusion --model M --collection DEV --output-dir OUT [--save]
     python -m eval compare RUN... --collection C --reference RUN [--output-dir OUT]
     python -m eval table OUT1/comparison.json OUT2/comparison.json [--measures nDCG@10 RR@10] [--latex]
@@ -67,6 +68,28 @@ def _add_scoring(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="weight dtype (default auto: the checkpoint's stored dtype; float16 is refused on a CPU)",
     )
+
+
+def _add_long_documents(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--long-documents",
+        choices=("firstp", "maxp", "sump"),  # eval.rerank.long_documents.LONG_DOCUMENT_MODES, without torch
+        default="firstp",
+        help="documents longer than the model: firstp (the first tokens, the pair cut at --max-length), maxp (the "
+        "best of overlapping passages) or sump (their sum); MaxP and SumP repeat the title before each passage",
+    )
+    parser.add_argument("--passage-window", type=int, default=256, help="MaxP/SumP: passage length in tokens")
+    parser.add_argument("--passage-stride", type=int, default=128, help="MaxP/SumP: tokens between passage starts")
+
+
+def _long_documents(args: argparse.Namespace):
+    """The ``--long-documents`` setting (FirstP where the command has no such option)."""
+    from wikiformer_kit.eval.rerank.long_documents import LongDocuments
+
+    mode = getattr(args, "long_documents", "firstp")
+    if mode == "firstp":
+        return LongDocuments()
+    return LongDocuments(mode, args.passage_window, args.passage_stride)
 
 
 def _add_first_stage(parser: argparse.ArgumentParser, flag: str) -> None:
@@ -227,6 +250,7 @@ def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, q
         query_ids=query_ids,
         tag=tag,
         resume=not args.no_resume,
+        long_documents=_long_documents(args),
     )
 
 
@@ -235,6 +259,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
+    long_documents = _long_documents(args)  # a bad window or stride is refused before anything loads
     collection = _load(args)
     query_ids = _query_ids(collection, args.max_queries)
     name, candidates = _candidates(args, collection, query_ids)
@@ -261,6 +286,8 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     for label, system in systems.items():
         evaluation = evaluate_run(system, collection.qrels, args.measures, collection.relevance_level)
         results[label] = evaluation.to_dict()
+        if label != name:
+            results[label]["long_documents"] = long_documents.to_dict()
         if fusion and label == f"{tag}+{name}":
             results[label]["fusion"] = {"method": fusion[0], "alpha": fusion[1], "first_stage": name}
         _print_means(label, evaluation.means())
@@ -443,6 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_first_stage(rr, "--first-stage")
     rr.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
     _add_scoring(rr)
+    _add_long_documents(rr)
     rr.add_argument("--tag", help="run name (default: the model folder name)")
     rr.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming OUT/<tag>.run")
     rr.add_argument("--output-dir", required=True, help="the runs and metrics.json are written here")

@@ -1,5 +1,6 @@
 """Test collections: loaders for TREC, rank_llm, BEIR/MTEB (disk or Hub), SMART, TREC SGML, JSON-lines and MS MARCO
-files (plain, compressed or in an archive; MS MARCO's document corpus read for its candidates only), folder sniffing, and the `Collection` they all produce."""
+files (plain, compressed or in an archive; MS MARCO's document corpus read for its candidates only), folder
+sniffing, and the `Collection` they all produce."""
 
 from __future__ import annotations
 

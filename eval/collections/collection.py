@@ -46,6 +46,9 @@ class Collection:
     runs: dict[str, Run] = field(default_factory=dict)
     relevance_level: int = 1
     relevance_source: str = "trec_eval's default level 1"
+    titles: dict[str, str] = field(default_factory=dict)
+    """Document id -> title, where the source has titles (the text then starts with it): MaxP and SumP repeat it
+    before each passage (`eval.rerank.long_documents`)."""
     not_read: dict[str, str] = field(default_factory=dict)
     """Files of the collection's folder that were not read -> why (also logged as warnings)."""
 

@@ -167,7 +167,7 @@ def _read_candidates_documents(
     """MS MARCO's corpus read for the candidates of the collection's runs only (every document without a run)."""
     wanted = {docid for run in collection.runs.values() for ranking in run.values() for docid in ranking} or None
     path = document_files[0]
-    documents = read_msmarco_documents(path, wanted, lookups[0] if lookups else None)
+    documents = read_msmarco_documents(path, wanted, lookups[0] if lookups else None, collection.titles)
     if wanted is not None:
         logger.info(
             "%s: read the %d candidate documents of runs %s (%d candidates not in it)",

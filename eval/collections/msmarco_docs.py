@@ -65,7 +65,7 @@ def read_lookup(path: str | Path, wanted: set[str]) -> dict[str, int]:
 
 
 def read_msmarco_documents(
-    path: str | Path, wanted: set[str] | None, lookup: str | Path | None = None
+    path: str | Path, wanted: set[str] | None, lookup: str | Path | None = None, titles: dict[str, str] | None = None
 ) -> dict[str, str]:
     """The ``wanted`` documents of ``msmarco-docs.tsv`` (see the module docstring); every document when ``wanted``
     is None (refused for a corpus above `WHOLE_READ_LIMIT` bytes).
@@ -74,6 +74,7 @@ def read_msmarco_documents(
         path: the corpus, plain or compressed.
         wanted: the document ids to read (the candidates); ids absent from the corpus are simply not returned.
         lookup: ``msmarco-docs-lookup.tsv`` (plain or ``.gz``); used only with a plain corpus.
+        titles: filled with document id -> title (`Collection.titles`: MaxP and SumP repeat it per passage).
 
     Returns:
         document id -> title and body. Lines that are not ``docid<TAB>url<TAB>title<TAB>body`` are skipped, counted
@@ -94,16 +95,17 @@ def read_msmarco_documents(
                 "the folder, or name the files: --collection trec:DOCS,LOOKUP,QUERIES,QRELS,TOP100",
             )
     skipped: list[str] = []
+    titles = {} if titles is None else titles
     compressed = str(path).endswith(COMPRESSED_SUFFIXES)
     if lookup is not None and wanted is not None and not compressed:
         offsets = read_lookup(lookup, wanted)
         with open(path, "rb") as stream:
-            documents = read_at_offsets(stream, offsets, path, lookup, skipped)
+            documents = read_at_offsets(stream, offsets, path, lookup, skipped, titles)
     else:
         if lookup is not None and compressed:
             logger.info("%s: compressed, so its lookup's offsets cannot be used; reading it through once", path)
         with open_binary(path) as stream:
-            documents = _stream(stream, wanted, path, skipped)
+            documents = _stream(stream, wanted, path, skipped, titles)
     if skipped:
         logger.warning(
             "%s: %d lines are not 'docid<TAB>url<TAB>title<TAB>body' and were skipped (e.g. %s)",
@@ -115,7 +117,7 @@ def read_msmarco_documents(
 
 
 def read_at_offsets(
-    stream: BinaryIO, offsets: dict[str, int], path: Path, lookup: str | Path, skipped: list[str]
+    stream: BinaryIO, offsets: dict[str, int], path: Path, lookup: str | Path, skipped: list[str], titles: dict
 ) -> dict[str, str]:
     """The documents at the lookup's ``offsets`` in a seekable corpus stream: one seek and one line each, in file
     order.
@@ -133,11 +135,11 @@ def read_at_offsets(
                 f"{lookup} puts document {docid} at byte {offset}, where the line starts {raw[:40]!r}: the lookup "
                 "belongs to another copy of the corpus; remove it to read the corpus through instead",
             )
-        _add(documents, raw, path, f"document {docid} at byte {offset}", skipped)
+        _add(documents, titles, raw, path, f"document {docid} at byte {offset}", skipped)
     return documents
 
 
-def _stream(stream: BinaryIO, wanted: set[str] | None, path: Path, skipped: list[str]) -> dict[str, str]:
+def _stream(stream: BinaryIO, wanted: set[str] | None, path: Path, skipped: list[str], titles: dict) -> dict[str, str]:
     documents: dict[str, str] = {}
     for number, raw in enumerate(stream, start=1):
         if wanted is not None:
@@ -146,19 +148,20 @@ def _stream(stream: BinaryIO, wanted: set[str] | None, path: Path, skipped: list
                 continue
         elif not raw.strip():
             continue
-        _add(documents, raw, path, f"line {number}", skipped)
+        _add(documents, titles, raw, path, f"line {number}", skipped)
         if wanted is not None and len(documents) == len(wanted):
             break
     return documents
 
 
-def _add(documents: dict[str, str], raw: bytes, path: Path, where: str, skipped: list[str]) -> None:
+def _add(documents: dict[str, str], titles: dict, raw: bytes, path: Path, where: str, skipped: list[str]) -> None:
     columns = raw.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n").split("\t")
     if len(columns) != 4:
         skipped.append(f"{where}: {len(columns)} columns")
         return
     docid, _, title, body = columns
     documents[docid] = " ".join(f"{title} {body}".split())
+    titles[docid] = " ".join(title.split())
 
 
 def sniff_lookup(rows: list[list[str]]) -> bool:

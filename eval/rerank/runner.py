@@ -1,6 +1,6 @@
 """Re-ranking a candidate run resumably, in windows of consecutive queries whose pairs fill the model's batches
 across queries: each finished window's queries are appended to the TREC run file and recorded in ``<run>.done``
-(whose first line records the model, max length, depth and a non-float32 dtype); a restarted run with the same
+(whose first line records the model, max length, depth, a non-float32 dtype and MaxP or SumP with its passages); a restarted run with the same
 settings skips the queries recorded there."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from tqdm.auto import tqdm
 
 from wikiformer_kit.eval.collections.collection import Collection, Run
 from wikiformer_kit.eval.collections.trec import format_run_lines, ranked, read_trec_run
+from wikiformer_kit.eval.rerank.long_documents import LongDocuments, PassageScorer
 from wikiformer_kit.eval.rerank.scorer import PairScorer
 
 logger = logging.getLogger(__name__)
@@ -120,7 +121,7 @@ def _reranked_windows(
     for queries in _windows(collection, work, window):
         scores = scorer.score(
             [collection.queries[qid] for qid, known, _ in queries for _ in known],
-            [collection.documents[d] for _, known, _ in queries for d in known],
+            [_document(collection, d, scorer) for _, known, _ in queries for d in known],
             progress,
         )
         done, start = [], 0
@@ -135,6 +136,23 @@ def _reranked_windows(
             progress(missing)
             done.append((qid, ranking, missing))
         yield done
+
+
+def _document(collection: Collection, docid: str, scorer):
+    """A document as the scorer takes it: its text, or ``(title, body)`` for a passage scorer where the collection
+    knows the title (the text then starts with it)."""
+    text = collection.documents[docid]
+    title = collection.titles.get(docid, "") if getattr(scorer, "takes_titles", False) else ""
+    if title and text.startswith(title):
+        return title, text[len(title) :].strip()
+    return text
+
+
+def with_long_documents(scorer, long_documents: LongDocuments | None):
+    """``scorer`` scoring documents as ``long_documents`` says: itself for FirstP, else a `PassageScorer`."""
+    if long_documents is None or long_documents.mode == "firstp":
+        return scorer
+    return PassageScorer(scorer, long_documents)
 
 
 def reranked_head(run: Run, candidates: Run, depth: int | None) -> Run:
@@ -169,8 +187,10 @@ def rerank_run(
     query_ids: Sequence[str] | None = None,
     progress: bool = True,
     window: int | None = None,
+    long_documents: LongDocuments | None = None,
 ) -> Run:
     """Re-rank in memory (no run file): what training's evaluation uses. See `rerank` for the arguments."""
+    scorer = with_long_documents(scorer, long_documents)
     window = _window_size(scorer, window)
     ids = list(query_ids if query_ids is not None else candidates)
     work = _work(collection, candidates, ids, depth)
@@ -198,6 +218,7 @@ def rerank(
     tag: str = "rerank",
     resume: bool = True,
     window: int | None = None,
+    long_documents: LongDocuments | None = None,
 ) -> Run:
     """Re-rank the top ``depth`` candidates of every query and write the new run in TREC format.
 
@@ -220,6 +241,8 @@ def rerank(
         window: pairs scored together: consecutive whole queries are gathered until they hold this many, their
             pairs sorted by length and cut into full batches across queries (default: 16 of the scorer's
             batches; 1 scores query by query). Each window's queries are written together once all are scored.
+        long_documents: FirstP (the default: each pair cut at the scorer's max length), or MaxP or SumP over
+            overlapping passages (`eval.rerank.long_documents`); recorded in ``<output>.done``'s settings.
 
     Returns:
         The re-ranked run (resumed queries included).
@@ -233,6 +256,9 @@ def rerank(
     dtype = getattr(scorer, "dtype", "float32")
     if dtype != "float32":  # float32 runs keep the settings line of runs started before dtypes were chosen
         settings += f" dtype={dtype}"
+    if long_documents is not None and long_documents.mode != "firstp":  # FirstP runs keep their settings line too
+        settings += f" long_documents={long_documents.setting().replace(' ', ',')}"
+    scorer = with_long_documents(scorer, long_documents)
     run, done = _resume_state(output, resume, tag, settings)
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
     work = _work(collection, candidates, ids, depth)
