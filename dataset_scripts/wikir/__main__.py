@@ -78,6 +78,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     wikir.add_argument("--stopwords", default=d.stopwords, help="bm25s stopword language, auto or none")
     wikir.add_argument("--train-negatives", type=int, default=d.train_negatives, help="BM25 negatives per triple")
     wikir.add_argument("--keep-disambiguation", action="store_true", help="keep disambiguation pages as documents")
+    wikir.add_argument(
+        "--whole-documents",
+        action="store_true",
+        help="documents are whole articles, not their first --doc-length words (links still count in those words)",
+    )
     hub = parser.add_argument_group("Hub")
     hub.add_argument("--push-to-hub", metavar="NAMESPACE", default=None, help="push to NAMESPACE/<repo-name>")
     hub.add_argument("--repo-name", default=None, help="default: wikir-<language>")

@@ -74,6 +74,7 @@ OPTION_ROWS = (
     ("stopwords", "stopwords of the BM25 index and queries", ""),
     ("train_negatives", "BM25 negatives per training triple", ""),
     ("keep_disambiguation", "disambiguation pages kept as documents", ""),
+    ("whole_documents", "documents are whole articles (not cut to doc_length words)", ""),
 )
 
 
@@ -97,7 +98,8 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
         + f" is relevant with grade 1 (redirects followed). Queries with fewer than {options['min_links']} linking "
         "documents are left out. Documents are the articles' text (without the title"
         + (", without the first sentence" if options["skip_first_sentence"] else "")
-        + f") cut to {options['doc_length']} words; queries are cut to {options['query_length']} words.\n"
+        + ("): whole articles" if options.get("whole_documents") else f") cut to {options['doc_length']} words")
+        + f"; queries are cut to {options['query_length']} words.\n"
     )
     if info.get("note"):
         parts.append(f"**Note.** {info['note']}\n")

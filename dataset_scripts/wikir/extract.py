@@ -62,7 +62,7 @@ def extract(article: Article, options: WikirOptions, counts: Counter) -> dict[st
     first = body.first_sentence()
     style = {"lowercase": options.lowercase, "keep_non_alphanumeric": options.keep_non_alphanumeric}
     document = body.text(without=first if options.skip_first_sentence else None)
-    row["document"] = clean(document, options.doc_length, **style)
+    row["document"] = clean(document, body.words if options.whole_documents else options.doc_length, **style)
     if not row["document"]:
         row["skip"] = SKIP_EMPTY
         return row

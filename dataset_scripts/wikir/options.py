@@ -45,6 +45,8 @@ class WikirOptions:
         stopwords: a bm25s stopword language, ``auto`` or ``none``; index and queries alike.
         train_negatives: BM25 negatives per training row (top-ranked documents that are not judged relevant).
         keep_disambiguation: keep disambiguation pages as documents (they link to every sense near their start).
+        whole_documents: documents are the whole article, not its first ``doc_length`` words (links still count
+            in those words): a collection of documents longer than a model's input, for FirstP, MaxP and SumP.
     """
 
     min_length: int = 200
@@ -66,6 +68,7 @@ class WikirOptions:
     stopwords: str = AUTO
     train_negatives: int = 15
     keep_disambiguation: bool = False
+    whole_documents: bool = False
 
     def __post_init__(self):
         for name in ("min_length", "doc_length", "query_length", "min_links", "bm25_k"):

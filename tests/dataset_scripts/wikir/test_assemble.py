@@ -121,3 +121,19 @@ def test_ids_with_white_space_become_one_trec_word():
     assert trec_id("jodie emery") == "jodie_emery"
     assert trec_id("Anwar Kamal  Pakistan\tQ0") == "Anwar_Kamal_Pakistan_Q0"
     assert trec_id("1644") == "1644" and trec_id("") == ""
+
+
+def test_whole_documents_keep_the_whole_article_and_links_still_count_in_the_leading_words():
+    words = [f"w{i}" for i in range(300)]
+    sentence = " ".join(words[250:260]) + " Angola."
+    article = Article(
+        id="8",
+        title="Long",
+        abstract=" ".join(words[:250]) + " " + sentence + " " + " ".join(words[260:]),
+        links=[Link("Angola", "Angola", sentence)],
+    )
+    cut = extract(article, WikirOptions(min_length=10, doc_length=50), Counter())
+    whole = extract(article, WikirOptions(min_length=10, doc_length=50, whole_documents=True), Counter())
+    assert cut["document"].split() == words[:50]
+    assert whole["document"].split()[-40:] == words[260:] and len(whole["document"].split()) == 301
+    assert cut["targets"] == whole["targets"] == []  # the link stands past the first 50 words
