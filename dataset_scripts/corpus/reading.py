@@ -41,7 +41,12 @@ def read_shard(shard: Shard, options: ReaderOptions, read_ahead: str, on_bytes: 
             return read_raw_in_process(shard, options, on_bytes)
         records = module.read_raw(shard.path, options, byte_range=shard.byte_range, on_bytes=on_bytes)
     else:
-        records = module.read(Path(shard.path), options)
+        part = shard.record_part
+        records = (
+            module.read(Path(shard.path), options)
+            if part is None
+            else module.read(Path(shard.path), options, part=part)
+        )
     return prefetch(records) if read_ahead == "process" else records
 
 

@@ -127,12 +127,20 @@ class Shard:
     start: int = 0
     end: int = -1
     multistream: bool = False
+    part: int = 0
+    parts: int = 1
 
     @property
     def size(self) -> int:
-        """Bytes of input this shard reads (for progress bars)."""
+        """Bytes of input this shard reads (for progress bars; a part of a file split by records: its share)."""
         total = Path(self.path).stat().st_size
-        return (total if self.end < 0 else self.end) - self.start
+        return ((total if self.end < 0 else self.end) - self.start) // self.parts
+
+    @property
+    def record_part(self) -> tuple[int, int] | None:
+        """``(part, parts)`` for a file split by records (the reader keeps every ``parts``-th record from ``part``),
+        None for a whole file or a byte range."""
+        return (self.part, self.parts) if self.parts > 1 else None
 
     @property
     def byte_range(self) -> tuple[int, int] | None:
@@ -231,7 +239,24 @@ def plan_shards(
         for i, start in enumerate(starts):
             end = starts[i + 1] if i + 1 < len(starts) else -1
             shards.append(Shard(str(path), name, start, end, multistream=True))
-    return shards, skipped
+    return split_by_records(shards, min_shards), skipped
+
+
+def split_by_records(shards: list[Shard], min_shards: int) -> list[Shard]:
+    """Cut the files whose format reads a part of its records (``SPLITS_BY_RECORD``: a compressed archive that cannot
+    be cut by bytes) into parts, until there are ``min_shards`` shards in all: each part reads the whole file and
+    parses every ``parts``-th record, so the processes share the parsing, the costly step."""
+    splittable = [i for i, shard in enumerate(shards) if getattr(get_format(shard.fmt), "SPLITS_BY_RECORD", False)]
+    if not splittable or len(shards) >= min_shards:
+        return shards
+    parts = math.ceil((min_shards - len(shards) + len(splittable)) / len(splittable))
+    result: list[Shard] = []
+    for i, shard in enumerate(shards):
+        if i in splittable and parts > 1:
+            result.extend(Shard(shard.path, shard.fmt, part=part, parts=parts) for part in range(parts))
+        else:
+            result.append(shard)
+    return result
 
 
 def stream_cuts(streams: list[int], streams_per_shard: int, wanted: int) -> list[list[int]]:

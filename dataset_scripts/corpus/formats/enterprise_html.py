@@ -5,7 +5,8 @@ The archive is a tar (gzip-compressed) of NDJSON files, one article a line: ``na
 ``in_language.identifier``, ``is_part_of.identifier``, ``version``, ``redirects``, ``categories`` and
 ``article_body.html``, the page as Parsoid renders it (every template expanded: the words editors put in templates
 are in the text), often ``article_body.wikitext`` too. The tar is read as a stream, member by member and line by
-line: nothing is unpacked to disk and no more than one record is in memory.
+line: nothing is unpacked to disk and no more than one record is in memory. Several processes share one archive
+by records (``read``'s ``part``): gzip cannot be cut by bytes, and parsing, not decompressing, is the cost.
 
 Each record becomes one :class:`Article` (see :mod:`._parsoid` for what is kept and dropped): id = ``identifier``,
 title = ``name``, the language from ``in_language`` (else ``is_part_of``: ``dewiki`` → ``de``), which picks the
@@ -40,6 +41,8 @@ from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, normalize_title
 
 NAME = "enterprise-html"
+SPLITS_BY_RECORD = True
+"""A gzip archive cannot be cut by bytes: several processes share one file by records (``read``'s ``part``)."""
 
 _TAR_MAGIC = slice(257, 262)
 _RECORD_KEYS = (b'"article_body"', b'"in_language"', b'"is_part_of"', b'"main_entity"', b'"namespace"')
@@ -65,25 +68,53 @@ def sniff(path: Path, head: bytes) -> bool:
     )
 
 
-def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
+def read(
+    path: Path, options: ReaderOptions, part: tuple[int, int] | None = None
+) -> Iterator[Article | Redirect | Skipped]:
     """Stream the records of an Enterprise HTML dump file (a ``.json.tar.gz`` or an NDJSON file).
 
     Args:
         path: the file.
         options: reader options (``language`` is the fallback for a record that names none).
+        part: ``(k, n)`` to parse only the records ``k``, ``k + n``, ``k + 2n``, ... of the file (counted over all its
+            members, blank lines not counted), so that ``n`` processes share one archive; the others are read past
+            unparsed. A break in the archive is reported by part 0 only.
 
     Yields:
         The page's Redirects then its :class:`Article` for each record, or a :class:`Skipped` naming the file,
         the member and the line.
     """
-    if _is_tar(read_head(path, 512)):
-        yield from _read_tar(path, options)
-        return
+    selector = _RecordSelector(*(part or (0, 1)))
+    is_tar = _is_tar(read_head(path, 512))
+    records = _read_tar(path, options, selector) if is_tar else _read_plain(path, options, selector)
+    for record in records:
+        if not (isinstance(record, Skipped) and record.reason == "truncated" and selector.part):
+            yield record
+
+
+class _RecordSelector:
+    """Which records of a file this reader parses: every ``parts``-th, from ``part``."""
+
+    def __init__(self, part: int, parts: int):
+        if not 0 <= part < parts:
+            raise ValueError(f"part {part} of {parts}: need 0 <= part < parts")
+        self.part, self.parts, self.seen = part, parts, 0
+
+    def take(self) -> bool:
+        """Whether the next record is this reader's."""
+        mine = self.seen % self.parts == self.part
+        self.seen += 1
+        return mine
+
+
+def _read_plain(
+    path: Path, options: ReaderOptions, selector: _RecordSelector
+) -> Iterator[Article | Redirect | Skipped]:
     with open_input(path) as stream:
-        yield from _read_lines(stream, path, "", options)
+        yield from _read_lines(stream, path, "", options, selector)
 
 
-def _read_tar(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
+def _read_tar(path: Path, options: ReaderOptions, selector: _RecordSelector) -> Iterator[Article | Redirect | Skipped]:
     member_name = ""
     try:
         with tarfile.open(str(path), mode="r|*") as archive:
@@ -94,7 +125,7 @@ def _read_tar(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect
                 stream = archive.extractfile(member)
                 if stream is None:
                     continue
-                for record in _read_lines(stream, path, member.name, options):
+                for record in _read_lines(stream, path, member.name, options, selector):
                     yield record
                     if isinstance(record, Skipped) and record.reason == "truncated":
                         return  # the archive breaks off here: nothing after it can be read
@@ -103,7 +134,7 @@ def _read_tar(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect
 
 
 def _read_lines(
-    stream: Iterable[bytes], path: Path, member: str, options: ReaderOptions
+    stream: Iterable[bytes], path: Path, member: str, options: ReaderOptions, selector: _RecordSelector
 ) -> Iterator[Article | Redirect | Skipped]:
     """The records of one NDJSON stream; a stream that breaks off ends with ``Skipped(reason="truncated")``."""
     lines = iter(stream)
@@ -118,7 +149,7 @@ def _read_lines(
             yield Skipped("truncated", str(path), where, f"cannot read further: {error}")
             return
         number += 1
-        if raw.strip():
+        if raw.strip() and selector.take():
             yield from parse_record(raw, str(path), where, options)
 
 

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import tarfile
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -17,7 +18,7 @@ from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
-from wikiformer_kit.dataset_scripts.corpus.sources import detect_format
+from wikiformer_kit.dataset_scripts.corpus.sources import detect_format, plan_shards
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
 
 DUMP = SAMPLES / "enterprise" / "wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz"
@@ -199,18 +200,62 @@ def test_a_tar_is_read_as_a_stream_member_by_member(tmp_path):
     assert [article.language for article in found] == ["ru", "de", "en", "en"]
 
 
-def test_the_build_command_makes_the_corpus_and_the_four_tasks_from_the_dump(tmp_path):
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "dataset_scripts.build", "--input", str(DUMP), "--output-dir", str(out)]
+def build(out: Path, *options: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "dataset_scripts.build", "--input", str(DUMP), "--output-dir", str(out), *options]
     result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def rows(folder: Path) -> list[dict]:
+    return [row for path in sorted(folder.rglob("*.parquet")) for row in pq.read_table(path).to_pylist()]
+
+
+def test_the_build_command_makes_the_corpus_and_the_four_tasks_from_the_dump(tmp_path):
+    out = tmp_path / "out"
+    result = build(out)
     for task in ("srr", "rwi", "ati", "ltm"):
         assert (out / f"wikiformer-{task}").is_dir(), task
     assert "ltm: 0 rows: none of the 4 articles gave a group" in result.stdout
-    corpus = pq.read_table(sorted((out / "corpus").rglob("*.parquet"))[0]).to_pylist()
+    corpus = rows(out / "corpus" / "data")
     by_title = {(row["language"], row["title"]): row for row in corpus}
     assert by_title[("de", "Squirrel")]["is_disambiguation"]
     assert by_title[("de", "Squirrel")]["abstract"].startswith("Squirrel (englisch für Hörnchen)")
     assert {row["source"] for row in corpus} == {"enterprise-html"}
-    srr = pq.read_table(sorted((out / "wikiformer-srr").rglob("*.parquet"))[0]).to_pylist()
+    srr = rows(out / "wikiformer-srr")
     assert srr and all(not REFERENCE_MARKER.search(json.dumps(row, ensure_ascii=False)) for row in srr)
+    shared = tmp_path / "two"
+    build(shared, "--num-proc", "2")  # one archive, read by two processes
+    key = json.dumps
+    assert sorted(map(key, rows(shared / "corpus" / "data"))) == sorted(map(key, corpus))
+    for task in ("srr", "rwi", "ati"):
+        assert sorted(map(key, rows(shared / f"wikiformer-{task}"))) == sorted(
+            map(key, rows(out / f"wikiformer-{task}"))
+        )
+
+
+def test_parts_of_a_file_parse_every_record_once(tmp_path):
+    whole = [r.title for r in enterprise_html.read(DUMP, OPTIONS) if isinstance(r, Article)]
+    parts = [
+        [r.title for r in enterprise_html.read(DUMP, OPTIONS, part=(k, 3)) if isinstance(r, Article)] for k in range(3)
+    ]
+    assert sorted(sum(parts, [])) == sorted(whole) and all(parts[:3])
+    assert parts[0] == [whole[0], whole[3]]  # records 0 and 3 of the archive, counted over its members
+    cut = tmp_path / "cut.json.tar.gz"
+    cut.write_bytes(DUMP.read_bytes()[: DUMP.stat().st_size // 2])
+    skips = [
+        r.reason for k in range(3) for r in enterprise_html.read(cut, OPTIONS, part=(k, 3)) if isinstance(r, Skipped)
+    ]
+    assert skips == ["truncated"]  # the break is reported once, by part 0
+
+
+def test_an_archive_is_planned_as_one_shard_per_process():
+    (whole,), _ = plan_shards([DUMP])
+    assert whole.record_part is None
+    shards, _ = plan_shards([DUMP, SAMPLES / "wikiextractor" / "wiki_toy.jsonl"], min_shards=4)
+    assert [(shard.fmt, shard.record_part) for shard in shards] == [
+        ("enterprise-html", (0, 3)),
+        ("enterprise-html", (1, 3)),
+        ("enterprise-html", (2, 3)),
+        ("wikiextractor-json", None),
+    ]
