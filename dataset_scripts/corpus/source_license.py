@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 WIKIPEDIA_FORMATS = frozenset(
-    {"mediawiki-xml", "wikiextractor-text", "wikiextractor-json", "wikitext", "enterprise-html"}
+    {"mediawiki-xml", "wikiextractor-text", "wikiextractor-json", "wikitext", "enterprise-html", "structured-contents"}
 )
-"""Formats whose text is Wikipedia's (a dump, WikiExtractor output of one, raw wikitext pages, Enterprise HTML)."""
+"""Formats whose text is Wikipedia's (a dump, WikiExtractor output of one, raw wikitext pages, Enterprise dumps)."""
 MSMARCO_FORMATS = frozenset({"msmarco-tsv"})
 MSMARCO_TERMS = "https://microsoft.github.io/msmarco/"
 

@@ -24,6 +24,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 FORMAT_MODULES = (
     "mediawiki_xml",
     "wikiextractor_text",
+    "structured_contents",
     "enterprise_html",
     "wikiextractor_json",
     "msmarco_tsv",
@@ -37,6 +38,7 @@ FORMAT_MODULES = (
 FORMAT_NAMES = (
     "mediawiki-xml",
     "wikiextractor-text",
+    "structured-contents",
     "enterprise-html",
     "wikiextractor-json",
     "msmarco-tsv",

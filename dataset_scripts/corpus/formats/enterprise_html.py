@@ -26,7 +26,7 @@ import json
 import lzma
 import tarfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -46,6 +46,7 @@ SPLITS_BY_RECORD = True
 
 _TAR_MAGIC = slice(257, 262)
 _RECORD_KEYS = (b'"article_body"', b'"in_language"', b'"is_part_of"', b'"main_entity"', b'"namespace"')
+RecordParser = Callable[[bytes, str, str, ReaderOptions], list[Article | Redirect | Skipped]]
 _BROKEN = (EOFError, OSError, zlib.error, lzma.LZMAError, tarfile.TarError)
 
 
@@ -56,16 +57,21 @@ def _is_tar(head: bytes) -> bool:
 def sniff(path: Path, head: bytes) -> bool:
     """An Enterprise record on the first line (an object with ``name``, ``identifier`` and one of the fields only
     Enterprise records carry), in a plain NDJSON file or in the first member of a tar."""
-    if _is_tar(head):
-        start = head.find(b'{"', 512)
-        head = head[start:] if start >= 0 else b""
-    first = head.lstrip().split(b"\n", 1)[0]
+    first = first_record_line(head)
     return (
         first.startswith(b"{")
         and b'"name"' in first
         and b'"identifier"' in first
         and any(key in first for key in _RECORD_KEYS)
     )
+
+
+def first_record_line(head: bytes) -> bytes:
+    """The first line of a file's head, or of its first tar member's (as far as the head reaches)."""
+    if _is_tar(head):
+        start = head.find(b'{"', 512)
+        head = head[start:] if start >= 0 else b""
+    return head.lstrip().split(b"\n", 1)[0]
 
 
 def read(
@@ -84,9 +90,18 @@ def read(
         The page's Redirects then its :class:`Article` for each record, or a :class:`Skipped` naming the file,
         the member and the line.
     """
+    yield from read_records(path, options, parse_record, part)
+
+
+def read_records(
+    path: Path, options: ReaderOptions, parse: RecordParser, part: tuple[int, int] | None = None
+) -> Iterator[Article | Redirect | Skipped]:
+    """The records of an NDJSON file or of a tar of NDJSON members, each line given to ``parse(raw, file, where,
+    options)`` (``where`` names the member and line); ``part`` as in :func:`read`. Shared with the other Wikimedia
+    Enterprise formats, which are shipped the same way."""
     selector = _RecordSelector(*(part or (0, 1)))
     is_tar = _is_tar(read_head(path, 512))
-    records = _read_tar(path, options, selector) if is_tar else _read_plain(path, options, selector)
+    records = _read_tar(path, options, selector, parse) if is_tar else _read_plain(path, options, selector, parse)
     for record in records:
         if not (isinstance(record, Skipped) and record.reason == "truncated" and selector.part):
             yield record
@@ -108,13 +123,15 @@ class _RecordSelector:
 
 
 def _read_plain(
-    path: Path, options: ReaderOptions, selector: _RecordSelector
+    path: Path, options: ReaderOptions, selector: _RecordSelector, parse: RecordParser
 ) -> Iterator[Article | Redirect | Skipped]:
     with open_input(path) as stream:
-        yield from _read_lines(stream, path, "", options, selector)
+        yield from _read_lines(stream, path, "", options, selector, parse)
 
 
-def _read_tar(path: Path, options: ReaderOptions, selector: _RecordSelector) -> Iterator[Article | Redirect | Skipped]:
+def _read_tar(
+    path: Path, options: ReaderOptions, selector: _RecordSelector, parse: RecordParser
+) -> Iterator[Article | Redirect | Skipped]:
     member_name = ""
     try:
         with tarfile.open(str(path), mode="r|*") as archive:
@@ -125,7 +142,7 @@ def _read_tar(path: Path, options: ReaderOptions, selector: _RecordSelector) -> 
                 stream = archive.extractfile(member)
                 if stream is None:
                     continue
-                for record in _read_lines(stream, path, member.name, options, selector):
+                for record in _read_lines(stream, path, member.name, options, selector, parse):
                     yield record
                     if isinstance(record, Skipped) and record.reason == "truncated":
                         return  # the archive breaks off here: nothing after it can be read
@@ -134,7 +151,12 @@ def _read_tar(path: Path, options: ReaderOptions, selector: _RecordSelector) -> 
 
 
 def _read_lines(
-    stream: Iterable[bytes], path: Path, member: str, options: ReaderOptions, selector: _RecordSelector
+    stream: Iterable[bytes],
+    path: Path,
+    member: str,
+    options: ReaderOptions,
+    selector: _RecordSelector,
+    parse: RecordParser,
 ) -> Iterator[Article | Redirect | Skipped]:
     """The records of one NDJSON stream; a stream that breaks off ends with ``Skipped(reason="truncated")``."""
     lines = iter(stream)
@@ -150,27 +172,27 @@ def _read_lines(
             return
         number += 1
         if raw.strip() and selector.take():
-            yield from parse_record(raw, str(path), where, options)
+            yield from parse(raw, str(path), where, options)
 
 
 def parse_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> list[Article | Redirect | Skipped]:
     """One NDJSON line of an Enterprise dump as its Redirects and Article, or a :class:`Skipped` naming ``file``
     and ``where`` (the member and line)."""
-    if options.max_article_bytes and len(raw) > options.max_article_bytes:
-        return [Skipped("too-large", file, where, f"{len(raw)} bytes > max_article_bytes={options.max_article_bytes}")]
-    try:
-        record = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        return [Skipped("non-utf8", file, where, f"invalid UTF-8 at byte {error.start} of the line")]
-    except json.JSONDecodeError as error:
-        return [Skipped("bad-json", file, where, f"{error.msg} at column {error.colno}")]
-    if not isinstance(record, dict):
-        return [Skipped("bad-record", file, where, "not a JSON object")]
+    loaded = load_record(raw, file, where, options)
+    if isinstance(loaded, Skipped):
+        return [loaded]
+    record, where = loaded
     title = record.get("name") if isinstance(record.get("name"), str) else ""
-    where = f"{where} ({title})" if title else where
     html = _field(record, "article_body", "html")
     if not isinstance(html, str) or not html.strip():
-        return [Skipped("no-html", file, where, "no article_body.html in the record")]
+        # the same dumps in their other shape: sniffing sees only a file's first bytes, the record says what it is
+        from wikiformer_kit.dataset_scripts.corpus.formats import structured_contents
+
+        if structured_contents.has_sections(record):
+            return [structured_contents.parse_loaded(record, where, file, options)]
+        return [
+            Skipped("no-html", file, where, "no article_body.html (nor Structured Contents sections) in the record")
+        ]
     namespace = _field(record, "namespace", "identifier")
     if namespace not in (None, 0, "0"):
         return [Skipped("not-an-article", file, where, f"namespace {namespace}, not 0")]
@@ -184,6 +206,23 @@ def parse_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> l
     return [*redirects, article]
 
 
+def load_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> tuple[dict[str, Any], str] | Skipped:
+    """One NDJSON line as its JSON object and ``where`` with the record's name added, or the Skipped saying why
+    not (``too-large``, ``non-utf8``, ``bad-json``, ``bad-record``)."""
+    if options.max_article_bytes and len(raw) > options.max_article_bytes:
+        return Skipped("too-large", file, where, f"{len(raw)} bytes > max_article_bytes={options.max_article_bytes}")
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return Skipped("non-utf8", file, where, f"invalid UTF-8 at byte {error.start} of the line")
+    except json.JSONDecodeError as error:
+        return Skipped("bad-json", file, where, f"{error.msg} at column {error.colno}")
+    if not isinstance(record, dict):
+        return Skipped("bad-record", file, where, "not a JSON object")
+    title = record.get("name") if isinstance(record.get("name"), str) else ""
+    return record, (f"{where} ({title})" if title else where)
+
+
 def parse_page(html: str, record: dict[str, Any], file: str, where: str, options: ReaderOptions) -> Article | Skipped:
     """The Article of one record's Parsoid HTML (``options.language`` is the record's language)."""
     title = record.get("name") if isinstance(record.get("name"), str) else ""
@@ -194,7 +233,7 @@ def parse_page(html: str, record: dict[str, Any], file: str, where: str, options
     url = record.get("url") if isinstance(record.get("url"), str) else ""
     builder = ArticleBuilder(page_id, title or page_id, NAME, file, options, url=url)
     body = root.find("body")
-    ParsoidWalker(builder, _namespaces(options.language)).walk(body if body is not None else root)
+    ParsoidWalker(builder, namespaces_of(options.language)).walk(body if body is not None else root)
     article = builder.build()
     if isinstance(article, Skipped):
         return Skipped(article.reason, file, where, article.detail)
@@ -226,6 +265,7 @@ def _field(record: dict[str, Any], outer: str, inner: str) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _namespaces(language: str) -> Namespaces:
+def namespaces_of(language: str) -> Namespaces:
+    """English namespace names with those MediaWiki knows for ``language``."""
     aliases = namespace_names(language)
     return ENGLISH.with_aliases(aliases) if aliases else ENGLISH
