@@ -71,7 +71,9 @@ def parse_document(html: str) -> tuple[lxml.etree._Element | None, str]:
     (``data-mw``, ``data-parsoid``, ``srcset``) are cut before parsing: the parse is the largest cost of the reader.
     """
     html = _UNREAD_ATTRIBUTES.sub("", _UNREAD_ELEMENTS.sub("", html))
-    parser = lxml.etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
+    parser = lxml.etree.HTMLParser(  # every Parsoid element has an id: not indexing them saves a fifth of the parse
+        encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True, collect_ids=False
+    )
     try:
         root = lxml.etree.fromstring(html.encode("utf-8"), parser=parser)
     except (lxml.etree.LxmlError, ValueError):
