@@ -67,6 +67,11 @@ SAMPLES_BY_FORMAT = {
     "wikiextractor-text": (lambda: (SAMPLES / "wikiextractor" / "wiki_00").read_bytes(), "wiki_00", None),
     "wikiextractor-json": (lambda: (SAMPLES / "wikiextractor" / "wiki_toy.jsonl").read_bytes(), "w.jsonl", jsonl_ends),
     "enterprise-html": (enterprise_member, "part.ndjson", jsonl_ends),
+    "structured-contents": (
+        lambda: (SAMPLES / "enterprise" / "structured-contents-sample.ndjson").read_bytes() * 2,
+        "part.ndjson",
+        jsonl_ends,
+    ),
     "xml-sections": (lambda: (STRUCTURED / "wikiformer-readme-example.xml").read_bytes(), "doc.xml", None),
     "html": (lambda: (STRUCTURED / "wikiformer-readme-example.html").read_bytes(), "doc.html", None),
     "latex": (lambda: (STRUCTURED / "wikiformer-readme-example.tex").read_bytes(), "doc.tex", None),
