@@ -127,12 +127,23 @@ def write_empty_shard(path: Path, features: datasets.Features) -> None:
     atomic_write(path, lambda tmp: pq.ParquetWriter(tmp, features.arrow_schema).close())
 
 
-def empty_task_reason(task: str, stats: TaskStats, statistics: dict[str, Any]) -> str:
-    """Why a task has no rows, from the build statistics (one sentence without a final period)."""
+NO_SEE_ALSO_FORMATS = {"structured-contents": "Wikimedia's Structured Contents leave the See also section out"}
+"""Input formats that never carry a See also section, and what LTM's empty dataset says of them."""
+
+
+def empty_task_reason(
+    task: str, stats: TaskStats, statistics: dict[str, Any], formats: Sequence[str] | None = None
+) -> str:
+    """Why a task has no rows, from the build statistics and the corpus's input ``formats`` (one sentence without a
+    final period)."""
     if not statistics["articles"]:
         return "the corpus has no articles"
     if task == "ltm" and not statistics["see_also"]["links"]:
-        return f"none of the {statistics['articles']:,} articles has a See also link"
+        reason = f"none of the {statistics['articles']:,} articles has a See also link"
+        causes = [NO_SEE_ALSO_FORMATS[name] for name in formats or () if name in NO_SEE_ALSO_FORMATS]
+        if causes and len(causes) == len(formats):
+            reason += f" ({'; '.join(causes)}: build LTM from an XML or Enterprise HTML dump of the same wiki)"
+        return reason
     reasons = ", ".join(f"{k}: {v:,}" for k, v in sorted(stats.skipped.items(), key=lambda item: -item[1]))
     return f"none of the {statistics['articles']:,} articles gave a group ({reasons or 'no candidate'})"
 
@@ -414,7 +425,7 @@ class FinalizeStep(PipelineStep):
                 placeholder = self.layout.task_dir(task) / "data" / EMPTY_SHARD
                 info = self.build_info
                 if stats.rows == 0:
-                    reason = empty_task_reason(task, stats, statistics)
+                    reason = empty_task_reason(task, stats, statistics, info.get("formats"))
                     summary[task]["empty_reason"] = reason
                     info = {**info, "empty_reason": reason}
                     logger.warning(f"task {task} produced no group ({reason}); an empty dataset is written for it")
