@@ -1,0 +1,341 @@
+"""NanoBEIR re-ranking figures as re-ranker model cards on the Hub report them.
+
+sentence-transformers' ``CrossEncoderNanoBEIREvaluator`` re-ranks, for each query of each NanoBEIR set, the BM25 top
+``rerank_k`` (the set's ``bm25`` subset) with every judged document added when BM25 missed it, and reports MAP,
+MRR@k and nDCG@k per set (``NanoMSMARCO_R100_ndcg@10``) and their mean over the sets
+(``NanoBEIR_R100_mean_ndcg@10``, the figure cards are compared by), with the BM25 order's own figures beside them
+(``..._base_ndcg@10``). `NanoBEIREvaluator` computes the same figures under the same keys with the kit's pair
+scorer (`eval.rerank.PairScorer`, `ModelScorer`, or a `PassageScorer` for long documents).
+
+These are NOT trec_eval figures, and they differ from the kit's `eval.metrics` on the same run on purpose, to equal
+the cards' numbers: relevance is binary (every qrels row is a positive, whatever its grade); nDCG and MAP are
+scikit-learn's ``ndcg_score`` and ``average_precision_score`` over the candidate list only (ties averaged, the
+ideal ranking made of the positives in that list); with ``always_rerank_positives`` the candidate list holds every
+positive, so a query's figures are bounded by 1 whatever BM25 found; a query with no positive in its list scores 0;
+candidates are matched to positives by their text, as sentence-transformers does; MRR@k is the reciprocal rank of
+the first positive in the top k. The pair scores are ranked after the activation a ``CrossEncoder`` applies to the
+checkpoint's logits (`score_activation`: sigmoid for a one-label model, in float32): near-equal logits can become
+equal there, and scikit-learn averages tied positions, so ranking the raw logits would not give the cards' figures.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+NANOBEIR_SETS = {
+    "climatefever": "ClimateFEVER",
+    "dbpedia": "DBPedia",
+    "fever": "FEVER",
+    "fiqa2018": "FiQA2018",
+    "hotpotqa": "HotpotQA",
+    "msmarco": "MSMARCO",
+    "nfcorpus": "NFCorpus",
+    "nq": "NQ",
+    "quoraretrieval": "QuoraRetrieval",
+    "scidocs": "SCIDOCS",
+    "arguana": "ArguAna",
+    "scifact": "SciFact",
+    "touche2020": "Touche2020",
+}
+"""Short name -> the name in the dataset's split names (``Nano{name}``) and in the result keys."""
+
+ARGUMENT_SETS = ("arguana", "touche2020")
+"""Left out by default, as sentence-transformers' cross-encoder evaluator does: argument retrieval is another task."""
+
+DEFAULT_SETS = tuple(name for name in NANOBEIR_SETS if name not in ARGUMENT_SETS)
+DEFAULT_DATASET_ID = "sentence-transformers/NanoBEIR-en"
+
+ACTIVATIONS = ("auto", "sigmoid", "identity")
+"""How pair scores are turned into the scores ranked: ``auto`` as ``CrossEncoder`` does for the checkpoint."""
+
+_REQUIRED_COLUMNS = {
+    "corpus": ("_id", "text"),
+    "queries": ("_id", "text"),
+    "qrels": ("query-id", "corpus-id"),
+    "bm25": ("query-id", "corpus-ids"),
+}
+
+
+@dataclass(frozen=True)
+class NanoQuery:
+    """One query of a NanoBEIR set: its text, its positives' texts and its BM25 candidates' texts, best first."""
+
+    query_id: str
+    query: str
+    positives: list[str]
+    documents: list[str]
+
+
+def split_name(name: str) -> str:
+    """The split of every subset that holds set ``name`` (``msmarco`` -> ``NanoMSMARCO``)."""
+    key = name.lower()
+    if key not in NANOBEIR_SETS:
+        raise ValueError(f"NanoBEIR set {name!r}: choose among {', '.join(NANOBEIR_SETS)}")
+    return f"Nano{NANOBEIR_SETS[key]}"
+
+
+def load_subset(dataset_id: str | Path, subset: str, split: str):
+    """One subset's split of a NanoBEIR dataset: a Hub id, or a local folder holding the same layout."""
+    from datasets import load_dataset
+
+    from wikiformer_kit.eval.collections.local_dataset import load_local_dataset
+
+    try:
+        if Path(dataset_id).is_dir():
+            dataset = load_local_dataset(dataset_id, subset, split=split)
+        else:
+            dataset = load_dataset(str(dataset_id), subset, split=split)
+    except Exception as error:
+        raise ValueError(
+            f"{dataset_id}: cannot load subset {subset!r} split {split!r} ({type(error).__name__}: {error}); "
+            "a NanoBEIR dataset has the subsets corpus, queries, qrels and bm25, each split Nano{Set}"
+        ) from error
+    missing = [column for column in _REQUIRED_COLUMNS[subset] if column not in dataset.column_names]
+    if missing:
+        raise ValueError(f"{dataset_id}: subset {subset!r} split {split!r} lacks the columns {missing}")
+    return dataset
+
+
+def load_nano_queries(dataset_id: str | Path, name: str, rerank_k: int = 100) -> list[NanoQuery]:
+    """The queries of NanoBEIR set ``name`` with their positives and BM25 top ``rerank_k``, in the bm25 subset's order.
+
+    Raises:
+        ValueError: a subset missing, or an id of the bm25 or qrels subset that the queries or corpus lack (named).
+    """
+    split = split_name(name)
+    corpus = load_subset(dataset_id, "corpus", split)
+    queries = load_subset(dataset_id, "queries", split)
+    qrels = load_subset(dataset_id, "qrels", split)
+    bm25 = load_subset(dataset_id, "bm25", split)
+    texts = dict(zip(corpus["_id"], corpus["text"], strict=True))
+    query_texts = dict(zip(queries["_id"], queries["text"], strict=True))
+    # a set per query, filled in the qrels' order, as sentence-transformers does: the same positives' order
+    positive_ids: dict[str, set[str]] = {}
+    for row in qrels:
+        ids = row["corpus-id"]
+        positive_ids.setdefault(row["query-id"], set()).update(ids if isinstance(ids, list) else [ids])
+
+    def text_of(document_id: str, query_id: str, subset: str) -> str:
+        if document_id not in texts:
+            raise ValueError(
+                f"{dataset_id} {split}: document {document_id!r} of query {query_id!r} in the {subset} subset is "
+                "not in the corpus subset; use a complete copy of the dataset"
+            )
+        return texts[document_id]
+
+    result = []
+    for row in bm25:
+        query_id = row["query-id"]
+        if query_id not in query_texts:
+            raise ValueError(
+                f"{dataset_id} {split}: query {query_id!r} of the bm25 subset is not in the queries subset"
+            )
+        if query_id not in positive_ids:
+            raise ValueError(f"{dataset_id} {split}: query {query_id!r} of the bm25 subset has no qrels row")
+        if not row["corpus-ids"]:
+            raise ValueError(f"{dataset_id} {split}: query {query_id!r} has no candidates in the bm25 subset")
+        result.append(
+            NanoQuery(
+                query_id=query_id,
+                query=query_texts[query_id],
+                positives=[text_of(doc, query_id, "qrels") for doc in positive_ids[query_id]],
+                documents=[text_of(doc, query_id, "bm25") for doc in row["corpus-ids"][:rerank_k]],
+            )
+        )
+    if not result:
+        raise ValueError(f"{dataset_id} {split}: the bm25 subset has no queries")
+    return result
+
+
+def ranking_metrics(is_relevant: Sequence[int], scores: Sequence[float], at_k: int) -> tuple[float, float, float]:
+    """MRR@k, nDCG@k and AP of one candidate list (binary labels, higher score first), as sentence-transformers."""
+    from sklearn.metrics import average_precision_score, ndcg_score
+
+    scores = np.asarray(scores)
+    ranking = np.argsort(scores)[::-1]
+    mrr = 0.0
+    for rank, index in enumerate(ranking[:at_k]):
+        if is_relevant[index]:
+            mrr = 1 / (rank + 1)
+            break
+    # scikit-learn refuses nDCG of a single document: it is 1 when that document is a positive
+    ndcg = float(is_relevant[0]) if len(scores) == 1 else ndcg_score([is_relevant], [scores], k=at_k)
+    ap = average_precision_score(is_relevant, scores)
+    return float(mrr), float(ndcg), float(ap)
+
+
+def score_activation(scorer, activation: str = "auto") -> str:
+    """The activation ``CrossEncoder.predict`` applies to this scorer's checkpoint: ``sigmoid`` or ``identity``.
+
+    ``auto`` reads it as sentence-transformers does: the ``activation_fn`` stored in the checkpoint's config
+    (``sentence_transformers`` block, or the older ``sbert_ce_default_activation_function``), else sigmoid for a
+    one-label model and identity otherwise.
+    """
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation {activation!r}: choose one of {', '.join(ACTIVATIONS)}")
+    if activation != "auto":
+        return activation
+    config = getattr(getattr(scorer, "model", None), "config", None)
+    stored = (getattr(config, "sentence_transformers", None) or {}).get("activation_fn") or getattr(
+        config, "sbert_ce_default_activation_function", None
+    )
+    if stored and stored.startswith("torch."):
+        return "sigmoid" if stored.rsplit(".", 1)[-1] == "Sigmoid" else "identity"
+    return "sigmoid" if getattr(config, "num_labels", 1) == 1 else "identity"
+
+
+def activated(scores: Sequence[float], activation: str) -> list[float]:
+    """``scores`` as float32 after ``activation`` (``sigmoid`` or ``identity``), as ``CrossEncoder.predict`` returns
+    them."""
+    import torch
+
+    values = torch.tensor(list(scores), dtype=torch.float32)
+    return (torch.sigmoid(values) if activation == "sigmoid" else values).tolist()
+
+
+def _base_metrics(query: NanoQuery, at_k: int) -> tuple[float, float, float]:
+    # BM25's own order, with the positives it missed ranked after its candidates
+    is_relevant = [int(text in query.positives) for text in query.documents]
+    if not any(is_relevant):
+        return 0.0, 0.0, 0.0
+    is_relevant += [1] * (len(query.positives) - sum(is_relevant))
+    return ranking_metrics(is_relevant, np.arange(len(is_relevant), 0, -1), at_k)
+
+
+def _candidates(query: NanoQuery, always_rerank_positives: bool) -> tuple[list[str], list[int]]:
+    if always_rerank_positives:
+        documents = query.positives + [text for text in query.documents if text not in query.positives]
+        return documents, [1] * len(query.positives) + [0] * (len(documents) - len(query.positives))
+    return list(query.documents), [int(text in query.positives) for text in query.documents]
+
+
+def evaluate_set(
+    scorer,
+    queries: Sequence[NanoQuery],
+    at_k: int = 10,
+    always_rerank_positives: bool = True,
+    activation: str = "auto",
+) -> dict[str, float]:
+    """MAP, MRR@k and nDCG@k of one set re-ranked by ``scorer`` (any object with the kit's ``score(queries,
+    documents)``), and the BM25 order's (``base_...``), each the mean over the set's queries; ``activation`` as in
+    `score_activation`."""
+    lists = [_candidates(query, always_rerank_positives) for query in queries]
+    pair_queries = [
+        query.query for query, (documents, labels) in zip(queries, lists, strict=True) if any(labels) for _ in documents
+    ]
+    pair_documents = [doc for documents, labels in lists if any(labels) for doc in documents]
+    scores = scorer.score(pair_queries, pair_documents) if pair_queries else []
+    scores = activated(scores, score_activation(scorer, activation))
+    reranked, offset = [], 0
+    for documents, labels in lists:
+        if not any(labels):
+            reranked.append((0.0, 0.0, 0.0))
+            continue
+        reranked.append(ranking_metrics(labels, scores[offset : offset + len(documents)], at_k))
+        offset += len(documents)
+    base = [_base_metrics(query, at_k) for query in queries]
+    mrr, ndcg, ap = (float(np.mean(column)) for column in zip(*reranked, strict=True))
+    base_mrr, base_ndcg, base_ap = (float(np.mean(column)) for column in zip(*base, strict=True))
+    return {
+        "map": ap,
+        f"mrr@{at_k}": mrr,
+        f"ndcg@{at_k}": ndcg,
+        "base_map": base_ap,
+        f"base_mrr@{at_k}": base_mrr,
+        f"base_ndcg@{at_k}": base_ndcg,
+    }
+
+
+class NanoBEIREvaluator:
+    """NanoBEIR figures of a re-ranker under sentence-transformers' keys (see the module docstring for how they
+    are computed and why they are not trec_eval's).
+
+    Args:
+        dataset_names: short names of the sets (``msmarco``, ``nfcorpus``, ...); default: all but ArguAna and
+            Touche2020, as sentence-transformers' cross-encoder evaluator.
+        dataset_id: the Hub dataset (default ``sentence-transformers/NanoBEIR-en``; translated copies share its
+            layout) or a local folder holding the same layout (subsets corpus, queries, qrels, bm25; splits
+            ``Nano{Set}``).
+        rerank_k: BM25 candidates re-ranked per query.
+        at_k: cut-off of MRR and nDCG.
+        always_rerank_positives: add the positives BM25 missed to each query's candidates (the cards' setting).
+        aggregate_key: the name of the mean in the keys (``NanoBEIR_R100_mean_ndcg@10``).
+        activation: what the pair scores are ranked as: ``auto`` (as ``CrossEncoder.predict`` returns them for the
+            checkpoint, the cards' figures), ``sigmoid`` or ``identity`` (the raw scores).
+
+    Example::
+
+        from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
+        from wikiformer_kit.eval.rerank import PairScorer
+
+        evaluator = NanoBEIREvaluator(["msmarco", "nfcorpus", "nq"])
+        results = evaluator(PairScorer("path/to/checkpoint"))
+        print(results[evaluator.primary_metric])  # NanoBEIR_R100_mean_ndcg@10
+    """
+
+    def __init__(
+        self,
+        dataset_names: Sequence[str] | None = None,
+        dataset_id: str | Path = DEFAULT_DATASET_ID,
+        rerank_k: int = 100,
+        at_k: int = 10,
+        always_rerank_positives: bool = True,
+        aggregate_key: str = "mean",
+        activation: str = "auto",
+    ):
+        self.dataset_names = list(dataset_names or DEFAULT_SETS)
+        for name in self.dataset_names:
+            split_name(name)  # an unknown set fails here, before anything loads
+        self.dataset_id = dataset_id
+        self.rerank_k, self.at_k = rerank_k, at_k
+        self.always_rerank_positives = always_rerank_positives
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation {activation!r}: choose one of {', '.join(ACTIVATIONS)}")
+        self.activation = activation
+        self.name = f"NanoBEIR_R{rerank_k:d}_{aggregate_key}"
+        self.sets = {name: load_nano_queries(dataset_id, name, rerank_k) for name in self.dataset_names}
+
+    @property
+    def primary_metric(self) -> str:
+        """The key cards compare re-rankers by, e.g. ``NanoBEIR_R100_mean_ndcg@10``."""
+        return f"{self.name}_ndcg@{self.at_k}"
+
+    def __call__(self, scorer) -> dict[str, float]:
+        """Every set's figures (``Nano{Set}_R{k}_{metric}``) and their means (``NanoBEIR_R{k}_{aggregate}_{metric}``).
+
+        Args:
+            scorer: the kit's pair scorer (`PairScorer`, `ModelScorer`, `PassageScorer`) or a checkpoint folder or
+                Hub id, loaded as a `PairScorer`.
+        """
+        if isinstance(scorer, (str, Path)):
+            from wikiformer_kit.eval.rerank import PairScorer
+
+            scorer = PairScorer(str(scorer))
+        results: dict[str, float] = {}
+        per_metric: dict[str, list[float]] = {}
+        for name, queries in self.sets.items():
+            figures = evaluate_set(scorer, queries, self.at_k, self.always_rerank_positives, self.activation)
+            set_key = f"{split_name(name)}_R{self.rerank_k}"
+            logger.info(
+                "%s: nDCG@%d %.4f (BM25 %.4f), MRR@%d %.4f, MAP %.4f over %d queries",
+                set_key,
+                self.at_k,
+                figures[f"ndcg@{self.at_k}"],
+                figures[f"base_ndcg@{self.at_k}"],
+                self.at_k,
+                figures[f"mrr@{self.at_k}"],
+                figures["map"],
+                len(queries),
+            )
+            for metric, value in figures.items():
+                results[f"{set_key}_{metric}"] = value
+                per_metric.setdefault(metric, []).append(value)
+        results.update({f"{self.name}_{metric}": float(np.mean(values)) for metric, values in per_metric.items()})
+        return results

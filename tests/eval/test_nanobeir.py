@@ -1,0 +1,164 @@
+"""NanoBEIR figures equal sentence-transformers' CrossEncoderNanoBEIREvaluator on the same model and data.
+
+Two NanoBEIR-layout sets are built from vendored real collections (TREC DL 2020 passages with their BM25 run, and
+Cranfield with the kit's BM25), in a local folder with the Hub dataset's layout, which both evaluators load.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+
+import pytest
+
+from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, minilm_path
+from wikiformer_kit.eval.collections import load_collection
+from wikiformer_kit.eval.first_stage import first_stage_run
+from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator, load_nano_queries, ranking_metrics
+from wikiformer_kit.eval.rerank import PairScorer
+
+DEPTH = 20
+SUBSETS = ("corpus", "queries", "qrels", "bm25")
+
+
+def nano_subsets(collection, run) -> dict[str, list[dict]]:
+    """A collection and its first-stage run as NanoBEIR's four subsets (judged queries with a positive only)."""
+    positives = {
+        query: [
+            doc for doc, grade in judged.items() if grade >= collection.relevance_level and doc in collection.documents
+        ]
+        for query, judged in collection.qrels.items()
+    }
+    queries = [query for query in collection.queries if positives.get(query) and run.get(query)]
+    ranked = {query: sorted(run[query], key=lambda doc: -run[query][doc])[:DEPTH] for query in queries}
+    used = sorted({doc for query in queries for doc in positives[query] + ranked[query]})
+    return {
+        "corpus": [{"_id": doc, "text": collection.documents[doc]} for doc in used],
+        "queries": [{"_id": query, "text": collection.queries[query]} for query in queries],
+        "qrels": [{"query-id": query, "corpus-id": doc} for query in queries for doc in positives[query]],
+        "bm25": [{"query-id": query, "corpus-ids": ranked[query]} for query in queries],
+    }
+
+
+def write_nanobeir_folder(folder, sets: dict[str, dict[str, list[dict]]]) -> None:
+    """Parquet files per subset and split, with the README ``configs:`` block the Hub dataset has."""
+    from datasets import Dataset
+
+    lines = ["---", "configs:"]
+    for subset in SUBSETS:
+        lines += [f"- config_name: {subset}", "  data_files:"]
+        for split, subsets in sets.items():
+            path = f"{subset}/{split}.parquet"
+            (folder / subset).mkdir(parents=True, exist_ok=True)
+            Dataset.from_list(subsets[subset]).to_parquet(folder / path)
+            lines += [f"  - split: {split}", f"    path: {path}"]
+    (folder / "README.md").write_text("\n".join([*lines, "---", ""]), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def nano_folder(tmp_path_factory):
+    dl20 = load_collection(str(DL20_MINI))
+    cranfield = load_collection(str(CRANFIELD_MINI))
+    # a name of its own: datasets caches a local folder's configs under the folder's name
+    folder = tmp_path_factory.mktemp("nanobeir") / f"NanoBEIR-mini-{uuid.uuid4().hex}"
+    write_nanobeir_folder(
+        folder,
+        {
+            "NanoMSMARCO": nano_subsets(dl20, dl20.runs["bm25"]),
+            "NanoSciFact": nano_subsets(cranfield, first_stage_run(cranfield, "bm25", k=DEPTH)),
+        },
+    )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def spread_ranker(tmp_path_factory):
+    """A random 2-layer, hidden-32 BERT ranker whose scores are spread out as a trained re-ranker's are.
+
+    With BERT's usual initialisation (0.02) a random model's logits differ by about 1e-5: after CrossEncoder's
+    float32 sigmoid many become equal, and which ones depends on the batches' padding (logits move by 3e-9), so
+    sentence-transformers' own figures for such a model change with its batch size.
+    """
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    folder = tmp_path_factory.mktemp("spread_ranker")
+    tokenizer = AutoTokenizer.from_pretrained(minilm_path())
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=1,
+        initializer_range=0.2,
+    )
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("always_rerank_positives", [True, False])
+def test_figures_equal_sentence_transformers(nano_folder, spread_ranker, always_rerank_positives):
+    from sentence_transformers.cross_encoder import CrossEncoder
+    from sentence_transformers.cross_encoder.evaluation import CrossEncoderNanoBEIREvaluator
+
+    settings = {"rerank_k": DEPTH, "always_rerank_positives": always_rerank_positives}
+    theirs = CrossEncoderNanoBEIREvaluator(
+        ["msmarco", "scifact"], dataset_id=str(nano_folder), write_csv=False, **settings
+    )(CrossEncoder(str(spread_ranker)))
+    evaluator = NanoBEIREvaluator(["msmarco", "scifact"], dataset_id=nano_folder, **settings)
+    ours = evaluator(PairScorer(str(spread_ranker)))
+
+    assert evaluator.primary_metric == "NanoBEIR_R20_mean_ndcg@10"
+    assert set(ours) == set(theirs)
+    assert {"NanoMSMARCO_R20_ndcg@10", "NanoSciFact_R20_mrr@10", "NanoBEIR_R20_mean_base_map"} <= set(ours)
+    for key, value in theirs.items():
+        assert ours[key] == pytest.approx(value, abs=1e-6), key
+    # the re-ranked figures are not BM25's: the model's scores decide them
+    assert ours["NanoMSMARCO_R20_ndcg@10"] != ours["NanoMSMARCO_R20_base_ndcg@10"]
+
+
+def test_positives_missed_by_bm25_are_added(nano_folder):
+    queries = load_nano_queries(nano_folder, "msmarco", rerank_k=DEPTH)
+    assert len(queries) == 10
+    assert all(len(query.documents) == DEPTH for query in queries)
+    # the vendored DL 2020 queries have positives beyond BM25's top 20
+    assert any(set(query.positives) - set(query.documents) for query in queries)
+
+
+def test_ranking_metrics_by_hand():
+    mrr, ndcg, ap = ranking_metrics([0, 1, 0, 1], [4.0, 3.0, 2.0, 1.0], at_k=10)
+    ideal = 1 + 1 / math.log2(3)
+    assert mrr == 0.5
+    assert ndcg == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / ideal)
+    assert ap == pytest.approx((1 / 2 + 2 / 4) / 2)
+    assert ranking_metrics([0, 1, 0, 1], [4.0, 3.0, 2.0, 1.0], at_k=1)[0] == 0.0
+    assert ranking_metrics([1], [0.3], at_k=10)[1] == 1.0
+
+
+def test_unknown_set_is_named():
+    with pytest.raises(ValueError, match="NanoBEIR set 'trec-covid': choose among"):
+        NanoBEIREvaluator(["trec-covid"], dataset_id="unused")
+
+
+def test_missing_document_is_named(tmp_path):
+    subsets = {
+        "corpus": [{"_id": "d1", "text": "a document"}],
+        "queries": [{"_id": "q1", "text": "a query"}],
+        "qrels": [{"query-id": "q1", "corpus-id": "d1"}],
+        "bm25": [{"query-id": "q1", "corpus-ids": ["d1", "d2"]}],
+    }
+    folder = tmp_path / f"NanoBEIR-broken-{uuid.uuid4().hex}"
+    write_nanobeir_folder(folder, {"NanoNQ": subsets})
+    with pytest.raises(ValueError, match="NanoNQ: document 'd2' of query 'q1' in the bm25 subset is not in the corpus"):
+        load_nano_queries(folder, "nq")
+
+
+def test_missing_subset_is_named(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "README.md").write_text("---\nconfigs:\n- config_name: corpus\n  data_files: corpus/*.parquet\n---\n")
+    with pytest.raises(ValueError, match="cannot load subset 'corpus' split 'NanoNQ'"):
+        load_nano_queries(folder, "nq")
