@@ -162,3 +162,61 @@ def test_missing_subset_is_named(tmp_path):
     (folder / "README.md").write_text("---\nconfigs:\n- config_name: corpus\n  data_files: corpus/*.parquet\n---\n")
     with pytest.raises(ValueError, match="cannot load subset 'corpus' split 'NanoNQ'"):
         load_nano_queries(folder, "nq")
+
+
+def test_hub_dataset_equals_sentence_transformers(hub, nano_folder, spread_ranker, tmp_path):
+    """A NanoBEIR dataset on a Hub (the local one here), read by its id in a fresh process as a user would."""
+    import json
+
+    from tests.conftest import PROJECT_ROOT
+    from tests.hub_server import run_python
+
+    run_python(
+        f"""
+from huggingface_hub import HfApi
+api = HfApi()
+api.create_repo("ns/NanoBEIR-mini", repo_type="dataset")
+api.upload_folder(repo_id="ns/NanoBEIR-mini", repo_type="dataset", folder_path={str(nano_folder)!r})
+""",
+        hub.env(tmp_path / "home_pusher"),
+    )
+    out = run_python(
+        f"""
+import json
+from sentence_transformers.cross_encoder import CrossEncoder
+from sentence_transformers.cross_encoder.evaluation import CrossEncoderNanoBEIREvaluator
+from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
+from wikiformer_kit.eval.rerank import PairScorer
+
+settings = dict(dataset_id="ns/NanoBEIR-mini", rerank_k={DEPTH})
+theirs = CrossEncoderNanoBEIREvaluator(["msmarco", "scifact"], write_csv=False, **settings)(
+    CrossEncoder({str(spread_ranker)!r})
+)
+ours = NanoBEIREvaluator(["msmarco", "scifact"], **settings)(PairScorer({str(spread_ranker)!r}))
+print(json.dumps({{"theirs": theirs, "ours": ours}}))
+""",
+        {**hub.env(tmp_path / "home_user"), "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    figures = json.loads(out.strip().splitlines()[-1])
+    assert set(figures["ours"]) == set(figures["theirs"])
+    assert len(figures["ours"]) == 18  # 6 figures for each of 2 sets and their means
+    for key, value in figures["theirs"].items():
+        assert figures["ours"][key] == pytest.approx(value, abs=1e-6), key
+
+
+def test_stored_activation_is_read():
+    from types import SimpleNamespace
+
+    from wikiformer_kit.eval.nanobeir import activated, score_activation
+
+    def scorer(**config):
+        return SimpleNamespace(model=SimpleNamespace(config=SimpleNamespace(**config)))
+
+    assert score_activation(scorer(num_labels=1)) == "sigmoid"
+    assert score_activation(scorer(num_labels=2)) == "identity"
+    identity = {"activation_fn": "torch.nn.modules.linear.Identity"}
+    assert score_activation(scorer(num_labels=1, sentence_transformers=identity)) == "identity"
+    assert score_activation(scorer(num_labels=1), "identity") == "identity"
+    assert activated([0.0, 2.0], "sigmoid") == pytest.approx([0.5, 1 / (1 + math.exp(-2))])
+    with pytest.raises(ValueError, match="activation 'softmax': choose one of auto, sigmoid, identity"):
+        score_activation(scorer(num_labels=1), "softmax")
