@@ -76,8 +76,8 @@ def spread_ranker(tmp_path_factory):
     """A random 2-layer, hidden-32 BERT ranker whose scores are spread out as a trained re-ranker's are.
 
     With BERT's usual initialisation (0.02) a random model's logits differ by about 1e-5: after CrossEncoder's
-    float32 sigmoid many become equal, and which ones depends on the batches' padding (logits move by 3e-9), so
-    sentence-transformers' own figures for such a model change with its batch size.
+    float32 sigmoid many are equal or one step apart, and a batch's padding moves a logit by about 3e-9, enough to
+    change those, so the figures would depend on which pairs share a batch (the kit sorts pairs by length).
     """
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
