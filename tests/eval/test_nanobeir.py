@@ -220,3 +220,26 @@ def test_stored_activation_is_read():
     assert activated([0.0, 2.0], "sigmoid") == pytest.approx([0.5, 1 / (1 + math.exp(-2))])
     with pytest.raises(ValueError, match="activation 'softmax': choose one of auto, sigmoid, identity"):
         score_activation(scorer(num_labels=1), "softmax")
+
+
+def test_model_in_memory_gives_the_checkpoints_figures(nano_folder, spread_ranker):
+    """Training's evaluation scores with the model it holds (`ModelScorer`): the same figures as from its folder."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from wikiformer_kit.eval.rerank import ModelScorer
+
+    evaluator = NanoBEIREvaluator(["msmarco"], dataset_id=nano_folder, rerank_k=DEPTH)
+    model = AutoModelForSequenceClassification.from_pretrained(spread_ranker).eval()
+    in_memory = evaluator(ModelScorer(model, AutoTokenizer.from_pretrained(spread_ranker), batch_size=8))
+    from_folder = evaluator(str(spread_ranker))
+    assert (
+        sorted(in_memory)
+        == sorted(from_folder)
+        == [
+            f"{prefix}_{metric}"
+            for prefix in ("NanoBEIR_R20_mean", "NanoMSMARCO_R20")
+            for metric in ("base_map", "base_mrr@10", "base_ndcg@10", "map", "mrr@10", "ndcg@10")
+        ]
+    )
+    for key, value in from_folder.items():
+        assert in_memory[key] == pytest.approx(value, abs=1e-6), key
