@@ -191,13 +191,13 @@ def score_activation(scorer, activation: str = "auto") -> str:
     return "sigmoid" if getattr(config, "num_labels", 1) == 1 else "identity"
 
 
-def activated(scores: Sequence[float], activation: str) -> list[float]:
+def activated(scores: Sequence[float], activation: str) -> np.ndarray:
     """``scores`` as float32 after ``activation`` (``sigmoid`` or ``identity``), as ``CrossEncoder.predict`` returns
-    them."""
+    them (float32 kept, so that ranking sorts the very array sentence-transformers sorts)."""
     import torch
 
     values = torch.tensor(list(scores), dtype=torch.float32)
-    return (torch.sigmoid(values) if activation == "sigmoid" else values).tolist()
+    return (torch.sigmoid(values) if activation == "sigmoid" else values).numpy()
 
 
 def _base_metrics(query: NanoQuery, at_k: int) -> tuple[float, float, float]:
