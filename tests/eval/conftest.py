@@ -32,27 +32,26 @@ def run_fresh(args: list[str], tmp_path: Path, timeout: int = 300) -> subprocess
     )
 
 
-@pytest.fixture(scope="session")
-def tiny_bert_ranker(tmp_path_factory) -> Path:
-    """A random 2-layer, hidden-32 BertForSequenceClassification (one label) with the MiniLM tokenizer."""
+def save_tiny_ranker(folder: Path, **config) -> Path:
+    """Save a random 2-layer, hidden-32 BertForSequenceClassification (one label, seed 0) with the MiniLM tokenizer
+    in ``folder``; ``config`` overrides the BERT config."""
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    folder = tmp_path_factory.mktemp("tiny_bert_ranker")
     tokenizer = AutoTokenizer.from_pretrained(minilm_path())
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=512,
-        num_labels=1,
-    )
+    settings = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, num_labels=1)
     torch.manual_seed(0)
-    BertForSequenceClassification(config).save_pretrained(folder)
+    BertForSequenceClassification(BertConfig(vocab_size=tokenizer.vocab_size, **settings | config)).save_pretrained(
+        folder
+    )
     tokenizer.save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_ranker(tmp_path_factory) -> Path:
+    """A random 2-layer, hidden-32 BertForSequenceClassification (one label) with the MiniLM tokenizer."""
+    return save_tiny_ranker(tmp_path_factory.mktemp("tiny_bert_ranker"), max_position_embeddings=512)
 
 
 @pytest.fixture(scope="session")

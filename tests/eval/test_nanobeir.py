@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, minilm_path
+from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, save_tiny_ranker
 from wikiformer_kit.eval.collections import load_collection
 from wikiformer_kit.eval.first_stage import first_stage_run
 from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator, load_nano_queries, ranking_metrics
@@ -79,24 +79,7 @@ def spread_ranker(tmp_path_factory):
     float32 sigmoid many are equal or one step apart, and a batch's padding moves a logit by about 3e-9, enough to
     change those, so the figures would depend on which pairs share a batch (the kit sorts pairs by length).
     """
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    folder = tmp_path_factory.mktemp("spread_ranker")
-    tokenizer = AutoTokenizer.from_pretrained(minilm_path())
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        num_labels=1,
-        initializer_range=0.2,
-    )
-    torch.manual_seed(0)
-    BertForSequenceClassification(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_ranker(tmp_path_factory.mktemp("spread_ranker"), initializer_range=0.2)
 
 
 @pytest.mark.parametrize("always_rerank_positives", [True, False])
