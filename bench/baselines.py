@@ -32,7 +32,7 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))  # run as a script: make `eval` importable
 
-from bench.effectiveness import COLLECTIONS, load_collections  # noqa: E402
+from bench.effectiveness import COLLECTIONS, add_data_argument, load_collections  # noqa: E402
 from bench.pretraining import pretraining_configs, train_systems  # noqa: E402
 from wikiformer_kit.eval.metrics import evaluate_run  # noqa: E402
 from wikiformer_kit.eval.report import combined_markdown_table, compare, latex_table, markdown_table  # noqa: E402
@@ -72,13 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         help="evaluate a given checkpoint instead of training: wikiformer=, prop= or harp= (e.g. the ones "
         "bench/finetune_comparison.py pre-trained at one budget)",
     )
-    parser.add_argument(
-        "--data",
-        default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"),
-        help="'irds' (the collections by their ir_datasets ids: pip install ir_datasets) or a folder with "
-        "trec_dl20_passage/, cranfield/ and npl/ (docs/evaluation.md says where each comes from); the default is the "
-        "local copy for development",
-    )
+    add_data_argument(parser)
     parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
     parser.add_argument("--max-queries", type=int, default=30)
     parser.add_argument("--depth", type=int, default=20)

@@ -215,6 +215,17 @@ class Bench:
         return "\n".join(lines)
 
 
+def add_data_argument(parser: argparse.ArgumentParser) -> None:
+    """``--data``: where the evaluation collections come from (their public ids, or a local folder)."""
+    parser.add_argument(
+        "--data",
+        default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"),
+        help="'irds' (the collections by their ir_datasets ids: pip install ir_datasets) or a folder with "
+        "trec_dl20_passage/, cranfield/ and npl/ (docs/evaluation.md says where each comes from); the default is the "
+        "local copy for development",
+    )
+
+
 def collection_spec(data: str, name: str) -> str:
     """``cranfield#test`` -> ``DATA/cranfield#test`` (``irds:cranfield#test`` with ``--data irds``): the folder or
     id of a study collection, with its query part."""
@@ -292,13 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")]
     )
-    parser.add_argument(
-        "--data",
-        default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"),
-        help="'irds' (the collections by their ir_datasets ids: pip install ir_datasets) or a folder with "
-        "trec_dl20_passage/, cranfield/ and npl/ (docs/evaluation.md says where each comes from); the default is the "
-        "local copy for development",
-    )
+    add_data_argument(parser)
     parser.add_argument(
         "--collections",
         nargs="+",

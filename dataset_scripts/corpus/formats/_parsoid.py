@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import lxml.etree
 
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, normalize_space
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text
 from wikiformer_kit.dataset_scripts.corpus.titles import Namespaces, classify_link, normalize_title
 
 HEADINGS = {"h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -217,24 +218,10 @@ def math_text(element: lxml.etree._Element) -> str:
 
 def element_text(element: lxml.etree._Element) -> str:
     """Visible text of an element without its dropped descendants (math as alt text; blocks separated by a space)."""
-    parts: list[str] = []
-    stack: list[tuple[lxml.etree._Element, bool]] = [(element, False)]
-    while stack:
-        node, closing = stack.pop()
-        if closing:
-            if node.tag in _BLOCKS:
-                parts.append(" ")
-            if node is not element:
-                parts.append(node.tail or "")
-            continue
-        if node is not element and (not isinstance(node.tag, str) or is_dropped(node) or _is_math(node)):
-            if isinstance(node.tag, str) and _is_math(node) and not is_dropped(node):
-                parts.append(math_text(node))
-            parts.append(node.tail or "")
-            continue
-        if node.tag in _BLOCKS:
-            parts.append(" ")
-        parts.append(node.text or "")
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(node))
-    return normalize_space("".join(parts))
+    return visible_text(element, _BLOCKS, _stand_in)
+
+
+def _stand_in(element: lxml.etree._Element) -> str | None:
+    if is_dropped(element):
+        return ""
+    return math_text(element) if _is_math(element) else None

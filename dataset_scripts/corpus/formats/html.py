@@ -38,6 +38,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
     plain_suffix,
     read_document,
 )
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
 
 NAME = "html"
@@ -181,25 +182,11 @@ def _inside_dropped(element: lxml.html.HtmlElement) -> bool:
 
 def _element_text(element: lxml.html.HtmlElement) -> str:
     """Visible text of an element, without dropped descendants (block children separated by a space)."""
-    parts: list[str] = []
-    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(element, False)]
-    while stack:
-        node, closing = stack.pop()
-        if closing:
-            if node.tag in _BLOCKS:
-                parts.append(" ")
-            if node is not element:
-                parts.append(node.tail or "")
-            continue
-        if node is not element and (not isinstance(node.tag, str) or _is_dropped(node)):
-            parts.append(node.tail or "")
-            continue
-        if node.tag in _BLOCKS:
-            parts.append(" ")
-        parts.append(node.text or "")
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(node))
-    return normalize_space("".join(parts))
+    return visible_text(element, _BLOCKS, _left_out)
+
+
+def _left_out(element: lxml.html.HtmlElement) -> str | None:
+    return "" if _is_dropped(element) else None
 
 
 def fragment_text(markup: str) -> str:
