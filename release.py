@@ -51,7 +51,7 @@ from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.durations import duration
 from wikiformer_kit.cli.style import command_name
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
-from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, read_config
+from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, kit_path, read_config
 
 ROOT = Path(__file__).resolve().parent
 STAGES = ("datasets", "wikir", "train", "export", "eval", "card")
@@ -151,14 +151,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if kit_path(args.eval_collection) is not None:
         args.eval_collection = str(kit_path(args.eval_collection))
     return args
-
-
-def kit_path(path: str) -> Path | None:
-    """``path`` as given when it exists, else inside the kit's folder (its configs and vendored samples), else None."""
-    for candidate in (Path(path), ROOT / path):
-        if candidate.exists():
-            return candidate.resolve()
-    return None
 
 
 def kit_environment() -> dict[str, str]:

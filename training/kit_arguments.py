@@ -243,14 +243,22 @@ def kit_config_path(path: Path) -> Path:
     return path
 
 
+def kit_path(path: str | Path) -> Path | None:
+    """``path`` as given when it exists here, else the kit's copy (its configs and vendored samples), else None."""
+    for candidate in (Path(path), CONFIGS_DIR.parent / path):
+        if candidate.exists():
+            return candidate.resolve()
+    return None
+
+
 def in_kit_folder(value: str) -> str:
     """A relative path of a kit's own config: as given when it exists here, else the kit's copy (its vendored
     samples), keeping a ``#part`` suffix; anything else (a Hub id, an absolute path) unchanged."""
     location, hash_sign, part = value.partition("#")
     if not location or Path(location).is_absolute() or Path(location).exists():
         return value
-    shipped = CONFIGS_DIR.parent / location
-    return f"{shipped}{hash_sign}{part}" if shipped.exists() else value
+    shipped = kit_path(location)
+    return f"{shipped}{hash_sign}{part}" if shipped else value
 
 
 def read_config(path: Path) -> dict:
