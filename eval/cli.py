@@ -9,6 +9,7 @@ Subcommands::
     python -m eval tune-fusion --model M --collection DEV --output-dir OUT [--save]
     python -m eval compare RUN... --collection C --reference RUN [--output-dir OUT]
     python -m eval table OUT1/comparison.json OUT2/comparison.json [--measures nDCG@10 RR@10] [--latex]
+    python -m eval nanobeir MODEL [--sets msmarco nfcorpus ...] [--data HUB_ID_OR_FOLDER] [--output-dir OUT]
 
 ``--collection C`` is a folder (format detected) or ``FORMAT:PATH``; see `eval.collections.resolve`.
 """
@@ -350,6 +351,46 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_nanobeir(args: argparse.Namespace) -> int:
+    from wikiformer_kit.eval.nanobeir import DEFAULT_DATASET_ID, DEFAULT_SETS, NanoBEIREvaluator
+    from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
+
+    args.model = args.model or args.model_option
+    if not args.model:
+        raise InputError("python -m eval nanobeir: give the checkpoint, MODEL or --model MODEL")
+    args.tag = None
+    long_documents = _long_documents(args)
+    sets = list(args.sets or DEFAULT_SETS)
+    evaluator = NanoBEIREvaluator(
+        sets,
+        args.data or DEFAULT_DATASET_ID,
+        rerank_k=args.rerank_k,
+        at_k=args.at_k,
+        always_rerank_positives=not args.bm25_only,
+        activation=args.activation,
+    )
+    _, scorer = _scorer(args)
+    if long_documents.mode != "firstp":
+        from wikiformer_kit.eval.rerank.long_documents import PassageScorer
+
+        scorer = PassageScorer(scorer, long_documents)
+    record = NanoBEIRRecord(
+        model=args.model,
+        dataset_id=str(args.data or DEFAULT_DATASET_ID),
+        sets=sets,
+        rerank_k=args.rerank_k,
+        at_k=args.at_k,
+        always_rerank_positives=not args.bm25_only,
+        results=evaluator(scorer),
+        settings={"max_length": scorer.max_length, "long_documents": long_documents.to_dict()},
+    )
+    print(record.markdown_table())
+    print(f"{record.primary_metric}: {record.results[record.primary_metric]:.4f}")
+    if args.output_dir:
+        print(f"wrote {record.save(args.output_dir)}")
+    return 0
+
+
 def _named_runs(specs: list[str], paths: dict[str, str] | None = None) -> dict[str, Run]:
     """The runs of ``NAME=PATH`` or ``PATH`` specs by name; ``paths`` (if given) receives each name's file."""
     runs = {}
@@ -546,6 +587,39 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--measures", nargs="+", help="measures shown (default: those of the first file)")
     table.add_argument("--latex", action="store_true", help="LaTeX tables instead of markdown")
     table.set_defaults(func=cmd_table)
+    nano = commands.add_parser(
+        "nanobeir",
+        help="NanoBEIR re-ranking figures as re-ranker model cards report them (sentence-transformers' keys)",
+    )
+    nano.add_argument("model", nargs="?", metavar="MODEL", help="checkpoint folder or Hub id")
+    nano.add_argument("--model", dest="model_option", help="the same as MODEL")
+    nano.add_argument(
+        "--sets",
+        nargs="+",
+        help="NanoBEIR sets by short name (msmarco, nfcorpus, nq, ...; default: all but arguana and touche2020)",
+    )
+    nano.add_argument(
+        "--data",
+        help="a NanoBEIR dataset: a Hub id (default sentence-transformers/NanoBEIR-en) or a local folder of the same "
+        "layout (subsets corpus, queries, qrels, bm25; splits Nano{Set})",
+    )
+    nano.add_argument("--rerank-k", type=int, default=100, help="BM25 candidates re-ranked per query")
+    nano.add_argument("--at-k", type=int, default=10, help="cut-off of MRR and nDCG")
+    nano.add_argument(
+        "--bm25-only",
+        action="store_true",
+        help="re-rank BM25's candidates only (default: with the positives it missed added, the cards' setting)",
+    )
+    nano.add_argument(
+        "--activation",
+        choices=("auto", "sigmoid", "identity"),
+        default="auto",
+        help="what the pair scores are ranked as (auto: as CrossEncoder.predict returns them, the cards' figures)",
+    )
+    _add_scoring(nano)
+    _add_long_documents(nano)
+    nano.add_argument("--output-dir", help="write OUT/nanobeir.json (the settings and the figures)")
+    nano.set_defaults(func=cmd_nanobeir)
     return parser
 
 

@@ -11,64 +11,15 @@ import uuid
 
 import pytest
 
-from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI, save_tiny_ranker
-from wikiformer_kit.eval.collections import load_collection
-from wikiformer_kit.eval.first_stage import first_stage_run
+from tests.eval.conftest import save_tiny_ranker
+from tests.eval.nanobeir_data import DEPTH, build_mini_nanobeir, write_nanobeir_folder
 from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator, load_nano_queries, ranking_metrics
 from wikiformer_kit.eval.rerank import PairScorer
-
-DEPTH = 20
-SUBSETS = ("corpus", "queries", "qrels", "bm25")
-
-
-def nano_subsets(collection, run) -> dict[str, list[dict]]:
-    """A collection and its first-stage run as NanoBEIR's four subsets (judged queries with a positive only)."""
-    positives = {
-        query: [
-            doc for doc, grade in judged.items() if grade >= collection.relevance_level and doc in collection.documents
-        ]
-        for query, judged in collection.qrels.items()
-    }
-    queries = [query for query in collection.queries if positives.get(query) and run.get(query)]
-    ranked = {query: sorted(run[query], key=lambda doc: -run[query][doc])[:DEPTH] for query in queries}
-    used = sorted({doc for query in queries for doc in positives[query] + ranked[query]})
-    return {
-        "corpus": [{"_id": doc, "text": collection.documents[doc]} for doc in used],
-        "queries": [{"_id": query, "text": collection.queries[query]} for query in queries],
-        "qrels": [{"query-id": query, "corpus-id": doc} for query in queries for doc in positives[query]],
-        "bm25": [{"query-id": query, "corpus-ids": ranked[query]} for query in queries],
-    }
-
-
-def write_nanobeir_folder(folder, sets: dict[str, dict[str, list[dict]]]) -> None:
-    """Parquet files per subset and split, with the README ``configs:`` block the Hub dataset has."""
-    from datasets import Dataset
-
-    lines = ["---", "configs:"]
-    for subset in SUBSETS:
-        lines += [f"- config_name: {subset}", "  data_files:"]
-        for split, subsets in sets.items():
-            path = f"{subset}/{split}.parquet"
-            (folder / subset).mkdir(parents=True, exist_ok=True)
-            Dataset.from_list(subsets[subset]).to_parquet(folder / path)
-            lines += [f"  - split: {split}", f"    path: {path}"]
-    (folder / "README.md").write_text("\n".join([*lines, "---", ""]), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
 def nano_folder(tmp_path_factory):
-    dl20 = load_collection(str(DL20_MINI))
-    cranfield = load_collection(str(CRANFIELD_MINI))
-    # a name of its own: datasets caches a local folder's configs under the folder's name
-    folder = tmp_path_factory.mktemp("nanobeir") / f"NanoBEIR-mini-{uuid.uuid4().hex}"
-    write_nanobeir_folder(
-        folder,
-        {
-            "NanoMSMARCO": nano_subsets(dl20, dl20.runs["bm25"]),
-            "NanoSciFact": nano_subsets(cranfield, first_stage_run(cranfield, "bm25", k=DEPTH)),
-        },
-    )
-    return folder
+    return build_mini_nanobeir(tmp_path_factory.mktemp("nanobeir"))
 
 
 @pytest.fixture(scope="module")
