@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not stats["articles"]:
         print(f"the corpus is empty: {empty_reason(stats)}")
-    for warning in corpus_summary(args.output_dir)[1:]:
-        print(warning, file=sys.stderr)
+    for line in corpus_summary(args.output_dir)[1:]:  # the See also line is printed above
+        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
     return 0
 
 

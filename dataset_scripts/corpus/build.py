@@ -28,6 +28,7 @@ from wikiformer_kit.dataset_scripts.corpus.sources import (
     plan_shards,
 )
 from wikiformer_kit.dataset_scripts.corpus.steps import ArticleExtractor, CorpusWriter, ShardReader, merged_stats
+from wikiformer_kit.dataset_scripts.corpus.summary import split_template_counts
 from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, make_executor
 from wikiformer_kit.dataset_scripts.fingerprint import stamp, stamped_pattern, unstamp
 
@@ -103,7 +104,7 @@ def build_corpus(
     run.run()
     if executor.kind == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
         return Counter()  # jobs submitted: they write the corpus; the rerun that finds them done writes the card
-    stats = merged_stats(output_dir)
+    stats, templates_cut = split_template_counts(merged_stats(output_dir))
     write_placeholders(output_dir)
     fingerprint = stamp(output_dir, config_folders)
     names = [Path(p).name for p in inputs]
@@ -111,6 +112,7 @@ def build_corpus(
     formats = sorted({shard.fmt for shard in shards})
     write_card(output_dir, names, stats, formats, fingerprint)
     record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
+    record["templates_cut"] = templates_cut  # by name, most cut first: the templates a table could render
     # the language each dump names (<siteinfo>) wins over the reader's default: record what was built
     languages = corpus_languages(output_dir)
     if languages:

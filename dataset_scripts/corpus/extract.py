@@ -7,6 +7,7 @@ format module as Articles in one process (tests, notebooks).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -27,10 +28,14 @@ def _namespaces(names: tuple[tuple[int, str], ...], language: str = "") -> Names
     return namespaces.with_aliases(aliases) if aliases else namespaces
 
 
-def parse_page(page: RawPage, options: ReaderOptions = ReaderOptions()) -> Article | Skipped:
+def parse_page(
+    page: RawPage, options: ReaderOptions = ReaderOptions(), template_counts: Counter | None = None
+) -> Article | Skipped:
     """Parse one raw page; a page that cannot be parsed or has no text is a :class:`Skipped` naming it.
 
-    Never raises for a bad page: a long run goes on and the summary counts the reason.
+    Never raises for a bad page: a long run goes on and the summary counts the reason. ``template_counts``,
+    given, counts the page's templates of running text (rendered, without words, cut by name: see
+    :func:`.templates.count_template`).
     """
     try:
         article = parse_wikitext(
@@ -42,6 +47,7 @@ def parse_page(page: RawPage, options: ReaderOptions = ReaderOptions()) -> Artic
             namespaces=_namespaces(page.namespace_names, page.language or options.language),
             see_also_titles=options.see_also_titles,
             source=page.source,
+            template_counts=template_counts,
         )
     except RecursionError:
         return Skipped("parse-error", page.file, page.title, "markup nested too deeply to parse")

@@ -76,7 +76,8 @@ class ShardReader(PipelineStep):
 
 
 class ArticleExtractor(PipelineStep):
-    """Parses raw wikitext pages into Articles; other records pass through."""
+    """Parses raw wikitext pages into Articles; other records pass through. The templates of a page's running
+    text are counted in ``metadata["template_counts"]`` (see :func:`.templates.count_template`)."""
 
     name = "wikitext extractor"
     type = "🛢 - EXTRAC"
@@ -89,8 +90,10 @@ class ArticleExtractor(PipelineStep):
         for document in data:
             record = document.metadata["record"]
             if isinstance(record, RawPage):
+                counts: Counter = Counter()
                 with self.track_time():
-                    document.metadata["record"] = parse_page(record, self.options)
+                    document.metadata["record"] = parse_page(record, self.options, counts)
+                document.metadata["template_counts"] = counts
             yield document
 
 
@@ -114,6 +117,7 @@ class CorpusWriter(PipelineStep):
         }
         for document in data:
             record = document.metadata["record"]
+            stats.update(document.metadata.get("template_counts", {}))
             if isinstance(record, Article):
                 writers["data"].add(record.to_dict())
                 _count_article(stats, record)

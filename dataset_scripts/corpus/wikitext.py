@@ -13,6 +13,7 @@ import bisect
 import functools
 import html
 import re
+from collections import Counter
 
 from mwparserfromhell.parser import tokens as T
 from mwparserfromhell.parser import use_c
@@ -33,7 +34,7 @@ from wikiformer_kit.dataset_scripts.corpus.see_also import (
     see_also_targets,
 )
 from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, sentence_spans
-from wikiformer_kit.dataset_scripts.corpus.templates import render_template
+from wikiformer_kit.dataset_scripts.corpus.templates import count_template, render_template
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, classify_link, normalize_title
 from wikiformer_kit.dataset_scripts.corpus.tree import build_sections
 
@@ -82,11 +83,13 @@ def redirect_target(wikitext: str) -> str | None:
     return normalize_title(match.group(1)) if match else None
 
 
-def strip_non_text(wikitext: str) -> str:
+def strip_non_text(wikitext: str, language: str = "", template_counts: Counter | None = None) -> str:
     """Cut comments, references, templates and tables (nested to any depth) out of wikitext.
 
-    Inline templates that carry text (``{{convert}}``, ``{{lang}}``, ``{{nowrap}}``, ...: the tables of
-    :mod:`~dataset_scripts.corpus.templates`) are replaced by the wikitext they render to instead.
+    Inline templates that carry text (``{{convert}}``, ``{{lang}}``, ``{{nowrap}}``, ``{{仮リンク}}`` ...: the
+    table of :mod:`~dataset_scripts.corpus.templates`, ``language``'s entry first) are replaced by the wikitext
+    they render to instead. ``template_counts``, given, counts the templates of running text: rendered, known to
+    show no words, and cut by name (:func:`~dataset_scripts.corpus.templates.count_template`).
 
     An unclosed ``{{`` or ``{|`` keeps the text after it rather than losing the rest of the page.
     """
@@ -110,9 +113,15 @@ def strip_non_text(wikitext: str) -> str:
             if depth == 0:
                 kept_from = match.end()
                 if template_start >= 0 and match.group() == "}}":
-                    rendered = render_template(wikitext[template_start:kept_from], strip_non_text)
+                    rendered = render_template(
+                        wikitext[template_start:kept_from],
+                        lambda value: strip_non_text(value, language, template_counts),
+                        language,
+                    )
                     if rendered:
                         out.append(rendered)
+                    if template_counts is not None:
+                        count_template(template_counts, wikitext, template_start, kept_from, rendered, language)
     out.append(wikitext[opened_at if depth else kept_from :])
     return "".join(out).removeprefix("\n")
 
@@ -389,6 +398,7 @@ def parse_wikitext(
     namespaces: Namespaces = ENGLISH,
     see_also_titles: tuple[str, ...] = (),
     source: str = "wikitext",
+    template_counts: Counter | None = None,
 ) -> Article:
     """Parse one page of wikitext into an Article.
 
@@ -403,6 +413,7 @@ def parse_wikitext(
         see_also_titles: extra See also heading names for this corpus; given, they replace the detection of
             the section by its structure (see :mod:`.see_also`).
         source: stored as ``Article.source``.
+        template_counts: given, counts the page's templates of running text (see :func:`strip_non_text`).
 
     Returns:
         The Article: abstract = text before the first heading; one section per heading (headings inside
@@ -424,7 +435,7 @@ def parse_wikitext(
 
     if "[[:" in wikitext:
         wikitext = _see_also_pointer(names, namespaces.media).sub("", wikitext)
-    text, _ = drop_navigation_lines(strip_non_text(wikitext), language)
+    text, _ = drop_navigation_lines(strip_non_text(wikitext, language, template_counts), language)
     walker = _TokenWalker(text, namespaces)
     headings: list[tuple[int, str, str]] = []
     links: list[Link] = []
