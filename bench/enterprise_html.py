@@ -114,6 +114,9 @@ def speed(records: list[tuple[bytes, dict]], repeat: int) -> None:
     for name, seconds in totals.items():
         rates = sorted(len(records) / s for s in seconds)
         print(f"{name}: median {rates[len(rates) // 2]:.1f} articles per CPU s (runs {rates[0]:.1f}-{rates[-1]:.1f})")
+    ratios = sorted(wikitext / html for wikitext, html in zip(totals["wikitext"], totals["html"], strict=True))
+    print(f"HTML / wikitext articles per CPU s, round by round: median {ratios[len(ratios) // 2]:.2f}x "
+          f"({ratios[0]:.2f}-{ratios[-1]:.2f})")  # fmt: skip
     print(f"input per article: wikitext {wikitext_bytes / len(records) / 1000:.1f} kB, HTML "
           f"{html_bytes / len(records) / 1000:.1f} kB")  # fmt: skip
 

@@ -227,17 +227,17 @@ def parse_page(html: str, record: dict[str, Any], file: str, where: str, options
     """The Article of one record's Parsoid HTML (``options.language`` is the record's language)."""
     title = record.get("name") if isinstance(record.get("name"), str) else ""
     page_id = str(record.get("identifier") or where)
-    root, problem = parse_document(html)
-    if root is None:
-        return Skipped("too-deep" if problem else "empty", file, where, problem or "no HTML content")
+    tree = parse_document(html)
+    if tree is None:
+        return Skipped("empty", file, where, "no HTML content")
     url = record.get("url") if isinstance(record.get("url"), str) else ""
     builder = ArticleBuilder(page_id, title or page_id, NAME, file, options, url=url)
-    body = root.find("body")
-    ParsoidWalker(builder, namespaces_of(options.language)).walk(body if body is not None else root)
+    body = tree.body
+    ParsoidWalker(builder, namespaces_of(options.language)).walk(body if body is not None else tree.root)
     article = builder.build()
     if isinstance(article, Skipped):
         return Skipped(article.reason, file, where, article.detail)
-    marks = page_marks(root)
+    marks = page_marks(tree)
     categories = marks.categories + [
         entry["name"] for entry in record.get("categories") or [] if isinstance(entry, dict) and entry.get("name")
     ]

@@ -259,3 +259,32 @@ def test_an_archive_is_planned_as_one_shard_per_process():
         ("enterprise-html", (2, 3)),
         ("wikiextractor-json", None),
     ]
+
+
+def test_a_page_nested_deeper_than_libxml2_reads_is_read_whole(tmp_path):
+    nested = "<span>" * 3000 + "deep words" + "</span>" * 3000
+    body = f'<section data-mw-section-id="0"><p>Lead with {nested} <a rel="mw:WikiLink" href="./Energy">link</a>.</p>'
+    record = {"name": "Deep", "identifier": 7, "in_language": {"identifier": "en"}, "article_body": {"html": body}}
+    path = tmp_path / "part.ndjson"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (article,) = list(enterprise_html.read(path, OPTIONS))
+    assert article.abstract == "Lead with deep words link."
+    assert [(link.target, link.anchor) for link in article.links] == [("Energy", "link")]
+
+
+def test_tables_comments_hidden_text_and_nested_anchors(tmp_path):
+    body = (
+        '<section data-mw-section-id="0"><p>Lead <!-- a comment -->text, <a rel="mw:WikiLink" href="./C" title="C">'
+        '<i>italic</i> <b>bold</b><sup class="reference">[1]</sup></a>, <a rel="mw:ExtLink" href="http://x.org">'
+        'out</a><span style="DISPLAY : none">hidden</span>.</p><table><tr><th>head</th><td>cell</td></tr></table>'
+        '<dl><dt>term</dt><dd>definition</dd></dl></section><section data-mw-section-id="1"><h2>Heading '
+        '<span class="mw-editsection">edit</span></h2><p>Body<br>line <span typeof="mw:Transclusion mw:File/Thumb">'
+        "image</span>two</p></section>"
+    )
+    record = {"name": "Mixed", "identifier": 8, "in_language": {"identifier": "en"}, "article_body": {"html": body}}
+    path = tmp_path / "part.ndjson"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (article,) = list(enterprise_html.read(path, OPTIONS))
+    assert article.abstract == "Lead text, italic bold, out.\nterm\ndefinition"
+    assert [(link.target, link.anchor) for link in article.links] == [("C", "italic bold")]
+    assert [(section.title, section.text) for section in article.sections] == [("Heading", "Body\nline two")]
