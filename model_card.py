@@ -16,6 +16,7 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from wikiformer_kit.eval.metrics import display_name
+from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 from wikiformer_kit.eval.report.comparison import Comparison
 from wikiformer_kit.eval.report.tables import markdown_table
 
@@ -280,6 +281,8 @@ class CardInputs:
         recipe: the training settings actually used, as ``{name: value}``.
         max_length: the pair length the checkpoint is configured for.
         evaluation: measured results, or None.
+        nanobeir: NanoBEIR's figures (``python -m eval nanobeir``'s record), or None: in model-index as
+            sentence-transformers' cards write them unless the checkpoint was chosen on them.
         license: the weights' license id.
         fusion: ``(method, alpha, dev collection)`` stored in ``config.json``, or None.
         fusion_evidence: the cross-validation behind the stored fusion (``config.json``'s ``fusion_cv``), or None.
@@ -303,6 +306,53 @@ class CardInputs:
     more_evaluations: list[Evaluation] = field(default_factory=list)
     chart: str | None = None
     checkpoint_selection: str = ""
+    nanobeir: NanoBEIRRecord | None = None
+
+
+NANOBEIR_TASKS = {"set": "Cross Encoder Reranking", "mean": "Cross Encoder Nano BEIR"}
+"""model-index's task names of NanoBEIR's figures, as sentence-transformers' cards write them (per set; the mean)."""
+
+
+def nanobeir_eval_results(record: NanoBEIRRecord) -> list[EvalResult]:
+    """NanoBEIR's figures as model-index entries the way sentence-transformers' cards write them (task ``Cross
+    Encoder Reranking`` per set, ``Cross Encoder Nano BEIR`` for the mean; dataset type ``NanoMSMARCO_R100``, metric
+    types ``map``, ``mrr@10``, ``ndcg@10``), so that the Hub compares them with other re-rankers'; none when the
+    checkpoint was chosen on them."""
+    if record.chosen_on:
+        return []
+    prefixes = [(record.set_prefix(name), NANOBEIR_TASKS["set"]) for name in record.sets]
+    prefixes.append((record.aggregate, NANOBEIR_TASKS["mean"]))
+    return [
+        EvalResult(
+            task_type=task.lower().replace(" ", "-"),
+            task_name=task,
+            dataset_type=prefix,
+            dataset_name=prefix.replace("_", " "),
+            metric_type=key,
+            metric_name=key.replace("_", " ").title(),
+            metric_value=round(float(record.results[f"{prefix}_{key}"]), 4),
+        )
+        for prefix, task in prefixes
+        for key in (record.metric_key("map"), record.metric_key("mrr"), record.metric_key("ndcg"))
+    ]
+
+
+def nanobeir_section(record: NanoBEIRRecord) -> str:
+    """NanoBEIR's figures for the card: what was measured, whether a result or a selection figure, the table."""
+    role = (
+        f"**selection figures**: {record.chosen_on} was chosen on these queries, so they are not a test result"
+        if record.chosen_on
+        else "**test**: nothing was chosen on these queries"
+    )
+    caption = (
+        f"**NanoBEIR** (`{record.dataset_id}`, {len(record.sets)} sets: {', '.join(record.sets)}): each query's BM25 "
+        f"top {record.rerank_k} re-ranked"
+        + (", with the positives BM25 missed added" if record.always_rerank_positives else "")
+        + f"; {role}. Computed as sentence-transformers' `CrossEncoderNanoBEIREvaluator` computes them (binary "
+        "relevance, scikit-learn's nDCG and AP over the candidate list): comparable with other re-ranker cards' "
+        f"`{record.primary_metric}`, not with the trec_eval figures above."
+    )
+    return f"{caption}\n\n{record.markdown_table().strip()}"
 
 
 METHODS = {
@@ -356,8 +406,12 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         base_model=inputs.base_model if "/" in inputs.base_model else None,
         datasets=hub_datasets or None,
         model_name=inputs.repo_id.split("/")[-1],
-        eval_results=[result for e in tests for result in e.eval_results()] or None,
+        eval_results=[result for e in tests for result in e.eval_results()]
+        + (nanobeir_eval_results(inputs.nanobeir) if inputs.nanobeir else [])
+        or None,
     )
+    nanobeir = nanobeir_section(inputs.nanobeir) if inputs.nanobeir else ""
+    nanobeir_chosen = bool(inputs.nanobeir and inputs.nanobeir.chosen_on)
     chart_of = evaluation.shown() if evaluation else None
     return ModelCard.from_template(
         card_data,
@@ -373,7 +427,8 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         recipe=list(inputs.recipe.items()),
         checkpoint_selection=inputs.checkpoint_selection,
         results_table="\n\n".join(e.section() for e in tests),
-        selection_table="\n\n".join(e.section() for e in selections),
+        selection_table="\n\n".join([*(e.section() for e in selections), *([nanobeir] if nanobeir_chosen else [])]),
+        nanobeir_section="" if nanobeir_chosen else nanobeir,
         eval_dataset_name=evaluation.dataset_name if evaluation else "",
         chart=inputs.chart,
         chart_reference=chart_of.reference if chart_of and chart_of.reference else "",

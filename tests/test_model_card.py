@@ -161,3 +161,40 @@ def test_the_crossencoder_snippet_runs_as_shown(tmp_path):
     scope: dict = {}
     exec(snippet, scope)
     assert len(scope["scores"]) == 2 and sorted(r["corpus_id"] for r in scope["ranks"]) == [0, 1]
+
+
+def nanobeir_record(chosen_on: str = ""):
+    from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
+
+    figures = {"NanoMSMARCO_R100": 0.61, "NanoNQ_R100": 0.55, "NanoBEIR_R100_mean": 0.58}
+    results = {
+        f"{prefix}_{base}{metric}": value - (0.1 if base else 0.0) - offset
+        for prefix, value in figures.items()
+        for base in ("", "base_")
+        for metric, offset in (("ndcg@10", 0.0), ("mrr@10", 0.01), ("map", 0.02))
+    }
+    return NanoBEIRRecord("ns/model", "sentence-transformers/NanoBEIR-en", ["msmarco", "nq"], 100, 10, True,
+                          results, chosen_on)  # fmt: skip
+
+
+def test_nanobeir_figures_are_in_model_index_as_sentence_transformers_writes_them():
+    card = render_model_card(CardInputs(repo_id="ns/model", base_model="base", nanobeir=nanobeir_record()))
+    entries = {(r.task_type, r.dataset_type, r.metric_type): r.metric_value for r in card.data.eval_results}
+    assert entries[("cross-encoder-nano-beir", "NanoBEIR_R100_mean", "ndcg@10")] == 0.58
+    assert entries[("cross-encoder-reranking", "NanoMSMARCO_R100", "mrr@10")] == 0.6
+    assert entries[("cross-encoder-reranking", "NanoNQ_R100", "map")] == 0.53
+    assert len(entries) == 9  # map, mrr@10, ndcg@10 of 2 sets and their mean
+    names = {r.dataset_name for r in card.data.eval_results}
+    assert names == {"NanoMSMARCO R100", "NanoNQ R100", "NanoBEIR R100 mean"}
+    assert "### NanoBEIR, as re-ranker model cards report it" in card.content
+    assert "| **mean of 2 sets** | 0.5800 | 0.4800 |" in card.content
+    assert "No evaluation was run" not in card.content
+
+
+def test_nanobeir_figures_that_chose_the_checkpoint_are_no_result():
+    card = render_model_card(
+        CardInputs(repo_id="ns/model", base_model="base", nanobeir=nanobeir_record("the checkpoint"))
+    )
+    assert not card.data.eval_results
+    assert "### Selection figures (not results)" in card.content
+    assert "**selection figures**: the checkpoint was chosen on these queries" in card.content

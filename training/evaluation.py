@@ -3,6 +3,8 @@ its scorer (`modeling_wikiformer.score_pairs`) and its trec_eval metrics.
 
 The dev collection (``--eval_dir``) chooses the checkpoint; test collections (``--test_dirs``) are evaluated once
 at the end and may never be the dev collection (the paper selects on a dev set that is not the test set).
+``--eval_nanobeir SETS`` chooses it on NanoBEIR instead, by the figures re-ranker model cards quote
+(`eval.nanobeir`: ``NanoBEIR_R100_mean_ndcg@10``, ``NanoMSMARCO_R100_mrr@10``, ...).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from wikiformer_kit.eval.collections import Collection, Run
 from wikiformer_kit.eval.collections.trec import ranked
 from wikiformer_kit.eval.metrics import evaluate_run
+from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator, split_name
 from wikiformer_kit.eval.rerank import ModelScorer, check_first_stage_scores, fuse_run, rerank_run
 from wikiformer_kit.eval.splits import load_collection_part, same_source
 from wikiformer_kit.training.arguments import DataArguments
@@ -53,6 +56,10 @@ class RerankEvalSet:
         """The judgments of the evaluated queries."""
         return {qid: self.collection.qrels[qid] for qid in self.query_ids}
 
+    def metric_names(self) -> list[str]:
+        """The keys evaluation logs (without ``eval_``): ``ndcg@10``, ``mrr@10`` and, with a fusion, ``fused_...``."""
+        return [*METRIC_NAMES, *(f"fused_{name}" for name in METRIC_NAMES if self.fusion is not None)]
+
 
 def load_eval_set(
     spec: str,
@@ -92,13 +99,55 @@ def load_eval_set(
     return RerankEvalSet(collection, candidates, query_ids, collection.name, first_stage, fusion)
 
 
-def load_rerank_eval(data_args: DataArguments) -> RerankEvalSet | None:
-    """The dev set named by ``--eval_dir``, or None (see :func:`load_eval_set`).
+@dataclass
+class NanoBEIREvalSet:
+    """NanoBEIR as the dev set: the checkpoint is chosen by sentence-transformers' figures (``metric_for_best_model:
+    NanoBEIR_R100_mean_ndcg@10``); see `eval.nanobeir`.
+
+    Args:
+        evaluator: the loaded sets.
+    """
+
+    evaluator: NanoBEIREvaluator
+
+    @property
+    def name(self) -> str:
+        """The prefix of the means, e.g. ``NanoBEIR_R100_mean``."""
+        return self.evaluator.name
+
+    def metric_names(self) -> list[str]:
+        """The keys evaluation logs (without ``eval_``), e.g. ``NanoBEIR_R100_mean_ndcg@10``."""
+        metrics = ("map", f"mrr@{self.evaluator.at_k}", f"ndcg@{self.evaluator.at_k}")
+        prefixes = [f"{split_name(name)}_R{self.evaluator.rerank_k}" for name in self.evaluator.dataset_names]
+        return [f"{prefix}_{base}{metric}" for prefix in [*prefixes, self.name] for base in ("", "base_")
+                for metric in metrics]  # fmt: skip
+
+
+def load_nanobeir_eval(data_args: DataArguments) -> NanoBEIREvalSet:
+    """The NanoBEIR sets of ``--eval_nanobeir`` (``default``: sentence-transformers' 11) from
+    ``--eval_nanobeir_data``."""
+    sets = None if data_args.eval_nanobeir == ["default"] else data_args.eval_nanobeir
+    return NanoBEIREvalSet(
+        NanoBEIREvaluator(sets, data_args.eval_nanobeir_data, rerank_k=data_args.eval_nanobeir_rerank_k)
+    )
+
+
+def load_rerank_eval(data_args: DataArguments) -> RerankEvalSet | NanoBEIREvalSet | None:
+    """The dev set named by ``--eval_dir`` (see :func:`load_eval_set`), or NanoBEIR's sets (``--eval_nanobeir``), or
+    None.
 
     Raises:
-        ValueError: ``--eval_dir`` names one of the ``--test_dirs`` (or overlapping queries of it).
+        ValueError: ``--eval_dir`` names one of the ``--test_dirs`` (or overlapping queries of it), or both
+            ``--eval_dir`` and ``--eval_nanobeir`` are given (one dev set chooses the checkpoint).
     """
     check_no_trained_queries(data_args)
+    if data_args.eval_nanobeir:
+        if data_args.eval_dir:
+            raise ValueError(
+                f"--eval_dir {data_args.eval_dir} and --eval_nanobeir {' '.join(data_args.eval_nanobeir)}: one dev "
+                "set chooses the checkpoint; give one of them (a collection for the other goes in --test_dirs)"
+            )
+        return load_nanobeir_eval(data_args)
     if not data_args.eval_dir:
         return None
     for test in data_args.test_dirs:
@@ -168,6 +217,13 @@ def rerank_metrics(
     if eval_set.fusion is not None:
         metrics.update(_means(fuse_run(run, eval_set.candidates, *eval_set.fusion), eval_set, "fused_"))
     return metrics, run
+
+
+def nanobeir_metrics(
+    model, tokenizer, eval_set: NanoBEIREvalSet, batch_size: int = 32, max_length: int = 512
+) -> dict[str, float]:
+    """NanoBEIR's figures of ``model`` under sentence-transformers' keys (see `eval.nanobeir.NanoBEIREvaluator`)."""
+    return eval_set.evaluator(ModelScorer(model, tokenizer, max_length=max_length, batch_size=batch_size))
 
 
 def _means(run: Run, eval_set: RerankEvalSet, prefix: str) -> dict[str, float]:

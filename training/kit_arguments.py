@@ -96,6 +96,20 @@ class DataArguments:
             "in any format, FORMAT:PATH, or PATH#dev for the dev part of its queries); never a test collection"
         },
     )
+    eval_nanobeir: list[str] = field(
+        default_factory=list,
+        metadata={
+            "help": "choose the checkpoint on NanoBEIR instead of --eval_dir: the sets by short name (msmarco, "
+            "nfcorpus, nq, ...; 'default': all but arguana and touche2020, as sentence-transformers); logged as "
+            "eval_NanoBEIR_R100_mean_ndcg@10, Nano{Set}_R100_{metric} (metric_for_best_model: "
+            "NanoBEIR_R100_mean_ndcg@10)"
+        },
+    )
+    eval_nanobeir_data: str = field(
+        default="sentence-transformers/NanoBEIR-en",
+        metadata={"help": "the NanoBEIR dataset of --eval_nanobeir: a Hub id or a local folder of the same layout"},
+    )
+    eval_nanobeir_rerank_k: int = field(default=100, metadata={"help": "NanoBEIR: BM25 candidates re-ranked"})
     test_dirs: list[str] = field(
         default_factory=list,
         metadata={"help": "TEST collections, evaluated once after training and never used to choose a checkpoint"},

@@ -19,7 +19,7 @@ from transformers import Trainer, TrainerCallback
 from transformers.trainer_utils import get_last_checkpoint
 
 from wikiformer_kit.training.data import GroupDataset
-from wikiformer_kit.training.evaluation import RerankEvalSet, rerank_metrics
+from wikiformer_kit.training.evaluation import NanoBEIREvalSet, RerankEvalSet, nanobeir_metrics, rerank_metrics
 from wikiformer_kit.training.losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
 from wikiformer_kit.training.progress import progress_callback
 
@@ -86,6 +86,19 @@ class WikiformerTrainer(Trainer):
         self._step_nonfinite = torch.zeros((), device=self.args.device)  # non-finite micro-batch losses this step
         self._step_tasks: list[torch.Tensor] = []
         self.skipped_steps, self._skipped_in_a_row, self._logged_skips = 0, 0, 0
+        self.check_selection_metric()
+
+    def check_selection_metric(self) -> None:
+        """Refuse, before training, a ``metric_for_best_model`` that the dev set's evaluation never logs (the
+        Trainer would fail at the first evaluation, after the first ``eval_steps``)."""
+        metric = self.args.metric_for_best_model
+        names = getattr(self.eval_dataset, "metric_names", None)
+        if not metric or names is None or metric.removeprefix("eval_") in names():
+            return
+        raise ValueError(
+            f"metric_for_best_model {metric!r} is not logged by the evaluation of {self.eval_dataset.name}: choose "
+            f"one of {', '.join(names())}"
+        )
 
     def _get_train_sampler(self, train_dataset=None):
         dataset = train_dataset if train_dataset is not None else self.train_dataset
@@ -260,19 +273,22 @@ class WikiformerTrainer(Trainer):
         super().log(logs, start_time)
 
     def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval") -> dict[str, float]:
-        """Zero-shot re-ranking of the :class:`RerankEvalSet`: ``{prefix}_ndcg@10`` and ``{prefix}_mrr@10``.
+        """Zero-shot re-ranking of the :class:`RerankEvalSet` (``{prefix}_ndcg@10`` and ``{prefix}_mrr@10``) or
+        NanoBEIR's figures (:class:`NanoBEIREvalSet`: ``{prefix}_NanoBEIR_R100_mean_ndcg@10``, ...).
 
         Every DDP rank scores the whole (small) set, so all ranks agree on the best checkpoint.
         """
         eval_set = eval_dataset if eval_dataset is not None else self.eval_dataset
         self.check_finite("evaluate")
-        if not isinstance(eval_set, RerankEvalSet):
+        if not isinstance(eval_set, (RerankEvalSet, NanoBEIREvalSet)):
             return super().evaluate(eval_dataset, ignore_keys, metric_key_prefix)
         model = self.accelerator.unwrap_model(self.model)
+        settings = (model, self.processing_class, eval_set, self.args.per_device_eval_batch_size, self.eval_max_length)
         with self.autocast_smart_context_manager():
-            values, _ = rerank_metrics(
-                model, self.processing_class, eval_set, self.args.per_device_eval_batch_size, self.eval_max_length
-            )
+            if isinstance(eval_set, NanoBEIREvalSet):
+                values = nanobeir_metrics(*settings)
+            else:
+                values, _ = rerank_metrics(*settings)
         metrics = {f"{metric_key_prefix}_{key}": value for key, value in values.items()}
         self.log(metrics)
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
@@ -305,12 +321,14 @@ class WikiformerTrainer(Trainer):
         """
         self.check_finite("write a model card for")
         try:
-            from wikiformer_kit.model_card import CardInputs, Evaluation, write_model_card
+            from wikiformer_kit.model_card import Evaluation
         except ImportError:
             return super().create_model_card(*args, **kwargs)
         if not self.is_world_process_zero():
             return None
         context = dict(self.card_context)
+        if isinstance(self.eval_dataset, NanoBEIREvalSet):
+            return self._write_card(context, None, self._nanobeir_record())
         evaluations = [log for log in self.state.log_history if "eval_ndcg@10" in log]
         kept = [log for log in evaluations if log["step"] == self.state.best_global_step] or evaluations[-1:]
         evaluation = None
@@ -330,6 +348,11 @@ class WikiformerTrainer(Trainer):
                 # the kept checkpoint was chosen on these queries: a selection figure, not a result
                 chosen_on="the checkpoint" if self.args.load_best_model_at_end else "",
             )
+        return self._write_card(context, evaluation, None)
+
+    def _write_card(self, context: dict, evaluation, nanobeir) -> None:
+        from wikiformer_kit.model_card import CardInputs, write_model_card
+
         write_model_card(
             self.args.output_dir,
             CardInputs(
@@ -339,9 +362,33 @@ class WikiformerTrainer(Trainer):
                 recipe=context.get("recipe", {}),
                 max_length=self.model.config.max_position_embeddings,
                 evaluation=evaluation,
+                nanobeir=nanobeir,
             ),
         )
         return None
+
+    def _nanobeir_record(self):
+        """The kept checkpoint's NanoBEIR figures from the evaluation logs (None before any evaluation)."""
+        from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
+
+        evaluator = self.eval_dataset.evaluator
+        primary = f"eval_{evaluator.primary_metric}"
+        evaluations = [log for log in self.state.log_history if primary in log]
+        kept = [log for log in evaluations if log["step"] == self.state.best_global_step] or evaluations[-1:]
+        if not kept:
+            return None
+        return NanoBEIRRecord(
+            model=self.args.hub_model_id or Path(self.args.output_dir).name,
+            dataset_id=str(evaluator.dataset_id),
+            sets=list(evaluator.dataset_names),
+            rerank_k=evaluator.rerank_k,
+            at_k=evaluator.at_k,
+            always_rerank_positives=evaluator.always_rerank_positives,
+            results={key.removeprefix("eval_"): value for key, value in kept[0].items() if key.startswith("eval_Nano")},
+            # the kept checkpoint was chosen on these queries: a selection figure, not a result
+            chosen_on="the checkpoint" if self.args.load_best_model_at_end else "",
+            settings={"step": kept[0]["step"], "max_length": self.eval_max_length},
+        )
 
 
 class DelayedCheckpointCallback(TrainerCallback):
