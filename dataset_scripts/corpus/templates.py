@@ -338,8 +338,8 @@ _LINE_MARKERS = " \t*#:;"
 
 
 def in_running_text(text: str, start: int, end: int) -> bool:
-    """Whether the template ``text[start:end]`` stands inside a paragraph: words before it on its line (list
-    markers and other templates aside), or, for a template on one line, words after it. An infobox or a
+    """Whether the template ``text[start:end]`` stands in running text: words before it on its line (other
+    templates aside), or, for a template on one line, words after it or a list item of its own. An infobox or a
     navigation box on lines of its own is not."""
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
@@ -349,6 +349,8 @@ def in_running_text(text: str, start: int, end: int) -> bool:
         return True
     if "\n" in text[start:end]:
         return False
+    if before.strip():  # "* {{仮リンク|...}}": the words of a list item
+        return True
     line_end = text.find("\n", end)
     after = text[end : line_end if line_end >= 0 else len(text)].strip()
     return bool(after) and not after.startswith(("{{", "{|"))
