@@ -11,8 +11,9 @@ destination's first section is its lead (``Article.abstract``). Here:
   section.
 - :func:`word_distribution` turns attention weights into HARP's term distribution: weights of repeated words
   summed (eq. 2), softmax over the distinct words (eq. 3); stopwords (INQUERY, as the paper) and excluded words
-  get no probability. :func:`sample_words` draws distinct words from it.
-- :func:`query_length`: l ~ Poisson(3), l > 0 (the paper, eq. 4), or the original code's N(3, 1).
+  get no probability. :func:`sample_words` draws distinct words from it, :func:`sample_with_replacement` as the
+  original code draws (repeats kept).
+- :func:`query_length`: l ~ Poisson(3), l > 0 (the paper, eq. 4), or the original code's int(N(3, 1)).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.tasks.attention import Span, TextAttention, importance_sharpness_of
 from wikiformer_kit.dataset_scripts.tasks.baseline_options import (  # noqa: F401 (part of this module's interface)
     ANCHOR_IMPORTANCE,
+    ANCHOR_PAIRS,
     HARP_VARIANTS,
     QUERY_LENGTHS,
     HarpOptions,
@@ -65,13 +67,14 @@ HARP = Origin(
 )
 HARP_CHOICES = (
     "Anchors come from the corpus's links with their sentences; a destination is resolved against the whole corpus "
-    "(redirects followed) and represented by its first section (lead), cut to `passage_max_tokens` word pieces "
-    "(the original code's 250). Word importance is the last-layer attention of `importance_model`, summed over "
-    "heads as the original code does (`heads=mean` is eq. 1's average, under which the softmax over words is "
-    "almost uniform), summed over a word's pieces and occurrences, then a softmax over distinct words (eq. 1-3); "
-    "words are the runs of letters of the lowercased text, INQUERY stopwords never drawn, words drawn without "
-    "replacement. Query lengths: l ~ Poisson(3), l > 0 (the paper; `query_length=normal` gives the original code's "
-    "N(3, 1)). The measures below give the sharpness of the importance distributions drawn from: perplexity "
+    "(redirects followed) and represented by its first section (lead), cut to `passage_max_tokens` word pieces. "
+    "Word importance is the last-layer attention of `importance_model` over `passage_max_tokens` + 2 tokens, "
+    "combined over heads (`heads`: summed as the original code does, or eq. 1's average, under which the softmax "
+    "over words is almost uniform), summed over a word's pieces and occurrences, then a softmax over distinct words "
+    "(eq. 1-3); words are the runs of letters of the lowercased text, stopwords (`stopwords`) never drawn. The "
+    "options below and the line after this paragraph say which stopwords, query lengths (`query_length`: Poisson "
+    "or the original code's truncated normal), draws (`word_draws`) and pairs (`anchor_pairs`) this build used. "
+    "The measures below give the sharpness of the importance distributions drawn from: perplexity "
     "divided by the number of words (1 = uniform) and the largest-to-smallest probability ratio, mean over texts."
 )
 HARP_MEASURES = {
@@ -300,6 +303,26 @@ def sample_words(rng: random.Random, terms: Sequence[str], probabilities: Sequen
     return chosen
 
 
+def sample_with_replacement(
+    rng: random.Random, terms: Sequence[str], probabilities: Sequence[float], count: int
+) -> list[str]:
+    """``count`` words drawn independently from the distribution, repeats kept, in draw order (the original code's
+    ``np.random.choice(len(words), size, replace=True, p=...)``)."""
+    running = list(itertools.accumulate(probabilities))  # left to right (see ordered_sum)
+    last = len(running) - 1
+    return [terms[min(bisect.bisect_right(running, rng.random() * running[-1]), last)] for _ in range(count)]
+
+
+def draw_words(
+    rng: random.Random, terms: Sequence[str], probabilities: Sequence[float], count: int, options: HarpOptions
+) -> list[str]:
+    """``count`` words drawn as ``options.word_draws`` says: distinct (:func:`sample_words`) or with replacement
+    (:func:`sample_with_replacement`)."""
+    if options.word_draws == "replacement":
+        return sample_with_replacement(rng, terms, probabilities, count)
+    return sample_words(rng, terms, probabilities, count)
+
+
 def _distribution(
     attention: TextAttention, which: int, stopwords: frozenset[str], exclude: Iterable[str]
 ) -> tuple[list[str], list[float]]:
@@ -332,6 +355,12 @@ def in_text_order(attention: TextAttention, chosen: Iterable[str], keep: Span | 
     return " ".join(part for _, part in sorted(parts))
 
 
+def excluded_words(anchor: Anchor, attention: TextAttention, options: HarpOptions) -> frozenset[str]:
+    """The words never drawn into an anchor's queries: its own (eq. 5), unless ``options.exclude_anchor_words`` is
+    off (the original code)."""
+    return anchor_words(anchor, attention) if options.exclude_anchor_words else frozenset()
+
+
 def anchor_words(anchor: Anchor, attention: TextAttention) -> frozenset[str]:
     """The words of an anchor's span (memoised on the attention)."""
     key = ("span", anchor.span)
@@ -345,24 +374,35 @@ def context_query(
     sentence: LinkedSentence, anchor_index: int, attention: TextAttention, stopwords, rng: random.Random, options
 ) -> tuple[str, int] | None:
     """RQP's and QDM's S1: l words of the sentence drawn by their attention from the anchor (eq. 1-3), with the
-    anchor text itself, in sentence order; with l. ``None`` when the sentence has no other content word."""
+    anchor text itself, in sentence order (with replacement: the words in draw order, then the anchor, as the
+    original code); with l. ``None`` when the sentence has no other content word."""
     anchor = sentence.anchors[anchor_index]
-    terms, probabilities = _distribution(attention, anchor_index, stopwords, anchor_words(anchor, attention))
+    terms, probabilities = _distribution(attention, anchor_index, stopwords, excluded_words(anchor, attention, options))
     if not terms:
         return None
     size = query_length(rng, options)
-    chosen = sample_words(rng, terms, probabilities, size)
+    chosen = draw_words(rng, terms, probabilities, size, options)
+    if options.word_draws == "replacement":
+        return " ".join([*chosen, anchor.text]), len(chosen)
     return in_text_order(attention, chosen, anchor.span, sentence.sentence), len(chosen)
 
 
 def passage_query(
-    attention: TextAttention, stopwords, rng: random.Random, size: int, exclude: Iterable[str] = ()
+    attention: TextAttention,
+    stopwords,
+    rng: random.Random,
+    size: int,
+    exclude: Iterable[str] = (),
+    options: HarpOptions | None = None,
 ) -> str | None:
     """``size`` words of a passage drawn by their attention from [CLS] (eq. 5, 13), ``exclude`` never drawn, in
-    passage order; ``None`` when the passage has no candidate word."""
+    passage order (with replacement, ``options.word_draws``: in draw order); ``None`` when the passage has no
+    candidate word."""
     terms, probabilities = _distribution(attention, -1, stopwords, exclude)
     if not terms:
         return None
+    if options is not None and options.word_draws == "replacement":
+        return " ".join(sample_with_replacement(rng, terms, probabilities, size))
     return in_text_order(attention, sample_words(rng, terms, probabilities, size))
 
 

@@ -14,6 +14,12 @@ PROP_VARIANTS = ("paper", "original")
 HEAD_COMBINATIONS = ("sum", "mean")
 ANCHOR_IMPORTANCE = ("mean", "sum")
 HARP_VARIANTS = ("default", "paper", "original")
+ANCHOR_PAIRS = ("all", "drawn")
+RDP_TIES = ("first", "drop")
+RQP_NEGATIVE_LENGTHS = ("positive", "own")
+WORD_DRAWS = ("distinct", "replacement")
+ORIGINAL_IMPORTANCE_MODEL = "google-bert/bert-base-uncased"
+"""The original code's importance model (``--bert_model bert-base-uncased``), the backbone HARP trains."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,13 @@ class PropOptions:
         short_document_skip: see ``short_document_words``.
         ties: a pair of equally likely sets: ``"second"`` makes S2 the positive (the paper's Algorithm 1 and the
             code: ``if score1 > score2 ... else``), ``"drop"`` leaves the pair out.
+        skip_disambiguation: leave disambiguation pages out (the original code's ``if 'disambiguation' in title``;
+            the paper is silent).
+        drop_long_sets: a pair whose set length exceeds the document's distinct vocabulary words is not drawn
+            (the original code's ``if len(doc_vocab) < length: continue``); off, the sets are drawn with
+            replacement as for any other length (the paper's model allows it).
+        epochs: sets of pairs drawn per document, each with its own lengths and sets (the original scripts build
+            2 epochs of distinct word sets; the paper trains on one).
         stem: count, score and draw Porter stems instead of words (the original code's ``--stem``: the document
             and collection models over stems), each drawn stem shown as one of its corpus words, drawn in
             proportion to log(1 + its count) (the code's ``stem2pos``); off in the paper's values. Only
@@ -60,6 +73,9 @@ class PropOptions:
     short_document_skip: float = 0.8
     ties: str = "second"
     stem: bool = False
+    skip_disambiguation: bool = True
+    drop_long_sets: bool = True
+    epochs: int = 1
 
     def __post_init__(self) -> None:
         if self.background not in BACKGROUNDS:
@@ -72,13 +88,17 @@ class PropOptions:
             raise ValueError(f"invalid PROP options (pairs_kept <= pairs_per_document, corpus_sample >= 0): {self}")
         if self.short_document_words < 0 or not 0 <= self.short_document_skip <= 1:
             raise ValueError(f"invalid PROP options (short documents): {self}")
+        if self.epochs < 1:
+            raise ValueError(f"invalid PROP options (epochs >= 1): {self}")
 
     @classmethod
     def original(cls, **changes: Any) -> PropOptions:
         """The original code's values (Albert-Ma/PROP): min count 10, t = 1e-4, 10 pairs generated and 5 kept,
         document frequencies, draws from the document's words plus 500 sampled corpus words, NLTK English +
-        INQUERY stopwords, Porter stems (short documents and ties as the default, which is the code's)."""
+        INQUERY stopwords, Porter stems, 2 epochs of word sets (short documents, ties, disambiguation pages and sets
+        longer than the document's vocabulary as the default, which is the code's)."""
         values = {
+            "epochs": 2,
             "pairs_per_document": 10,
             "pairs_kept": 5,
             "min_count": 10,
@@ -108,21 +128,38 @@ class HarpOptions:
 
     Args:
         query_length: ``"poisson"`` (the paper: l ~ Poisson(lambda), l > 0) or ``"normal"`` (the original code:
-            round(N(3, 1)), > 0) for the number of words sampled into a pseudo query.
+            ``int(N(3, 1))``, truncated towards zero, drawn again while < 1) for the number of words sampled into a
+            pseudo query.
         poisson_lambda: the Poisson mean (the paper: 3).
-        passage_max_tokens: destination passages (and ACM's query) are cut to this many word pieces of the
-            importance model's tokenizer (the original code's 250).
+        passage_max_tokens: destination passages are cut to this many word pieces of the importance model's
+            tokenizer, and the importance model reads this many + 2 tokens of a text (250; the original code
+            reads 512 tokens, ``original``: 510, and training cuts ACM's sides to 250).
         qdm_max_pairs: QDM rows per distinct anchor text at most (the original code's 10).
         importance_model: the BERT checkpoint whose last-layer attention weighs words (the paper: BERT-base);
-            ``embedded:minilm`` = the embedded all-MiniLM-L6-v2.
+            ``embedded:minilm`` = the embedded all-MiniLM-L6-v2; ``original``: bert-base-uncased, the backbone
+            HARP trains.
         importance_device: ``cpu``, ``cuda``...; empty = CUDA when available.
         importance_batch_size: texts per attention forward pass.
-        stopwords: a stopword file; ``""`` = the vendored INQUERY list.
+        stopwords: a stopword file; ``""`` = the vendored INQUERY list (HARP's own list has no licence and is not
+            vendored: pass the original's ``data/corpus/stopwords.txt`` as a file).
         heads: how the attention heads combine: ``"sum"`` (the original code, the default: eq. 1's mean makes the softmax
             over words almost uniform) or ``"mean"`` (eq. 1 as written).
         anchor_importance: RDP's importance of an anchor: the [CLS] attention to its word pieces averaged
             (``"mean"``, the original code's ``cal_weight_of_anchor(..., 'avg')``, the default) or summed (``"sum"``,
             eq. 10 read over the anchor's words: the longer anchor wins).
+        anchor_pairs: RDP and ACM: one row per pair of a sentence's anchors with distinct destinations, in the
+            original code's order (``"all"``, every variant: the tasks' shares of the mixture depend on it) or one
+            row per sentence from two drawn destinations (``"drawn"``, the paper's "two anchors sampled").
+        rdp_ties: RDP, two anchors of equal importance: the first anchor's destination is the positive
+            (``"first"``, the original code's ``if a1 < a2: swap``) or the pair is dropped (``"drop"``).
+        rqp_negative_length: RQP's negative query: as many words as the positive (``"positive"``: length is no
+            cue) or a length of its own draw (``"own"``, the original code: the positive is a drawn length plus
+            the anchor's words, so it is the longer one).
+        word_draws: words drawn into a query: distinct, kept in text order (``"distinct"``) or with replacement,
+            repeats kept, in draw order with the anchor after them (``"replacement"``, the original code's
+            ``np.random.choice(..., replace=True)`` and ``query += anchor``).
+        exclude_anchor_words: the anchor's own words are never drawn into its queries (the paper's eq. 5);
+            off, they are candidates as the original code's are.
     """
 
     query_length: str = "poisson"
@@ -135,6 +172,11 @@ class HarpOptions:
     stopwords: str = ""
     heads: str = "sum"
     anchor_importance: str = "mean"
+    anchor_pairs: str = "all"
+    rdp_ties: str = "first"
+    rqp_negative_length: str = "positive"
+    word_draws: str = "distinct"
+    exclude_anchor_words: bool = True
 
     def __post_init__(self) -> None:
         if self.query_length not in QUERY_LENGTHS:
@@ -143,6 +185,14 @@ class HarpOptions:
             raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {self.heads!r}")
         if self.anchor_importance not in ANCHOR_IMPORTANCE:
             raise ValueError(f"anchor_importance must be one of {ANCHOR_IMPORTANCE}, got {self.anchor_importance!r}")
+        for name, allowed in (
+            ("anchor_pairs", ANCHOR_PAIRS),
+            ("rdp_ties", RDP_TIES),
+            ("rqp_negative_length", RQP_NEGATIVE_LENGTHS),
+            ("word_draws", WORD_DRAWS),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         if self.poisson_lambda <= 0 or self.passage_max_tokens < 8 or self.qdm_max_pairs < 1:
             raise ValueError(f"invalid HARP options: {self}")
 
@@ -151,13 +201,23 @@ class HarpOptions:
         """All of a variant's choices at once, then ``changes`` on top: ``default`` (the authors' code where the
         paper is silent or its literal reading defeats the method), ``paper`` (eq. 1's head mean, eq. 10 summed
         over the anchor's words, l ~ Poisson(3)) or ``original`` (the code: heads summed, pieces averaged,
-        N(3, 1) query lengths)."""
+        int(N(3, 1)) query lengths, RQP's negative of its own length, words drawn with replacement, the anchor's
+        words not excluded, bert-base-uncased over 512 tokens as the importance model)."""
         if name not in HARP_VARIANTS:
             raise ValueError(f"HARP variant must be one of {HARP_VARIANTS}, got {name!r}")
         values = {
             "default": {},
             "paper": {"heads": "mean", "anchor_importance": "sum", "query_length": "poisson"},
-            "original": {"heads": "sum", "anchor_importance": "mean", "query_length": "normal"},
+            "original": {
+                "heads": "sum",
+                "anchor_importance": "mean",
+                "query_length": "normal",
+                "rqp_negative_length": "own",
+                "word_draws": "replacement",
+                "exclude_anchor_words": False,
+                "importance_model": ORIGINAL_IMPORTANCE_MODEL,
+                "passage_max_tokens": 510,
+            },
         }[name]
         return cls(**{**values, **changes})
 
@@ -190,6 +250,12 @@ def add_arguments(parser) -> None:
     group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
     group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
     group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
+    group.add_argument("--prop-epochs", type=int, default=None,
+                       help=f"sets of pairs drawn per document ({prop.epochs}; original: 2)")  # fmt: skip
+    group.add_argument("--prop-skip-disambiguation", action=argparse.BooleanOptionalAction, default=None,
+                       help="leave disambiguation pages out (on, as the original code)")  # fmt: skip
+    group.add_argument("--prop-drop-long-sets", action=argparse.BooleanOptionalAction, default=None,
+                       help="no pair whose set is longer than the document's vocabulary words (on, as the code)")  # fmt: skip
     group.add_argument("--prop-stem", action=argparse.BooleanOptionalAction, default=None,
                        help="count and draw Porter stems, each shown as one of its words (English only; original: on)")  # fmt: skip
     group.add_argument(
@@ -205,7 +271,9 @@ def add_arguments(parser) -> None:
         default="default",
         help="all of HARP's choices at once: default (the original code's where the paper is silent or its literal "
         "reading defeats the method, else the paper's), paper (head mean, anchor words summed, Poisson(3)) or "
-        "original (heads summed, anchor pieces averaged, N(3, 1)); the single options below override it",
+        "original (heads summed, anchor pieces averaged, int(N(3, 1)), RQP's negative of its own length, words "
+        "drawn with replacement, the anchor's words not excluded, bert-base-uncased over 512 tokens); the single "
+        "options below override it",
     )
     group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=None,
                        help=f"query length distribution ({harp.query_length})")  # fmt: skip
@@ -213,14 +281,26 @@ def add_arguments(parser) -> None:
                        help=f"combine the attention heads by sum (the code) or mean (eq. 1) ({harp.heads})")  # fmt: skip
     group.add_argument("--harp-anchor-importance", choices=("mean", "sum"), default=None,
                        help=f"RDP: average the anchor's pieces (the code) or sum its words ({harp.anchor_importance})")  # fmt: skip
+    group.add_argument("--harp-anchor-pairs", choices=ANCHOR_PAIRS, default=None,
+                       help=f"RDP and ACM: a row per pair of a sentence's anchors, or two drawn ({harp.anchor_pairs})")  # fmt: skip
+    group.add_argument("--harp-rdp-ties", choices=RDP_TIES, default=None,
+                       help=f"RDP, equally important anchors: the first is the positive, or drop ({harp.rdp_ties})")  # fmt: skip
+    group.add_argument("--harp-rqp-negative-length", choices=RQP_NEGATIVE_LENGTHS, default=None,
+                       help=f"RQP's negative: as long as the positive, or its own draw ({harp.rqp_negative_length})")  # fmt: skip
+    group.add_argument("--harp-word-draws", choices=WORD_DRAWS, default=None,
+                       help=f"query words distinct, or with replacement in draw order ({harp.word_draws})")  # fmt: skip
+    group.add_argument("--harp-exclude-anchor-words", action=argparse.BooleanOptionalAction, default=None,
+                       help="never draw the anchor's own words into its queries (on; original: off)")  # fmt: skip
     group.add_argument(
         "--harp-importance-model",
-        default=harp.importance_model,
-        help="BERT checkpoint whose last-layer attention weighs words (paper: bert-base-uncased)",
+        default=None,
+        help=f"BERT checkpoint whose last-layer attention weighs words ({harp.importance_model}; original: "
+        f"{ORIGINAL_IMPORTANCE_MODEL}, the paper's backbone)",
     )
     group.add_argument("--harp-device", default="", help="cpu, cuda, ... (default: CUDA when available)")
     group.add_argument("--harp-batch-size", type=int, default=harp.importance_batch_size)
-    group.add_argument("--harp-passage-max-tokens", type=int, default=harp.passage_max_tokens)
+    group.add_argument("--harp-passage-max-tokens", type=int, default=None,
+                       help=f"passages cut to this many word pieces ({harp.passage_max_tokens}; original: 510)")  # fmt: skip
     group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)
     group.add_argument("--harp-attention-cache", default=None,
                        help="SQLite attention cache to share between builds (default: OUT/.build/harp/attention.sqlite)")  # fmt: skip
@@ -239,6 +319,9 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "short_document_words": args.prop_short_document_words,
         "ties": args.prop_ties,
         "stem": args.prop_stem,
+        "epochs": args.prop_epochs,
+        "skip_disambiguation": args.prop_skip_disambiguation,
+        "drop_long_sets": args.prop_drop_long_sets,
     }
     changes = {key: value for key, value in changes.items() if value is not None}
     prop = PropOptions.variant(args.prop_variant, **changes)
@@ -246,15 +329,80 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "query_length": args.harp_query_length,
         "heads": args.harp_heads,
         "anchor_importance": args.harp_anchor_importance,
+        "anchor_pairs": args.harp_anchor_pairs,
+        "rdp_ties": args.harp_rdp_ties,
+        "rqp_negative_length": args.harp_rqp_negative_length,
+        "word_draws": args.harp_word_draws,
+        "exclude_anchor_words": args.harp_exclude_anchor_words,
+        "importance_model": args.harp_importance_model,
+        "passage_max_tokens": args.harp_passage_max_tokens,
     }
     harp = HarpOptions.variant(
         args.harp_variant,
         **{key: value for key, value in single.items() if value is not None},
-        passage_max_tokens=args.harp_passage_max_tokens,
         qdm_max_pairs=args.harp_qdm_max_pairs,
-        importance_model=args.harp_importance_model,
         importance_device=args.harp_device,
         importance_batch_size=args.harp_batch_size,
         stopwords=args.stopwords or "",
     )
     return prop, harp, args.harp_attention_cache
+
+
+def built_choices(method: str, options: dict[str, Any]) -> str:
+    """A card's account of the choices a PROP or HARP build actually made (``method`` ``"PROP"`` or ``"HARP"``),
+    from its ``prop.*`` / ``harp.*`` options; ``""`` for another method or a build without those options."""
+    prefix = f"{method.lower()}."
+    values = {key[len(prefix) :]: value for key, value in options.items() if key.startswith(prefix)}
+    if not values:
+        return ""
+    stopwords = values.get("stopwords") or "inquery"
+    lists = " + ".join(
+        {"inquery": "INQUERY", "nltk": "NLTK English", "zh": "Chinese", "ja": "Japanese"}.get(name, name)
+        for name in stopwords.split("+")
+    )
+    if method == "PROP":
+        epochs = values.get("epochs", 1)
+        parts = [
+            f"stopwords: {lists}",
+            f"set lengths l ~ Poisson({values.get('poisson_lambda', 3.0):g}), l > 0",
+            "Porter stems counted and drawn" if values.get("stem") else "words, not stems",
+            f"{epochs} epoch{'s' if epochs != 1 else ''} of word sets per document",
+            "disambiguation pages skipped" if values.get("skip_disambiguation", True) else "disambiguation pages kept",
+            "no set longer than the document's vocabulary words"
+            if values.get("drop_long_sets", True)
+            else "sets longer than the document's vocabulary drawn with replacement",
+        ]
+    elif method == "HARP":
+        lengths = (
+            "int(N(3, 1)), drawn again below 1 (the original code)"
+            if values.get("query_length") == "normal"
+            else f"l ~ Poisson({values.get('poisson_lambda', 3.0):g}), l > 0"
+        )
+        draws = (
+            "with replacement, in draw order, the anchor after them (the original code)"
+            if values.get("word_draws") == "replacement"
+            else "distinct, in text order"
+        )
+        parts = [
+            f"stopwords: {lists}",
+            f"query lengths: {lengths}",
+            f"query words drawn {draws}",
+            "the anchor's own words never drawn"
+            if values.get("exclude_anchor_words", True)
+            else "the anchor's own words drawn too (the original code)",
+            "RDP and ACM: one row per pair of a sentence's anchors (the original code)"
+            if values.get("anchor_pairs", "all") == "all"
+            else "RDP and ACM: one row per sentence, two destinations drawn (the paper)",
+            "RDP ties: the first anchor's destination is the positive"
+            if values.get("rdp_ties", "first") == "first"
+            else "RDP ties dropped",
+            "RQP's negative: a length of its own draw (the original code)"
+            if values.get("rqp_negative_length") == "own"
+            else "RQP's negative: as many words as the positive",
+            f"importance model {values.get('importance_model', '')} over "
+            f"{values.get('passage_max_tokens', 250) + 2} tokens, heads "
+            f"{'averaged' if values.get('heads') == 'mean' else 'summed'}",
+        ]
+    else:
+        return ""
+    return f"As built: {'; '.join(parts)}."

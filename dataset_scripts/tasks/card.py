@@ -12,6 +12,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity  # noqa: F401 (part of this module's interface)
 from wikiformer_kit.dataset_scripts.corpus.source_license import WIKIPEDIA_FORMATS, source_license
 from wikiformer_kit.dataset_scripts.fingerprint import stamped_pattern
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import built_choices
 from wikiformer_kit.dataset_scripts.tasks.registry import get_task
 from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
@@ -151,6 +152,7 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
     origin = spec.origin
     reference = f"{origin.name} ({origin.reference})" if origin else "Wikiformer (Su et al., AAAI 2024)"
     objective = origin.objective if origin else "a softmax cross-entropy over the group"
+    as_built = built_choices(origin.name, options) if origin else ""
     lines = [
         f"# {_method(spec)} {spec.title}",
         "",
@@ -164,6 +166,7 @@ def _body(task: str, stats: TaskStats, statistics: dict[str, Any], info: dict[st
         "",
         spec.choices,
         "",
+        *([as_built, ""] if as_built else []),
         f"Columns: {columns}. No text is empty, no negative equals the positive, negatives are distinct.",
         "",
         "## Fields",

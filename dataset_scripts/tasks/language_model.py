@@ -185,13 +185,16 @@ def poisson_length(rng: random.Random, lam: float) -> int:
             return k
 
 
-def normal_length(rng: random.Random, mean: float = 3.0, std: float = 1.0) -> int:
-    """A query length from N(``mean``, ``std``) rounded to the nearest integer, drawn again until it is > 0
-    (the HARP code's query sizes)."""
-    while True:
-        k = round(rng.gauss(mean, std))
-        if k > 0:
+def normal_length(rng: random.Random, mean: float = 3.0, std: float = 1.0, tries: int = 100) -> int:
+    """A query length as the HARP code draws it: ``int(N(mean, std))``, truncated towards zero (not rounded), drawn
+    again while it is < 1, at most ``tries`` times more, then 3 (``sample_query_from_sentence`` in its
+    ``utils/utils.py``)."""
+    k = int(rng.gauss(mean, std))
+    for _ in range(tries):
+        if k >= 1:
             return k
+        k = int(rng.gauss(mean, std))
+    return k if k >= 1 else 3
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ SKIP_REASONS = {
     "empty-document": "document without any word",
     "only-stopwords": "document made only of stopwords",
     "no-vocabulary-word": "no word of the document occurs often enough in the corpus (min_count)",
-    "document-shorter-than-word-set": "pair not drawn: the document has fewer vocabulary words than the set length",
+    "document-shorter-than-word-set": "pair not drawn: the document has fewer vocabulary words than the set length "
+    "(drop_long_sets)",
     "tied-word-sets": "pair dropped: both word sets have the same likelihood (ties=drop)",
     "subsampling-exhausted": "pair dropped: subsampling rejected every draw (only very frequent words)",
     "short-document": "document under `short_document_words` words, skipped with probability `short_document_skip` "
@@ -139,13 +140,29 @@ def document_rows(
     """The ROP rows of one document: ``pairs_per_document`` set lengths l ~ Poisson, then two sets of each
     length drawn from the document model, the more likely one the positive (arguments: :func:`prop_groups`)."""
     out = TaskOutput()
-    if document.skip:
+    if document.skip and (document.skip != "disambiguation" or options.skip_disambiguation):
         out.skipped[document.skip] += 1
         return out
     model = DocumentModel.from_ids(document.ids, collection)
     if model.length == 0:
         out.skipped["no-vocabulary-word" if document.has_content else "only-stopwords"] += 1
         return out
+    for _ in range(options.epochs):
+        if not _epoch_rows(document, model, rng, collection, options, out):
+            break
+    return out
+
+
+def _epoch_rows(
+    document: PropDocument,
+    model: DocumentModel,
+    rng: random.Random,
+    collection: CollectionModel,
+    options: PropOptions,
+    out: TaskOutput,
+) -> bool:
+    """One epoch's pairs of a document into ``out``; ``False`` when the document was skipped as short (every
+    epoch is then skipped: the original code skips the document)."""
     sizes = [poisson_length(rng, options.poisson_lambda) for _ in range(options.pairs_per_document)]
     if (
         options.short_document_words
@@ -153,12 +170,12 @@ def document_rows(
         and rng.random() < options.short_document_skip
     ):
         out.skipped["short-document"] += 1
-        return out
+        return False
     if options.pairs_kept:
         kept = sorted(rng.sample(range(len(sizes)), options.pairs_kept))
         out.skipped["pair-not-kept"] += len(sizes) - len(kept)
         sizes = [sizes[i] for i in kept]
-    drawable = [size for size in sizes if size <= model.length]
+    drawable = [size for size in sizes if size <= model.length or not options.drop_long_sets]
     if len(drawable) < len(sizes):
         out.skipped["document-shorter-than-word-set"] += len(sizes) - len(drawable)
     if options.corpus_sample:
@@ -184,7 +201,7 @@ def document_rows(
                 "log_likelihoods": [max(high, low), min(high, low)],
             }
         )
-    return out
+    return True
 
 
 PROP = Origin(
@@ -213,7 +230,8 @@ SPEC = TaskSpec(
         "side and the candidates are word sets: each is scored as `[CLS] set [SEP] document [SEP]`."
     ),
     choices=(
-        "Words are the runs of letters of the lowercased text without the stopwords (INQUERY, as the paper); the "
+        "Words are the runs of letters of the lowercased text without the stopwords (`stopwords`: INQUERY, as the "
+        "paper, unless the line after this paragraph names another list); the "
         "vocabulary holds the words occurring at least `min_count` times in the corpus, and |D|, c(w,D) and mu count "
         "only its words, so P(w|D) is a distribution over it and is sampled exactly (the document's words with "
         "probability |D|/(|D|+mu), else the collection model; with `corpus_sample` K > 0, as the original code, "

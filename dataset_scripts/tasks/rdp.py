@@ -6,16 +6,22 @@ with [CLS] (eq. 10), repeated anchors merged and normalised by a softmax (eq. 11
 distribution and the destination of the more important one is the positive for the long query S (eq. 12).
 
 A row: ``query`` = S, ``positive`` = P1 (the more important anchor's destination, first section), ``negatives`` =
-[P2], ``anchors`` = [a1, a2]. Here an anchor's importance is the [CLS] attention its word pieces receive,
+[P2], ``anchors`` = [a1, a2]. The rows of a sentence are one per pair of its anchors with distinct destinations,
+in the original code's order (``for i: for j > i``, anchors in sentence order), the more important anchor's
+destination the positive and, on a tie, the first anchor's (``anchor_pairs="all"``, ``rdp_ties="first"``, the
+original code's ``gen_pairdata_rdp.py``); ``anchor_pairs="drawn"`` gives the paper's one row of two drawn
+destinations. Here an anchor's importance is the [CLS] attention its word pieces receive,
 averaged over the pieces as the original code does (``anchor_importance="mean"``; ``"sum"`` sums over the anchor's
 words, a literal reading of eq. 10 under which the longer of two anchors nearly always wins), and "repeated anchors"
-are anchors to the same destination (their importances summed: the candidates are distinct pages). Two distinct
-destinations are drawn without replacement. The card reports the share of rows whose two anchors differ in word
+are anchors to the same destination (their importances summed: the candidates are distinct pages) when two
+destinations are drawn (without replacement); over all pairs each anchor keeps its own importance, as in the
+original code. The card reports the share of rows whose two anchors differ in word
 count where the longer one is the positive (:func:`longer_anchor_wins`).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -38,7 +44,8 @@ from wikiformer_kit.dataset_scripts.tasks.spec import TEXTS, TaskSpec, group_fea
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
     "sentence-with-one-destination": "sentence whose anchors link to fewer than 2 distinct pages",
-    "tied-importance": "the two drawn anchors are equally important",
+    "tied-importance": "the two anchors are equally important (rdp_ties=drop)",
+    "pair-same-destination": "pair of a sentence's anchors that link to the same page",
 }
 
 
@@ -87,25 +94,58 @@ def rdp_rows(
     rng: random.Random,
     options: HarpOptions,
 ) -> tuple[list[dict], dict[str, int]]:
-    """The RDP row of a sentence (at most one); arguments as :func:`~.rqp.rqp_rows`."""
+    """The RDP rows of a sentence: one per pair of its anchors (``anchor_pairs="all"``) or at most one from two
+    drawn destinations (``"drawn"``); arguments as :func:`~.rqp.rqp_rows`."""
     if len(sentence.destinations()) < 2:
         return [], {"sentence-with-one-destination": 1}
-    importance = anchor_importance(sentence, attention, options.anchor_importance)
-    first, second = sample_words(rng, list(importance), list(importance.values()), 2)
-    if importance[first] == importance[second]:
-        return [], {"tied-importance": 1}
-    high, low = sorted((first, second), key=lambda target: -importance[target])
-    names = {a.target: a.text for a in reversed(sentence.anchors)}
-    row = {
+    if options.anchor_pairs == "drawn":
+        return _drawn_row(sentence, attention, passages, rng, options)
+    anchors = sentence.anchors
+    weights = [anchor_weight(anchor, attention, options.anchor_importance) for anchor in anchors]
+    importance = _softmax(weights)
+    rows, skipped = [], {}
+    for i, j in itertools.combinations(range(len(anchors)), 2):
+        if anchors[i].target == anchors[j].target:
+            skipped["pair-same-destination"] = skipped.get("pair-same-destination", 0) + 1
+            continue
+        if weights[i] == weights[j] and options.rdp_ties == "drop":
+            skipped["tied-importance"] = skipped.get("tied-importance", 0) + 1
+            continue
+        high, low = (j, i) if weights[i] < weights[j] else (i, j)  # a tie keeps the first anchor (the code)
+        rows.append(_row(sentence, passages, anchors[high], anchors[low], [importance[high], importance[low]]))
+    return rows, skipped
+
+
+def _softmax(values: list[float]) -> list[float]:
+    top = max(values)
+    exp = [math.exp(value - top) for value in values]
+    total = ordered_sum(exp)
+    return [value / total for value in exp]
+
+
+def _row(sentence: LinkedSentence, passages, high: Anchor, low: Anchor, importance: list[float]) -> dict:
+    return {
         "query": sentence.sentence,
-        "positive": passages.text(high),
-        "negatives": [passages.text(low)],
+        "positive": passages.text(high.target),
+        "negatives": [passages.text(low.target)],
         "article_id": sentence.article_id,
         "title": sentence.title,
-        "anchors": [names[high], names[low]],
-        "importance": [importance[high], importance[low]],
+        "anchors": [high.text, low.text],
+        "importance": importance,
     }
-    return [row], {}
+
+
+def _drawn_row(
+    sentence: LinkedSentence, attention: TextAttention, passages, rng: random.Random, options: HarpOptions
+) -> tuple[list[dict], dict[str, int]]:
+    """The paper's row: two destinations drawn by importance, the more important one the positive."""
+    importance = anchor_importance(sentence, attention, options.anchor_importance)
+    first, second = sample_words(rng, list(importance), list(importance.values()), 2)
+    if importance[first] == importance[second] and options.rdp_ties == "drop":
+        return [], {"tied-importance": 1}
+    high, low = (second, first) if importance[first] < importance[second] else (first, second)
+    named = {a.target: a for a in reversed(sentence.anchors)}  # a destination's first anchor
+    return [_row(sentence, passages, named[high], named[low], [importance[high], importance[low]])], {}
 
 
 SPEC = TaskSpec(
@@ -114,11 +154,12 @@ SPEC = TaskSpec(
     features=group_features("query", anchors=TEXTS, importance=datasets.List(datasets.Value("float64"))),
     fixed_side="query",
     pairing=(
-        "For a sentence whose anchors link to at least 2 distinct pages: two destinations drawn by anchor "
-        "importance (the [CLS] attention to the anchor's word pieces, averaged, or summed over its words with "
-        "`anchor_importance=sum`; a softmax over the sentence's destinations); "
-        "`query` = the sentence, `positive` = the more important anchor's destination (first section), "
-        "`negatives` = [the other's]; `anchors` and `importance` name them."
+        "For a sentence whose anchors link to at least 2 distinct pages: one row per pair of its anchors linking to "
+        "distinct pages, in the original code's order (`anchor_pairs=all`; `drawn`: one row of two destinations "
+        "drawn by importance); an anchor's importance is the [CLS] attention to its word pieces, averaged (or "
+        "summed over its words with `anchor_importance=sum`), a softmax over the sentence's anchors; "
+        "`query` = the sentence, `positive` = the more important anchor's destination (first section; on a tie "
+        "the first anchor's, `rdp_ties=first`), `negatives` = [the other's]; `anchors` and `importance` name them."
     ),
     choices=HARP_CHOICES,
     skip_reasons=SKIP_REASONS,

@@ -7,7 +7,9 @@ learns S1 > S2 with a margin-1 hinge (eq. 6-8).
 
 A row: ``document`` = P (the destination's first section), ``positive`` = S1, ``negatives`` = [S2]. The document
 is the fixed side and the candidates are queries. Where the paper is silent: S2 has as many words as S1 (so that
-length is no cue), words are drawn without replacement, and both queries keep the words' text order.
+length is no cue; ``rqp_negative_length="own"`` gives the original code's separate draw, under which S1, a drawn
+length plus the anchor's words, is the longer), words are drawn without replacement, and both queries keep the
+words' text order.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from wikiformer_kit.dataset_scripts.tasks.anchors import (
     LinkedSentence,
     anchor_words,
     context_query,
+    excluded_words,
     passage_query,
+    query_length,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
 from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
@@ -63,10 +67,12 @@ def rqp_rows(
             skipped["no-context-word"] = skipped.get("no-context-word", 0) + 1
             continue
         query, sampled = positive
-        size = sampled + len(anchor_words(anchor, attention))
-        negative = passage_query(
-            passages.attention(anchor.target), stopwords, rng, size, anchor_words(anchor, attention)
-        )
+        exclude = excluded_words(anchor, attention, options)
+        if options.rqp_negative_length == "own":
+            size = query_length(rng, options)
+        else:
+            size = sampled + len(anchor_words(anchor, attention))
+        negative = passage_query(passages.attention(anchor.target), stopwords, rng, size, exclude, options)
         if negative is None:
             skipped["no-passage-word"] = skipped.get("no-passage-word", 0) + 1
             continue
@@ -92,7 +98,8 @@ SPEC = TaskSpec(
     pairing=(
         "For an anchor a in sentence S of an article, linking to page P: `document` = P's first section, `positive` "
         "= a plus l words of S drawn by their attention from the anchor (in sentence order), `negatives` = [as many "
-        "words of P drawn by their attention from [CLS], a's words excluded]. The document is the fixed side and "
+        "words of P drawn by their attention from [CLS], a's words excluded; with `rqp_negative_length=own`, a "
+        "length of its own draw]. The document is the fixed side and "
         "the candidates are queries. `article_id`/`title` name the source article, `anchor` and `destination` the "
         "link."
     ),

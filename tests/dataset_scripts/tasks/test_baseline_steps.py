@@ -148,13 +148,13 @@ def test_prop_from_the_msmarco_toy_corpus_with_the_original_code_values(tiny_ber
     toy = shared_data("eval/msmarco_docs_prop_toy/msmarco_toy.tsv")
     summary = build(toy, tmp_path / "out", tiny_bert, "--tasks", "prop", "--prop-variant", "original")
     built = rows(tmp_path / "out", "prop")
-    # 10 pairs generated per document, 5 of them kept at random
+    # 10 pairs generated per document, 5 of them kept at random, for each of 2 epochs
     skipped = summary["prop"]["skipped"]
-    assert summary["articles"] == 100 and 300 < len(built) <= 500 and skipped["pair-not-kept"] % 5 == 0
+    assert summary["articles"] == 100 and 600 < len(built) <= 1000 and skipped["pair-not-kept"] % 5 == 0
     assert all(r["article_id"].startswith("D") for r in built)
     card = (tmp_path / "out" / "wikiformer-prop" / "README.md").read_text()
     assert "`prop.background`: df" in card and "`prop.pairs_per_document`: 10" in card
-    assert "`prop.pairs_kept`: 5" in card and "`prop.corpus_sample`: 500" in card
+    assert "`prop.pairs_kept`: 5" in card and "`prop.corpus_sample`: 500" in card and "`prop.epochs`: 2" in card
     assert "`prop.stopwords`: nltk+inquery" in card
     # Porter stems counted and drawn, each shown as one of the corpus's own words
     assert "`prop.stem`: True" in card

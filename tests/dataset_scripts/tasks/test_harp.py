@@ -7,6 +7,7 @@ comes from the real all-MiniLM-L6-v2 (embedded), so the word sets are those the 
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections import Counter
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.slow  # real all-MiniLM-L6-v2 weights and a corpus buil
 LTG_SAMPLE = SAMPLES / "wikipedia" / "ltgwiki-sample.xml.bz2"
 STOP = load_stopwords()
 OPTIONS = HarpOptions()
+DRAWN = HarpOptions(anchor_pairs="drawn")  # the paper's one row of two drawn destinations per sentence
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +108,7 @@ def test_rqp_rows_hold_the_anchor_and_words_of_each_side(kaunota):
 
 def test_rdp_prefers_the_anchor_with_more_cls_attention(kaunota):
     _, _, sentence, attention, passages, _, _ = kaunota
-    (row,), _ = rdp.rdp_rows(sentence, attention, passages, STOP, random.Random(2), OPTIONS)
+    (row,), _ = rdp.rdp_rows(sentence, attention, passages, STOP, random.Random(2), DRAWN)
     eta = Counter()
     for anchor in sentence.anchors:  # eq. 10-11 by hand, the anchor's attention averaged over its word pieces
         words = attention.words_in(anchor.span)
@@ -120,12 +122,19 @@ def test_rdp_prefers_the_anchor_with_more_cls_attention(kaunota):
         [expected[by_text[row["positive"]]], expected[by_text[row["negatives"][0]]]]
     )
     assert row["importance"][0] > row["importance"][1]
+    # every pair of the sentence's anchors (the default): one row each, the positive the more attended anchor's
+    rows, _ = rdp.rdp_rows(sentence, attention, passages, STOP, random.Random(2), OPTIONS)
+    distinct = [(a, b) for a, b in itertools.combinations(sentence.anchors, 2) if a.target != b.target]
+    assert len(rows) == len(distinct) >= 1
+    for row, (a, b) in zip(rows, distinct, strict=True):
+        assert {row["positive"], row["negatives"][0]} == {passages.text(a.target), passages.text(b.target)}
+        assert row["importance"][0] >= row["importance"][1]
 
 
 def test_acm_queries_one_destination_against_another(kaunota):
     corpus, source, sentence, attention, passages, _, _ = kaunota
     pool = list(range(len(corpus)))
-    (row,), _ = acm.acm_rows(sentence, attention, passages, STOP, random.Random(3), OPTIONS, pool, source)
+    (row,), _ = acm.acm_rows(sentence, attention, passages, STOP, random.Random(3), DRAWN, pool, source)
     anchor = next(a for a in sentence.anchors if row["query"].startswith(a.text + " "))
     first = anchor.target
     second = next(t for t in sentence.destinations() if passages.text(t) == row["positive"])

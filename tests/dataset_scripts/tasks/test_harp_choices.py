@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from wikiformer_kit.dataset_scripts.tasks import qdm, rdp
+from wikiformer_kit.dataset_scripts.tasks import acm, qdm, rdp, rqp
 from wikiformer_kit.dataset_scripts.tasks.anchors import Anchor, HarpOptions, LinkedSentence, ordered_sum, sample_words
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
 from wikiformer_kit.dataset_scripts.tasks.language_model import load_stopwords
@@ -154,3 +154,156 @@ def test_draws_without_replacement_keep_the_running_sums_of_the_words_left():
             expected = drawn_by_definition(random.Random(seed), terms, weights, count)
             assert sample_words(random.Random(seed), terms, weights, count) == expected
     assert sample_words(random.Random(1), ["a", "b", "c"], [0.0, 1.0, 0.0], 3)[0] == "b"
+
+
+TOWNS = "Daugavpils, Rezekne and Ludza are towns of Latgale."
+DAUGAVPILS, REZEKNE, LUDZA, RANDOM_PAGE = 21, 22, 23, 24
+# [CLS] attention averaged over pieces: Daugavpils 0.2 / 4 = 0.05, Rezekne 0.6 / 3 = 0.2, Ludza 0.3 / 2 = 0.15
+TOWNS_ATTENTION = attention_of(
+    TOWNS, {"daugavpils": 0.2, "rezekne": 0.6, "ludza": 0.3}, {"daugavpils": 4, "rezekne": 3, "ludza": 2}
+)
+
+
+def towns(text: str = TOWNS, targets=(DAUGAVPILS, REZEKNE, LUDZA)) -> LinkedSentence:
+    names = ("Daugavpils", "Rezekne", "Ludza")
+    anchors = [
+        Anchor(name, (text.index(name), text.index(name) + len(name)), t)
+        for name, t in zip(names, targets, strict=True)
+    ]
+    return LinkedSentence("3", "Latgale", text, anchors)
+
+
+class PassagesWithAttention(Passages):
+    """Each destination's first section is "<town> lies in Latgale by a lake.", attended by [CLS] by hand."""
+
+    def text(self, row):
+        return {DAUGAVPILS: "Daugavpils", REZEKNE: "Rezekne", LUDZA: "Ludza"}.get(row, "Other") + " by a lake."
+
+    def attention(self, row):
+        return attention_of(self.text(row), {"lake": 1.0}, {})
+
+
+def test_rdp_gives_one_row_per_pair_of_anchors_in_the_original_order():
+    rows, skipped = rdp.rdp_rows(towns(), TOWNS_ATTENTION, Passages(), STOP, random.Random(0), HarpOptions())
+    # for i, for j > i: (Daugavpils, Rezekne), (Daugavpils, Ludza), (Rezekne, Ludza); the higher mean wins each
+    assert [row["anchors"] for row in rows] == [
+        ["Rezekne", "Daugavpils"],
+        ["Ludza", "Daugavpils"],
+        ["Rezekne", "Ludza"],
+    ]
+    assert [row["positive"] for row in rows] == [f"passage {REZEKNE}", f"passage {LUDZA}", f"passage {REZEKNE}"]
+    total = math.exp(0.05) + math.exp(0.2) + math.exp(0.15)  # the softmax over the sentence's three anchors
+    assert rows[0]["importance"] == pytest.approx([math.exp(0.2) / total, math.exp(0.05) / total])
+    assert not skipped
+    # the paper's reading: one row from two drawn destinations
+    drawn, _ = rdp.rdp_rows(towns(), TOWNS_ATTENTION, Passages(), STOP, random.Random(0), HarpOptions(anchor_pairs="drawn"))  # fmt: skip
+    assert len(drawn) == 1
+    # two anchors to the same page make no pair (a page is not more about itself): Daugavpils-Ludza only
+    same, skipped = rdp.rdp_rows(
+        towns(targets=(DAUGAVPILS, REZEKNE, REZEKNE)), TOWNS_ATTENTION, Passages(), STOP, random.Random(0),
+        HarpOptions(),
+    )  # fmt: skip
+    assert [row["anchors"] for row in same] == [["Rezekne", "Daugavpils"], ["Ludza", "Daugavpils"]]
+    assert skipped == {"pair-same-destination": 1}
+
+
+def test_rdp_tie_keeps_the_first_anchor_as_the_original_code_does():
+    # Daugavpils 0.3 / 2 = 0.15 and Ludza 0.3 / 2 = 0.15: tied, so the earlier anchor (Daugavpils) is the positive
+    tied = attention_of(TOWNS, {"daugavpils": 0.3, "rezekne": 0.6, "ludza": 0.3}, {"daugavpils": 2, "rezekne": 3, "ludza": 2})  # fmt: skip
+    rows, _ = rdp.rdp_rows(towns(), tied, Passages(), STOP, random.Random(0), HarpOptions())
+    assert rows[1]["anchors"] == ["Daugavpils", "Ludza"]
+    assert rows[1]["importance"][0] == rows[1]["importance"][1]
+    rows, skipped = rdp.rdp_rows(towns(), tied, Passages(), STOP, random.Random(0), HarpOptions(rdp_ties="drop"))
+    assert [row["anchors"] for row in rows] == [["Rezekne", "Daugavpils"], ["Rezekne", "Ludza"]]
+    assert skipped == {"tied-importance": 1}
+
+
+def test_acm_gives_one_row_per_pair_of_anchors_in_the_original_order():
+    rows, skipped = acm.acm_rows(
+        towns(), TOWNS_ATTENTION, PassagesWithAttention(), STOP, random.Random(0), HarpOptions(), [RANDOM_PAGE]
+    )
+    # a_i's destination queried against a_j's, i < j: D -> R, D -> L, R -> L; "lake" is each passage's one word
+    assert [(row["query"], row["positive"]) for row in rows] == [
+        ("Daugavpils lake", "Rezekne by a lake."),
+        ("Daugavpils lake", "Ludza by a lake."),
+        ("Rezekne lake", "Ludza by a lake."),
+    ]
+    assert all(row["negatives"] == ["Other by a lake."] for row in rows) and not skipped
+    # the original's draws: with replacement (the one word repeated to the drawn length), the anchor after them
+    original = HarpOptions(word_draws="replacement", query_length="normal")
+    rows, _ = acm.acm_rows(towns(), TOWNS_ATTENTION, PassagesWithAttention(), STOP, random.Random(0), original, [RANDOM_PAGE])  # fmt: skip
+    assert len(rows) == 3
+    for row in rows:
+        *words, anchor = row["query"].split()
+        assert anchor in ("Daugavpils", "Rezekne") and words == ["lake"] * len(words) and len(words) >= 1
+
+
+class _Lengths(random.Random):
+    """Gaussian draws given in turn (query lengths); everything else from a seeded RNG."""
+
+    def __init__(self, values):
+        super().__init__(0)
+        self.values = iter(values)
+
+    def gauss(self, mu=0.0, sigma=1.0):
+        return next(self.values)
+
+
+def test_rqp_negative_of_its_own_length_as_the_original_code():
+    text = "The lake near Ludza is deep and cold."
+    start = text.index("Ludza")
+    linked = LinkedSentence("4", "Source", text, [Anchor("Ludza", (start, start + 5), LUDZA)])
+    attention = attention_of(text, {}, {}, rows=[{"lake": 0.5, "deep": 0.3, "cold": 0.2, "ludza": 0.4}])
+    passages = PassagesWithAttention()
+    # the positive draws int(2.7) = 2 words, the negative int(3.9) = 3 (its own draw), with replacement
+    original = HarpOptions.variant("original", importance_model="embedded:minilm")
+    (row,), _ = rqp.rqp_rows(linked, attention, passages, STOP, _Lengths([2.7, 3.9]), original)
+    positive = row["positive"].split()
+    assert len(positive) == 2 + 1 and positive[-1] == "Ludza"  # drawn length + the anchor's word, anchor last
+    assert set(positive[:-1]) <= {"lake", "deep", "cold", "ludza"}  # the anchor's word is no longer excluded
+    negative = row["negatives"][0].split()  # 3 words of its own draw from "Ludza by a lake.", "ludza" not excluded
+    assert len(negative) == 3 and set(negative) <= {"lake", "ludza"}
+    # the default: the negative has as many words as the positive (2 drawn + the anchor's 1), distinct words
+    (row,), _ = rqp.rqp_rows(linked, attention, passages, STOP, _Lengths([2.7, 3.9]), HarpOptions(query_length="normal"))  # fmt: skip
+    assert row["positive"] in ("Ludza deep cold", "lake Ludza deep", "lake Ludza cold")  # text order, anchor in place
+    assert row["negatives"] == ["lake"]  # 3 asked, but "ludza" is the anchor's: one distinct word is left
+
+
+def test_the_original_variant_bundles_every_choice_of_the_code():
+    original = HarpOptions.variant("original")
+    assert (original.anchor_pairs, original.rdp_ties, original.rqp_negative_length) == ("all", "first", "own")
+    assert (original.word_draws, original.exclude_anchor_words) == ("replacement", False)
+    assert original.importance_model == "google-bert/bert-base-uncased" and original.passage_max_tokens == 510
+    for name in ("default", "paper"):
+        options = HarpOptions.variant(name)
+        assert (options.anchor_pairs, options.rqp_negative_length, options.word_draws) == (
+            "all",
+            "positive",
+            "distinct",
+        )
+        assert options.importance_model == "embedded:minilm" and options.exclude_anchor_words
+
+
+def test_cards_describe_the_variant_actually_built():
+    from wikiformer_kit.dataset_scripts.tasks.baseline_options import PropOptions
+    from wikiformer_kit.dataset_scripts.tasks.card import render_card
+
+    def card(task, options):
+        info = {"options": options, "source": "ltgwiki.xml.bz2"}
+        return str(render_card(task, TaskStats(rows=1), {"articles": 1}, info))
+
+    def harp(variant, **changes):
+        return {f"harp.{k}": v for k, v in HarpOptions.variant(variant, **changes).to_dict().items()}
+
+    original = card("rdp", harp("original", stopwords="harp-stopwords.txt"))
+    built = next(line for line in original.splitlines() if line.startswith("As built:"))
+    assert "stopwords: harp-stopwords.txt" in built and "int(N(3, 1))" in built and "with replacement" in built
+    assert "one row per pair" in built and "a length of its own draw" in built
+    assert "google-bert/bert-base-uncased over 512 tokens" in built
+    assert "INQUERY" not in original and "Poisson(" not in original
+    default = next(line for line in card("rqp", harp("default")).splitlines() if line.startswith("As built:"))
+    assert "stopwords: INQUERY" in default and "Poisson(3)" in default and "as many words as the positive" in default
+    prop = {f"prop.{k}": v for k, v in PropOptions.original().to_dict().items()}
+    built = next(line for line in card("prop", prop).splitlines() if line.startswith("As built:"))
+    assert "NLTK English + INQUERY" in built and "2 epochs" in built and "Porter stems" in built
+    assert "As built:" not in card("srr", harp("default"))  # a Wikiformer task's card: no baseline line

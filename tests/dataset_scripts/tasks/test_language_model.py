@@ -161,13 +161,33 @@ def test_poisson_lengths_match_the_truncated_pmf():
     assert [poisson_length(random.Random(1), 3.0) for _ in range(3)] == [poisson_length(random.Random(1), 3.0)] * 3
 
 
-def test_normal_lengths_are_positive_rounded_gaussians():
+def test_normal_lengths_are_truncated_gaussians_as_harps_code_draws_them():
     rng = random.Random(3)
     draws = [normal_length(rng) for _ in range(20_000)]
     assert min(draws) >= 1
     counts = Counter(draws)
-    # N(3, 1) rounded: P(3) = P(2.5 < x < 3.5) = 0.3829; P(l=0 or below) = P(x < 0.5) = 0.0062 is redrawn
-    assert counts[3] / len(draws) == pytest.approx(0.3829 / (1 - 0.0062), abs=0.01)
+    # int() truncates: l = 1 for 1 <= x < 2 (0.1359), l = 2 for 2 <= x < 3 (0.3413); x < 1 (0.0228) is redrawn
+    assert counts[1] / len(draws) == pytest.approx(0.1359 / (1 - 0.0228), abs=0.01)
+    assert counts[2] / len(draws) == pytest.approx(0.3413 / (1 - 0.0228), abs=0.01)
+    # the mean of the accepted lengths: sum over k >= 1 of k P(k <= x < k + 1) / 0.9772 = 2.56 (rounding: 3.02)
+    assert sum(draws) / len(draws) == pytest.approx(2.56, abs=0.03)
+
+
+class _Draws(random.Random):
+    """An RNG whose Gaussian draws are given in turn."""
+
+    def __init__(self, values):
+        super().__init__(0)
+        self.values = iter(values)
+
+    def gauss(self, mu=0.0, sigma=1.0):
+        return next(self.values)
+
+
+def test_normal_length_truncates_redraws_below_one_and_falls_back_to_three():
+    assert normal_length(_Draws([3.99])) == 3  # truncated, not rounded to 4
+    assert normal_length(_Draws([0.97, -0.4, 1.2])) == 1  # 0 and 0 (int(-0.4)) are drawn again
+    assert normal_length(_Draws([0.5] * 101)) == 3  # 100 redraws below 1: the code's fallback
 
 
 def test_sample_set_gives_up_when_subsampling_rejects_everything():

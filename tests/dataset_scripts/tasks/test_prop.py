@@ -128,7 +128,7 @@ def document(words: str, ids) -> PropDocument:
 
 
 def test_the_original_variant_generates_ten_pairs_and_keeps_five():
-    options = PropOptions.original(min_count=1, subsample=0.0)
+    options = PropOptions.original(min_count=1, subsample=0.0, epochs=1)
     assert (options.pairs_per_document, options.pairs_kept, options.corpus_sample) == (10, 5, 500)
     long_text = " ".join(["a a b"] * 40)  # 120 words: never a short document
     for seed in range(10):
@@ -137,6 +137,33 @@ def test_the_original_variant_generates_ten_pairs_and_keeps_five():
         assert len(out.groups) + sum(out.skipped.values()) - 5 == 5
     paper = document_rows(document(long_text, [A, A, B] * 40), random.Random(0), HAND, PropOptions(min_count=1))
     assert "pair-not-kept" not in paper.skipped and len(paper.groups) + sum(paper.skipped.values()) == 5
+
+
+def test_a_second_epoch_draws_its_own_word_sets():
+    assert PropOptions.original().epochs == 2 and PropOptions().epochs == 1
+    long_text = " ".join(["a a b"] * 40)
+    ids = [A, A, B] * 40
+    one = document_rows(document(long_text, ids), random.Random(4), HAND, PropOptions(min_count=1, subsample=0.0))
+    two = document_rows(
+        document(long_text, ids), random.Random(4), HAND, PropOptions(min_count=1, subsample=0.0, epochs=2)
+    )
+    assert len(one.groups) == 5 and len(two.groups) == 10
+    assert two.groups[:5] == one.groups  # the first epoch is the one-epoch build; the second draws on from there
+    assert [g["positive"] for g in two.groups[5:]] != [g["positive"] for g in one.groups]
+
+
+def test_disambiguation_pages_and_sets_longer_than_the_document_as_options():
+    page = PropDocument("7", "T (disambiguation)", "a b", "disambiguation", True, np.array([A, B], dtype=np.int64))
+    assert document_rows(page, random.Random(0), HAND, PropOptions(min_count=1)).skipped == {"disambiguation": 1}
+    kept = document_rows(page, random.Random(0), HAND, PropOptions(min_count=1, short_document_words=0))
+    assert kept.skipped == {"disambiguation": 1}
+    read = PropOptions(min_count=1, short_document_words=0, skip_disambiguation=False, drop_long_sets=False)
+    out = document_rows(page, random.Random(0), HAND, read)
+    assert len(out.groups) == 5 and not out.skipped  # every set drawn, with replacement, from the two-word page
+    # the document has 2 vocabulary words: a set of 3 or more is not drawn by default (the original code)
+    out = document_rows(page, random.Random(0), HAND, PropOptions(min_count=1, short_document_words=0, skip_disambiguation=False))  # fmt: skip
+    longer = out.skipped["document-shorter-than-word-set"]
+    assert longer >= 1 and len(out.groups) == 5 - longer
 
 
 def test_short_documents_are_skipped_80_percent_of_the_time():
