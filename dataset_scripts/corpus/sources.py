@@ -20,6 +20,7 @@ from types import ModuleType
 
 from wikiformer_kit.dataset_scripts.corpus.dump_checks import PART_INDEX_NAME, check_index, check_parts, part_index
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError, Skipped, open_binary, read_head
+from wikiformer_kit.dataset_scripts.corpus.hub_files import hub_files, hub_url
 
 FORMAT_MODULES = (
     "mediawiki_xml",
@@ -172,22 +173,28 @@ def stream_offsets(index: str | Path) -> list[int]:
 
 
 def _expand(inputs: list[str | Path]) -> list[tuple[Path, bool]]:
-    """Files to read, each with whether the user named it directly (directories are walked, sorted)."""
+    """Files to read, each with whether the user named it directly (directories are walked, sorted; ``hf://``
+    inputs are fetched into the Hub cache: :mod:`.hub_files`)."""
     files = []
     for item in inputs:
+        url = hub_url(item)
+        if url is not None:
+            files.extend((path, named) for path, named in hub_files(url) if named or _read_in_folder(path))
+            continue
         path = Path(item)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-            files.extend(
-                (p, False)
-                for p in found
-                if not p.name.endswith(FOLDER_FILES_NOT_READ) and not PART_INDEX_NAME.search(p.name)
-            )
+            files.extend((p, False) for p in found if _read_in_folder(p))
         elif path.is_file():
             files.append((path, True))
         else:
             raise CorpusFormatError(f"{path}: no such file or directory")
     return files
+
+
+def _read_in_folder(path: Path) -> bool:
+    """Whether a file found in a folder is read (see :data:`FOLDER_FILES_NOT_READ`)."""
+    return not path.name.endswith(FOLDER_FILES_NOT_READ) and not PART_INDEX_NAME.search(path.name)
 
 
 def plan_shards(
@@ -196,7 +203,7 @@ def plan_shards(
     """Split the inputs into shards.
 
     Args:
-        inputs: files and directories (walked recursively).
+        inputs: files and directories (walked recursively), local or ``hf://datasets/...``.
         fmt: a format name, or ``"auto"`` to sniff each file.
         streams_per_shard: bz2 streams per shard of an indexed multistream dump (at most).
         min_shards: cut indexed multistream dumps into smaller shards (down to one stream each) until there are

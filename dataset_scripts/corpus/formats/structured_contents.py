@@ -14,10 +14,16 @@ of its links is found in it by its text, in order (a link whose text is not in t
 placed wrongly). A link is kept when its URL is an article of the record's own wiki. Infoboxes are left out.
 Structured Contents has **no See also section** (Wikimedia leaves it out), so LTM gets no group from these
 articles; the task build says so.
+
+The Hub's copy (``wikimedia/structured-wikipedia``) is read as its NDJSON files or as the Parquet files the Hub makes
+of them (``refs/convert/parquet``, the same records as rows): recognised by content (Parquet with a ``name``, an
+``identifier`` and a ``sections`` or ``article_sections`` column), read a batch of rows at a time with only the
+columns the Article needs, shared by rows between processes as the NDJSON files are by records.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +32,7 @@ from urllib.parse import urlsplit
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, normalize_space
-from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, read_head
 from wikiformer_kit.dataset_scripts.corpus.formats.enterprise_html import (
     first_record_line,
     load_record,
@@ -40,11 +46,19 @@ NAME = "structured-contents"
 SPLITS_BY_RECORD = True
 
 _SECTION_KEYS = (b'"sections":', b'"article_sections":', b'"has_parts":', b'"infoboxes":', b'"infobox":')
+_PARQUET_MAGIC = b"PAR1"
+_SECTION_COLUMNS = ("sections", "article_sections")
+_READ_COLUMNS = ("name", "identifier", "url", "in_language", "is_part_of", "abstract", *_SECTION_COLUMNS)
+_ROWS_PER_BATCH = 64
 
 
 def sniff(path: Path, head: bytes) -> bool:
     """A Structured Contents record on the first line (in a plain NDJSON file or in the first member of a tar): an
-    object with ``name``, ``identifier`` and sections or infoboxes, without an HTML body."""
+    object with ``name``, ``identifier`` and sections or infoboxes, without an HTML body; or a Parquet file of such
+    records (their columns)."""
+    if head.startswith(_PARQUET_MAGIC):
+        columns = _parquet_columns(path)
+        return {"name", "identifier"} <= columns and not columns.isdisjoint(_SECTION_COLUMNS)
     first = first_record_line(head)
     return (
         first.startswith(b"{")
@@ -66,9 +80,49 @@ def read(
         part: ``(k, n)``: parse only every ``n``-th record from the ``k``-th (see :func:`.enterprise_html.read`).
 
     Yields:
-        One :class:`Article` per record, or a :class:`Skipped` naming the file, the member and the line.
+        One :class:`Article` per record, or a :class:`Skipped` naming the file, the member and the line (the row
+        of a Parquet file).
     """
-    yield from read_records(path, options, parse_record, part)
+    if read_head(path, len(_PARQUET_MAGIC)) == _PARQUET_MAGIC:
+        yield from read_parquet(path, options, part)
+    else:
+        yield from read_records(path, options, parse_record, part)
+
+
+def read_parquet(
+    path: Path, options: ReaderOptions, part: tuple[int, int] | None = None
+) -> Iterator[Article | Skipped]:
+    """The records of a Parquet file of Structured Contents (the Hub's conversion of the NDJSON files), a batch of
+    rows at a time; ``part`` as in :func:`read` (rows counted from 1 over the whole file). A file that cannot be
+    read further ends with ``Skipped(reason="truncated")``, reported by part 0 only."""
+    import pyarrow.parquet  # here: sniffing other files never loads it
+
+    number, parts = part or (0, 1)
+    row = 0
+    try:
+        parquet = pyarrow.parquet.ParquetFile(path)
+        columns = [name for name in _READ_COLUMNS if name in parquet.schema_arrow.names]
+        for batch in parquet.iter_batches(batch_size=_ROWS_PER_BATCH, columns=columns):
+            for record in batch.to_pylist():
+                row += 1
+                if (row - 1) % parts != number:
+                    continue
+                title = record.get("name") if isinstance(record.get("name"), str) else ""
+                where = f"row {row} ({title})" if title else f"row {row}"
+                yield parse_loaded(record, where, str(path), options)
+    except (OSError, pyarrow.ArrowException) as error:
+        if number == 0:
+            yield Skipped("truncated", str(path), f"row {row + 1}", f"cannot read the Parquet file further: {error}")
+
+
+def _parquet_columns(path: Path) -> set[str]:
+    """The top-level columns of a Parquet file (none when its footer cannot be read)."""
+    import pyarrow.parquet
+
+    try:
+        return set(pyarrow.parquet.read_schema(path).names)
+    except (OSError, pyarrow.ArrowException):
+        return set()
 
 
 def parse_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> list[Article | Redirect | Skipped]:
@@ -95,7 +149,7 @@ def parse_loaded(record: dict[str, Any], where: str, file: str, options: ReaderO
     builder = ArticleBuilder(str(record.get("identifier") or where), title or where, NAME, file,
                              replace(options, language=language), url=url)  # fmt: skip
     writer = _PartWriter(builder, urlsplit(url).netloc, language)
-    parts = [part for part in sections if isinstance(part, dict)]
+    parts = [part for part in map(_as_part, sections) if part is not None]
     if parts and parts[0].get("type") == "section" and normalize_space(str(parts[0].get("name"))) == "Abstract":
         writer.parts(parts[0].get("has_parts"), depth=1)
         parts = parts[1:]
@@ -117,7 +171,8 @@ class _PartWriter:
         stack = [(part, depth) for part in reversed(parts if isinstance(parts, list) else [])]
         while stack:
             part, level = stack.pop()
-            if not isinstance(part, dict):
+            part = _as_part(part)
+            if part is None:
                 continue
             inner = level
             if part.get("type") == "section":
@@ -155,3 +210,14 @@ class _PartWriter:
             return link["text"], ""
         target = link_target(link["url"])
         return link["text"], target if classify_link(target, self.namespaces) == "article" else ""
+
+
+def _as_part(value: Any) -> dict[str, Any] | None:
+    """A part as a dict: as written, or decoded from the JSON text that ``datasets`` stores a part as when the parts
+    of a list differ in shape (its ``arrow.json`` type, in Parquet files it writes); None for anything else."""
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    return value if isinstance(value, dict) else None

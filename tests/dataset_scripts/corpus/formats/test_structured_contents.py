@@ -75,3 +75,41 @@ def test_the_build_names_why_ltm_is_empty(tmp_path):
     ), result.stdout
     for task in ("srr", "rwi", "ati"):
         assert f"{task}: 1 rows" in result.stdout, result.stdout
+
+
+def parquet_copies(folder) -> dict[str, object]:
+    """The sample as Parquet: written by ``datasets`` (as the Hub converts a dataset: parts that differ in shape
+    become JSON text) and by pyarrow's JSON reader (parts as structs, absent fields null)."""
+    import datasets
+    import pyarrow.json
+    import pyarrow.parquet as pq
+
+    by_datasets, by_pyarrow = folder / "datasets.parquet", folder / "pyarrow.parquet"
+    datasets.Dataset.from_json(str(SAMPLE)).to_parquet(str(by_datasets))
+    pq.write_table(pyarrow.json.read_json(SAMPLE), by_pyarrow)
+    return {"datasets": by_datasets, "pyarrow": by_pyarrow}
+
+
+def test_the_hubs_parquet_reads_as_the_ndjson_it_was_made_of(tmp_path):
+    (expected,) = split_records(structured_contents.read(SAMPLE, OPTIONS))[0]
+    for writer, path in parquet_copies(tmp_path).items():
+        assert detect_format(path) is structured_contents, writer
+        (article,), skipped, _ = split_records(structured_contents.read(path, OPTIONS))
+        assert skipped == [] and article == expected, writer
+
+
+def test_parquet_rows_are_shared_by_parts_and_a_damaged_file_is_a_counted_skip(tmp_path):
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(parquet_copies(tmp_path)["pyarrow"])
+    three = tmp_path / "three.parquet"
+    pq.write_table(pyarrow.concat_tables([table] * 3), three)
+    parts = [split_records(structured_contents.read(three, OPTIONS, part=(k, 2)))[0] for k in range(2)]
+    assert [len(found) for found in parts] == [2, 1]
+    damaged = tmp_path / "damaged.parquet"
+    data = three.read_bytes()
+    damaged.write_bytes(data[:4] + data[4:200] + b"\0" * (len(data) - 200))  # the footer survives, the pages not
+    found, skipped, reasons = split_records(structured_contents.read(damaged, OPTIONS))
+    assert reasons == {"truncated": 1} and skipped[0].file == str(damaged) and skipped[0].record == "row 1"
+    assert split_records(structured_contents.read(damaged, OPTIONS, part=(1, 2)))[1] == []  # reported once

@@ -1,0 +1,64 @@
+"""Inputs on the Hugging Face Hub: ``hf://datasets/<owner>/<name>/<path>`` (a file, a folder or a glob, optionally
+``<name>@<revision>``), as ``--input`` takes them.
+
+Each file is listed through huggingface_hub's ``HfFileSystem`` and fetched once into the Hub cache
+(``hf_hub_download``: resumable, shared with every other Hugging Face tool, checked against the Hub's hash), then read
+as a local file: sniffed, planned into shards and read by the same readers, so that a Hub copy of an Enterprise
+dump or of Structured Contents (its NDJSON, or the Hub's Parquet of it) builds what the same file on disk builds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
+
+HUB_PREFIX = "hf://"
+_GLOB_CHARACTERS = "*?["
+
+
+def hub_url(item: str | Path) -> str | None:
+    """``item`` as an ``hf://`` URL when it names a file on the Hub, else None (a ``Path`` made of such a URL has
+    lost one of its slashes: ``hf:/datasets/...``)."""
+    text = str(item)
+    if not text.startswith("hf:/"):
+        return None
+    return HUB_PREFIX + text[len("hf:/") :].lstrip("/")
+
+
+def hub_files(url: str) -> list[tuple[Path, bool]]:
+    """The local copies of the files an ``hf://`` URL names, each with whether the URL named it directly (a folder
+    or a glob lists its files, sorted, as a local folder is walked).
+
+    Raises:
+        CorpusFormatError: the repository, revision or file does not exist, or the Hub cannot be reached.
+    """
+    from huggingface_hub import HfFileSystem, hf_hub_download
+    from huggingface_hub.errors import HfHubHTTPError
+
+    filesystem = HfFileSystem()
+    try:
+        found, named = _listing(filesystem, url)
+        files = []
+        for path in found:
+            resolved = filesystem.resolve_path(path)
+            if Path(resolved.path_in_repo).name.startswith("."):
+                continue  # .gitattributes and other hidden files, as in a local folder
+            local = hf_hub_download(
+                resolved.repo_id, resolved.path_in_repo, repo_type=resolved.repo_type, revision=resolved.revision
+            )
+            files.append((Path(local), named))
+    except (HfHubHTTPError, OSError) as error:
+        raise CorpusFormatError(f"{url}: cannot read it from the Hub: {error}") from error
+    if not files:
+        raise CorpusFormatError(f"{url}: no such file or folder on the Hub (or none but hidden files in it)")
+    return files
+
+
+def _listing(filesystem, url: str) -> tuple[list[str], bool]:
+    """The files a URL names on the Hub, and whether it named a file directly (no file: an empty list)."""
+    if any(character in url for character in _GLOB_CHARACTERS):
+        return sorted(path for path in filesystem.glob(url) if filesystem.isfile(path)), False
+    if filesystem.isdir(url):
+        return sorted(filesystem.find(url)), False
+    return ([url], True) if filesystem.isfile(url) else ([], True)
