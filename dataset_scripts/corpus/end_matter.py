@@ -6,12 +6,20 @@ is a list of link titles; WikiExtractor, which made the paper's data, drops such
 samplers leave them out by default (``--keep-sections`` keeps them); See also targets are read separately and still
 feed LTM.
 
+Whatever it is called, a section whose lines are nearly all references is end matter too
+(:func:`reference_list_sections`): citations (an ISBN, DOI or URL; a year with pages, or a place, publisher and year)
+and external link titles (a domain name). The task samplers count the sections this rule finds apart from those
+found by name.
+
 The names are compared as :func:`~dataset_scripts.corpus.see_also.heading_key` compares headings (case, spacing,
 WikiExtractor's trailing "."), per language, the language's See also names included.
 """
 
 from __future__ import annotations
 
+import re
+
+from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.see_also import heading_key, see_also_names
 
 END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
@@ -22,32 +30,70 @@ END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
         "references and sources", "references and further reading", "sources and further reading", "works cited",
         "cited works", "cited sources", "general references", "general sources", "primary sources",
         "secondary sources", "explanatory notes", "online sources", "web sources",
-        "external links and references", "further reading and external links",
+        "external links and references", "further reading and external links", "bibliography and further reading",
     ),
-    "de": ("einzelnachweise", "anmerkungen", "literatur", "weblinks", "quellen", "belege", "fußnoten"),
-    "fr": ("notes et références", "références", "notes", "bibliographie", "liens externes", "sources"),
-    "es": ("referencias", "notas", "bibliografía", "enlaces externos", "fuentes", "notas y referencias"),
-    "it": ("note", "bibliografia", "collegamenti esterni", "fonti", "altri progetti"),
-    "nl": ("referenties", "bronnen", "externe links", "externe link", "literatuur", "noten", "voetnoten"),
-    "pt": ("referências", "notas", "bibliografia", "ligações externas", "fontes", "notas e referências"),
+    "ceb": ("mga pakisayran", "pakisayran", "mga sumpay sa gawas", "gikan sa gawas nga sumpay", "mga tinubdan"),
+    "war": ("mga kasarigan", "kasarigan", "mga sumpay ha gawas", "mga tinikangan"),
+    "de": ("einzelnachweise", "anmerkungen", "literatur", "weblinks", "quellen", "belege", "fußnoten", "nachweise",
+           "referenzen", "quellen und einzelnachweise", "anmerkungen und einzelnachweise", "literatur und weblinks",
+           "weiterführende literatur", "weblink"),
+    "fr": ("notes et références", "références", "notes", "bibliographie", "liens externes", "lien externe", "sources",
+           "références et notes", "notes et sources", "pour approfondir", "webographie", "sources et bibliographie"),
+    "sv": ("referenser", "källor", "noter", "externa länkar", "extern länk", "litteratur", "vidare läsning",
+           "fotnoter", "tryckta källor", "webbkällor", "källförteckning"),
+    "nl": ("referenties", "bronnen", "externe links", "externe link", "literatuur", "noten", "voetnoten",
+           "bronvermelding", "bronnen, noten en/of referenties", "noten en referenties", "bronnen en referenties"),
+    "ru": ("примечания", "комментарии", "сноски", "литература", "источники", "ссылки", "библиография",
+           "внешние ссылки", "литература и ссылки", "источники и литература", "дополнительная литература",
+           "рекомендуемая литература", "ссылки и литература", "примечания и источники"),
+    "es": ("referencias", "notas", "bibliografía", "enlaces externos", "enlace externo", "fuentes",
+           "notas y referencias", "referencias y notas", "lecturas adicionales", "lectura adicional",
+           "bibliografía adicional", "enlaces"),
+    "it": ("note", "bibliografia", "collegamenti esterni", "fonti", "altri progetti", "riferimenti",
+           "note e riferimenti", "ulteriori letture"),
+    "pl": ("przypisy", "bibliografia", "linki zewnętrzne", "literatura", "źródła", "uwagi", "przypisy i bibliografia"),
+    "arz": ("مصادر", "المصادر", "مراجع", "وصلات برانيه", "لينكات برانيه"),
+    "zh": ("参考文献", "參考文獻", "参考资料", "參考資料", "外部链接", "外部連結", "外部鏈接", "外部連接", "注释", "註釋",
+           "注解", "註解", "脚注", "腳註", "延伸阅读", "延伸閱讀", "扩展阅读", "擴展閱讀", "参考来源", "參考來源", "来源",
+           "來源", "书目", "書目", "参考", "參考"),
+    "ja": ("脚注", "注釈", "出典", "参考文献", "参考資料", "外部リンク", "脚注・出典", "出典・脚注", "注釈・出典", "注",
+           "関連文献", "関連書籍", "日本語文献", "外国語文献", "英語文献", "参考書籍", "参考リンク", "関連資料", "文献"),
+    "uk": ("примітки", "виноски", "джерела", "література", "посилання", "бібліографія", "зовнішні посилання",
+           "джерела та література", "джерела і література", "література та джерела", "примітки та джерела",
+           "рекомендована література", "додаткова література", "посилання та джерела"),
+    "vi": ("tham khảo", "chú thích", "ghi chú", "liên kết ngoài", "liên kết bên ngoài", "đọc thêm", "thư mục",
+           "sách tham khảo", "nguồn tham khảo", "tài liệu tham khảo", "chú giải", "nguồn"),
+    "ar": ("المراجع", "مراجع", "مصادر", "المصادر", "وصلات خارجية", "روابط خارجية", "الهوامش", "هوامش",
+           "قراءات إضافية", "قراءة إضافية", "مراجع وهوامش"),
+    "pt": ("referências", "notas", "bibliografia", "ligações externas", "links externos", "fontes",
+           "notas e referências", "leitura adicional", "leituras adicionais", "referências bibliográficas"),
+    "fa": ("منابع", "پانویس", "پانوشت", "پیوند به بیرون", "پیوندهای بیرونی", "یادداشت‌ها", "کتاب‌شناسی",
+           "منابع و پانویس", "مطالعهٔ بیشتر", "برای مطالعهٔ بیشتر"),
+    "ca": ("referències", "notes", "bibliografia", "enllaços externs", "notes i referències", "fonts"),
+    "id": ("referensi", "catatan kaki", "pranala luar", "bacaan lebih lanjut", "daftar pustaka", "catatan",
+           "sumber", "rujukan"),
+    "sr": ("референце", "литература", "спољашње везе", "извори", "напомене", "reference", "literatura",
+           "spoljašnje veze", "izvori", "napomene"),
+    "ko": ("각주", "참고 문헌", "참고문헌", "참고 자료", "외부 링크", "더 읽어보기", "출처", "주석"),
+    "no": ("referanser", "kilder", "eksterne lenker", "litteratur", "noter", "fotnoter", "videre lesning"),
+    "ce": ("билгалдахарш", "хьосташ", "литература", "хьажоргаш"),
+    "fi": ("lähteet", "viitteet", "aiheesta muualla", "kirjallisuutta", "kirjallisuus", "huomautukset"),
+    "tr": ("kaynakça", "kaynaklar", "dış bağlantılar", "notlar", "dipnotlar", "ek okumalar", "ileri okumalar"),
+    "hu": ("források", "jegyzetek", "további információk", "külső hivatkozások", "irodalom", "szakirodalom",
+           "hivatkozások", "további irodalom"),
+    "cs": ("reference", "poznámky", "literatura", "externí odkazy", "odkazy", "prameny", "zdroje"),
+    "tt": ("искәрмәләр", "чыганаклар", "әдәбият", "сылтамалар", "тышкы сылтамалар"),
+    "bg": ("източници", "външни препратки", "бележки", "литература", "библиография", "допълнителна литература",
+           "използвана литература", "външни връзки", "бележки и източници"),
+    "el": ("παραπομπές", "σημειώσεις", "πηγές", "βιβλιογραφία", "εξωτερικοί σύνδεσμοι", "εξωτερικές συνδέσεις",
+           "προτεινόμενη βιβλιογραφία", "επιπλέον βιβλιογραφία", "περαιτέρω ανάγνωση", "σύνδεσμοι",
+           "χρήσιμοι εξωτερικοί σύνδεσμοι", "άλλες πηγές", "δικτυογραφία", "περαιτέρω βιβλιογραφία"),
+    "he": ("הערות שוליים", "קישורים חיצוניים", "לקריאה נוספת", "ביבליוגרפיה", "מקורות"),
     "af": ("verwysings", "bronne", "eksterne skakels", "notas"),
     "nn": ("kjelder", "referansar", "bakgrunnsstoff", "litteratur", "eksterne lenkjer"),
-    "no": ("referanser", "kilder", "eksterne lenker", "litteratur", "noter"),
-    "sv": ("referenser", "källor", "noter", "externa länkar", "litteratur", "vidare läsning"),
+    "nb": ("referanser", "kilder", "eksterne lenker", "litteratur", "noter", "fotnoter", "videre lesning"),
     "ltg": ("nūruodis", "nūruodis i olūti", "literatura", "teiklavītys"),
     "lv": ("atsauces", "ārējās saites", "literatūra", "piezīmes", "avoti"),
-    "ru": ("примечания", "комментарии", "сноски", "литература", "источники", "ссылки", "библиография",
-           "внешние ссылки"),
-    "uk": ("примітки", "виноски", "джерела", "література", "посилання", "бібліографія", "зовнішні посилання",
-           "джерела та література"),
-    "el": ("παραπομπές", "σημειώσεις", "πηγές", "βιβλιογραφία", "εξωτερικοί σύνδεσμοι", "εξωτερικές συνδέσεις"),
-    "pl": ("przypisy", "bibliografia", "linki zewnętrzne"),
-    "cs": ("reference", "poznámky", "literatura", "externí odkazy"),
-    "ja": ("脚注", "注釈", "出典", "参考文献", "参考資料", "外部リンク", "脚注・出典"),
-    "zh": ("参考文献", "參考文獻", "参考资料", "參考資料", "外部链接", "外部連結", "外部鏈接", "注释", "註釋", "脚注",
-           "腳註", "延伸阅读", "延伸閱讀"),
-    "ko": ("각주", "참고 문헌", "외부 링크"),
-    "vi": ("tham khảo", "chú thích", "ghi chú", "liên kết ngoài", "đọc thêm", "thư mục"),
 }  # fmt: skip
 """End-matter heading names per language code (the language's See also names are added). English is always on."""
 
@@ -62,3 +108,46 @@ def end_matter_names(language: str = "en", see_also_titles: tuple[str, ...] = ()
 def is_end_matter(path: list[str], names: frozenset[str]) -> bool:
     """Whether a section with this title path (article title first) is end matter or lies inside end matter."""
     return any(heading_key(title) in names for title in path[1:])
+
+
+REFERENCE_SHARE = 0.8
+"""A section is a reference list when at least this share of its lines (and two of them) are references."""
+_IDENTIFIER = re.compile(
+    r"\b(?:ISBN|ISSN|DOI|OCLC|PMID|PMC|LCCN|JSTOR|Bibcode|arXiv|ББК|УДК)\b|\bdoi:|https?://|\bwww\.|"
+    r"\b[\w-]{2,}\.(?:com|org|net|edu|gov|int|info)\b|\b[\w-]{2,}\.[a-z]{2}(?:/|\b(?!\.))"
+)
+_YEAR = re.compile(r"(?<!\d)(?:1[5-9]\d\d|20\d\d)(?!\d)")
+# pages ("pp. 12", "S. 4", "с. 300", "σελ. 5"), a place, its publisher and the year ("London: Penguin, 1999",
+# "М.: Наука, 1985"), an edition or an editor, a Japanese book title in 『』
+_BOOK_MARK = re.compile(
+    r"(?:^|[\s(,;–—-])(?:pp?|S|s|с|С|σ|σσ|σελ|str|tr|vol|Vol|Bd|т|Т|No|Nr|№)\.\s*\d"
+    r"|\b[A-ZА-ЯΑ-Ω][\w.-]*\s?:\s?[^:,]{2,60},\s*(?:1[5-9]|20)\d\d(?!\d)"
+    r"|\b(?:eds?|Hrsg|изд|éd|red)\.|\((?:eds?|Hrsg|ed)\.?\)|『[^』]+』"
+)
+
+
+def is_reference_line(line: str) -> bool:
+    """Whether one line reads as a reference: an identifier or address (ISBN, DOI, a URL or domain name: an
+    external link's title), or a year with a book's marks (pages, place and publisher, an editor)."""
+    return bool(_IDENTIFIER.search(line) or (_YEAR.search(line) and _BOOK_MARK.search(line)))
+
+
+def is_reference_list(text: str) -> bool:
+    """Whether a section's text (one paragraph or list item a line) is a list of references: at least two lines,
+    and :data:`REFERENCE_SHARE` of them references (:func:`is_reference_line`)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) < 2:
+        return False
+    return sum(map(is_reference_line, lines)) >= REFERENCE_SHARE * len(lines)
+
+
+def reference_list_sections(article: Article, exclude: set[int] = frozenset()) -> set[int]:
+    """Indices of the article's sections that :func:`is_reference_list` finds (and their subsections), whatever
+    their heading; those in ``exclude`` (end matter by name) are not looked at."""
+    found: set[int] = set()
+    for index, section in enumerate(article.sections):
+        if index in exclude:
+            continue
+        if section.parent in found or (section.text and is_reference_list(section.text)):
+            found.add(index)
+    return found

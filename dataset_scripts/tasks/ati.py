@@ -13,6 +13,8 @@ from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article
 from wikiformer_kit.dataset_scripts.tasks.common import (
     END_MATTER_REASON,
     END_MATTER_SKIP,
+    REFERENCE_LIST_REASON,
+    REFERENCE_LIST_SKIP,
     TaskOutput,
     count_end_matter,
     count_words,
@@ -29,6 +31,7 @@ SKIP_REASONS = {
     "short-abstract": "abstract shorter than min_words",
     "no-section-with-text": "no section with text distinct from the abstract",
     END_MATTER_SKIP: END_MATTER_REASON,
+    REFERENCE_LIST_SKIP: REFERENCE_LIST_REASON,
 }
 
 

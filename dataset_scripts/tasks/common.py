@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
-from wikiformer_kit.dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter
+from wikiformer_kit.dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter, reference_list_sections
 from wikiformer_kit.dataset_scripts.corpus.words import count_words, truncate_words
 
 
@@ -92,6 +92,11 @@ def node_text(article: Article, index: int, max_words: int) -> str:
 
 END_MATTER_SKIP = "end-matter-section"
 END_MATTER_REASON = "end-matter section with text (References, External links, See also, ...) left out as a node"
+REFERENCE_LIST_SKIP = "reference-list-section"
+REFERENCE_LIST_REASON = (
+    "section of another name whose lines are nearly all citations, link titles or links (a reference list) left out"
+    " as a node"
+)
 
 
 @lru_cache(maxsize=64)
@@ -105,11 +110,15 @@ def end_matter(article: Article, keep: bool = False) -> set[int]:
     if keep:
         return set()
     names = _end_matter_names(article.language)
-    return {i for i, section in enumerate(article.sections) if is_end_matter(section.path, names)}
+    by_name = {i for i, section in enumerate(article.sections) if is_end_matter(section.path, names)}
+    return by_name | reference_list_sections(article, by_name)
 
 
 def count_end_matter(out: TaskOutput, article: Article, left_out: set[int], min_words: int) -> None:
-    """Count, under :data:`END_MATTER_SKIP`, the end-matter sections that would have been nodes (enough text)."""
-    dropped = sum(1 for i in left_out if count_words(article.sections[i].text) >= min_words)
-    if dropped:
-        out.skipped[END_MATTER_SKIP] += dropped
+    """Count the end-matter sections that would have been nodes (enough text): under :data:`END_MATTER_SKIP` those
+    found by name, under :data:`REFERENCE_LIST_SKIP` the reference lists of other names."""
+    names = _end_matter_names(article.language)
+    for i in left_out:
+        if count_words(article.sections[i].text) >= min_words:
+            by_name = is_end_matter(article.sections[i].path, names)
+            out.skipped[END_MATTER_SKIP if by_name else REFERENCE_LIST_SKIP] += 1

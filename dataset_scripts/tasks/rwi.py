@@ -24,6 +24,8 @@ from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.tasks.common import (
     END_MATTER_REASON,
     END_MATTER_SKIP,
+    REFERENCE_LIST_REASON,
+    REFERENCE_LIST_SKIP,
     TaskOutput,
     count_end_matter,
     count_words,
@@ -40,6 +42,7 @@ SKIP_REASONS = {
     "too-few-sections-with-text": "fewer than 2 sections have text (no other node to draw negatives from)",
     "no-distinct-negative": "no negative query different from the positive could be drawn",
     END_MATTER_SKIP: END_MATTER_REASON,
+    REFERENCE_LIST_SKIP: REFERENCE_LIST_REASON,
 }
 
 

@@ -28,6 +28,8 @@ from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article
 from wikiformer_kit.dataset_scripts.tasks.common import (
     END_MATTER_REASON,
     END_MATTER_SKIP,
+    REFERENCE_LIST_REASON,
+    REFERENCE_LIST_SKIP,
     TaskOutput,
     count_end_matter,
     count_words,
@@ -45,6 +47,7 @@ SKIP_REASONS = {
     "no-parent-with-two-text-children": "no node with at least two children having text",
     "duplicate-row": "row identical to an earlier row of the same article",
     END_MATTER_SKIP: END_MATTER_REASON,
+    REFERENCE_LIST_SKIP: REFERENCE_LIST_REASON,
     "original:5-sections-or-fewer": "(original variant) 5 sections or fewer",
     "original:fewer-than-4-long-sections": "(original variant) fewer than 4 long sections",
     "original:no-long-section-at-deepest-levels": "(original variant) no long section at the two deepest levels",
@@ -107,7 +110,7 @@ def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, o
             out.groups.append(row)
             if options.positives == "sample":
                 break
-    if not out.groups and not set(out.skipped) - {END_MATTER_SKIP}:
+    if not out.groups and not set(out.skipped) - {END_MATTER_SKIP, REFERENCE_LIST_SKIP}:
         out.skipped["no-parent-with-two-text-children"] += 1
 
 
