@@ -25,6 +25,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
 
 from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article, Link
 from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation as page_is_disambiguation
+from wikiformer_kit.dataset_scripts.corpus.hatnotes import drop_hatnote_lines
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import is_media_link
 from wikiformer_kit.dataset_scripts.corpus.navigation import drop_navigation_lines
 from wikiformer_kit.dataset_scripts.corpus.see_also import (
@@ -436,6 +437,7 @@ def parse_wikitext(
     if "[[:" in wikitext:
         wikitext = _see_also_pointer(names, namespaces.media).sub("", wikitext)
     text, _ = drop_navigation_lines(strip_non_text(wikitext, language, template_counts), language)
+    text, _ = drop_hatnote_lines(text, language)
     walker = _TokenWalker(text, namespaces)
     headings: list[tuple[int, str, str]] = []
     links: list[Link] = []
