@@ -97,6 +97,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--eval-depth", "--depth", type=int, default=20, help="candidates re-ranked per query (python -m eval --k)"
     )
     parser.add_argument("--eval-max-length", type=int, default=256, help="pair length in tokens at evaluation")
+    parser.add_argument(
+        "--nanobeir",
+        nargs="*",
+        metavar="SET",
+        default=None,
+        help="also measure the model on NanoBEIR (the sets by short name; none given: sentence-transformers' 11) and "
+        "put the figures in the card's model-index as re-ranker cards report them",
+    )
+    parser.add_argument(
+        "--nanobeir-data",
+        default=None,
+        help="the NanoBEIR dataset: a Hub id (default sentence-transformers/NanoBEIR-en) or a local folder",
+    )
     parser.add_argument("--max-steps", type=int, default=None, help="override the config's max_steps")
     parser.add_argument("--seed", type=int, default=42, help="seed of the dataset build, training and tests")
     parser.add_argument("--num-proc", type=int, default=1, help="processes of the dataset and WIKIR builds")
@@ -494,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
             commands += collection_eval_commands(
                 python, args, str(wikir_dir / "test"), "bm25", eval_dir / "wikir", args.eval_max_queries
             )
+        commands += nanobeir_commands(python, args, model_dir, eval_dir / "nanobeir")
         stages.run("eval", commands, describe=lambda: f"{_short(eval_dir)}")
     if "card" in selected:
         name_dataset_cards(out, tasks, namespace)
@@ -616,6 +630,25 @@ def collection_eval_commands(
     return commands + [compare + ["--seed", str(args.seed)]]
 
 
+def nanobeir_commands(python: str, args, model_dir: Path, folder: Path) -> list[list[str]]:
+    """``python -m eval nanobeir`` on the model (``--nanobeir``), writing ``folder/nanobeir.json``; none without it."""
+    if args.nanobeir is None:
+        return []
+    command = [python, "-m", "wikiformer_kit.eval", "nanobeir", str(model_dir), "--output-dir", str(folder)]
+    command += ["--sets", *args.nanobeir] if args.nanobeir else []
+    command += ["--data", args.nanobeir_data] if args.nanobeir_data else []
+    return [command + ["--max-length", str(args.eval_max_length)]]
+
+
+def nanobeir_figures(eval_dir: Path):
+    """The NanoBEIR figures the eval stage measured (``eval_dir/nanobeir/nanobeir.json``), or None. Release chooses
+    the checkpoint and the fusion on WIKIR or ``--eval-collection``, never on NanoBEIR: they are test figures."""
+    from wikiformer_kit.eval.nanobeir_report import FILE_NAME, NanoBEIRRecord
+
+    path = eval_dir / "nanobeir" / FILE_NAME
+    return NanoBEIRRecord.load(path) if path.exists() else None
+
+
 class Selection:
     """Where the checkpoint and the fusion are chosen: the WIKIR validation split, or ``--eval-collection``."""
 
@@ -730,6 +763,7 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         more_evaluations=more,
         chart=draw_chart(evaluation, model_dir),
         checkpoint_selection=checkpoint_selection(config, out / "train", selected_on, args.eval_max_length),
+        nanobeir=nanobeir_figures(eval_dir),
     )
     return write_model_card(model_dir, inputs)
 

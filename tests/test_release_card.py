@@ -5,6 +5,7 @@ kept out, one significance verdict, one name per measure, no internal names, one
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -276,3 +277,44 @@ def test_the_stages_help_says_what_runs_by_default(capsys):
     help_text = " ".join(capsys.readouterr().out.split())
     assert f"(default: all {len(STAGES)}: wikir runs whenever train does" in help_text
     assert "default: datasets,train,export,eval,card" not in help_text
+
+
+def test_nanobeir_figures_measured_by_the_eval_stage_are_in_model_index(kept_bm25, tmp_path):
+    """``release.py --nanobeir``: the eval stage's command (run here in a fresh process on a tiny real-tokenizer
+    ranker and a NanoBEIR-layout folder built from the vendored collections) writes the figures the card reports."""
+    import subprocess
+    import sys
+
+    from tests.conftest import PROJECT_ROOT
+    from tests.eval.conftest import save_tiny_ranker
+    from tests.eval.nanobeir_data import DEPTH, build_mini_nanobeir
+    from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
+    from wikiformer_kit.release import nanobeir_commands, parse_args
+
+    out = tmp_path / "release"
+    shutil.copytree(kept_bm25[0], out)
+    ranker = save_tiny_ranker(tmp_path / "ranker", initializer_range=0.2)
+    data = build_mini_nanobeir(tmp_path)
+    args = parse_args(["--output-dir", str(out), "--nanobeir", "msmarco", "--nanobeir-data", str(data)])
+    assert parse_args(["--output-dir", str(out)]).nanobeir is None  # not measured unless asked
+    [command] = nanobeir_commands(sys.executable, args, ranker, out / "eval" / "nanobeir")
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    result = subprocess.run(
+        [*command, "--rerank-k", str(DEPTH)], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    record = NanoBEIRRecord.load(out / "eval" / "nanobeir")
+    assert record.settings["max_length"] == args.eval_max_length
+    text, header = render(out)
+    results = {
+        (entry["dataset"]["type"], metric["type"]): metric["value"]
+        for entry in results_of(header)
+        for metric in entry["metrics"]
+        if entry["task"]["type"].startswith("cross-encoder")
+    }
+    assert results == {
+        (prefix, key): round(record.results[f"{prefix}_{key}"], 4)
+        for prefix in ("NanoMSMARCO_R20", "NanoBEIR_R20_mean")
+        for key in ("map", "mrr@10", "ndcg@10")
+    }
+    assert "### NanoBEIR, as re-ranker model cards report it" in text
