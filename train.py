@@ -56,11 +56,14 @@ def load_model(model_args: ModelArguments, with_mlm: bool):
     model_class = WikiformerForPreTraining if with_mlm else WikiformerForRanking
     kwargs = {"attn_implementation": model_args.attn_implementation} if model_args.attn_implementation else {}
     model, info = model_class.from_pretrained(path, output_loading_info=True, dtype=torch.float32, **kwargs)
-    if model_args.head_init not in ("zero", "random"):
-        raise ValueError(f"--head_init must be zero or random, got {model_args.head_init!r}")
-    if model_args.head_init == "zero" and any(key.startswith("classifier.") for key in info["missing_keys"]):
+    if model_args.head_init not in ("zero", "random", "nsp"):
+        raise ValueError(f"--head_init must be zero, random or nsp, got {model_args.head_init!r}")
+    new_head = any(key.startswith("classifier.") for key in info["missing_keys"])
+    if model_args.head_init == "zero" and new_head:
         torch.nn.init.zeros_(model.classifier.weight)
         torch.nn.init.zeros_(model.classifier.bias)
+    if model_args.head_init == "nsp" and new_head:  # HARP's start: BERT's NSP logit of class 1
+        model.start_head_from_nsp(path)
     return model
 
 

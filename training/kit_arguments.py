@@ -43,7 +43,8 @@ class ModelArguments:
         default="zero",
         metadata={
             "help": "a ranking head that the checkpoint lacks starts at zero ('zero': every candidate scores "
-            "the same, so the first loss is ln(group size)) or with BERT's normal(0.02) init ('random')"
+            "the same, so the first loss is ln(group size)), with BERT's normal(0.02) init ('random') or from the "
+            "checkpoint's next-sentence-prediction head, logit of class 1 ('nsp', as HARP's code)"
         },
     )
     attn_implementation: str | None = field(default=None, metadata={"help": "sdpa (default), eager, flash_attention_2"})
