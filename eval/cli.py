@@ -9,6 +9,7 @@ Subcommands::
     python -m eval tune-fusion --model M --collection DEV --output-dir OUT [--save]
     python -m eval compare RUN... --collection C --reference RUN [--output-dir OUT]
     python -m eval table OUT1/comparison.json OUT2/comparison.json [--measures nDCG@10 RR@10] [--latex]
+    python -m eval paper BENCHMARK --model M --collection C --output-dir OUT   (the paper's Tables 2-4, its figures beside)
     python -m eval nanobeir MODEL [--sets msmarco nfcorpus ...] [--data HUB_ID_OR_FOLDER] [--output-dir OUT]
 
 ``--collection C`` is a folder (format detected) or ``FORMAT:PATH``; see `eval.collections.resolve`.
@@ -94,7 +95,12 @@ def _long_documents(args: argparse.Namespace):
 
 
 def _add_first_stage(parser: argparse.ArgumentParser, flag: str) -> None:
-    parser.add_argument(flag, default=None, help="bm25, dense, or given (the first run shipped with the collection)")
+    parser.add_argument(
+        flag,
+        default=None,
+        help="bm25, paper (BM25 with the paper's k1=3.8, b=0.87), dense, or given (the first run shipped with the "
+        "collection)",
+    )
     parser.add_argument("--k", type=int, default=100, help="candidates per query")
     parser.add_argument("--k1", type=float, help="BM25 k1 (default 1.5)")
     parser.add_argument("--b", type=float, help="BM25 b (default 0.75)")
@@ -125,6 +131,8 @@ def _query_ids(collection: Collection, max_queries: int | None) -> list[str]:
 def _first_stage(args: argparse.Namespace, collection: Collection, method: str, query_ids: list[str]) -> Run:
     from wikiformer_kit.eval.first_stage import BM25Options, first_stage_run
 
+    if method == "paper":
+        method, args.paper_bm25 = "bm25", True
     options = BM25Options.paper() if args.paper_bm25 else BM25Options()
     overrides = {"k1": args.k1, "b": args.b}
     options = BM25Options(
@@ -294,6 +302,33 @@ def cmd_rerank(args: argparse.Namespace) -> int:
         _print_means(label, evaluation.means())
     (out / "metrics.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out / f'{tag}.run'}, {out / 'metrics.json'}")
+    return 0
+
+
+def cmd_paper(args: argparse.Namespace) -> int:
+    """One benchmark of the paper's Tables 2-4: re-rank its candidates with the model, measure the paper's measures
+    and write the paper's table with the user's rows under it (``OUT/paper-table.md``)."""
+    from wikiformer_kit.eval.paper_tables import benchmark, paper_figures, paper_table
+
+    bench = benchmark(args.benchmark)
+    setting = args.setting or next(iter(bench.rows))
+    bench.figures(setting)  # a setting the paper does not report is refused before anything loads
+    args.measures, args.k = bench.all_measures(), args.k or bench.depth
+    args.fusion, args.alpha = "none", None
+    if args.first_stage is None and args.k1 is None and args.b is None:
+        args.paper_bm25 = True  # where the collection ships no candidates, BM25 as the paper set it
+    cmd_rerank(args)
+    out = Path(args.output_dir)
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    measured = {label: result["means"] for label, result in metrics.items()}
+    queries = max(result.get("num_queries") or 0 for result in metrics.values())
+    table = paper_table(bench, setting, measured, queries)
+    (out / "paper-table.md").write_text(table, encoding="utf-8")
+    record = {"benchmark": bench.name, "setting": setting, "table": bench.table, "queries": queries,
+              "paper": paper_figures(bench, setting), "this_run": measured}  # fmt: skip
+    (out / "paper-table.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    print(table)
+    print(f"wrote {out / 'paper-table.md'}, {out / 'paper-table.json'}")
     return 0
 
 
@@ -587,6 +622,34 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--measures", nargs="+", help="measures shown (default: those of the first file)")
     table.add_argument("--latex", action="store_true", help="LaTeX tables instead of markdown")
     table.set_defaults(func=cmd_table)
+    paper = commands.add_parser(
+        "paper", help="one benchmark of the paper's Tables 2-4, written in the paper's layout with its figures beside"
+    )
+    paper.add_argument(
+        "benchmark",
+        metavar="BENCHMARK",
+        help="msmarco-doc-dev, trec-dl-2019-doc, trec-covid-round2, lecard or cail-lcr (eval/paper_tables.py)",
+    )
+    paper.add_argument("--model", required=True, help="checkpoint folder or Hub id")
+    _add_collection(paper)
+    paper.add_argument(
+        "--setting",
+        choices=("zero-shot", "fine-tuned"),
+        help="the paper's rows shown beside (default: zero-shot, or fine-tuned where the paper has only those)",
+    )
+    paper.add_argument(
+        "--candidates", help="a TREC run file, or a run shipped with the collection (default: the collection's first)"
+    )
+    _add_first_stage(paper, "--first-stage")
+    paper.set_defaults(k=None)  # the benchmark's depth
+    paper.add_argument("--depth", type=int, help="re-rank only the top N candidates (default: all --k)")
+    _add_scoring(paper)
+    _add_long_documents(paper)
+    paper.add_argument("--tag", help="run name (default: the model folder name)")
+    paper.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming OUT/<tag>.run")
+    paper.add_argument("--output-dir", required=True, help="the runs, metrics.json and paper-table.md are written here")
+    paper.set_defaults(func=cmd_paper)
+
     nano = commands.add_parser(
         "nanobeir",
         help="NanoBEIR re-ranking figures as re-ranker model cards report them (sentence-transformers' keys)",
