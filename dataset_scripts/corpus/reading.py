@@ -41,12 +41,13 @@ def read_shard(shard: Shard, options: ReaderOptions, read_ahead: str, on_bytes: 
             return read_raw_in_process(shard, options, on_bytes)
         records = module.read_raw(shard.path, options, byte_range=shard.byte_range, on_bytes=on_bytes)
     else:
-        part = shard.record_part
-        records = (
-            module.read(Path(shard.path), options)
-            if part is None
-            else module.read(Path(shard.path), options, part=part)
-        )
+        part, lines = shard.record_part, shard.line_range
+        if lines is not None:
+            records = module.read(Path(shard.path), options, byte_range=lines)
+        elif part is not None:
+            records = module.read(Path(shard.path), options, part=part)
+        else:
+            records = module.read(Path(shard.path), options)
     return prefetch(records) if read_ahead == "process" else records
 
 

@@ -150,6 +150,12 @@ class Shard:
         """``(start, end)`` for a range of a multistream dump, None for a whole file (what ``read_raw`` takes)."""
         return (self.start, self.end) if self.multistream else None
 
+    @property
+    def line_range(self) -> tuple[int, int] | None:
+        """``(start, end)`` for a byte range of a plain NDJSON file (its reader reads the lines that start in it),
+        None otherwise (what ``read`` takes as ``byte_range``)."""
+        return None if self.multistream or (self.start, self.end) == (0, -1) else (self.start, self.end)
+
 
 def multistream_index(path: str | Path) -> Path | None:
     """The index file of a multistream dump (``...-multistream-index.txt.bz2`` beside it, or for a part file
@@ -254,17 +260,23 @@ def plan_shards(
 def split_by_records(shards: list[Shard], min_shards: int) -> list[Shard]:
     """Cut the files whose format reads a part of its records (``SPLITS_BY_RECORD``: a compressed archive that cannot
     be cut by bytes) into parts, until there are ``min_shards`` shards in all: each part reads the whole file and
-    parses every ``parts``-th record, so the processes share the parsing, the costly step."""
+    parses every ``parts``-th record, so the processes share the parsing, the costly step. A file its format can cut
+    by bytes (``splits_by_bytes``: a plain NDJSON file) is cut into as many equal byte ranges instead, each read
+    alone (its reader aligns them on lines)."""
     splittable = [i for i, shard in enumerate(shards) if getattr(get_format(shard.fmt), "SPLITS_BY_RECORD", False)]
     if not splittable or len(shards) >= min_shards:
         return shards
     parts = math.ceil((min_shards - len(shards) + len(splittable)) / len(splittable))
     result: list[Shard] = []
     for i, shard in enumerate(shards):
-        if i in splittable and parts > 1:
-            result.extend(Shard(shard.path, shard.fmt, part=part, parts=parts) for part in range(parts))
-        else:
+        if i not in splittable or parts == 1:
             result.append(shard)
+        elif getattr(get_format(shard.fmt), "splits_by_bytes", lambda path: False)(Path(shard.path)):
+            size = Path(shard.path).stat().st_size
+            cuts = [part * size // parts for part in range(parts)] + [-1]
+            result.extend(Shard(shard.path, shard.fmt, cuts[k], cuts[k + 1]) for k in range(parts))
+        else:
+            result.extend(Shard(shard.path, shard.fmt, part=part, parts=parts) for part in range(parts))
     return result
 
 

@@ -42,12 +42,14 @@ from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, no
 
 NAME = "enterprise-html"
 SPLITS_BY_RECORD = True
-"""A gzip archive cannot be cut by bytes: several processes share one file by records (``read``'s ``part``)."""
+"""A gzip archive cannot be cut by bytes: several processes share one file by records (``read``'s ``part``); a plain
+NDJSON file is cut into byte ranges instead (``read``'s ``byte_range``: :func:`splits_by_bytes`)."""
 
 _TAR_MAGIC = slice(257, 262)
 _RECORD_KEYS = (b'"article_body"', b'"in_language"', b'"is_part_of"', b'"main_entity"', b'"namespace"')
 RecordParser = Callable[[bytes, str, str, ReaderOptions], list[Article | Redirect | Skipped]]
 _BROKEN = (EOFError, OSError, zlib.error, lzma.LZMAError, tarfile.TarError)
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 
 
 def _is_tar(head: bytes) -> bool:
@@ -75,7 +77,10 @@ def first_record_line(head: bytes) -> bytes:
 
 
 def read(
-    path: Path, options: ReaderOptions, part: tuple[int, int] | None = None
+    path: Path,
+    options: ReaderOptions,
+    part: tuple[int, int] | None = None,
+    byte_range: tuple[int, int] | None = None,
 ) -> Iterator[Article | Redirect | Skipped]:
     """Stream the records of an Enterprise HTML dump file (a ``.json.tar.gz`` or an NDJSON file).
 
@@ -85,20 +90,46 @@ def read(
         part: ``(k, n)`` to parse only the records ``k``, ``k + n``, ``k + 2n``, ... of the file (counted over all its
             members, blank lines not counted), so that ``n`` processes share one archive; the others are read past
             unparsed. A break in the archive is reported by part 0 only.
+        byte_range: ``(start, end)`` of a plain NDJSON file (``end`` -1: to its end): only the lines that start in
+            it are read (:func:`read_byte_range`), so that processes share a file without reading it whole.
 
     Yields:
         The page's Redirects then its :class:`Article` for each record, or a :class:`Skipped` naming the file,
-        the member and the line.
+        the member and the line (in a byte range, the line's first byte).
     """
-    yield from read_records(path, options, parse_record, part)
+    yield from read_records(path, options, parse_record, part, byte_range)
+
+
+def splits_by_bytes(path: Path) -> bool:
+    """Whether a file can be cut into byte ranges: a plain NDJSON file (:func:`is_plain_ndjson`)."""
+    return is_plain_ndjson(path)
+
+
+def is_plain_ndjson(path: Path) -> bool:
+    """Whether a file is NDJSON as it is: not compressed, not a tar."""
+    if str(path).endswith(_COMPRESSED_SUFFIXES):
+        return False
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(512)
+    except OSError:
+        return False
+    return not _is_tar(head) and first_record_line(head).startswith(b"{")
 
 
 def read_records(
-    path: Path, options: ReaderOptions, parse: RecordParser, part: tuple[int, int] | None = None
+    path: Path,
+    options: ReaderOptions,
+    parse: RecordParser,
+    part: tuple[int, int] | None = None,
+    byte_range: tuple[int, int] | None = None,
 ) -> Iterator[Article | Redirect | Skipped]:
     """The records of an NDJSON file or of a tar of NDJSON members, each line given to ``parse(raw, file, where,
-    options)`` (``where`` names the member and line); ``part`` as in :func:`read`. Shared with the other Wikimedia
-    Enterprise formats, which are shipped the same way."""
+    options)`` (``where`` names the member and line); ``part`` and ``byte_range`` as in :func:`read`. Shared with the
+    other Wikimedia Enterprise formats, which are shipped the same way."""
+    if byte_range is not None:
+        yield from read_byte_range(path, options, parse, *byte_range)
+        return
     selector = _RecordSelector(*(part or (0, 1)))
     is_tar = _is_tar(read_head(path, 512))
     records = _read_tar(path, options, selector, parse) if is_tar else _read_plain(path, options, selector, parse)
@@ -173,6 +204,28 @@ def _read_lines(
         number += 1
         if raw.strip() and selector.take():
             yield from parse(raw, str(path), where, options)
+
+
+def read_byte_range(
+    path: Path, options: ReaderOptions, parse: RecordParser, start: int, end: int
+) -> Iterator[Article | Redirect | Skipped]:
+    """The records of the lines of a plain NDJSON file that start in ``[start, end)`` (``end`` -1: the end of the
+    file): a line that starts before ``start`` belongs to the range before, however far it reaches into this one,
+    so that ranges cut anywhere read every line once. Each is named by its first byte (``line at byte N``)."""
+    with open(path, "rb") as stream:
+        offset = start
+        if start > 0:
+            stream.seek(start - 1)
+            if stream.read(1) != b"\n":
+                offset += len(stream.readline())  # the rest of a line the range before reads
+        while end < 0 or offset < end:
+            raw = stream.readline()
+            if not raw:
+                return
+            where = f"line at byte {offset}"
+            offset += len(raw)
+            if raw.strip():
+                yield from parse(raw, str(path), where, options)
 
 
 def parse_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> list[Article | Redirect | Skipped]:

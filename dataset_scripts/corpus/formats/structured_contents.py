@@ -35,6 +35,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilde
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, read_head
 from wikiformer_kit.dataset_scripts.corpus.formats.enterprise_html import (
     first_record_line,
+    is_plain_ndjson,
     load_record,
     namespaces_of,
     read_records,
@@ -70,7 +71,10 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(
-    path: Path, options: ReaderOptions, part: tuple[int, int] | None = None
+    path: Path,
+    options: ReaderOptions,
+    part: tuple[int, int] | None = None,
+    byte_range: tuple[int, int] | None = None,
 ) -> Iterator[Article | Redirect | Skipped]:
     """Stream the records of a Structured Contents file (NDJSON, or a ``.tar.gz`` of NDJSON members).
 
@@ -78,6 +82,8 @@ def read(
         path: the file.
         options: reader options (``language`` is the fallback for a record that names none).
         part: ``(k, n)``: parse only every ``n``-th record from the ``k``-th (see :func:`.enterprise_html.read`).
+        byte_range: ``(start, end)`` of a plain NDJSON file: the lines that start in it (see
+            :func:`.enterprise_html.read`).
 
     Yields:
         One :class:`Article` per record, or a :class:`Skipped` naming the file, the member and the line (the row
@@ -86,7 +92,12 @@ def read(
     if read_head(path, len(_PARQUET_MAGIC)) == _PARQUET_MAGIC:
         yield from read_parquet(path, options, part)
     else:
-        yield from read_records(path, options, parse_record, part)
+        yield from read_records(path, options, parse_record, part, byte_range)
+
+
+def splits_by_bytes(path: Path) -> bool:
+    """Whether a file can be cut into byte ranges: a plain NDJSON file (not compressed, not a tar, not Parquet)."""
+    return read_head(path, len(_PARQUET_MAGIC)) != _PARQUET_MAGIC and is_plain_ndjson(path)
 
 
 def read_parquet(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import re
@@ -288,3 +289,64 @@ def test_tables_comments_hidden_text_and_nested_anchors(tmp_path):
     assert article.abstract == "Lead text, italic bold, out.\nterm\ndefinition"
     assert [(link.target, link.anchor) for link in article.links] == [("C", "italic bold")]
     assert [(section.title, section.text) for section in article.sections] == [("Heading", "Body\nline two")]
+
+
+def plain_ndjson(folder: Path, copies: int = 1) -> Path:
+    """The records of every member of the vendored dump as one plain NDJSON file, with a blank line."""
+    lines = [line for data in members().values() for line in data.splitlines() if line.strip()] * copies
+    path = folder / "dump.ndjson"
+    path.write_bytes(b"\n".join(lines[:2] + [b""] + lines[2:]) + b"\n")
+    return path
+
+
+def test_byte_ranges_cut_anywhere_read_every_line_once(tmp_path):
+    path = plain_ndjson(tmp_path)
+    data = path.read_bytes()
+    starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == ord("\n")]
+    cuts = sorted({max(0, min(len(data), s + d)) for s in starts for d in (-2, -1, 0, 1, 2)} | {len(data) // 3})
+
+    def first_bytes(raw, file, where, options):
+        return [(where, raw[:40])]
+
+    whole = [raw for _, raw in enterprise_html.read_byte_range(path, OPTIONS, first_bytes, 0, -1)]
+    assert len(whole) == 4
+    for cut in cuts:
+        for end in (cut, cut + 7):
+            ranges = [(0, cut), (cut, end), (end, -1)]
+            read = [raw for start, stop in ranges for _, raw in enterprise_html.read_byte_range(
+                path, OPTIONS, first_bytes, start, stop)]  # fmt: skip
+            assert read == whole, (cut, end)
+    wheres = [where for where, _ in enterprise_html.read_byte_range(path, OPTIONS, first_bytes, 1, -1)]
+    assert wheres[0] == f"line at byte {starts[1]}"
+
+
+def test_a_plain_ndjson_is_planned_as_byte_ranges_and_read_as_a_whole(tmp_path):
+    path = plain_ndjson(tmp_path)
+    whole = split_records(enterprise_html.read(path, OPTIONS))[0]
+    shards, _ = plan_shards([path], min_shards=3)
+    size = path.stat().st_size
+    assert [(shard.line_range, shard.record_part) for shard in shards] == [
+        ((0, size // 3), None),
+        ((size // 3, 2 * size // 3), None),
+        ((2 * size // 3, -1), None),
+    ]
+    parts = [split_records(enterprise_html.read(path, OPTIONS, byte_range=shard.line_range))[0] for shard in shards]
+    assert sum(parts, []) == whole
+    gzipped = tmp_path / "dump.ndjson.gz"
+    gzipped.write_bytes(gzip.compress(path.read_bytes()))
+    assert [shard.record_part for shard in plan_shards([gzipped], min_shards=2)[0]] == [(0, 2), (1, 2)]
+
+
+def test_one_or_two_processes_build_the_same_corpus_from_a_plain_ndjson(tmp_path):
+    path = plain_ndjson(tmp_path, copies=3)
+    corpora = {}
+    for processes in (1, 2):
+        out = tmp_path / f"corpus-{processes}"
+        command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", str(path), "--output-dir", str(out),
+                   "--num-proc", str(processes)]  # fmt: skip
+        result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        corpora[processes] = sorted(json.dumps(row, sort_keys=True) for row in rows(out / "data"))
+        shards = json.loads((out / "logs" / "shards.json").read_text())
+        assert len(shards) == processes and all(shard["parts"] == 1 for shard in shards)
+    assert corpora[1] == corpora[2] and len(corpora[1]) == 12
