@@ -18,9 +18,16 @@ OTHER_NAMESPACES = frozenset(
         "module talk", "special", "wikt", "wiktionary", "s", "wikisource", "q", "wikiquote", "commons", "meta",
         "m", "mw", "n", "wikinews", "b", "wikibooks", "v", "wikiversity", "voy", "wikivoyage", "species", "d",
         "wikidata", "iarchive", "gutenberg", "doi",
+        # Wikimedia's interwiki prefixes: a link there leaves the wiki, it is no article of it
+        "w", "wikispecies", "incubator", "c", "mediawikiwiki", "metawikimedia", "metawikipedia", "foundation",
+        "wmf", "wikimedia", "wikitech", "phab", "phabricator", "outreach", "testwiki", "oldwikisource", "sources",
+        "translatewiki", "betawikiversity", "toollabs", "gerrit", "mediazilla", "bugzilla", "oldid", "diff", "rev",
+        "lexeme", "wikifunctions", "f", "betawiki", "labs", "sulutil", "quality", "strategy",
+        "usability", "otrs", "ticket", "wg", "mail", "mailarchive", "tools", "wikiapiary", "wikia", "fandom",
     }
 )  # fmt: skip
 _INTERLANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[a-z]{2,8})*$")
+_FILE_NAME = re.compile(r"\.[A-Za-z0-9]{2,5}\s*$")
 _SPACES = re.compile(r"[\s_]+")
 
 
@@ -88,3 +95,20 @@ def classify_link(target: str, namespaces: Namespaces = ENGLISH) -> str:
     if _INTERLANGUAGE.match(prefix):
         return "other" if leading_colon else "interlanguage"
     return "article"
+
+
+def shown_title(target: str, namespaces: Namespaces = ENGLISH) -> str:
+    """The text a link with no text of its own shows, as read: an article's title as written; for a link to
+    another namespace or wiki (``[[:Category:宮崎県の企業|]]``, ``[[w:Charles Lyell]]``) the title without its
+    namespace and interwiki prefixes (MediaWiki's pipe trick); for a file shown as a link, nothing."""
+    title = target.strip().lstrip(":").strip()
+    media = False
+    while ":" in title:
+        prefix, _, rest = title.partition(":")
+        key = _SPACES.sub(" ", prefix).strip().lower()
+        if key in namespaces.media:
+            media = True
+        elif key not in namespaces.other and not _INTERLANGUAGE.match(key):
+            break
+        title = rest.strip()
+    return "" if media and _FILE_NAME.search(title) else title

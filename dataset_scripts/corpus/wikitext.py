@@ -26,6 +26,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
 from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article, Link
 from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation as page_is_disambiguation
 from wikiformer_kit.dataset_scripts.corpus.hatnotes import drop_hatnote_lines
+from wikiformer_kit.dataset_scripts.corpus.leftovers import cut_braced_tags, strip_stray_tags
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import is_media_link
 from wikiformer_kit.dataset_scripts.corpus.navigation import drop_navigation_lines
 from wikiformer_kit.dataset_scripts.corpus.see_also import (
@@ -36,7 +37,13 @@ from wikiformer_kit.dataset_scripts.corpus.see_also import (
 )
 from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, sentence_spans
 from wikiformer_kit.dataset_scripts.corpus.templates import count_template, render_template
-from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, classify_link, normalize_title
+from wikiformer_kit.dataset_scripts.corpus.titles import (
+    ENGLISH,
+    Namespaces,
+    classify_link,
+    normalize_title,
+    shown_title,
+)
 from wikiformer_kit.dataset_scripts.corpus.tree import build_sections
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
@@ -98,7 +105,7 @@ def strip_non_text(wikitext: str, language: str = "", template_counts: Counter |
         wikitext = _COMMENT.sub("", wikitext)
     if "<ref" in wikitext or "<REF" in wikitext or "<Ref" in wikitext:
         wikitext = _REF.sub("", wikitext)
-    wikitext = "\n" + wikitext  # so that a table on the first line starts after a newline too
+    wikitext = "\n" + cut_braced_tags(wikitext)  # so that a table on the first line starts after a newline too
     out: list[str] = []
     depth, kept_from, opened_at, template_start = 0, 0, 0, -1
     for match in _NESTED.finditer(wikitext):
@@ -290,7 +297,8 @@ class _TokenWalker:
             self.until(buffer, (T.WikilinkClose,), record_links=False)
         self.pos += 1
         if not buffer.since(start).strip():
-            buffer.write(_unstyle(raw_target.strip().lstrip(":")))
+            shown = raw_target.strip().lstrip(":") if kind == "article" else shown_title(raw_target, self.namespaces)
+            buffer.write(_unstyle(shown))
         if record_links and kind == "article":
             target = normalize_title(raw_target)
             anchor = buffer.since(start)
@@ -377,7 +385,7 @@ def debris_count(text: str) -> int:
 def _clean(text: str) -> str:
     """Paragraphs (wikitext's blank-line breaks) one per line; a single newline is a space, as rendered."""
     if "[" in text or "{" in text or "}" in text or "<" in text or "|" in text:
-        text = _LEFTOVER.sub("", text)
+        text = strip_stray_tags(_LEFTOVER.sub("", text))
     if "\n" not in text:  # one paragraph, as most sentences are: str.split folds any white space, in C
         return _paragraph(text)
     return "\n".join(p for p in (_paragraph(p) for p in BLANK_LINE.split(text)) if p)
