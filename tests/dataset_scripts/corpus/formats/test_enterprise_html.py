@@ -350,3 +350,19 @@ def test_one_or_two_processes_build_the_same_corpus_from_a_plain_ndjson(tmp_path
         shards = json.loads((out / "logs" / "shards.json").read_text())
         assert len(shards) == processes and all(shard["parts"] == 1 for shard in shards)
     assert corpora[1] == corpora[2] and len(corpora[1]) == 12
+
+
+def test_see_also_by_structure_where_the_language_has_no_known_heading_as_the_wikitext_path(tmp_path, articles):
+    assert articles["ru:Squirrel"].see_also_found_by == "name"
+    unknown = "kk"  # a language whose See also heading the built-in table lacks: found by the section's structure
+    path = tmp_path / "part.ndjson"
+    chosen = [records()["ruwiki:Squirrel"], records()["enwiki:William Clark (inventor)"]]
+    path.write_text(
+        "".join(json.dumps({**record, "in_language": {"identifier": unknown}}) + "\n" for record in chosen),
+        encoding="utf-8",
+    )
+    squirrel, clark = split_records(enterprise_html.read(path, OPTIONS))[0]
+    assert (squirrel.see_also, squirrel.see_also_found_by) == (["Lua", "Python", "ECMAScript", "Ruby"], "structure")
+    wikitext = parse_wikitext("Squirrel", chosen[0]["article_body"]["wikitext"], language=unknown)
+    assert (wikitext.see_also, wikitext.see_also_found_by) == (squirrel.see_also, "structure")
+    assert (clark.see_also, clark.see_also_found_by) == ([], "")  # Life and References: no list of articles

@@ -1,0 +1,174 @@
+"""The See also section of a Parsoid page by its structure, where no heading name is known for the language: the
+signals of :func:`..see_also.looks_like_see_also` read from the rendered page instead of its wikitext.
+
+A candidate is a top-level ``<section>`` (its heading at most 5 words, no subsection, no reference or citation in
+it) whose list items are mostly entries (1-2 article links, at most 12 words of prose and no digit outside the first
+link), with at most 40 words of prose outside its lists and no "Word:" lead-in line; the page must have 25 words of
+prose before it (lists aside) and the top-level sections after it at most 80 words of prose each. The first such
+section is the See also section and its article links are the targets, as the wikitext path finds them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborNode
+
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import lexbor_visible_text
+from wikiformer_kit.dataset_scripts.corpus.formats._parsoid import (
+    HEADINGS,
+    element_text,
+    is_dropped,
+    math_text,
+    wikilink_target,
+)
+from wikiformer_kit.dataset_scripts.corpus.see_also import (
+    LATE_PROSE_WORDS,
+    MAX_ITEM_LINKS,
+    MAX_ITEM_WORDS,
+    MAX_PROSE_WORDS,
+    MIN_ENTRIES,
+    MIN_PROSE_BEFORE,
+)
+from wikiformer_kit.dataset_scripts.corpus.titles import Namespaces, classify_link, normalize_title
+from wikiformer_kit.dataset_scripts.corpus.words import word_spans
+
+_LISTS = frozenset({"ul", "ol", "dl"})
+_ITEM_BLOCKS = frozenset({"p", "div", "li", "dt", "dd", "br"})
+_CITATIONS = 'sup.reference, .mw-references-wrap, ol.references, cite, [typeof~="mw:Extension/references"]'
+_ALNUM = re.compile(r"[^\W_]")
+_DIGIT = re.compile(r"\d")
+_LEAD_IN = re.compile(r"[^\W\d_][^\S\n]*[:：][^\S\n]*$", re.M)
+
+
+def see_also_by_structure(body: LexborNode, namespaces: Namespaces) -> tuple[str, list[str]] | None:
+    """The heading and the article links (titles, in order, once each) of the section that has the structure of a
+    See also section, or None."""
+    top = [node for node in _children(body) if node.tag == "section" and _heading(node) is not None]
+    before = _words(_prose(_lead(body)))
+    for position, section in enumerate(top):
+        heading = _heading(section)
+        later = top[position + 1 :]
+        if before >= MIN_PROSE_BEFORE and _looks_like_see_also(section, heading, later, namespaces):
+            return element_text(heading), _targets(section, namespaces)
+        before += _words(_prose(section, skip_heading=True))
+    return None
+
+
+def _looks_like_see_also(
+    section: LexborNode, heading: LexborNode, later: list[LexborNode], namespaces: Namespaces
+) -> bool:
+    if _words(element_text(heading)) > 5 or len(section.css("section")) > 1:  # lexbor matches the section itself
+        return False
+    if section.css_first(_CITATIONS) is not None:
+        return False
+    if any(_words(_prose(other, skip_heading=True)) > LATE_PROSE_WORDS for other in later):
+        return False
+    items = [item for item in section.css("li") if _is_read(item, section) and _own_text(item).strip()]
+    if not items:
+        return False
+    entries = links = 0
+    for item in items:
+        anchors = [a for a in _own_anchors(item) if _article_target(a, namespaces)]
+        text = _own_text(item)
+        prose = text
+        for anchor in anchors:
+            prose = prose.replace(element_text(anchor), " ", 1)
+        rest = text.replace(element_text(anchors[0]), " ", 1) if anchors else text
+        if 0 < len(anchors) <= MAX_ITEM_LINKS and _words(prose) <= MAX_ITEM_WORDS and not _DIGIT.search(rest):
+            entries += 1
+            links += len(anchors)
+        elif any("mw:ExtLink" in (a.attributes.get("rel") or "") for a in _own_anchors(item)):
+            return False  # an external-links list
+    if entries < 0.75 * len(items) or links > 1.5 * entries:
+        return False
+    outside = _prose(section, skip_heading=True)
+    if _words(outside) > MAX_PROSE_WORDS or _LEAD_IN.search(outside):
+        return False
+    return entries >= MIN_ENTRIES
+
+
+def _targets(section: LexborNode, namespaces: Namespaces) -> list[str]:
+    targets: list[str] = []
+    for anchor in section.css('a[rel~="mw:WikiLink"]'):
+        title = _article_target(anchor, namespaces)
+        if title and _is_read(anchor, section) and title not in targets:
+            targets.append(title)
+    return targets
+
+
+def _article_target(anchor: LexborNode, namespaces: Namespaces) -> str:
+    """The article a wikilink points to ("" for another namespace, another wiki, an external link or no target)."""
+    attributes = anchor.attributes
+    if "mw:WikiLink" not in (attributes.get("rel") or "").split():
+        return ""
+    target = wikilink_target(attributes)
+    return normalize_title(target) if target and classify_link(target, namespaces) == "article" else ""
+
+
+def _children(node: LexborNode) -> list[LexborNode]:
+    found, child = [], node.first_child
+    while child is not None:
+        found.append(child)
+        child = child.next
+    return found
+
+
+def _heading(section: LexborNode) -> LexborNode | None:
+    return next((child for child in _children(section) if child.tag in HEADINGS), None)
+
+
+def _lead(body: LexborNode) -> LexborNode | None:
+    """The section before the first heading (Parsoid's ``data-mw-section-id="0"``)."""
+    return next((node for node in _children(body) if node.tag == "section" and _heading(node) is None), None)
+
+
+def _is_read(node: LexborNode, section: LexborNode) -> bool:
+    """Whether no element between ``node`` and ``section`` (``node`` included) is dropped from the text."""
+    while node is not None and node.mem_id != section.mem_id:
+        if is_dropped(node.attributes, node.tag):
+            return False
+        node = node.parent
+    return True
+
+
+def _own_anchors(item: LexborNode) -> list[LexborNode]:
+    """The links of a list item outside its nested lists."""
+    return [a for a in item.css("a") if _is_read(a, item) and _list_item_of(a) == item.mem_id]
+
+
+def _list_item_of(node: LexborNode) -> int | None:
+    node = node.parent
+    while node is not None and node.tag != "li":
+        node = node.parent
+    return node.mem_id if node is not None else None
+
+
+def _own_text(item: LexborNode) -> str:
+    """A list item's text without its nested lists."""
+    return lexbor_visible_text(item, _ITEM_BLOCKS, _item_stand_in)
+
+
+def _item_stand_in(element: LexborNode, tag: str) -> str | None:
+    attributes = element.attributes
+    if tag in _LISTS or is_dropped(attributes, tag):
+        return ""
+    return math_text(element, attributes) if tag == "math" else None
+
+
+def _prose(section: LexborNode | None, skip_heading: bool = False) -> str:
+    """A section's text outside its lists (and its heading with ``skip_heading``), one line a block."""
+    if section is None:
+        return ""
+
+    def stand_in(element: LexborNode, tag: str) -> str | None:
+        if tag in _LISTS or (skip_heading and tag in HEADINGS) or is_dropped(element.attributes, tag):
+            return ""
+        return None
+
+    return lexbor_visible_text(section, (), stand_in)
+
+
+def _words(text: str) -> int:
+    """Words of prose, counted as :mod:`..see_also` counts them (words holding a letter or a digit)."""
+    return sum(1 for start, end in word_spans(text) if _ALNUM.search(text, start, end))
