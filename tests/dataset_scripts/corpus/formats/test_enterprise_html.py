@@ -366,3 +366,24 @@ def test_see_also_by_structure_where_the_language_has_no_known_heading_as_the_wi
     wikitext = parse_wikitext("Squirrel", chosen[0]["article_body"]["wikitext"], language=unknown)
     assert (wikitext.see_also, wikitext.see_also_found_by) == (squirrel.see_also, "structure")
     assert (clark.see_also, clark.see_also_found_by) == ([], "")  # Life and References: no list of articles
+
+
+def test_an_arabic_parsoid_page_right_to_left_with_its_see_also_by_name_and_by_structure(tmp_path):
+    member = SAMPLES / "enterprise" / "arwiki_namespace_0_0.ndjson.gz"
+    assert detect_format(member) is enterprise_html
+    (article,), skipped, _ = split_records(enterprise_html.read(member, OPTIONS))
+    assert skipped == [] and (article.title, article.language, article.id) == ("رياضيات", "ar", "38")
+    assert article.abstract.startswith("الرياضيات علم عبارة عن مفاهيم مجردة")
+    levels = {(section.title, section.level) for section in article.sections}
+    assert {("التاريخ", 2), ("أسس وفلسفة الرياضيات", 3), ("الكمية", 4)} <= levels
+    assert article.see_also_found_by == "name" and article.see_also[:2] == [
+        "قائمة الرموز الرياضية",
+        "قائمة الرموز الرياضية بحسب الموضوع",
+    ]
+    assert not REFERENCE_MARKER.search(article.text) and "تصنيف:" not in article.text  # references, categories
+    assert_clean(article, HTML_TAG)
+    record = json.loads(gzip.decompress(member.read_bytes()))
+    unknown = tmp_path / "part.ndjson"
+    unknown.write_text(json.dumps({**record, "in_language": {"identifier": "kk"}}) + "\n", encoding="utf-8")
+    (by_structure,) = split_records(enterprise_html.read(unknown, OPTIONS))[0]
+    assert (by_structure.see_also, by_structure.see_also_found_by) == (article.see_also, "structure")
