@@ -305,6 +305,19 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_script_ndcg(args: argparse.Namespace, bench, out: Path, measured: dict[str, dict[str, float]]) -> None:
+    """Add nDCG as LeCaRD's metrics.py computes it (`eval.metrics.lecard`) to each system's figures, over the
+    labelled queries that were ranked, from the runs ``eval rerank`` wrote in ``out``."""
+    from wikiformer_kit.eval.metrics.lecard import lecard_ndcg_mean
+
+    qrels = load_collection_part(args.collection, args.relevance_level).qrels
+    for label, means in measured.items():
+        run = read_trec_run(out / f"{label}.run")
+        labels = {query: qrels[query] for query in run if query in qrels}
+        for k, name in zip(bench.script_cutoffs, bench.script_measures(), strict=True):
+            means[name] = lecard_ndcg_mean(run, labels, k)
+
+
 def cmd_paper(args: argparse.Namespace) -> int:
     """One benchmark of the paper's Tables 2-4: re-rank its candidates with the model, measure the paper's measures
     and write the paper's table with the user's rows under it (``OUT/paper-table.md``)."""
@@ -320,7 +333,9 @@ def cmd_paper(args: argparse.Namespace) -> int:
     cmd_rerank(args)
     out = Path(args.output_dir)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
-    measured = {label: result["means"] for label, result in metrics.items()}
+    measured = {label: dict(result["means"]) for label, result in metrics.items()}
+    if bench.script_cutoffs:
+        _add_script_ndcg(args, bench, out, measured)
     queries = max(result.get("num_queries") or 0 for result in metrics.values())
     table = paper_table(bench, setting, measured, queries)
     (out / "paper-table.md").write_text(table, encoding="utf-8")

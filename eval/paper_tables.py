@@ -46,6 +46,8 @@ class PaperBenchmark:
         depth: candidates re-ranked per query.
         rows: per setting (``zero-shot``, ``fine-tuned``), per model row, the paper's cells in ``measures``' order.
         extra_measures: measured as well, without a paper figure (TREC-COVID's P@5).
+        script_cutoffs: nDCG cut-offs also computed as the benchmark's own script computes them (LeCaRD's
+            ``metrics.py``, `eval.metrics.lecard`), shown as ``LeCaRD-nDCG@k``.
     """
 
     name: str
@@ -57,6 +59,7 @@ class PaperBenchmark:
     depth: int
     rows: dict[str, dict[str, tuple[str, ...]]]
     extra_measures: tuple[str, ...] = ()
+    script_cutoffs: tuple[int, ...] = ()
 
     def figures(self, setting: str) -> dict[str, list[PaperFigure]]:
         """The paper's rows of ``setting``, each cell parsed.
@@ -73,6 +76,10 @@ class PaperBenchmark:
     def all_measures(self) -> list[str]:
         """The paper's measures, then those measured without a paper figure."""
         return [*self.measures, *self.extra_measures]
+
+    def script_measures(self) -> list[str]:
+        """The names of the script-computed figures, e.g. ``LeCaRD-nDCG@5``."""
+        return [f"LeCaRD-nDCG@{k}" for k in self.script_cutoffs]
 
 
 def _table2_rows(column: slice) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -170,6 +177,7 @@ BENCHMARKS = {
             "the dataset's own 100 candidates per query",
             100,
             _table4_rows(slice(0, 2)),
+            script_cutoffs=(5, 15),
         ),
         PaperBenchmark(
             "cail-lcr",
@@ -180,6 +188,7 @@ BENCHMARKS = {
             "the dataset's own 100 candidates per query",
             100,
             _table4_rows(slice(2, 4)),
+            script_cutoffs=(5, 15),
         ),
     )
 }
@@ -203,8 +212,8 @@ def paper_table(bench: PaperBenchmark, setting: str, measured: dict[str, dict[st
         queries: the number of queries the user's figures average over.
     """
     figures = bench.figures(setting)
-    measures = bench.all_measures()
-    labels = [*bench.labels, *bench.extra_measures]
+    measures = [*bench.all_measures(), *bench.script_measures()]
+    labels = [*bench.labels, *bench.extra_measures, *bench.script_measures()]
     lines = [
         f"{bench.title}, {setting} ({bench.table} of the paper; candidates: {bench.candidates})",
         "",
@@ -212,7 +221,7 @@ def paper_table(bench: PaperBenchmark, setting: str, measured: dict[str, dict[st
         "|---|---|" + "---:|" * len(labels),
     ]
     for row, cells in figures.items():
-        shown = [str(cell) for cell in cells] + ["" for _ in bench.extra_measures]
+        shown = [str(cell) for cell in cells] + ["" for _ in measures[len(cells) :]]
         lines.append(f"| paper | {row} | " + " | ".join(shown) + " |")
     for label, means in measured.items():
         shown = [f"{means[measure]:.4f}" if measure in means else "" for measure in measures]
@@ -220,7 +229,8 @@ def paper_table(bench: PaperBenchmark, setting: str, measured: dict[str, dict[st
     lines += [
         "",
         f"The paper's rows as printed (\\* = significantly worse than Wikiformer in the paper, p < 0.05; NA = not "
-        f"reported); this run's rows over {queries} queries, trec_eval's measures.",
+        f"reported); this run's rows over {queries} queries, trec_eval's measures"
+        + (", and nDCG as LeCaRD's metrics.py computes it (LeCaRD-nDCG)." if bench.script_cutoffs else "."),
     ]
     return "\n".join(lines) + "\n"
 

@@ -6,6 +6,8 @@
   `eval.collections.folder` for how a folder is read: every file read or named in a warning, ambiguities refused
   with the choices listed);
 * an archive (``cran.tar.gz``, ``cisi.zip``): unpacked and read as a folder;
+* a LeCaRD or CAIL-LCR folder (``query.json``, ``candidates/<ridx>/``, ``label_top30_dict.json``): read by
+  `eval.collections.lecard`, each query's own candidates its run;
 * ``irds:ID``: an `ir_datasets <https://ir-datasets.com>`_ id (``irds:cranfield``,
   ``irds:msmarco-passage/trec-dl-2020/judged``), read by `eval.collections.irds` (the package is optional);
 * ``FORMAT:PATH``: ``FORMAT`` is one of `FORMATS`. ``hf:`` takes a Hub dataset id or a local dataset folder;
@@ -32,12 +34,13 @@ from wikiformer_kit.eval.collections.errors import CollectionFormatError
 from wikiformer_kit.eval.collections.folder import load_files, load_folder
 from wikiformer_kit.eval.collections.irds import PREFIX as IRDS_PREFIX
 from wikiformer_kit.eval.collections.irds import load_irds_collection
+from wikiformer_kit.eval.collections.lecard import is_lecard_folder, load_lecard_folder
 from wikiformer_kit.eval.collections.relevance import default_relevance_level
 from wikiformer_kit.eval.collections.textfile import read_json
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa", IRDS_PREFIX)
+FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa", "lecard", IRDS_PREFIX)
 
 
 def load_collection(spec: str, relevance_level: int | None = None) -> Collection:
@@ -78,6 +81,8 @@ def load_collection(spec: str, relevance_level: int | None = None) -> Collection
         extracted = extract_archive(folder)
         _, collection = load_folder(extracted, fmt)
         collection.name, folder = archive_stem(folder), extracted
+    elif fmt == "lecard" or (fmt is None and is_lecard_folder(folder)):
+        collection = load_lecard_folder(folder)
     elif fmt == "beir" or (fmt is None and (folder / "corpus.jsonl").exists()):
         collection = load_beir_folder(folder, split=split)
     elif not folder.is_dir():
