@@ -74,6 +74,8 @@ rendered, whatever a template table says."""
 _HEAD = 300
 """Characters of a line in which a hatnote's words and first link must stand."""
 _OPENERS = ":*#;' \t"
+# an indented line in italics from end to end ("::''See also: [[Software patents]] for an overview.''"): a note
+_INDENTED_ITALIC = re.compile(r":+[ \t]*''(?!')[^\n]*\[\[[^\n]*''[ \t]*")
 _LINK = r"'{0,3}[「『]?\[\[[^\[\]\n]+\]\][」』]?'{0,3}"
 _JOINER = r"(?:\s*(?:,|;|/|&|、|\band\b|\bor\b|\bund\b|\bet\b|\by\b|\be\b|\bи\b|\bі\b|\bта\b|\bили\b|\bабо\b|\bκαι\b|\bή\b|\bvà\b|\bhoặc\b|\bi\b|\boraz\b|\ba\b)\s*|\s+)"  # noqa: E501
 
@@ -89,7 +91,7 @@ def hatnote_phrases(language: str) -> tuple[str, ...]:
 def _hatnote(language: str) -> re.Pattern:
     said = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in hatnote_phrases(language))
     return re.compile(
-        rf"[:*#;]*[ \t]*(?:<div[^>\n]*>[ \t]*)?(?P<italic>'{{2,3}})?[ \t]*(?i:{said})[ \t]*(?P<closed>'{{2,3}})?[ \t]*[:：.,-]?[ \t]*"
+        rf"[:*#;]*[ \t]*(?:<div[^>\n]*>[ \t]*)?(?P<italic>'{{2,3}})?[ \t]*(?i:{said})[ \t]*[:：]?[ \t]*(?P<closed>'{{2,3}})?[ \t]*[:：.,-]?[ \t]*"
         rf"(?:{_LINK})(?:{_JOINER}(?:{_LINK}))*[ \t]*(?:を参照|も参照)?(?:のこと)?[ \t]*[.。]?[ \t]*(?(closed)'{{0,3}}|(?(italic)'{{2,3}}|'{{0,3}}))[ \t]*"
         rf"(?:</div>)?(?P<rest>.*)$",
         re.S,
@@ -122,6 +124,9 @@ def drop_hatnote_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
             continue
         match = pattern.match(line)
         if match is None:
+            if _INDENTED_ITALIC.fullmatch(line):
+                lines[number] = ""
+                count += 1
             continue
         rest = match.group("rest")
         if not rest.strip():

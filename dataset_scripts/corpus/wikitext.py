@@ -53,6 +53,7 @@ _REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | r
 # parameter (empty) and the template, as MediaWiki's preprocessor matches braces before tables are read; "|}}}"
 # closes a table inside a template, then the template.
 _NESTED = re.compile(r"\{\{|\}\}|\n[ \t:]*\{\||\n[ \t]*\|\}(?!\}(?!\}))")
+_TABLE_OPENING = re.compile(r"\n[ \t:]*\{\|[^\n]*")
 _MAGIC = re.compile(r"__[A-Z]+__")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|<\s*/?\s*ref\b[^>]*>?", re.I)
 # What a removed template leaves behind: brackets with nothing or only punctuation in them, punctuation just
@@ -130,7 +131,11 @@ def strip_non_text(wikitext: str, language: str = "", template_counts: Counter |
                         out.append(rendered)
                     if template_counts is not None:
                         count_template(template_counts, wikitext, template_start, kept_from, rendered, language)
-    out.append(wikitext[opened_at if depth else kept_from :])
+    if depth and template_start < 0:  # an unclosed table: the lines that open tables hold attributes, not text
+        line_end = wikitext.find("\n", opened_at)
+        out.append(_TABLE_OPENING.sub("", wikitext[len(wikitext) if line_end < 0 else line_end :]))
+    else:
+        out.append(wikitext[opened_at if depth else kept_from :])
     return "".join(out).removeprefix("\n")
 
 

@@ -80,8 +80,6 @@ def test_italic_hatnote_glued_to_its_paragraph_goes_alone():
 @pytest.mark.parametrize(
     ("language", "line"),
     [
-        # the note's words open a sentence that goes on: prose (the English sample's Algorithm has this line)
-        ("en", ":''See also: [[Software patents]] for a general overview of the patentability of software.''"),
         ("uk", "Див. також [[Періодична система елементів]] та її історію, що описано нижче."),
         ("en", "See the [[Moon]] rise."),
         ("el", "Δείτε ότι ο [[Δίας]] είναι πλανήτης."),
@@ -97,3 +95,16 @@ def test_hatnote_templates_are_cut_without_their_words():
         name = template[2:].split("|")[0]
         assert is_hatnote_template(name)
         assert strip_non_text(template + "\nText.") == "\nText."
+
+
+def test_indented_italic_note_goes_whole():
+    # the English sample's Algorithm: an indented note in italics whose link is followed by more words
+    line = ":''See also: [[Software patents]] for a general overview of the patentability of software, including"
+    line += " computer-implemented algorithms.''"
+    assert drop_hatnote_lines(line + "\nText.", "en") == ("\nText.", 1)
+
+
+def test_italic_words_then_colon_of_the_english_sample_go():
+    # the English sample's Anatomy: the words and their colon in italics, the link after them
+    line = "''Main article:'' [[Bibliography of biology#Anatomy|Bibliography of anatomy]]"
+    assert drop_hatnote_lines(line, "en") == ("", 1)
