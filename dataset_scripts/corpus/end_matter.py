@@ -126,10 +126,17 @@ _BOOK_MARK = re.compile(
 )
 
 
+_IDENTIFIER_WORDS = ("ISBN", "ISSN", "DOI", "OCLC", "PMID", "PMC", "LCCN", "JSTOR", "Bibcode", "arXiv", "ББК", "УДК", "doi:", "http", "www.")  # fmt: skip
+_DOMAIN_DOT = re.compile(r"\.[a-z]")
+"""What a line holds whenever :data:`_IDENTIFIER` matches it (a word it names, or a dot before a domain's letter):
+looked for first, since the full pattern costs a search per word of a prose paragraph."""
+
+
 def is_reference_line(line: str) -> bool:
     """Whether one line reads as a reference: an identifier or address (ISBN, DOI, a URL or domain name: an
     external link's title), or a year with a book's marks (pages, place and publisher, an editor)."""
-    return bool(_IDENTIFIER.search(line) or (_YEAR.search(line) and _BOOK_MARK.search(line)))
+    may_identify = _DOMAIN_DOT.search(line) or any(word in line for word in _IDENTIFIER_WORDS)
+    return bool((may_identify and _IDENTIFIER.search(line)) or (_YEAR.search(line) and _BOOK_MARK.search(line)))
 
 
 def is_reference_list(text: str) -> bool:
@@ -138,7 +145,15 @@ def is_reference_list(text: str) -> bool:
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) < 2:
         return False
-    return sum(map(is_reference_line, lines)) >= REFERENCE_SHARE * len(lines)
+    # stop at the first line past the share of other lines a list may hold: prose is given up after a line or two
+    others_allowed = len(lines) - REFERENCE_SHARE * len(lines)
+    others = 0
+    for line in lines:
+        if not is_reference_line(line):
+            others += 1
+            if others > others_allowed:
+                return False
+    return True
 
 
 def reference_list_sections(article: Article, exclude: set[int] = frozenset()) -> set[int]:

@@ -109,9 +109,17 @@ def end_matter(article: Article, keep: bool = False) -> set[int]:
     ``keep`` (``--keep-sections``). See :mod:`dataset_scripts.corpus.end_matter`."""
     if keep:
         return set()
+    if _last_end_matter[0] is article:  # every sampler of a unit asks for the same article in turn
+        return set(_last_end_matter[1])
     names = _end_matter_names(article.language)
     by_name = {i for i, section in enumerate(article.sections) if is_end_matter(section.path, names)}
-    return by_name | reference_list_sections(article, by_name)
+    found = by_name | reference_list_sections(article, by_name)
+    _last_end_matter[:] = [article, frozenset(found)]
+    return found
+
+
+_last_end_matter: list = [None, frozenset()]
+"""The last article :func:`end_matter` read and what it found."""
 
 
 def count_end_matter(out: TaskOutput, article: Article, left_out: set[int], min_words: int) -> None:
