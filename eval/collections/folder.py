@@ -27,6 +27,7 @@ from wikiformer_kit.eval.collections.errors import CollectionFormatError
 from wikiformer_kit.eval.collections.jsonl import read_jsonl_documents, read_jsonl_qrels, read_jsonl_queries
 from wikiformer_kit.eval.collections.lisa import NEWER_QRELS, read_lisa_documents, read_lisa_qrels, read_lisa_queries
 from wikiformer_kit.eval.collections.msmarco_docs import LOOKUP_KIND, is_msmarco_documents, read_msmarco_documents
+from wikiformer_kit.eval.collections.openmatch import read_openmatch_candidates
 from wikiformer_kit.eval.collections.rankllm import read_rankllm_candidates
 from wikiformer_kit.eval.collections.smart import (
     read_smart_documents,
@@ -123,6 +124,14 @@ def load_files(
         collection.documents.update(documents)
         collection.queries.update(queries)
         collection.runs[_run_name(path, collection.runs)] = run
+    labels: dict[str, dict[str, int]] = {}
+    for path in kinds.get("openmatch", []):
+        documents, queries, run, found = read_openmatch_candidates(path)
+        collection.documents.update(documents)
+        collection.queries.update(queries)
+        collection.runs[_run_name(path, collection.runs)] = run
+        for query_id, graded in found.items():
+            labels.setdefault(query_id, {}).update(graded)
     for path in kinds.get("msmarco-top1000", []):
         documents, queries, run = read_msmarco_top1000(path)
         collection.documents.update(documents)
@@ -141,6 +150,8 @@ def load_files(
         collection.documents.update(documents)
     _read_queries(folder, kinds, collection, detected)
     _read_qrels(folder, kinds, collection, detected)
+    if labels and not collection.qrels:  # OpenMatch's positive labels, where no qrels file is beside them
+        collection.qrels = labels
     if per_file and collection.qrels and not (candidates_only and collection.runs):
         _check_judged_coverage(per_file, collection)
     return detected, collection
@@ -229,6 +240,7 @@ def _choose_document_format(folder: Path, kinds: dict[str, list[Path]], fmt: str
         if fmt is None or fmt == detected:
             return detected, detected
     detected = "rankllm" if kinds.get("rankllm") or kinds.get("msmarco-top1000") else "trec"
+    detected = "openmatch" if kinds.get("openmatch") and detected == "trec" else detected
     if fmt is not None and fmt != detected:
         raise CollectionFormatError(folder, f"asked for format {fmt!r} but the files look like {detected!r}")
     return None, detected

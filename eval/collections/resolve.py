@@ -40,7 +40,7 @@ from wikiformer_kit.eval.collections.textfile import read_json
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa", "lecard", IRDS_PREFIX)
+FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa", "lecard", "openmatch", IRDS_PREFIX)
 
 
 def load_collection(spec: str, relevance_level: int | None = None) -> Collection:

@@ -10,6 +10,7 @@ Layouts recognised, as the tools that write them lay them out:
   (MS MARCO documents) with their lookup ``docid<TAB>offset<TAB>offset`` (``msmarco-docs-lookup.tsv``), TREC SGML ``<DOC>`` blocks, SMART ``.I`` records, and JSON lines (Pyserini
   ``{"id", "contents"}``, ir_datasets ``{"doc_id", ...}`` and ``{"query_id", "text"}``, BEIR ``{"_id", ...}``);
 * the Glasgow LISA files (``LISA0.001`` ..., ``LISA.QUE``, ``LISARJ.NUM``, ``LISA.REL``);
+* OpenMatch's re-ranking JSON lines (``{query, doc, label, query_id, doc_id, retrieval_score}``);
 * rank_llm candidates (a JSON list of ``{query, hits}``) and MS MARCO's ``top1000.*.tsv``
   (``qid<TAB>pid<TAB>query<TAB>passage``);
 * archives of a collection (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``).
@@ -49,7 +50,7 @@ def sniff(path: Path) -> Sniffed:
     """Guess what a collection file holds from its first 8 KB.
 
     Kinds: ``metadata`` (``collection.json``), ``documentation``, ``archive``, ``rankllm``, ``msmarco-top1000``, ``sgml-documents``, ``topics``, ``smart``, ``run``,
-    ``qrels``, ``tsv-documents``, ``msmarco-doc-lookup``, ``jsonl-documents``, ``jsonl-queries``, ``jsonl-qrels``, ``lisa-documents``,
+    ``qrels``, ``tsv-documents``, ``msmarco-doc-lookup``, ``jsonl-documents``, ``jsonl-queries``, ``jsonl-qrels``, ``openmatch``, ``lisa-documents``,
     ``lisa-queries``, ``lisa-qrels``; None with a reason for anything else.
     """
     if path.name.startswith("."):
@@ -173,6 +174,8 @@ def _sniff_jsonl(path: Path, head: str) -> Sniffed:
     if not isinstance(record, dict):
         return Sniffed(None, "JSON lines without objects")
     keys = set(record)
+    if {"query_id", "query", "doc"} <= keys and keys & {"doc_id", "paper_id"}:
+        return Sniffed("openmatch")
     if {"query_id", "doc_id", "relevance"} <= keys:
         return Sniffed("jsonl-qrels")
     if {"id", "contents"} <= keys or "doc_id" in keys:

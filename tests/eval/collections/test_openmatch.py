@@ -1,0 +1,50 @@
+"""OpenMatch's re-ranking JSON lines (its TREC-COVID candidates' layout), from a real sample of OpenMatch's CORD-19
+file: detected, read into documents, queries, the first stage's run and the positive labels; the paper's TREC-COVID
+benchmark run on it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tests.eval.conftest import save_tiny_ranker
+from wikiformer_kit.eval.cli import main
+from wikiformer_kit.eval.collections import CollectionFormatError, load_collection
+from wikiformer_kit.eval.collections.openmatch import read_openmatch_candidates
+from wikiformer_kit.eval.collections.sniff import sniff
+
+COVID = SAMPLES / "eval" / "openmatch-covid-mini"
+
+
+def test_openmatch_candidates_are_read():
+    records = [json.loads(line) for line in (COVID / "dev_toy.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sniff(COVID / "dev_toy.jsonl").kind == "openmatch"
+    collection = load_collection(str(COVID))
+    assert collection.queries == {"THUMSR-22": "Classification treatment COVID-19", "THUMSR-36": records[15]["query"]}
+    assert len(collection.documents) == 30
+    run = collection.runs["dev_toy"]
+    first = records[0]
+    assert run[first["query_id"]][first["paper_id"]] == first["retrieval_score"]
+    positives = {(r["query_id"], r["paper_id"]): r["label"] for r in records if r["label"] > 0}
+    assert {(q, d): g for q, docs in collection.qrels.items() for d, g in docs.items()} == positives
+    assert collection.relevance_level == 1
+
+
+def test_a_line_without_its_keys_is_named(tmp_path):
+    path = tmp_path / "test.jsonl"
+    path.write_text('{"query": "q", "doc": "d", "query_id": "1", "doc_id": "a"}\n{"query": "q", "doc": "d"}\n')
+    with pytest.raises(CollectionFormatError, match=r"test.jsonl:2: not an OpenMatch candidate"):
+        read_openmatch_candidates(path)
+
+
+def test_paper_trec_covid_on_openmatchs_candidates(tmp_path):
+    ranker = save_tiny_ranker(tmp_path / "ranker", initializer_range=0.2)
+    out = tmp_path / "out"
+    command = ["paper", "trec-covid-round2", "--model", str(ranker), "--collection", str(COVID), "--tag", "mine"]
+    assert main([*command, "--output-dir", str(out), "--max-length", "128"]) == 0
+    record = json.loads((out / "paper-table.json").read_text(encoding="utf-8"))
+    assert record["paper"]["Wikiformer"] == {"nDCG@10": 0.5449}
+    assert set(record["this_run"]) == {"dev_toy", "mine"} and set(record["this_run"]["mine"]) == {"nDCG@10", "P@5"}
+    assert "| | model | N@10 | P@5 |" in (out / "paper-table.md").read_text(encoding="utf-8")
