@@ -10,7 +10,9 @@ words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpn
   are then computed from its input hidden states and its own query/key projections, exactly as eq. 1 writes them,
   so no [layers x heads x T x T] tensor is ever materialised and SDPA/flash kernels stay usable.
 - A word is a run of letters of the text (lowercased), as in PROP; a word's weight is the sum of the attention
-  its word pieces receive; the row of a multi-token query span (an anchor) is the mean of its tokens' rows.
+  its word pieces receive; the row of a multi-token query span (an anchor) is the mean of its tokens' rows
+  (``anchor_row="mean"``) or, as the original code reads it, the row of the first occurrence in the text of the
+  span's first piece (``"first-piece"``: its ``sentence_tokens.index(anchor_tokens[0])``).
   Words beyond the model's ``max_length`` get no weight and are not candidates.
 - Each word's number of word pieces is kept beside its weights (RDP's anchor importance averages over pieces).
 - Results are cached in an SQLite file keyed by (model, max length, head combination, text, query spans): a
@@ -33,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from wikiformer_kit.dataset_scripts.corpus.words import is_spaced, letter_run, letter_words
-from wikiformer_kit.dataset_scripts.tasks.baseline_options import HEAD_COMBINATIONS
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import ANCHOR_ROWS, HEAD_COMBINATIONS
 
 _WORD = re.compile(letter_run())
 _ASCII_WORD = re.compile("[A-Za-z]+")  # _WORD's matches in ASCII text
@@ -135,6 +137,8 @@ class AttentionScorer:
         max_length: tokens per text (longer texts are cut; their later words get no weight).
         cache: an SQLite file for the results (created if missing); ``None`` = no cache.
         heads: how the heads' attention is combined: ``"sum"`` (the original code) or ``"mean"`` (eq. 1).
+        anchor_row: a query span's row: the mean of its pieces' rows (``"mean"``) or the row of the first
+            occurrence of its first piece in the text (``"first-piece"``, the original code).
     """
 
     def __init__(
@@ -145,9 +149,13 @@ class AttentionScorer:
         max_length: int = 256,
         cache: str | Path | None = None,
         heads: str = "sum",
+        anchor_row: str = "mean",
     ):
         if heads not in HEAD_COMBINATIONS:
             raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {heads!r}")
+        if anchor_row not in ANCHOR_ROWS:
+            raise ValueError(f"anchor_row must be one of {ANCHOR_ROWS}, got {anchor_row!r}")
+        self.anchor_row = anchor_row
         self.name, self.batch_size, self.max_length, self.heads = model_name_or_path, batch_size, max_length, heads
         self.device = device
         self._model = self._tokenizer = None
@@ -175,6 +183,8 @@ class AttentionScorer:
 
     def _key(self, text: str, queries: Sequence[Span]) -> str:
         raw = f"{self.name}\x1f{self.max_length}\x1f{self.heads}\x1f{_LAYOUT}\x1f{text}\x1f{list(map(list, queries))}"
+        if self.anchor_row != "mean" and queries:  # the mean's keys as they were: caches built before stay valid
+            raw += f"\x1f{self.anchor_row}"
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
     def score(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[TextAttention]:
@@ -223,9 +233,16 @@ class AttentionScorer:
             token_word = _token_words(offsets[row], encoded.sequence_ids(row), spans)
             weights = np.zeros((2 + len(queries), len(spans)), dtype=np.float32)
             query_rows = [attention[row, 0]]
+            ids = encoded["input_ids"][row].tolist()
+            in_text = [t for t, sequence in enumerate(encoded.sequence_ids(row)) if sequence is not None]
             for start, end in queries:
                 tokens = [t for t, (s, e) in enumerate(offsets[row]) if token_word[t] >= 0 and s < end and e > start]
-                query_rows.append(attention[row, tokens].mean(axis=0) if tokens else np.zeros_like(attention[row, 0]))
+                if not tokens:
+                    query_rows.append(np.zeros_like(attention[row, 0]))
+                elif self.anchor_row == "first-piece":
+                    query_rows.append(attention[row, next(t for t in in_text if ids[t] == ids[tokens[0]])])
+                else:
+                    query_rows.append(attention[row, tokens].mean(axis=0))
             valid = token_word >= 0
             for q, values in enumerate(query_rows):
                 np.add.at(weights[0 if q == 0 else q + 1], token_word[valid], values[valid])

@@ -18,6 +18,7 @@ ANCHOR_PAIRS = ("all", "drawn")
 RDP_TIES = ("first", "drop")
 RQP_NEGATIVE_LENGTHS = ("positive", "own")
 WORD_DRAWS = ("distinct", "replacement")
+ANCHOR_ROWS = ("mean", "first-piece")
 ORIGINAL_IMPORTANCE_MODEL = "google-bert/bert-base-uncased"
 """The original code's importance model (``--bert_model bert-base-uncased``), the backbone HARP trains."""
 
@@ -160,6 +161,9 @@ class HarpOptions:
             ``np.random.choice(..., replace=True)`` and ``query += anchor``).
         exclude_anchor_words: the anchor's own words are never drawn into its queries (the paper's eq. 5);
             off, they are candidates as the original code's are.
+        anchor_row: the attention row a sentence's words are weighed by for an anchor: the mean of its pieces'
+            rows (``"mean"``) or the row of the first occurrence of its first piece in the sentence
+            (``"first-piece"``, the original code's ``aidx``).
     """
 
     query_length: str = "poisson"
@@ -177,6 +181,7 @@ class HarpOptions:
     rqp_negative_length: str = "positive"
     word_draws: str = "distinct"
     exclude_anchor_words: bool = True
+    anchor_row: str = "mean"
 
     def __post_init__(self) -> None:
         if self.query_length not in QUERY_LENGTHS:
@@ -190,6 +195,7 @@ class HarpOptions:
             ("rdp_ties", RDP_TIES),
             ("rqp_negative_length", RQP_NEGATIVE_LENGTHS),
             ("word_draws", WORD_DRAWS),
+            ("anchor_row", ANCHOR_ROWS),
         ):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
@@ -202,7 +208,8 @@ class HarpOptions:
         paper is silent or its literal reading defeats the method), ``paper`` (eq. 1's head mean, eq. 10 summed
         over the anchor's words, l ~ Poisson(3)) or ``original`` (the code: heads summed, pieces averaged,
         int(N(3, 1)) query lengths, RQP's negative of its own length, words drawn with replacement, the anchor's
-        words not excluded, bert-base-uncased over 512 tokens as the importance model)."""
+        words not excluded, the anchor's row at its first piece's first occurrence, bert-base-uncased over 512
+        tokens as the importance model)."""
         if name not in HARP_VARIANTS:
             raise ValueError(f"HARP variant must be one of {HARP_VARIANTS}, got {name!r}")
         values = {
@@ -215,6 +222,7 @@ class HarpOptions:
                 "rqp_negative_length": "own",
                 "word_draws": "replacement",
                 "exclude_anchor_words": False,
+                "anchor_row": "first-piece",
                 "importance_model": ORIGINAL_IMPORTANCE_MODEL,
                 "passage_max_tokens": 510,
             },
@@ -291,6 +299,8 @@ def add_arguments(parser) -> None:
                        help=f"query words distinct, or with replacement in draw order ({harp.word_draws})")  # fmt: skip
     group.add_argument("--harp-exclude-anchor-words", action=argparse.BooleanOptionalAction, default=None,
                        help="never draw the anchor's own words into its queries (on; original: off)")  # fmt: skip
+    group.add_argument("--harp-anchor-row", choices=ANCHOR_ROWS, default=None,
+                       help=f"an anchor's attention row: its pieces' mean, or its first piece's first occurrence ({harp.anchor_row})")  # fmt: skip
     group.add_argument(
         "--harp-importance-model",
         default=None,
@@ -334,6 +344,7 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "rqp_negative_length": args.harp_rqp_negative_length,
         "word_draws": args.harp_word_draws,
         "exclude_anchor_words": args.harp_exclude_anchor_words,
+        "anchor_row": args.harp_anchor_row,
         "importance_model": args.harp_importance_model,
         "passage_max_tokens": args.harp_passage_max_tokens,
     }
@@ -399,6 +410,9 @@ def built_choices(method: str, options: dict[str, Any]) -> str:
             "RQP's negative: a length of its own draw (the original code)"
             if values.get("rqp_negative_length") == "own"
             else "RQP's negative: as many words as the positive",
+            "an anchor's attention row: its first piece's first occurrence (the original code)"
+            if values.get("anchor_row") == "first-piece"
+            else "an anchor's attention row: the mean of its pieces' rows",
             f"importance model {values.get('importance_model', '')} over "
             f"{values.get('passage_max_tokens', 250) + 2} tokens, heads "
             f"{'averaged' if values.get('heads') == 'mean' else 'summed'}",

@@ -610,6 +610,7 @@ class BaselineTasksStep(PipelineStep):
                 max_length=self.harp.passage_max_tokens + 2,
                 cache=self.cache or self.files.attention_cache,
                 heads=self.harp.heads,
+                anchor_row=self.harp.anchor_row,
             )
 
     def _surfaces(self) -> dict[str, dict[str, int]]:

@@ -74,6 +74,32 @@ def test_word_weights_sum_pieces_and_cache(tiny_bert, tmp_path):
     assert word_spans("U.S. x") == [("u", 0, 1), ("s", 2, 3), ("x", 5, 6)]
 
 
+def test_an_anchors_row_at_its_first_pieces_first_occurrence_as_the_original_reads_it(tiny_bert, tmp_path):
+    # "albedo" = al ##bedo, twice; the anchor is the second one
+    text = "Albedo measures reflectivity; albedo of snow."
+    second = (text.rindex("albedo"), text.rindex("albedo") + len("albedo"))
+    first = (0, len("Albedo"))
+    model = BertModel.from_pretrained(tiny_bert, attn_implementation="eager").eval()
+    batch = AutoTokenizer.from_pretrained(tiny_bert)(text, return_tensors="pt")
+    with torch.no_grad():  # tokens: [CLS] al ##bedo measures reflect ##ivity ; al ##bedo of snow . [SEP]
+        rows = model(**batch, output_attentions=True).attentions[-1].sum(dim=1)[0]
+    word_of_token = [None, 0, 0, 1, 2, 2, None, 3, 3, 4, 5, None, None]
+
+    def per_word(row):  # a token row summed over each word's pieces
+        return np.array([sum(float(row[t]) for t, w in enumerate(word_of_token) if w == word) for word in range(6)])
+
+    cache = tmp_path / "cache.sqlite"
+    original = AttentionScorer(str(tiny_bert), device="cpu", anchor_row="first-piece", cache=cache)
+    (attention,) = original.score([(text, [second, first])])
+    # both anchors read the row of token 1, the first "al" in the sentence (the code's tokens.index(anchor[0]))
+    assert np.allclose(attention.rows[0], per_word(rows[1]), atol=1e-5)
+    assert np.allclose(attention.rows[1], per_word(rows[1]), atol=1e-5)
+    (mean,) = AttentionScorer(str(tiny_bert), device="cpu", cache=cache).score([(text, [second])])
+    assert np.allclose(mean.rows[0], per_word((rows[7] + rows[8]) / 2), atol=1e-5)  # the default: its own pieces
+    with pytest.raises(ValueError, match="anchor_row"):
+        AttentionScorer(str(tiny_bert), anchor_row="last")
+
+
 def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
     tokenizer = load_tokenizer(str(tiny_bert))
     texts = [

@@ -273,6 +273,7 @@ def test_the_original_variant_bundles_every_choice_of_the_code():
     original = HarpOptions.variant("original")
     assert (original.anchor_pairs, original.rdp_ties, original.rqp_negative_length) == ("all", "first", "own")
     assert (original.word_draws, original.exclude_anchor_words) == ("replacement", False)
+    assert original.anchor_row == "first-piece" and HarpOptions().anchor_row == "mean"
     assert original.importance_model == "google-bert/bert-base-uncased" and original.passage_max_tokens == 510
     for name in ("default", "paper"):
         options = HarpOptions.variant(name)
