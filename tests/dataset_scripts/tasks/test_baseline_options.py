@@ -36,3 +36,30 @@ def test_the_stem_flag_takes_both_spellings_on_the_builds_command_line():
     assert parse_args(["x", "--output-dir", "o", "--prop_stem"]).prop_stem is True
     assert parse_args(["x", "--output-dir", "o", "--no_prop_stem"]).prop_stem is False
     assert parse_args(["x", "--output-dir", "o", "--no-prop-stem"]).prop_stem is False
+
+
+def test_harps_original_variant_and_its_single_options_on_the_command_line():
+    _, harp, _ = parse()
+    assert (harp.importance_model, harp.passage_max_tokens, harp.anchor_pairs) == ("embedded:minilm", 250, "all")
+    _, harp, _ = parse("--harp-variant", "original")
+    assert (harp.importance_model, harp.passage_max_tokens) == ("google-bert/bert-base-uncased", 510)
+    assert (harp.query_length, harp.rqp_negative_length, harp.word_draws) == ("normal", "own", "replacement")
+    assert (harp.exclude_anchor_words, harp.anchor_row, harp.rdp_ties) == (False, "first-piece", "first")
+    _, harp, _ = parse(
+        "--harp-variant", "original", "--harp-importance-model", "embedded:minilm", "--harp-rqp-negative-length",
+        "positive", "--harp-exclude-anchor-words", "--harp-anchor-pairs", "drawn", "--harp-rdp-ties", "drop",
+        "--harp-passage-max-tokens", "250",
+    )  # fmt: skip
+    assert (harp.importance_model, harp.rqp_negative_length, harp.exclude_anchor_words) == (
+        "embedded:minilm", "positive", True,
+    )  # fmt: skip
+    assert (harp.anchor_pairs, harp.rdp_ties, harp.passage_max_tokens, harp.word_draws) == ("drawn", "drop", 250, "replacement")  # fmt: skip
+
+
+def test_props_epochs_and_left_out_pages_on_the_command_line():
+    prop, _, _ = parse()
+    assert (prop.epochs, prop.skip_disambiguation, prop.drop_long_sets) == (1, True, True)
+    prop, _, _ = parse("--prop-variant", "original")
+    assert prop.epochs == 2
+    prop, _, _ = parse("--prop-epochs", "2", "--no-prop-skip-disambiguation", "--no-prop-drop-long-sets")
+    assert (prop.epochs, prop.skip_disambiguation, prop.drop_long_sets) == (2, False, False)
