@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, normalize_space
-from wikiformer_kit.dataset_scripts.corpus.formats._element_text import lexbor_visible_text
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text
 from wikiformer_kit.dataset_scripts.corpus.titles import Namespaces, classify_link, normalize_title
 
 Attributes = dict[str, "str | None"]
@@ -250,7 +250,7 @@ def anchor_text(element: LexborNode) -> str:
 
 def element_text(element: LexborNode) -> str:
     """Visible text of an element without its dropped descendants (math as alt text; blocks separated by a space)."""
-    return lexbor_visible_text(element, _BLOCKS, _stand_in)
+    return visible_text(element, _BLOCKS, _stand_in)
 
 
 def _stand_in(element: LexborNode, tag: str) -> str | None:

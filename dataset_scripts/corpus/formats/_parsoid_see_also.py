@@ -14,7 +14,7 @@ import re
 
 from selectolax.lexbor import LexborNode
 
-from wikiformer_kit.dataset_scripts.corpus.formats._element_text import lexbor_visible_text
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text
 from wikiformer_kit.dataset_scripts.corpus.formats._parsoid import (
     HEADINGS,
     element_text,
@@ -146,7 +146,7 @@ def _list_item_of(node: LexborNode) -> int | None:
 
 def _own_text(item: LexborNode) -> str:
     """A list item's text without its nested lists."""
-    return lexbor_visible_text(item, _ITEM_BLOCKS, _item_stand_in)
+    return visible_text(item, _ITEM_BLOCKS, _item_stand_in)
 
 
 def _item_stand_in(element: LexborNode, tag: str) -> str | None:
@@ -166,7 +166,7 @@ def _prose(section: LexborNode | None, skip_heading: bool = False) -> str:
             return ""
         return None
 
-    return lexbor_visible_text(section, (), stand_in)
+    return visible_text(section, (), stand_in)
 
 
 def _words(text: str) -> int:

@@ -1,4 +1,4 @@
-"""HTML files, one document per file, parsed with lxml.html (which recovers from malformed markup).
+"""HTML files, one document per file, parsed by lexbor through selectolax (an HTML5 parser).
 
 Mapping onto the Wiki Structure Tree:
 
@@ -11,8 +11,7 @@ Mapping onto the Wiki Structure Tree:
   targets; links inside headings keep only their text;
 - ``script``, ``style``, ``nav``, ``noscript``, ``template``, ``svg`` and embedded objects are dropped, as are
   comments and Wikipedia's edit links and reference markers; block elements end a paragraph.
-- malformed markup is repaired by libxml2 as browsers do; a page nested deeper than libxml2's limit (2048
-  elements with ``huge_tree``), whose deeper content libxml2 would drop, is skipped with reason ``too-deep``.
+- malformed markup is repaired as browsers repair it, at any depth (the page is walked without recursion).
 
 Encoding: UTF-8; a file that is not UTF-8 but declares its charset (``<meta charset>``) is decoded with that
 charset; otherwise it is skipped with reason ``non-utf8``.
@@ -25,8 +24,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import lxml.etree
-import lxml.html
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
@@ -55,6 +53,8 @@ _CELLS = {"td", "th"}
 _SKIPPED_SCHEMES = ("mailto:", "javascript:", "tel:", "data:")
 _DECLARED_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _FRAGMENT_OPTIONS = ReaderOptions()
+_HEADING_SELECTOR = ", ".join(_HEADINGS)
+_TEXT = "-text"  # selectolax's tag of a text node; comments and doctypes start with "-" or "!"
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -71,8 +71,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
         options: reader options.
 
     Yields:
-        The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``too-deep``,
-        ``truncated``).
+        The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``truncated``).
     """
     data = read_document(path)
     text = data if isinstance(data, Skipped) else decode_document(data, path, options)
@@ -104,26 +103,21 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
         options: reader options.
     """
     doc_id = document_id(path)
-    builder = ArticleBuilder(doc_id, doc_id, NAME, path, options)
-    parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
-    try:
-        root = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
-    except (lxml.etree.ParserError, ValueError):
+    if not text.strip():
         return Skipped("empty", str(path), doc_id, "no HTML content")
-    too_deep = [error for error in parser.error_log if error.type_name == "ERR_RESOURCE_LIMIT"]
-    if too_deep:  # libxml2 silently drops what lies deeper than its limit: skip rather than lose text
-        return Skipped("too-deep", str(path), doc_id, f"line {too_deep[0].line}: {too_deep[0].message}")
-    page_title = root.findtext(".//title")
-    if page_title and normalize_space(page_title):
-        builder.title = normalize_space(page_title)
-    first_heading = next((el for el in root.iter(*_HEADINGS) if not _inside_dropped(el)), None)
-    walk(
-        root, builder, title_heading=first_heading if first_heading is not None and first_heading.tag == "h1" else None
-    )
+    builder = ArticleBuilder(doc_id, doc_id, NAME, path, options)
+    tree = LexborHTMLParser(text)
+    title = tree.css_first("title")
+    page_title = normalize_space(title.text(deep=True)) if title is not None else ""
+    if page_title:
+        builder.title = page_title
+    first_heading = next((node for node in tree.css(_HEADING_SELECTOR) if not _inside_dropped(node)), None)
+    title_heading = first_heading if first_heading is not None and first_heading.tag == "h1" else None
+    walk(tree.root, builder, title_heading=title_heading)
     return builder.build()
 
 
-def walk(root: lxml.html.HtmlElement, builder: ArticleBuilder, title_heading=None) -> None:
+def walk(root: LexborNode, builder: ArticleBuilder, title_heading: LexborNode | None = None) -> None:
     """Write an element tree to the builder in document order (iteratively: no recursion limit on deep pages).
 
     Args:
@@ -131,72 +125,91 @@ def walk(root: lxml.html.HtmlElement, builder: ArticleBuilder, title_heading=Non
         builder: receives text, links, paragraph breaks and headings.
         title_heading: the heading element that is the article title rather than a section.
     """
-    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(root, False)]
-    while stack:
-        element, closing = stack.pop()
-        if closing:
-            if element.tag in _BLOCKS:
-                builder.paragraph_break()
-            elif element.tag in _CELLS:
-                builder.text(" ")
-            builder.text(element.tail or "")
-            continue
-        tag = element.tag if isinstance(element.tag, str) else ""
-        if not tag or _is_dropped(element):
-            builder.text(element.tail or "")
-            continue
-        if tag in _HEADINGS:
-            title = _element_text(element)
-            if element is title_heading:
-                builder.title = title or builder.title
+    title_id = title_heading.mem_id if title_heading is not None else None
+    node, depth = root, 0
+    while True:
+        tag = node.tag
+        entered = False
+        if tag == _TEXT:
+            builder.text(node.text_content or "")
+        elif tag[0] not in "-!":
+            attributes = node.attributes
+            if _is_dropped(tag, attributes):
+                pass
+            elif tag in _HEADINGS:
+                title = _element_text(node)
+                if node.mem_id == title_id:
+                    builder.title = title or builder.title
+                else:
+                    builder.heading(_HEADINGS[tag], title)
+            elif tag == "a" and "href" in attributes:
+                href = attributes.get("href") or ""
+                anchor = _element_text(node)
+                if href.strip().lower().startswith(_SKIPPED_SCHEMES) or not href.strip():
+                    builder.text(anchor)
+                else:
+                    builder.link(link_target(href), anchor)
             else:
-                builder.heading(_HEADINGS[tag], title)
-            builder.text(element.tail or "")
-            continue
-        if tag == "a" and element.get("href") is not None:
-            href = element.get("href", "")
-            anchor = _element_text(element)
-            if href.strip().lower().startswith(_SKIPPED_SCHEMES) or not href.strip():
-                builder.text(anchor)
-            else:
-                builder.link(link_target(href), anchor)
-            builder.text(element.tail or "")
-            continue
-        if tag in _BLOCKS:
-            builder.paragraph_break()
-        builder.text(element.text or "")
-        stack.append((element, True))
-        stack.extend((child, False) for child in reversed(element))
+                if tag in _BLOCKS:
+                    builder.paragraph_break()
+                entered = True
+        if entered:
+            child = node.first_child
+            if child is not None:
+                node, depth = child, depth + 1
+                continue
+            _close(tag, builder)
+        while depth:
+            sibling = node.next
+            if sibling is not None:
+                node = sibling
+                break
+            node, depth = node.parent, depth - 1
+            _close(node.tag, builder)
+        else:
+            return
 
 
-def _is_dropped(element: lxml.html.HtmlElement) -> bool:
-    if element.tag in _DROPPED:
+def _close(tag: str, builder: ArticleBuilder) -> None:
+    if tag in _BLOCKS:
+        builder.paragraph_break()
+    elif tag in _CELLS:
+        builder.text(" ")
+
+
+def _is_dropped(tag: str, attributes: dict[str, str | None]) -> bool:
+    if tag in _DROPPED:
         return True
-    classes = element.get("class")
+    classes = attributes.get("class")
     return bool(classes) and not _DROPPED_CLASSES.isdisjoint(classes.split())
 
 
-def _inside_dropped(element: lxml.html.HtmlElement) -> bool:
-    return _is_dropped(element) or any(_is_dropped(ancestor) for ancestor in element.iterancestors())
+def _inside_dropped(node: LexborNode) -> bool:
+    while node is not None and node.tag[0] not in "-!":
+        if _is_dropped(node.tag, node.attributes):
+            return True
+        node = node.parent
+    return False
 
 
-def _element_text(element: lxml.html.HtmlElement) -> str:
+def _element_text(element: LexborNode) -> str:
     """Visible text of an element, without dropped descendants (block children separated by a space)."""
     return visible_text(element, _BLOCKS, _left_out)
 
 
-def _left_out(element: lxml.html.HtmlElement) -> str | None:
-    return "" if _is_dropped(element) else None
+def _left_out(element: LexborNode, tag: str) -> str | None:
+    return "" if _is_dropped(tag, element.attributes) else None
 
 
 def fragment_text(markup: str) -> str:
     """Plain text of an HTML fragment (e.g. a raw HTML block inside Markdown), without script/style."""
-    try:
-        fragment = lxml.html.fragment_fromstring(markup, create_parent="div")
-    except (lxml.etree.ParserError, ValueError):
+    if not markup.strip():
+        return ""
+    body = LexborHTMLParser(markup).body
+    if body is None:
         return ""
     collector = ArticleBuilder("", "", NAME, "", options=_FRAGMENT_OPTIONS)
-    walk(fragment, collector)
+    walk(body, collector)
     parts = ["".join(collector.abstract.parts)]
     for _, title, block in collector.headings:
         parts += [title, "".join(block.parts)]
@@ -207,8 +220,5 @@ def inline_anchor_href(tag: str) -> str | None:
     """The ``href`` of a raw ``<a ...>`` start tag (as Markdown passes inline HTML through), else None."""
     if not tag[:3].lower().startswith("<a") or not (tag[2:3].isspace() or tag[2:3] == ">"):
         return None
-    try:
-        anchor = lxml.html.fragment_fromstring(tag + "</a>")
-    except (lxml.etree.ParserError, ValueError):
-        return None
-    return anchor.get("href") if anchor.tag == "a" else None
+    anchor = LexborHTMLParser(tag + "</a>").css_first("a")
+    return anchor.attributes.get("href") if anchor is not None else None
