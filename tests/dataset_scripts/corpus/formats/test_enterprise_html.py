@@ -387,3 +387,10 @@ def test_an_arabic_parsoid_page_right_to_left_with_its_see_also_by_name_and_by_s
     unknown.write_text(json.dumps({**record, "in_language": {"identifier": "kk"}}) + "\n", encoding="utf-8")
     (by_structure,) = split_records(enterprise_html.read(unknown, OPTIONS))[0]
     assert (by_structure.see_also, by_structure.see_also_found_by) == (article.see_also, "structure")
+
+
+def test_links_parsoid_marks_as_redirects_or_disambiguation_pages_stay_links_to_the_page_they_name(articles):
+    clark = {link.target: link.anchor for link in articles["en:William Clark (inventor)"].links}
+    assert clark["Inventor"] == "inventor"  # class="mw-redirect": resolved later by the corpus's title map
+    squirrel = {link.target: link.anchor for link in articles["ru:Squirrel"].links}
+    assert squirrel["JIT"] == "JIT" and squirrel["Shadow Warrior"] == "Shadow Warrior"  # mw-redirect, mw-disambig
