@@ -48,3 +48,15 @@ def test_paper_trec_covid_on_openmatchs_candidates(tmp_path):
     assert record["paper"]["Wikiformer"] == {"nDCG@10": 0.5449}
     assert set(record["this_run"]) == {"dev_toy", "mine"} and set(record["this_run"]["mine"]) == {"nDCG@10", "P@5"}
     assert "| | model | N@10 | P@5 |" in (out / "paper-table.md").read_text(encoding="utf-8")
+
+
+def test_a_qrels_file_beside_is_the_judgments(tmp_path):
+    import shutil
+
+    shutil.copy(COVID / "dev_toy.jsonl", tmp_path / "dev_toy.jsonl")
+    records = [json.loads(line) for line in (COVID / "dev_toy.jsonl").read_text(encoding="utf-8").splitlines()]
+    judged = [f"{r['query_id']} 0 {r['paper_id']} {r['label']}" for r in records]
+    (tmp_path / "qrels.txt").write_text("\n".join(judged) + "\n", encoding="utf-8")
+    collection = load_collection(str(tmp_path))
+    assert sum(len(docs) for docs in collection.qrels.values()) == 30  # the judged 0s too, from the file
+    assert collection.qrels["THUMSR-22"][records[2]["paper_id"]] == 0
