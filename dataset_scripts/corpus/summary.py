@@ -45,7 +45,8 @@ def templates_line(stats: Mapping[str, int], templates_cut: Mapping[str, int]) -
     )
     if not templates_cut:
         return line
-    shown = ", ".join(f"{name} {count:,}" for name, count in list(templates_cut.items())[:TEMPLATES_SHOWN])
+    most_cut = sorted(templates_cut.items(), key=lambda item: (-item[1], item[0]))  # build_stats.json sorts keys
+    shown = ", ".join(f"{name} {count:,}" for name, count in most_cut[:TEMPLATES_SHOWN])
     more = (
         f", ... ({len(templates_cut):,} templates, all in build_stats.json)"
         if len(templates_cut) > TEMPLATES_SHOWN

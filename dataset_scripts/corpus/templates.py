@@ -246,7 +246,7 @@ def _function_argument(wikitext: str) -> str:
     if "{{" not in wikitext[2:-2]:
         return _raw_name(wikitext).split(":", 1)[1]
     parsed = mwparserfromhell.parse(wikitext).filter_templates(recursive=False)
-    return str(parsed[0].name).split(":", 1)[1] if parsed else ""
+    return str(parsed[0].name).partition(":")[2] if parsed else ""
 
 
 def renderer_for(name: str, language: str = "") -> Renderer | None:
@@ -284,7 +284,9 @@ def render_template(wikitext: str, render_nested: Callable[[str], str], language
         language: the wiki's language code (its entry of the table applies before every wiki's).
     """
     name = template_name(wikitext)
-    function, colon, argument = name.partition(":")
+    function, colon, _ = name.partition(":")
+    if "{" in function:  # the colon is inside a template nested in the name, not a parser function's
+        colon = ""
     renderer = renderer_for(f"{function}:" if colon else name, language)
     if renderer is None:
         raw_name = _raw_name(wikitext).strip()
@@ -335,6 +337,8 @@ CUT_KEY = "template_cut:"
 """The statistics key of a template cut from running text with its words: ``template_cut:NAME``."""
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _LINE_MARKERS = " \t*#:;"
+_NOT_A_NAME = re.compile(r"[\[\]{}<>]|^$")
+"""What no template name holds (MediaWiki's titles exclude these characters)."""
 
 
 def in_running_text(text: str, start: int, end: int) -> bool:
@@ -358,17 +362,20 @@ def in_running_text(text: str, start: int, end: int) -> bool:
 
 def count_template(counts: Counter, text: str, start: int, end: int, rendered: str | None, language: str = "") -> None:
     """Count the template ``text[start:end]`` if it stands in running text (:func:`in_running_text`):
-    ``templates_rendered``, ``templates_without_words`` (:func:`shows_no_words`), or ``template_cut:NAME`` for
-    one whose words, if it had any, are lost: what to add to the table."""
+    ``templates_rendered``, ``templates_without_words`` (:func:`shows_no_words`, and the parser functions
+    ``{{#if:...}}``), or ``template_cut:NAME`` for one whose words, if it had any, are lost: what to add to the
+    table."""
     if not in_running_text(text, start, end):
         return
     if rendered is not None:
         counts["templates_rendered"] += 1
         return
     name = template_name(text[start:end])
+    if _NOT_A_NAME.search(name):  # "{{" of TeX in <math> ({{a} \over {b}}), or markup: no template
+        return
     if ":" in name:  # a parser function, {{formatnum:...}} or {{#if:...}}: counted by its function's name
         name = name.split(":", 1)[0] + ":"
-    if shows_no_words(name, language):
+    if name.startswith("#") or shows_no_words(name, language):
         counts["templates_without_words"] += 1
     else:
         counts[CUT_KEY + name] += 1

@@ -169,3 +169,10 @@ def test_a_build_reports_the_templates_it_cut(tmp_path):
     assert not any(key.startswith(CUT_KEY) for key in record["statistics"])
     line = next(line for line in corpus_summary(out) if "templates in running text" in line)
     assert "souverain2 1" in line
+
+
+def test_tex_braces_and_parser_functions_are_not_reported_as_templates_cut():
+    counts: Counter = Counter()
+    strip_non_text("x <math>{{[H^+]^2} \\over {[H^+]^2 + K_1}}</math> y {{#tag:ref|z}} w {{Foo bar|v}}", "en", counts)
+    assert {key for key in counts if key.startswith(CUT_KEY)} == {f"{CUT_KEY}foo bar"}
+    assert counts["templates_without_words"] == 1
