@@ -63,3 +63,35 @@ def test_record_table_and_errors(tmp_path):
     (tmp_path / "nanobeir.json").write_text(json.dumps({"results": {}}))
     with pytest.raises(ValueError, match="nanobeir.json: not a nanobeir.json written by python -m eval nanobeir"):
         NanoBEIRRecord.load(tmp_path)
+
+
+def test_cli_reads_the_sets_by_their_hub_id(hub, nano_folder, spread_ranker, tmp_path):
+    """A user's fresh process naming the dataset by its Hub id (the local test Hub), as ``--data ns/ID``."""
+    import subprocess
+    import sys
+
+    from tests.conftest import PROJECT_ROOT
+    from tests.hub_server import run_python
+
+    run_python(
+        f"""
+from huggingface_hub import HfApi
+api = HfApi()
+api.create_repo("ns/NanoBEIR-mini", repo_type="dataset")
+api.upload_folder(repo_id="ns/NanoBEIR-mini", repo_type="dataset", folder_path={str(nano_folder)!r})
+""",
+        hub.env(tmp_path / "home_pusher"),
+    )
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "wikiformer_kit.eval", "nanobeir", str(spread_ranker), "--sets", "scifact"]
+    command += ["--data", "ns/NanoBEIR-mini", "--rerank-k", str(DEPTH), "--output-dir", str(out)]
+    env = {**hub.env(tmp_path / "home_user"), "PYTHONPATH": str(PROJECT_ROOT)}
+    result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    from_hub = NanoBEIRRecord.load(out)
+    assert from_hub.dataset_id == "ns/NanoBEIR-mini"
+    from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
+    from wikiformer_kit.eval.rerank import PairScorer
+
+    local = NanoBEIREvaluator(["scifact"], dataset_id=nano_folder, rerank_k=DEPTH)(PairScorer(str(spread_ranker)))
+    assert from_hub.results == pytest.approx(local, abs=1e-6)
