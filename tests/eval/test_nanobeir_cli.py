@@ -4,12 +4,18 @@ record (the card's input), equal to CrossEncoderNanoBEIREvaluator's on the same 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
+from tests.conftest import PROJECT_ROOT
 from tests.eval.conftest import run_fresh, save_tiny_ranker
 from tests.eval.nanobeir_data import DEPTH, build_mini_nanobeir
+from tests.hub_server import run_python
+from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
+from wikiformer_kit.eval.rerank import PairScorer
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +73,6 @@ def test_record_table_and_errors(tmp_path):
 
 def test_cli_reads_the_sets_by_their_hub_id(hub, nano_folder, spread_ranker, tmp_path):
     """A user's fresh process naming the dataset by its Hub id (the local test Hub), as ``--data ns/ID``."""
-    import subprocess
-    import sys
-
-    from tests.conftest import PROJECT_ROOT
-    from tests.hub_server import run_python
-
     run_python(
         f"""
 from huggingface_hub import HfApi
@@ -90,8 +90,5 @@ api.upload_folder(repo_id="ns/NanoBEIR-mini", repo_type="dataset", folder_path={
     assert result.returncode == 0, result.stderr[-3000:]
     from_hub = NanoBEIRRecord.load(out)
     assert from_hub.dataset_id == "ns/NanoBEIR-mini"
-    from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
-    from wikiformer_kit.eval.rerank import PairScorer
-
     local = NanoBEIREvaluator(["scifact"], dataset_id=nano_folder, rerank_k=DEPTH)(PairScorer(str(spread_ranker)))
     assert from_hub.results == pytest.approx(local, abs=1e-6)
