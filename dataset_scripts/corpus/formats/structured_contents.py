@@ -114,16 +114,34 @@ def read_parquet(
         parquet = pyarrow.parquet.ParquetFile(path)
         columns = [name for name in _READ_COLUMNS if name in parquet.schema_arrow.names]
         for batch in parquet.iter_batches(batch_size=_ROWS_PER_BATCH, columns=columns):
-            for record in batch.to_pylist():
+            for record in _batch_rows(batch):
                 row += 1
                 if (row - 1) % parts != number:
+                    continue
+                if record is None:
+                    yield Skipped("non-utf8", str(path), f"row {row}", "a text of the row is not UTF-8")
                     continue
                 title = record.get("name") if isinstance(record.get("name"), str) else ""
                 where = f"row {row} ({title})" if title else f"row {row}"
                 yield parse_loaded(record, where, str(path), options)
-    except (OSError, pyarrow.ArrowException) as error:
+    except (OSError, pyarrow.ArrowException, UnicodeDecodeError) as error:  # a damaged footer or schema
         if number == 0:
             yield Skipped("truncated", str(path), f"row {row + 1}", f"cannot read the Parquet file further: {error}")
+
+
+def _batch_rows(batch: Any) -> list[dict[str, Any] | None]:
+    """The rows of a record batch as dicts; a row whose text is not UTF-8 (a damaged file) as None, the others
+    kept."""
+    try:
+        return batch.to_pylist()
+    except UnicodeDecodeError:
+        rows: list[dict[str, Any] | None] = []
+        for index in range(batch.num_rows):
+            try:
+                rows.append(batch.slice(index, 1).to_pylist()[0])
+            except UnicodeDecodeError:
+                rows.append(None)
+        return rows
 
 
 def _parquet_columns(path: Path) -> set[str]:
@@ -132,7 +150,7 @@ def _parquet_columns(path: Path) -> set[str]:
 
     try:
         return set(pyarrow.parquet.read_schema(path).names)
-    except (OSError, pyarrow.ArrowException):
+    except (OSError, pyarrow.ArrowException, UnicodeDecodeError):
         return set()
 
 

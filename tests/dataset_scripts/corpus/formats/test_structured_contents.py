@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import tarfile
+from collections import Counter
 
 from tests.conftest import PROJECT_ROOT, SAMPLES
 from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
@@ -113,3 +114,29 @@ def test_parquet_rows_are_shared_by_parts_and_a_damaged_file_is_a_counted_skip(t
     found, skipped, reasons = split_records(structured_contents.read(damaged, OPTIONS))
     assert reasons == {"truncated": 1} and skipped[0].file == str(damaged) and skipped[0].record == "row 1"
     assert split_records(structured_contents.read(damaged, OPTIONS, part=(1, 2)))[1] == []  # reported once
+
+
+def test_damaged_parquet_copies_give_articles_and_counted_skips_never_an_error(tmp_path):
+    import random
+
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(parquet_copies(tmp_path)["pyarrow"])
+    source = tmp_path / "rows.parquet"
+    pq.write_table(pyarrow.concat_tables([table] * 3), source, row_group_size=1)
+    data = source.read_bytes()
+    rng = random.Random(7)
+    copies = [data[:cut] for cut in range(4, len(data), len(data) // 30)]
+    for _ in range(120):
+        flipped = bytearray(data)
+        flipped[rng.randrange(len(flipped))] ^= 0xFF
+        copies.append(bytes(flipped))
+    reasons = Counter()
+    for number, copy in enumerate(copies):
+        path = tmp_path / f"copy{number}.parquet"
+        path.write_bytes(copy)
+        found, skipped, counted = split_records(structured_contents.read(path, OPTIONS))
+        assert all(skip.file == str(path) for skip in skipped)
+        reasons.update(counted)
+    assert reasons["truncated"] >= 30 and reasons["non-utf8"] > 0  # a cut footer; a flipped byte in a text
