@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 STAMP = re.compile(r"^(?P<stem>.+)-fp(?P<fingerprint>[0-9a-f]{16})\.parquet$")
@@ -44,25 +44,39 @@ def unstamp(folders: Iterable[Path]) -> None:
                 path.rename(target)
 
 
-def content_fingerprint(root: Path, folders: Iterable[Path]) -> str:
-    """16 hex digits hashing every Parquet file of ``folders`` (its plain path relative to ``root`` and its bytes)."""
+def file_digest(path: Path) -> tuple[int, str]:
+    """A data file's size and the digest :func:`content_fingerprint` hashes it by: a writer that records it while
+    the file is fresh in the page cache spares the fingerprint a second read of every file (see ``known``)."""
+    with Path(path).open("rb") as handle:
+        return Path(path).stat().st_size, hashlib.file_digest(handle, "blake2b").hexdigest()
+
+
+def content_fingerprint(root: Path, folders: Iterable[Path], known: Mapping[str, tuple[int, str]] | None = None) -> str:
+    """16 hex digits hashing every Parquet file of ``folders`` (its plain path relative to ``root`` and its bytes).
+
+    ``known``: :func:`file_digest` of files by that relative plain path, recorded when they were written; a file
+    whose size differs from its record (or without one) is read."""
     digest = hashlib.blake2b(digest_size=8)
     files = sorted(_parquet_files(folders), key=lambda p: (str(p.parent.relative_to(root)), plain_name(p)))
     for path in files:
-        digest.update(f"{path.parent.relative_to(root).as_posix()}/{plain_name(path)}\0".encode())
-        with path.open("rb") as handle:
-            digest.update(hashlib.file_digest(handle, "blake2b").digest())
+        name = f"{path.parent.relative_to(root).as_posix()}/{plain_name(path)}"
+        digest.update(f"{name}\0".encode())
+        record = (known or {}).get(name)
+        if record is None or record[0] != path.stat().st_size:
+            record = file_digest(path)
+        digest.update(bytes.fromhex(record[1]))
     return digest.hexdigest()
 
 
-def stamp(root: Path, folders: Iterable[Path]) -> str:
+def stamp(root: Path, folders: Iterable[Path], known: Mapping[str, tuple[int, str]] | None = None) -> str:
     """Rename the Parquet files of ``folders`` (under ``root``) to carry their content fingerprint; returns it.
 
     Files already stamped are first given back their plain names, so stamping twice gives the same names.
+    ``known``: the files' digests recorded when written (see :func:`content_fingerprint`).
     """
     folders = [Path(f) for f in folders]
     unstamp(folders)
-    fingerprint = content_fingerprint(Path(root), folders)
+    fingerprint = content_fingerprint(Path(root), folders, known)
     for path in _parquet_files(folders):
         path.rename(path.with_name(f"{path.stem}-fp{fingerprint}.parquet"))
     return fingerprint

@@ -148,6 +148,34 @@ def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
     record_parameters(layout.root, layout.work, params, what="a build", error=BuildParametersError)
 
 
+def task_stages(
+    num_proc: int,
+    layout: BuildLayout,
+    units: list[Unit],
+    redirects: list[Path],
+    tasks: tuple[str, ...],
+    options: TaskOptions,
+    build_info: dict[str, Any],
+    baselines: tuple = (PropOptions(), HarpOptions(), None),
+) -> list[tuple[str, list, int]]:
+    """The task build's stages in run order, each ``(name, steps, datatrove tasks)`` for ``num_proc`` processes
+    (what :func:`make_executors` chains, and what the build's plan measures stage by stage)."""
+    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import baseline_stages
+
+    world = max(1, min(num_proc, len(units)))
+    buckets = bucket_count(sum(u.stop - u.start for u in units))
+    stages = []
+    if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
+        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options, redirects, buckets)], world))
+    if "ltm" in tasks:
+        join = SeeAlsoJoinStep(layout.root, units, len(redirects), buckets)
+        stages.append(("see-also-join", [join], max(1, min(num_proc, buckets))))
+        stages.append(("ltm", [LtmStep(layout.root, units, options, buckets)], world))
+    stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
+    stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], max(1, min(num_proc, len(tasks)))))
+    return stages
+
+
 def make_executors(
     executor: ExecutorOptions,
     layout: BuildLayout,
@@ -163,19 +191,7 @@ def make_executors(
 
     ``baselines``: PROP's options, HARP's options and the attention cache (see :mod:`.baseline_steps`).
     """
-    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import baseline_stages
-
-    world = max(1, min(executor.num_proc, len(units)))
-    buckets = bucket_count(sum(u.stop - u.start for u in units))
-    stages = []
-    if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
-        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options, redirects, buckets)], world))
-    if "ltm" in tasks:
-        join = SeeAlsoJoinStep(layout.root, units, len(redirects), buckets)
-        stages.append(("see-also-join", [join], max(1, min(executor.num_proc, buckets))))
-        stages.append(("ltm", [LtmStep(layout.root, units, options, buckets)], world))
-    stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
-    stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
+    stages = task_stages(executor.num_proc, layout, units, redirects, tasks, options, build_info, baselines)
     # workers fork from one server that has imported the steps once, instead of each importing them
     preload = ("wikiformer_kit.dataset_scripts.tasks.steps", "wikiformer_kit.dataset_scripts.tasks.baseline_steps")
     # the cards (the last stage) are cheap and follow the latest command line
@@ -185,16 +201,30 @@ def make_executors(
     )
 
 
-def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
-    """Build the task datasets; returns the build summary (``.build/summary.json``: articles, See also counts
-    and each task's statistics), or ``None`` when the stages were submitted to Slurm (rerun when they are done).
+@dataclass(frozen=True)
+class PreparedBuild:
+    """A build ready to run its task stages: where it writes, its units and redirect files, its options (stopwords
+    and stemming chosen for the corpus language) and what its cards say."""
 
-    Raises:
-        BuildParametersError: the output folder holds a build with other parameters.
-        CorpusLayoutError: an input folder is not a corpus.
-        EmptyCorpusError: the corpus has no article (nothing of the build is written after it).
-        Exception: whatever stopped a stage (a rerun resumes).
-    """
+    layout: BuildLayout
+    units: list[Unit]
+    redirects: list[Path]
+    build: BuildOptions
+    build_info: dict[str, Any]
+
+    def stages(self, num_proc: int) -> list[tuple[str, list, int]]:
+        """The task stages for ``num_proc`` processes (see :func:`task_stages`)."""
+        baselines = (self.build.prop, self.build.harp, self.build.attention_cache)
+        return task_stages(
+            num_proc, self.layout, self.units, self.redirects, self.build.tasks, self.build.sampling, self.build_info,
+            baselines,
+        )  # fmt: skip
+
+
+def prepare_build(build: BuildOptions) -> PreparedBuild | None:
+    """Read (or build) the corpus, plan its units, check the parameters against an earlier build in the same
+    folder and give the build's stale fingerprinted names back; ``None`` when the corpus jobs were submitted to
+    Slurm. Raises as :func:`build_datasets`."""
     layout = BuildLayout(Path(build.output_dir))
     corpus_dir, source = prepare_corpus(tuple(map(Path, build.inputs)), layout, build.corpus, build.executor)
     if build.executor.kind == "slurm" and not is_corpus_dir(corpus_dir):
@@ -229,10 +259,28 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
     }
     # resuming: the stages see the plain shard names they wrote; the last stage stamps them again
     unstamp(layout.task_dir(task) / "data" for task in build.tasks)
+    return PreparedBuild(layout, units, redirect_files, build, build_info)
+
+
+def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
+    """Build the task datasets; returns the build summary (``.build/summary.json``: articles, See also counts
+    and each task's statistics), or ``None`` when the stages were submitted to Slurm (rerun when they are done).
+
+    Raises:
+        BuildParametersError: the output folder holds a build with other parameters.
+        CorpusLayoutError: an input folder is not a corpus.
+        EmptyCorpusError: the corpus has no article (nothing of the build is written after it).
+        Exception: whatever stopped a stage (a rerun resumes).
+    """
+    prepared = prepare_build(build)
+    if prepared is None:
+        return None
+    build, layout = prepared.build, prepared.layout
     baselines = (build.prop, build.harp, build.attention_cache)
     executors = make_executors(
-        build.executor, layout, units, redirect_files, build.tasks, build.sampling, build_info, baselines
-    )
+        build.executor, layout, prepared.units, prepared.redirects, build.tasks, build.sampling, prepared.build_info,
+        baselines,
+    )  # fmt: skip
     executors.run()
     if build.executor.kind == "slurm":
         return None

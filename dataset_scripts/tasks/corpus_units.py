@@ -53,6 +53,21 @@ def plan_units(data_files: Sequence[Path], articles_per_unit: int) -> list[Unit]
     return units
 
 
+def rank_units(units: Sequence[Unit], rank: int, world_size: int) -> list[Unit]:
+    """The units task ``rank`` of ``world_size`` processes, in corpus order: the units are given out largest first
+    (ties: corpus order) to the task with the fewest articles so far (ties: the lowest rank), so that no task gets
+    much more than its share when the units differ in size (the last unit of each file is short). Every task
+    computes the same split; a unit's output does not depend on it."""
+    loads = [0] * max(1, world_size)
+    mine = []
+    for unit in sorted(units, key=lambda u: (u.start - u.stop, u.number)):
+        lightest = loads.index(min(loads))
+        loads[lightest] += unit.stop - unit.start
+        if lightest == rank:
+            mine.append(unit)
+    return sorted(mine, key=lambda u: u.number)
+
+
 WST_COLUMNS = ("id", "title", "abstract", "sections", "see_also", "language", "is_disambiguation")
 """The corpus columns the Wiki Structure Tree tasks (SRR, RWI, ATI, the LTM index) read. Leaving out ``links``
 (every link with its sentence: the largest column, and the costliest to turn into Python objects), ``url`` and

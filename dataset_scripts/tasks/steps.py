@@ -24,11 +24,11 @@ from datatrove.utils.logging import logger
 from tqdm.auto import tqdm
 
 from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
-from wikiformer_kit.dataset_scripts.fingerprint import stamp
+from wikiformer_kit.dataset_scripts.fingerprint import file_digest, stamp
 from wikiformer_kit.dataset_scripts.tasks import ltm
 from wikiformer_kit.dataset_scripts.tasks.card import write_card
 from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, task_rng
-from wikiformer_kit.dataset_scripts.tasks.corpus_units import WST_COLUMNS, Unit, read_unit
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import WST_COLUMNS, Unit, rank_units, read_unit
 from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.registry import get_task
@@ -159,7 +159,7 @@ class ArticleTasksStep(PipelineStep):
 
     Args:
         root: the build's output folder.
-        units: all units of the corpus (this rank takes ``units[rank::world_size]``).
+        units: all units of the corpus (this rank takes :func:`.corpus_units.rank_units`).
         tasks: the tasks being built.
         options: sampling options.
         redirect_files: the corpus redirect shards (cut into the join's buckets when LTM is built; this rank
@@ -193,7 +193,7 @@ class ArticleTasksStep(PipelineStep):
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Process this rank's units that are not done yet (and cut its redirect files into buckets)."""
-        todo = [u for u in self.units[rank::world_size] if not self._done(u)]
+        todo = [u for u in rank_units(self.units, rank, world_size) if not self._done(u)]
         with (
             rare_collections(),
             tqdm(total=sum(u.stop - u.start for u in todo), desc=f"articles (rank {rank})", unit="art") as bar,
@@ -232,7 +232,9 @@ class ArticleTasksStep(PipelineStep):
             stats.add(output, spec.fixed_side)
             marker["tasks"][task] = stats.to_dict()
             if output.groups:
-                write_rows(output.groups, spec.arrow_schema, self.layout.shard(task, unit.number, len(self.units)))
+                shard = self.layout.shard(task, unit.number, len(self.units))
+                write_rows(output.groups, spec.arrow_schema, shard)
+                marker.setdefault("files", {})[task] = file_digest(shard)
             self.stat_update(f"{task}_rows", value=len(output.groups))
         if "ltm" in self.tasks:
             self.layout.index_file(unit.number).parent.mkdir(parents=True, exist_ok=True)
@@ -310,7 +312,9 @@ class LtmStep(PipelineStep):
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         """Process this rank's units that are not done yet for LTM."""
         todo = [
-            u for u in self.units[rank::world_size] if not self.layout.unit_done("ltm-units", u.number, len(self.units))
+            u
+            for u in rank_units(self.units, rank, world_size)
+            if not self.layout.unit_done("ltm-units", u.number, len(self.units))
         ]
         if todo:
             index = ArticleIndex([self.layout.index_file(u.number) for u in self.units])
@@ -362,15 +366,21 @@ class LtmStep(PipelineStep):
         output.skipped.update(skipped.skipped)
         stats = TaskStats()
         stats.add(output, ltm.SPEC.fixed_side)
+        marker: dict[str, Any] = {"tasks": {"ltm": stats.to_dict()}}
         if output.groups:
-            write_rows(output.groups, ltm.SPEC.arrow_schema, self.layout.shard("ltm", unit.number, len(self.units)))
+            shard = self.layout.shard("ltm", unit.number, len(self.units))
+            write_rows(output.groups, ltm.SPEC.arrow_schema, shard)
+            marker["files"] = {"ltm": file_digest(shard)}
         self.stat_update("ltm_rows", value=len(output.groups))
-        write_json({"tasks": {"ltm": stats.to_dict()}}, self.layout.marker("ltm-units", unit.number))
+        write_json(marker, self.layout.marker("ltm-units", unit.number))
 
 
 def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence[str]) -> dict[str, Any]:
-    """The whole build's statistics from the unit markers: ``{"articles", "see_also", "tasks": {task: TaskStats}}``."""
+    """The whole build's statistics from the unit markers: ``{"articles", "see_also", "tasks": {task: TaskStats},
+    "files": {task: {shard path in the task's folder: (size, digest)}}}`` (``files``: the shards whose writer
+    recorded their :func:`~dataset_scripts.fingerprint.file_digest`)."""
     merged = {task: TaskStats() for task in tasks}
+    files: dict[str, dict[str, tuple[int, str]]] = {task: {} for task in tasks}
     articles, see_also = 0, {"articles": 0, "links": 0}
     for unit in units:
         first = layout.marker("units", unit.number)
@@ -378,22 +388,29 @@ def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence
             first = layout.marker("baseline-stats", unit.number)
         marker = json.loads(first.read_text(encoding="utf-8"))
         marker.setdefault("tasks", {})
+        written = marker.get("files", {})
         articles += marker["articles"]
         for key in see_also:
             see_also[key] += marker.get("see_also", {}).get(key, 0)
         if "ltm" in tasks:
-            marker["tasks"].update(json.loads(layout.marker("ltm-units", unit.number).read_text("utf-8"))["tasks"])
+            ltm_marker = json.loads(layout.marker("ltm-units", unit.number).read_text("utf-8"))
+            marker["tasks"].update(ltm_marker["tasks"])
+            written = {**written, **ltm_marker.get("files", {})}
         baseline = layout.marker("baseline-units", unit.number)
         if baseline.exists():
             marker["tasks"].update(json.loads(baseline.read_text("utf-8"))["tasks"])
         for task in tasks:
             merged[task].merge(TaskStats.from_dict(marker["tasks"][task]))
-    return {"articles": articles, "see_also": see_also, "tasks": merged}
+            if task in written:
+                size, digest = written[task]
+                files[task][f"data/{layout.shard(task, unit.number, len(units)).name}"] = (size, digest)
+    return {"articles": articles, "see_also": see_also, "tasks": merged, "files": files}
 
 
 class FinalizeStep(PipelineStep):
-    """Stage 3: merge statistics and write each task's dataset card; a task without rows gets an empty dataset
-    with its full schema and a card saying why it is empty.
+    """The last stage: merge statistics and write each task's dataset card; a task without rows gets an empty
+    dataset with its full schema and a card saying why it is empty. The datasets are shared among the stage's tasks
+    (rank ``r`` of ``w`` writes ``tasks[r::w]``); rank 0 also writes ``.build/summary.json``.
 
     Args:
         root: the build's output folder.
@@ -415,27 +432,35 @@ class FinalizeStep(PipelineStep):
         )
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
-        """Write the cards and ``.build/summary.json`` (only rank 0 does anything)."""
+        """Write this rank's datasets' fingerprinted names and cards (and, rank 0, the build summary)."""
+        statistics = merge_statistics(self.layout, self.units, self.tasks)
+        summary: dict[str, Any] = {"articles": statistics["articles"], "see_also": statistics["see_also"]}
+        for number, task in enumerate(self.tasks):
+            stats: TaskStats = statistics["tasks"][task]
+            summary[task] = stats.to_dict()
+            reason = None
+            if stats.rows == 0:
+                reason = empty_task_reason(task, stats, statistics, self.build_info.get("formats"))
+                summary[task]["empty_reason"] = reason
+            if number % world_size == rank:
+                self._dataset(task, stats, statistics, reason)
         if rank == 0:
-            statistics = merge_statistics(self.layout, self.units, self.tasks)
-            summary: dict[str, Any] = {"articles": statistics["articles"], "see_also": statistics["see_also"]}
-            for task in self.tasks:
-                stats: TaskStats = statistics["tasks"][task]
-                summary[task] = stats.to_dict()
-                placeholder = self.layout.task_dir(task) / "data" / EMPTY_SHARD
-                info = self.build_info
-                if stats.rows == 0:
-                    reason = empty_task_reason(task, stats, statistics, info.get("formats"))
-                    summary[task]["empty_reason"] = reason
-                    info = {**info, "empty_reason": reason}
-                    logger.warning(f"task {task} produced no group ({reason}); an empty dataset is written for it")
-                    write_empty_shard(placeholder, get_task(task).features)
-                else:
-                    placeholder.unlink(missing_ok=True)  # an earlier empty build of the same folder
-                # file names carrying the content's fingerprint: load_dataset(FOLDER) never finds another build's
-                # rows cached under the same folder name (see dataset_scripts/fingerprint.py)
-                fingerprint = stamp(self.layout.task_dir(task), [self.layout.task_dir(task) / "data"])
-                write_card(self.layout.task_dir(task), task, stats, statistics, {**info, "fingerprint": fingerprint})
             write_json(summary, self.layout.work / "summary.json")
         if data:
             yield from data
+
+    def _dataset(self, task: str, stats: TaskStats, statistics: dict[str, Any], reason: str | None) -> None:
+        placeholder = self.layout.task_dir(task) / "data" / EMPTY_SHARD
+        info = self.build_info
+        if reason is not None:
+            info = {**info, "empty_reason": reason}
+            logger.warning(f"task {task} produced no group ({reason}); an empty dataset is written for it")
+            write_empty_shard(placeholder, get_task(task).features)
+        else:
+            placeholder.unlink(missing_ok=True)  # an earlier empty build of the same folder
+        # file names carrying the content's fingerprint: load_dataset(FOLDER) never finds another build's rows
+        # cached under the same folder name (see dataset_scripts/fingerprint.py); the shards' digests were recorded
+        # by the workers that wrote them
+        task_dir = self.layout.task_dir(task)
+        fingerprint = stamp(task_dir, [task_dir / "data"], statistics["files"][task])
+        write_card(task_dir, task, stats, statistics, {**info, "fingerprint": fingerprint})

@@ -292,3 +292,30 @@ def test_slurm_executors_are_chained(built, tmp_path):
     )
     assert type(ltm.pipeline[0]).__name__ == "LtmStep" and type(join.pipeline[0]).__name__ == "SeeAlsoJoinStep"
     assert type(join.depends.pipeline[0]).__name__ == "ArticleTasksStep"
+
+
+def every_file(folder: Path) -> dict[str, bytes]:
+    """Every file a build hands over (datasets: shards and cards) and its summary, by path, with its bytes."""
+    files = [p for p in folder.glob("wikiformer-*/**/*") if p.is_file()] + [folder / ".build" / "summary.json"]
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(files)}
+
+
+def test_every_output_file_is_byte_identical_whatever_the_processes(built, tmp_path):
+    from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
+    from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions, build_datasets
+
+    outputs = {}
+    for processes in (1, 2, 3):
+        # units of 40: 40, 40, 26 articles, shared unevenly, and each dataset's fingerprint and card by another process
+        options = BuildOptions(
+            inputs=(built / "corpus",),
+            output_dir=tmp_path / f"p{processes}",
+            executor=ExecutorOptions(num_proc=processes),
+            articles_per_unit=40,
+            command="python -m dataset_scripts.build",
+        )
+        build_datasets(options)
+        outputs[processes] = every_file(tmp_path / f"p{processes}")
+    assert len(outputs[1]) > 8 and any(name.endswith("README.md") for name in outputs[1])
+    assert outputs[2] == outputs[1]
+    assert outputs[3] == outputs[1]

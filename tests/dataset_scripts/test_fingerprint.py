@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import ENWIKI_SAMPLE, SAMPLES
 from wikiformer_kit.dataset_scripts.build import main
-from wikiformer_kit.dataset_scripts.fingerprint import content_fingerprint, plain_name, stamp, unstamp
+from wikiformer_kit.dataset_scripts.fingerprint import content_fingerprint, file_digest, plain_name, stamp, unstamp
 from wikiformer_kit.eval.collections.local_dataset import load_local_dataset
 from wikiformer_kit.training.data import load_task
 
@@ -97,3 +97,16 @@ def test_builds_in_folders_of_the_same_name_and_a_rebuild_in_place_load_their_ow
         check=True,
     )
     assert json.loads(result.stdout.splitlines()[-1]) == [expected[en_srr], rebuilt]
+
+
+def test_digests_recorded_by_the_writers_give_the_same_fingerprint_and_a_stale_one_is_read_again(tmp_path):
+    folder = write_folder(tmp_path / "x", [1, 2, 3])
+    pq.write_table(pa.table({"v": [4]}), folder / "data" / "more.parquet")
+    read = content_fingerprint(folder, [folder / "data"])
+    known = {f"data/{p.name}": file_digest(p) for p in (folder / "data").glob("*.parquet")}
+    assert content_fingerprint(folder, [folder / "data"], known) == read
+    # a record whose size no longer matches (the file was rewritten since) is not trusted
+    stale = {**known, "data/more.parquet": (1, known["data/more.parquet"][1])}
+    pq.write_table(pa.table({"v": [5]}), folder / "data" / "more.parquet")
+    assert content_fingerprint(folder, [folder / "data"], stale) == content_fingerprint(folder, [folder / "data"])
+    assert content_fingerprint(folder, [folder / "data"], stale) != read

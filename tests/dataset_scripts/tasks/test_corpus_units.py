@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article, Link, Section
-from wikiformer_kit.dataset_scripts.tasks.corpus_units import list_fields
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, list_fields, rank_units
 
 ARTICLES = [
     Article(
@@ -54,3 +54,21 @@ def test_units_read_their_rows_with_the_footer_parsed_once_per_file(tmp_path):
     )
     os.utime(path, ns=(os.stat(path).st_atime_ns, os.stat(path).st_mtime_ns + 1))  # a rewrite within the clock's tick
     assert read_unit_table(units[1], ["id"]).column("id").to_pylist() == ["13", "14", "15"]
+
+
+def _units(sizes: list[int]) -> list[Unit]:
+    return [Unit(number, f"f{number // 6}", 0, size) for number, size in enumerate(sizes)]
+
+
+def test_rank_units_give_every_unit_once_and_balance_the_articles():
+    # two files of 5,088 and 4,982 articles in units of 1,000: every other unit gave one process 5,982 articles
+    # and the other 4,088
+    units = _units([1000] * 5 + [88] + [1000] * 4 + [982])
+    for world in (1, 2, 3, 4, 16):
+        shares = [rank_units(units, rank, world) for rank in range(world)]
+        assert sorted(u.number for share in shares for u in share) == list(range(len(units)))
+        assert all(share == sorted(share, key=lambda u: u.number) for share in shares)
+        loads = [sum(u.stop - u.start for u in share) for share in shares]
+        assert max(loads) - min(loads) <= 1000  # within the largest unit
+    assert [sum(u.stop - u.start for u in rank_units(units, r, 2)) for r in range(2)] == [5000, 5070]
+    assert rank_units(units, 1, 2) == rank_units(list(units), 1, 2)  # every process computes the same split
