@@ -5,6 +5,7 @@ Usage::
     python -m dataset_scripts.build [--input] enwiki-latest-pages-articles.xml.bz2 --output-dir out \\
         [--tasks srr,rwi,ati,ltm] [--seed 42] [--num-proc 8] [--executor local|slurm|ray] \\
         [--push-to-hub NAMESPACE [--private]]
+    python -m dataset_scripts.build INPUT --plan [--plan-sample 1000] [--plan-articles N] [--plan-cluster 4x64]
 
 writes ``out/wikiformer-<task>/`` (``data/*.parquet`` + ``README.md`` card) for each task. Raw inputs are first
 turned into a Parquet corpus in ``out/corpus`` (``dataset_scripts.corpus``); a folder already holding a built
@@ -43,7 +44,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         input_help="dump/corpus files, or a corpus folder",
         input_type=Path,
     )
-    parser.add_argument("--output-dir", required=True, type=Path, help="where wikiformer-<task>/ folders are written")
+    parser.add_argument("--output-dir", type=Path, help="where wikiformer-<task>/ folders are written (required)")
     parser.add_argument(
         "--tasks",
         default=",".join(DEFAULT_TASKS),
@@ -87,10 +88,73 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     add_corpus_arguments(parser)
     add_arguments(parser)
+    add_plan_arguments(parser)
     args = parser.parse_args(argv)
     if args.private and not args.push_to_hub:
         parser.error("--private only makes sense with --push-to-hub")
+    if args.output_dir is None and not args.plan:
+        parser.error("--output-dir is required (unless --plan)")
     return args
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--plan`` and its options: predict the whole build from a measured sample instead of building."""
+    plan = parser.add_argument_group("plan (predict the build's wall time from a sample of the input; builds nothing)")
+    plan.add_argument(
+        "--plan",
+        action="store_true",
+        help="measure the corpus and task stages on the first --plan-sample articles and print the wall time predicted "
+        "for the whole input at each --plan-processes and --plan-cluster",
+    )
+    plan.add_argument("--plan-sample", type=int, default=1000, help="articles measured (from each input shard)")
+    plan.add_argument(
+        "--plan-articles",
+        type=int,
+        default=None,
+        help="articles of the whole input (default: from the input's size, or a corpus folder's rows)",
+    )
+    plan.add_argument(
+        "--plan-processes", type=int, nargs="+", default=[1, 2, 16, 64, 256], help="process counts on one machine"
+    )
+    plan.add_argument(
+        "--plan-cluster",
+        action="append",
+        default=[],
+        metavar="NODESxCORES",
+        help="a Slurm or Ray cluster of NODES machines of CORES cores each, e.g. 4x64 (repeatable)",
+    )
+    plan.add_argument("--plan-json", type=Path, default=None, help="also write the measured figures here")
+
+
+def _cluster(text: str) -> tuple[int, int]:
+    nodes, _, cores = text.lower().partition("x")
+    if not (nodes.isdigit() and cores.isdigit() and int(nodes) > 0 and int(cores) > 0):
+        raise ValueError(f"--plan-cluster {text!r}: give NODESxCORES, e.g. 4x64")
+    return int(nodes), int(cores)
+
+
+def plan_main(args: argparse.Namespace, build) -> int:
+    """``--plan``: print the measured figures and the predicted wall times (see :mod:`.build_plan`)."""
+    from wikiformer_kit.dataset_scripts.build_plan import run_plan
+
+    clusters = [_cluster(text) for text in args.plan_cluster]
+    if args.plan_sample < 1:
+        raise ValueError(f"--plan-sample must be >= 1, got {args.plan_sample}")
+    corpus_args = ["--format", args.format, "--language", args.language]
+    corpus_args += ["--max-article-bytes", str(args.max_article_bytes)]
+    for title in args.see_also_title:
+        corpus_args += ["--see-also-title", title]
+    lines = run_plan(
+        build,
+        sample=args.plan_sample,
+        articles=args.plan_articles,
+        processes=args.plan_processes,
+        clusters=clusters,
+        corpus_args=corpus_args,
+        figures_json=args.plan_json,
+    )
+    print("\n".join(lines))
+    return 0
 
 
 def build_options(args: argparse.Namespace, argv: list[str]):
@@ -112,7 +176,7 @@ def build_options(args: argparse.Namespace, argv: list[str]):
     prop, harp, attention_cache = options_from_args(args)
     return BuildOptions(
         inputs=tuple(args.input),
-        output_dir=args.output_dir,
+        output_dir=args.output_dir or Path("."),
         tasks=parse_tasks(args.tasks),
         sampling=sampling,
         corpus=corpus_options(args),
@@ -137,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         build = build_options(args, argv if argv is not None else sys.argv[1:])
+        if args.plan:
+            return plan_main(args, build)
     except (KeyError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
