@@ -16,7 +16,8 @@ from tests.conftest import PROJECT_ROOT, SAMPLES
 from tests.hub_server import run_python
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.hub_files import hub_url
-from wikiformer_kit.dataset_scripts.corpus.sources import get_format, plan_shards
+from wikiformer_kit.dataset_scripts.corpus.reading import read_shard
+from wikiformer_kit.dataset_scripts.corpus.sources import plan_shards
 
 ENTERPRISE = SAMPLES / "enterprise"
 DUMP = "wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz"
@@ -24,14 +25,13 @@ STRUCTURED = "structured-contents-sample.ndjson"
 PARQUET = "structured/parquet/train-00000-of-00001.parquet"
 READ_SHARDS = """
 import json, sys
-from pathlib import Path
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
-from wikiformer_kit.dataset_scripts.corpus.sources import get_format, plan_shards
+from wikiformer_kit.dataset_scripts.corpus.reading import read_shard
+from wikiformer_kit.dataset_scripts.corpus.sources import plan_shards
 shards, _ = plan_shards(sys.argv[1:], min_shards=2)
 for shard in shards:
-    module = get_format(shard.fmt)
-    for record in module.read(Path(shard.path), ReaderOptions(), part=shard.record_part):
+    for record in read_shard(shard, ReaderOptions(), "off", lambda count: None):
         if isinstance(record, Article):
             print(json.dumps([shard.fmt, record.to_dict()], ensure_ascii=False))
 """
@@ -45,7 +45,7 @@ def articles_of(paths: list[str]) -> list[str]:
     return [
         json.dumps([shard.fmt, record.to_dict()], ensure_ascii=False)
         for shard in shards
-        for record in get_format(shard.fmt).read(Path(shard.path), ReaderOptions(), part=shard.record_part)
+        for record in read_shard(shard, ReaderOptions(), "off", lambda count: None)
         if isinstance(record, Article)
     ]
 
