@@ -869,6 +869,13 @@ def evaluation_summaries(dev, eval_dir: Path, eval_collection: str, wikir_dir: P
             "fusion: the fused model does not beat the first stage on the dev queries beyond the folds' noise; "
             "alpha 0 is stored (the first stage's order)"
         )
+    nanobeir = nanobeir_figures(eval_dir)
+    if nanobeir is not None:
+        base = nanobeir.results.get(f"{nanobeir.aggregate}_base_ndcg@{nanobeir.at_k}", float("nan"))
+        lines.append(
+            f"NanoBEIR ({len(nanobeir.sets)} sets, test: nothing was chosen on them): {nanobeir.primary_metric} "
+            f"{nanobeir.results[nanobeir.primary_metric]:.4f} (BM25's order {base:.4f}), in the card's model-index"
+        )
     return lines
 
 

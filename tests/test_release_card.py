@@ -318,3 +318,13 @@ def test_nanobeir_figures_measured_by_the_eval_stage_are_in_model_index(kept_bm2
         for key in ("map", "mrr@10", "ndcg@10")
     }
     assert "### NanoBEIR, as re-ranker model cards report it" in text
+    from wikiformer_kit.release import evaluation_summaries, selection
+
+    [line] = [
+        line
+        for line in evaluation_summaries(
+            selection(args, out / "wikir", False), out / "eval", args.eval_collection, out / "wikir"
+        )
+        if line.startswith("NanoBEIR")
+    ]
+    assert f"NanoBEIR_R20_mean_ndcg@10 {record.results['NanoBEIR_R20_mean_ndcg@10']:.4f}" in line
