@@ -236,6 +236,8 @@ def copy_corpus(source: Path, copies: int, output_dir: Path, articles_per_file: 
     fingerprint = stamp(output_dir, [output_dir / part for part in PARTS])
     write_card(output_dir, names, stats, formats, fingerprint)
     built = {"inputs": names, "formats": formats, "options": record.get("options", {}), "statistics": dict(stats)}
+    # the corpus's languages, as the corpus stage records them (without them a build reads every file's column)
+    built["languages"] = {code: count * copies for code, count in (record.get("languages") or {}).items()} or None
     built = {key: value for key, value in built.items() if value is not None}
     (output_dir / BUILD_RECORD).write_text(json.dumps(built, indent=1, sort_keys=True))
     return stats

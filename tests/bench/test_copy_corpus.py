@@ -64,6 +64,10 @@ def test_each_copy_links_inside_itself_and_the_folder_is_a_corpus(built):
     assert len(list((built / "copied" / "data").glob("*.parquet"))) == 2  # 100 articles a file: one copy (106) a file
     stats = json.loads((built / "copied" / "build_stats.json").read_text())["statistics"]
     assert stats == json.loads((built / "ck" / "build_stats.json").read_text())["statistics"]
+    languages = json.loads((built / "copied" / "build_stats.json").read_text())["languages"]
+    assert (
+        languages == json.loads((built / "ck" / "build_stats.json").read_text())["languages"] == {"en": len(articles)}
+    )
     assert stats["articles"] == len(articles)
     assert (built / "copied" / "README.md").exists()
 

@@ -285,7 +285,7 @@ def test_slurm_executors_are_chained(built, tmp_path):
     units = plan_units(data, 30)
     cards = make_executors(executor, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
     ltm = cards.depends
-    assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
+    assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 2  # one task a dataset
     join = ltm.depends  # one bucket for a small corpus: one task
     assert (
         ltm.world_size == 3 and join.world_size == 1 and join.depends.world_size == 3 and join.depends.depends is None
