@@ -109,11 +109,13 @@ def importance_measures(distributions: Sequence[tuple[str, Sequence[float]]]) ->
 
 @dataclass(frozen=True)
 class Anchor:
-    """One anchor of a sentence: its text, its character span in the sentence, its destination's row."""
+    """One anchor of a sentence: its text, its character span in the sentence, its destination's row and its
+    place among its article's links (-1: unknown)."""
 
     text: str
     span: Span
     target: int
+    link: int = -1
 
 
 @dataclass
@@ -222,16 +224,21 @@ def group_links(
 
 
 def sentences_of_links(
-    article_id: str, title: str, links: Iterable[tuple[tuple[int, str, str, int], int]]
+    article_id: str,
+    title: str,
+    links: Iterable[tuple[tuple[int, str, str, int], int]],
+    numbers: Iterable[int] | None = None,
 ) -> list[LinkedSentence]:
     """An article's usable links (``((section, sentence, anchor, start), destination row)``, each anchor found in
-    its sentence) grouped into their sentences, in first-link order, each sentence's anchors in text order."""
+    its sentence) grouped into their sentences, in first-link order, each sentence's anchors in text order;
+    ``numbers``: each link's place among the article's links (:attr:`Anchor.link`)."""
     sentences: dict[tuple[int, str], LinkedSentence] = {}
-    for (section, sentence, anchor, start), row in links:
+    numbers = itertools.repeat(-1) if numbers is None else numbers
+    for ((section, sentence, anchor, start), row), number in zip(links, numbers, strict=False):
         entry = sentences.get((section, sentence))
         if entry is None:
             entry = sentences[section, sentence] = LinkedSentence(article_id, title, sentence)
-        entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row))
+        entry.anchors.append(Anchor(anchor, (start, start + len(anchor)), row, number))
     result = list(sentences.values())
     for entry in result:
         entry.anchors.sort(key=lambda a: a.span)

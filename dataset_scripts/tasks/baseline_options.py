@@ -19,6 +19,7 @@ RDP_TIES = ("first", "drop")
 RQP_NEGATIVE_LENGTHS = ("positive", "own")
 WORD_DRAWS = ("distinct", "replacement")
 ANCHOR_ROWS = ("mean", "first-piece")
+QDM_OCCURRENCES = ("hashed", "first")
 ORIGINAL_IMPORTANCE_MODEL = "google-bert/bert-base-uncased"
 """The original code's importance model (``--bert_model bert-base-uncased``), the backbone HARP trains."""
 
@@ -164,6 +165,9 @@ class HarpOptions:
         anchor_row: the attention row a sentence's words are weighed by for an anchor: the mean of its pieces'
             rows (``"mean"``) or the row of the first occurrence of its first piece in the sentence
             (``"first-piece"``, the original code's ``aidx``).
+        qdm_occurrences: which ``qdm_max_pairs`` occurrences of an anchor text make its QDM rows: those of lowest
+            seeded hash (``"hashed"``, a sample that does not depend on the dump's order) or the first in corpus
+            order (``"first"``, the original code's ``sap_triples[ano][i]``, whose permutation is unused).
     """
 
     query_length: str = "poisson"
@@ -182,6 +186,7 @@ class HarpOptions:
     word_draws: str = "distinct"
     exclude_anchor_words: bool = True
     anchor_row: str = "mean"
+    qdm_occurrences: str = "hashed"
 
     def __post_init__(self) -> None:
         if self.query_length not in QUERY_LENGTHS:
@@ -196,6 +201,7 @@ class HarpOptions:
             ("rqp_negative_length", RQP_NEGATIVE_LENGTHS),
             ("word_draws", WORD_DRAWS),
             ("anchor_row", ANCHOR_ROWS),
+            ("qdm_occurrences", QDM_OCCURRENCES),
         ):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
@@ -223,6 +229,7 @@ class HarpOptions:
                 "word_draws": "replacement",
                 "exclude_anchor_words": False,
                 "anchor_row": "first-piece",
+                "qdm_occurrences": "first",
                 "importance_model": ORIGINAL_IMPORTANCE_MODEL,
                 "passage_max_tokens": 510,
             },
@@ -299,6 +306,8 @@ def add_arguments(parser) -> None:
                        help=f"query words distinct, or with replacement in draw order ({harp.word_draws})")  # fmt: skip
     group.add_argument("--harp-exclude-anchor-words", action=argparse.BooleanOptionalAction, default=None,
                        help="never draw the anchor's own words into its queries (on; original: off)")  # fmt: skip
+    group.add_argument("--harp-qdm-occurrences", choices=QDM_OCCURRENCES, default=None,
+                       help=f"QDM: an anchor text's occurrences of lowest seeded hash, or its first in corpus order ({harp.qdm_occurrences})")  # fmt: skip
     group.add_argument("--harp-anchor-row", choices=ANCHOR_ROWS, default=None,
                        help=f"an anchor's attention row: its pieces' mean, or its first piece's first occurrence ({harp.anchor_row})")  # fmt: skip
     group.add_argument(
@@ -345,6 +354,7 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "word_draws": args.harp_word_draws,
         "exclude_anchor_words": args.harp_exclude_anchor_words,
         "anchor_row": args.harp_anchor_row,
+        "qdm_occurrences": args.harp_qdm_occurrences,
         "importance_model": args.harp_importance_model,
         "passage_max_tokens": args.harp_passage_max_tokens,
     }
@@ -413,6 +423,9 @@ def built_choices(method: str, options: dict[str, Any]) -> str:
             "an anchor's attention row: its first piece's first occurrence (the original code)"
             if values.get("anchor_row") == "first-piece"
             else "an anchor's attention row: the mean of its pieces' rows",
+            "QDM: an anchor text's first occurrences in corpus order (the original code)"
+            if values.get("qdm_occurrences") == "first"
+            else "QDM: an anchor text's occurrences of lowest seeded hash",
             f"importance model {values.get('importance_model', '')} over "
             f"{values.get('passage_max_tokens', 250) + 2} tokens, heads "
             f"{'averaged' if values.get('heads') == 'mean' else 'summed'}",

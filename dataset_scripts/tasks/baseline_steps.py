@@ -349,10 +349,14 @@ class CorpusStatsStep(PipelineStep):
         keys = [keys[i] for i in found.tolist()]
         targets = items.field("target").take(pa.array(found, pa.int64())).to_pylist()
         key_crcs = crc32_of(keys)
-        ranks = qdm.occurrence_ranks(
-            self.options.seed, key_crcs, crc32_of(ids)[position[found]], crc32_of(sentences[i] for i in found.tolist()),
-            starts[found],
-        )  # fmt: skip
+        if self.harp.qdm_occurrences == "first":  # corpus order: the article's row, then the link's place in it
+            article_rows = self.first_rows[unit.number] + position[found].astype(np.int64)
+            ranks = qdm.first_ranks(article_rows, found - offsets[:-1][position[found]])
+        else:
+            ranks = qdm.occurrence_ranks(
+                self.options.seed, key_crcs, crc32_of(ids)[position[found]],
+                crc32_of(sentences[i] for i in found.tolist()), starts[found],
+            )  # fmt: skip
         parts = self.files.qdm_parts(unit.number, self.plan_buckets)
         parts.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(parts, lambda tmp: write_link_parts(keys, targets, ranks, self.plan_buckets, tmp, key_crcs))
@@ -686,9 +690,12 @@ class BaselineTasksStep(PipelineStep):
         marker = json.loads(self.layout.marker("baseline-stats", unit.number).read_text("utf-8"))
         links = feather.read_table(self.files.links(unit.number), columns=_LINKS.names[:8])  # not the key
         extraction: Counter = Counter({reason: n for reason, n in marker["harp"].items() if n})  # counted in stage 1
+        links = links.append_column("number", pa.array(_link_numbers(links.column("article").to_numpy())))
         links, skipped = _usable_links(links, offset, self.join.resolve, self.index.eligible)
         extraction.update(skipped)
-        article, article_id, title, section, sentence, anchor, start, resolved = (c.to_pylist() for c in links.columns)
+        article, article_id, title, section, sentence, anchor, start, resolved, link_number = (
+            c.to_pylist() for c in links.columns
+        )
         sentences: list[tuple[LinkedSentence, int, int]] = []
         # each article's links are a run of rows
         starts = np.flatnonzero(np.diff(links.column("article").to_numpy()) != 0) + 1
@@ -698,7 +705,9 @@ class BaselineTasksStep(PipelineStep):
                 continue
             own_row = offset + article[lo]
             records = zip(section[lo:hi], sentence[lo:hi], anchor[lo:hi], start[lo:hi], strict=True)
-            found = sentences_of_links(article_id[lo], title[lo], zip(records, resolved[lo:hi], strict=True))
+            found = sentences_of_links(
+                article_id[lo], title[lo], zip(records, resolved[lo:hi], strict=True), link_number[lo:hi]
+            )
             sentences.extend((s, number, own_row) for number, s in enumerate(found))
         destinations = sorted({a.target for s, _, _ in sentences for a in s.anchors})
         new = [row for row in destinations if row not in self.destinations]
@@ -748,6 +757,14 @@ class BaselineTasksStep(PipelineStep):
                 exclude = anchor_words(anchor, attention)
                 distributions.append(("sentence", importance_distribution(attention, stopwords, index, exclude)))
         return importance_measures(distributions)
+
+
+def _link_numbers(articles: np.ndarray) -> np.ndarray:
+    """Each link's place among its article's links, from the article of each link (an article's links are a run)."""
+    if not len(articles):
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, articles[1:] != articles[:-1]])
+    return np.arange(len(articles), dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, len(articles)]))
 
 
 def _usable_links(links: pa.Table, offset: int, resolve, eligible: np.ndarray) -> tuple[pa.Table, Counter]:

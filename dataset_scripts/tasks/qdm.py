@@ -8,7 +8,8 @@ pages and at most 10 pairs per anchor text.
 A row: ``query`` = S1, ``positive`` = P, ``negatives`` = [another destination of the same anchor text]. Anchor
 texts are compared lowercased with spaces collapsed; destinations after redirects. Which occurrences of an anchor
 text make its (at most ``qdm_max_pairs``) rows is decided by a seeded hash of the occurrence, over the whole corpus
-(:func:`occurrence_rank`), so the choice does not depend on sharding.
+(:func:`occurrence_rank`), so the choice does not depend on sharding; ``qdm_occurrences="first"`` takes an anchor
+text's first occurrences in corpus order instead, as the original code does (:func:`first_rank`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,16 @@ def occurrence_rank(seed: int, key: str, article_id: str, sentence: str, positio
     key_crc, article_crc, sentence_crc = map(crc32_text, (key, article_id, sentence))
     state = _mix(_seed_word(seed) ^ ((key_crc << 32) | sentence_crc))
     return _mix(state ^ ((article_crc << 32) | (position & 0xFFFFFFFF))) >> 1
+
+
+def first_rank(article_row: int, link: int) -> int:
+    """An occurrence's rank in corpus order: its article's row, then its place among the article's links."""
+    return (article_row << 24) | link
+
+
+def first_ranks(article_rows: np.ndarray, links: np.ndarray) -> np.ndarray:
+    """:func:`first_rank` of many occurrences (``int64``)."""
+    return (np.asarray(article_rows, dtype=np.int64) << 24) | np.asarray(links, dtype=np.int64)
 
 
 def occurrence_ranks(
@@ -123,7 +134,11 @@ def qdm_rows(
             skipped["anchor-with-one-destination"] = skipped.get("anchor-with-one-destination", 0) + 1
             continue
         destinations, cutoff = plan[key]
-        if occurrence_rank(seed, key, sentence.article_id, sentence.sentence, anchor.span[0]) > cutoff:
+        if options.qdm_occurrences == "first":
+            rank = first_rank(source_row, anchor.link)
+        else:
+            rank = occurrence_rank(seed, key, sentence.article_id, sentence.sentence, anchor.span[0])
+        if rank > cutoff:
             skipped["anchor-over-pair-cap"] = skipped.get("anchor-over-pair-cap", 0) + 1
             continue
         others = [d for d in destinations if d not in (anchor.target, source_row)]

@@ -45,6 +45,8 @@ def test_harps_original_variant_and_its_single_options_on_the_command_line():
     assert (harp.importance_model, harp.passage_max_tokens) == ("google-bert/bert-base-uncased", 510)
     assert (harp.query_length, harp.rqp_negative_length, harp.word_draws) == ("normal", "own", "replacement")
     assert (harp.exclude_anchor_words, harp.anchor_row, harp.rdp_ties) == (False, "first-piece", "first")
+    assert harp.qdm_occurrences == "first"
+    assert parse("--harp-qdm-occurrences", "first")[1].qdm_occurrences == "first"
     _, harp, _ = parse(
         "--harp-variant", "original", "--harp-importance-model", "embedded:minilm", "--harp-rqp-negative-length",
         "positive", "--harp-exclude-anchor-words", "--harp-anchor-pairs", "drawn", "--harp-rdp-ties", "drop",

@@ -308,3 +308,26 @@ def test_cards_describe_the_variant_actually_built():
     built = next(line for line in card("prop", prop).splitlines() if line.startswith("As built:"))
     assert "NLTK English + INQUERY" in built and "2 epochs" in built and "Porter stems" in built
     assert "As built:" not in card("srr", harp("default"))  # a Wikiformer task's card: no baseline line
+
+
+def test_qdm_first_occurrences_in_corpus_order_as_the_original_code():
+    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import _link_numbers
+
+    # three articles' links as the work file holds them: article 0 has 2 links, article 1 none kept, article 2 has 3
+    assert _link_numbers(np.array([0, 0, 2, 2, 2])).tolist() == [0, 1, 0, 1, 2]
+    assert qdm.first_ranks(np.array([7, 7, 9]), np.array([0, 3, 1])).tolist() == [
+        qdm.first_rank(7, 0), qdm.first_rank(7, 3), qdm.first_rank(9, 1),
+    ]  # fmt: skip
+    assert qdm.first_rank(7, 3) < qdm.first_rank(8, 0)  # an earlier article's every link comes first
+    text = "Mercury orbits closest to the Sun, and Mercury is small."
+    first, second = text.index("Mercury"), text.rindex("Mercury")
+    anchors = [Anchor("Mercury", (first, first + 7), 1, link=3), Anchor("Mercury", (second, second + 7), 1, link=4)]
+    linked = LinkedSentence("5", "Source", text, anchors)
+    attention = attention_of(text, {}, {}, rows=[{"orbits": 0.5, "sun": 0.2}, {"small": 0.4}])
+    # the plan's cut-off: the rank of the anchor text's first occurrence in the corpus (qdm_max_pairs = 1)
+    plan = {qdm.anchor_key("Mercury"): ([1, 2], qdm.first_rank(5, 3))}
+    options = HarpOptions(qdm_occurrences="first")
+    rows, skipped = qdm.qdm_rows(linked, attention, Passages(), STOP, random.Random(0), options, plan, source_row=5)
+    assert len(rows) == 1 and skipped == {"anchor-over-pair-cap": 1}  # the link at place 3 is kept, 4 is not
+    assert "orbits" in rows[0]["query"] or "sun" in rows[0]["query"].lower()
+    assert HarpOptions.variant("original").qdm_occurrences == "first" and HarpOptions().qdm_occurrences == "hashed"
