@@ -67,6 +67,8 @@ def article_text(article) -> str:
         ("en", "{{ill|Local|de|Fremd|lt=Shown}}", "Shown"),
         ("en", "{{formatnum:1234}}", "1234"),
         ("vi", "{{zh|c=双子群礁|v=Song Tử quần tiêu}}", "双子群礁, Song Tử quần tiêu"),
+        ("ltg", "Austreja ({{Vol-de|Österreich}}) — vaļsteiba Europā.", "Austreja (Österreich) — vaļsteiba Europā."),
+        ("fr", "{{date de naissance|12|mars|1866}}", "12 mars 1866"),
         ("en", "{{s-|XIV}}", ""),  # no such template on the English Wikipedia: removed
     ],
 )
