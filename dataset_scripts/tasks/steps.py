@@ -409,8 +409,8 @@ def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence
 
 class FinalizeStep(PipelineStep):
     """The last stage: merge statistics and write each task's dataset card; a task without rows gets an empty
-    dataset with its full schema and a card saying why it is empty. The datasets are shared among the stage's tasks
-    (rank ``r`` of ``w`` writes ``tasks[r::w]``); rank 0 also writes ``.build/summary.json``.
+    dataset with its full schema and a card saying why it is empty. Run as ``w`` tasks, rank ``r`` writes the
+    datasets ``tasks[r::w]`` and rank 0 also ``.build/summary.json`` (the build runs it as one task).
 
     Args:
         root: the build's output folder.

@@ -285,7 +285,7 @@ def test_slurm_executors_are_chained(built, tmp_path):
     units = plan_units(data, 30)
     cards = make_executors(executor, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
     ltm = cards.depends
-    assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 2  # one task a dataset
+    assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
     join = ltm.depends  # one bucket for a small corpus: one task
     assert (
         ltm.world_size == 3 and join.world_size == 1 and join.depends.world_size == 3 and join.depends.depends is None
@@ -306,7 +306,7 @@ def test_every_output_file_is_byte_identical_whatever_the_processes(built, tmp_p
 
     outputs = {}
     for processes in (1, 2, 3):
-        # units of 40: 40, 40, 26 articles, shared unevenly, and each dataset's fingerprint and card by another process
+        # units of 40: 40, 40, 26 articles, shared unevenly
         options = BuildOptions(
             inputs=(built / "corpus",),
             output_dir=tmp_path / f"p{processes}",
