@@ -36,7 +36,9 @@ def strip_stray_tags(text: str) -> str:
 
 
 def cut_braced_tags(wikitext: str) -> str:
-    """``wikitext`` without its closed ``<math>``, ``<chem>``, ``<syntaxhighlight>``, ... elements."""
+    """``wikitext`` with its closed ``<math>``, ``<chem>``, ``<syntaxhighlight>``, ... elements emptied
+    (``<math/>``): the tag stays where it was, so that a line it opens does not start with the ``;`` or ``:``
+    after it, which would make that line a definition list."""
     if not any(hint in wikitext for hint in _BRACED_HINTS):
         return wikitext
-    return _BRACED.sub("", wikitext)
+    return _BRACED.sub(lambda match: f"<{match.group(1)}/>", wikitext)

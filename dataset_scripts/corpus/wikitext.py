@@ -297,12 +297,15 @@ class _TokenWalker:
             self.pos += 1  # "[[:Category:X]]" unpiped: a pointer to a category or file, no words of the text
             return
         start = buffer.length
-        if self.peek() is T.WikilinkSeparator:
+        piped = self.peek() is T.WikilinkSeparator
+        if piped:
             self.pos += 1
             self.until(buffer, (T.WikilinkClose,), record_links=False)
         self.pos += 1
         if not buffer.since(start).strip():
-            shown = raw_target.strip().lstrip(":") if kind == "article" else shown_title(raw_target, self.namespaces)
+            # a colon link or the pipe trick shows the title without its prefixes; "[[wikt:word]]" shows as written
+            named = kind != "article" and (piped or raw_target.lstrip().startswith(":"))
+            shown = shown_title(raw_target, self.namespaces) if named else raw_target.strip().lstrip(":")
             buffer.write(_unstyle(shown))
         if record_links and kind == "article":
             target = normalize_title(raw_target)

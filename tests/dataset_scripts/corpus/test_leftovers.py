@@ -59,7 +59,13 @@ def test_braces_of_a_formula_inside_a_table_do_not_close_it():
     )
     article = parse_wikitext("Електрон", wikitext, language="uk")
     assert article.sections[0].text == "Електрон має заряд."
-    assert cut_braced_tags("a <math>x^{2}}</math> b <chem>H2O</chem>") == "a  b "
+    assert cut_braced_tags("a <math>x^{2}}</math> b <chem>H2O</chem>") == "a <math/> b <chem/>"
+
+
+def test_a_formula_that_opens_a_line_keeps_the_line_as_it_was():
+    # the English sample's Ambiguity: "<math>...</math>; however" is no definition list once the formula is cut
+    wikitext = "should be written as\n<math>~f(\\omega)=\\frac{1}{\\sqrt{2\\pi}}</math>; however, it is assumed"
+    assert parse_wikitext("Ambiguity", wikitext).abstract == "should be written as; however, it is assumed"
 
 
 def test_interwiki_prefixes_are_no_article_links(enwiki_sample, ltgwiki):
@@ -79,7 +85,8 @@ def test_interwiki_prefixes_are_no_article_links(enwiki_sample, ltgwiki):
         ("[[:Category:宮崎県の企業|]]", "宮崎県の企業"),  # a colon link's text: its title without the namespace
         ("[[:Thể loại:Phông chữ|]]", "Phông chữ"),
         ("[[:Tập tin:Times New Roman.png|]]", ""),  # a file shown as a link: no words
-        ("[[w:Charles Lyell]]", "Charles Lyell"),
+        ("[[w:Charles Lyell|]]", "Charles Lyell"),  # the pipe trick
+        ("[[w:Charles Lyell]]", "w:Charles Lyell"),  # as MediaWiki shows it, but no article link
         ("[[:Category:宮崎県の企業|宮崎県の企業一覧]]", "宮崎県の企業一覧"),
     ],
 )
