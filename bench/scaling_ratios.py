@@ -74,10 +74,12 @@ def main() -> None:
         for p in args.num_proc:
             out = work / f"t{p}"
             results[f"tasks{p}"] = measure([*PY, "dataset_scripts.build", "--input", str(corpus), "--output-dir", str(out), "--num-proc", str(p)])  # fmt: skip
+            print(f"task stage, --num-proc {p}: {results[f'tasks{p}']['s']:.1f} s, {results[f'tasks{p}']['cpu']:.1f} CPU s", flush=True)  # fmt: skip
             shutil.rmtree(out)
         for p in args.num_proc:
             out = work / f"e{p}"
             results[f"dump{p}"] = measure([*PY, "dataset_scripts.build", "--input", *map(str, parts), "--output-dir", str(out), "--num-proc", str(p)])  # fmt: skip
+            print(f"dump -> datasets, --num-proc {p}: {results[f'dump{p}']['s']:.1f} s, {results[f'dump{p}']['cpu']:.1f} CPU s", flush=True)  # fmt: skip
             n_dump = json.loads((out / ".build" / "summary.json").read_text())["articles"]
             shutil.rmtree(out)
         predicted = plan_seconds(corpus, args.num_proc, work)

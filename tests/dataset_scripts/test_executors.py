@@ -208,16 +208,35 @@ def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
 
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delitem(sys.modules, "torch", raising=False)
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    main = threading.main_thread()
+    fsspec_loop = threading.Thread(name="fsspecIO")  # fsspec makes its loop again in a forked child
+    monkeypatch.setattr(threading, "enumerate", lambda: [main, fsspec_loop])
     assert local_start_method() == "fork"
-    monkeypatch.setattr(threading, "active_count", lambda: 2)  # a thread would be copied half-way through its work
+    other = threading.Thread(name="worker")  # a thread would be copied half-way through its work
+    monkeypatch.setattr(threading, "enumerate", lambda: [main, fsspec_loop, other])
     assert local_start_method() == "forkserver"
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(threading, "enumerate", lambda: [main])
     monkeypatch.setitem(sys.modules, "torch", object())  # torch's thread pools do not survive a fork
     assert local_start_method() == "forkserver"
     monkeypatch.delitem(sys.modules, "torch")
     monkeypatch.setattr(sys, "platform", "darwin")
     assert local_start_method() == "forkserver"
+
+
+def test_the_progress_monitor_is_stopped_before_choosing(monkeypatch):
+    import threading
+
+    from tqdm import tqdm
+
+    from wikiformer_kit.dataset_scripts.executors import local_start_method
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setattr(tqdm, "monitor_interval", 10)
+    with tqdm(total=1, disable=False, file=open(os.devnull, "w")) as bar:
+        bar.update()
+    local_start_method()
+    assert tqdm.monitor is None and not [t for t in threading.enumerate() if t.name.startswith("tqdm")]
 
 
 def test_the_start_method_is_chosen_when_the_pool_starts_after_the_stages_before(monkeypatch, tmp_path):
