@@ -73,7 +73,6 @@ rendered, whatever a template table says."""
 
 _HEAD = 300
 """Characters of a line in which a hatnote's words and first link must stand."""
-_OPENERS = ":*#;' \t"
 # an indented line in italics from end to end ("::''See also: [[Software patents]] for an overview.''"): a note
 _INDENTED_ITALIC = re.compile(r":+[ \t]*''(?!')[^\n]*\[\[[^\n]*''[ \t]*")
 _LINK = r"'{0,3}[「『]?\[\[[^\[\]\n]+\]\][」』]?'{0,3}"
@@ -104,6 +103,14 @@ def is_hatnote_template(name: str) -> bool:
     return any(key in names for names in HATNOTE_TEMPLATES.values())
 
 
+@lru_cache(maxsize=64)
+def _line_opening(language: str) -> re.Pattern:
+    """A line that opens with a hatnote's words (after indents, quotes or a ``<div>``): one scan of the page finds
+    them (the pattern opens with a line break, which the scan looks for first)."""
+    said = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in hatnote_phrases(language))
+    return re.compile(rf"\n[:*#;' \t]*(?:<div[^>\n]*>[:*#;' \t]*)?(?i:{said})")
+
+
 def drop_hatnote_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
     """``wikitext`` (templates already cut) without its hand-written hatnotes, and how many there were.
 
@@ -112,28 +119,33 @@ def drop_hatnote_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
     """
     if "[[" not in wikitext:
         return wikitext, 0
-    phrases = hatnote_phrases(language)
+    padded = "\n" + wikitext
     pattern = _hatnote(language)
-    lines = wikitext.split("\n")
-    count = 0
-    for number, line in enumerate(lines):
-        head = line[:_HEAD].lstrip(_OPENERS).casefold()
-        if head.startswith("<div"):
-            head = head.partition(">")[2].lstrip(_OPENERS)
-        if "[[" not in line[:_HEAD] or not head.startswith(phrases):
+    pieces, kept_from, count = [], 0, 0
+    for opening in _line_opening(language).finditer(padded):
+        start = opening.start() + 1
+        if start < kept_from:
+            continue
+        end = padded.find("\n", start)
+        end = len(padded) if end < 0 else end
+        line = padded[start:end]
+        if "[[" not in line[:_HEAD]:
             continue
         match = pattern.match(line)
         if match is None:
-            if _INDENTED_ITALIC.fullmatch(line):
-                lines[number] = ""
-                count += 1
-            continue
-        rest = match.group("rest")
-        if not rest.strip():
-            lines[number] = ""
+            if not _INDENTED_ITALIC.fullmatch(line):
+                continue
+            replacement = ""
+        elif not match.group("rest").strip():
+            replacement = ""
         elif match.group("italic"):
-            lines[number] = rest.lstrip()
+            replacement = match.group("rest").lstrip()
         else:
             continue  # the words and a link open a sentence that goes on: prose
+        pieces += [padded[kept_from:start], replacement]
+        kept_from = end
         count += 1
-    return ("\n".join(lines), count) if count else (wikitext, 0)
+    if not count:
+        return wikitext, 0
+    pieces.append(padded[kept_from:])
+    return "".join(pieces)[1:], count

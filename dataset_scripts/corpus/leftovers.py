@@ -27,7 +27,7 @@ BRACED_TAGS = ("math", "chem", "ce", "syntaxhighlight", "source", "score", "time
 
 _STRAY_TAG = re.compile(r"</?(?:" + "|".join(HTML_TAGS) + r")\b[^<>\n]*>", re.I)
 _BRACED = re.compile(r"<(" + "|".join(BRACED_TAGS) + r")\b[^<>]*?(?:/>|>.*?</\1\s*>)", re.S | re.I)
-_BRACED_HINTS = tuple(f"<{name}" for name in BRACED_TAGS)
+_BRACED_HINT = re.compile("<(?:" + "|".join(BRACED_TAGS) + ")")
 
 
 def strip_stray_tags(text: str) -> str:
@@ -39,6 +39,6 @@ def cut_braced_tags(wikitext: str) -> str:
     """``wikitext`` with its closed ``<math>``, ``<chem>``, ``<syntaxhighlight>``, ... elements emptied
     (``<math/>``): the tag stays where it was, so that a line it opens does not start with the ``;`` or ``:``
     after it, which would make that line a definition list."""
-    if not any(hint in wikitext for hint in _BRACED_HINTS):
+    if "<" not in wikitext or not _BRACED_HINT.search(wikitext):
         return wikitext
     return _BRACED.sub(lambda match: f"<{match.group(1)}/>", wikitext)

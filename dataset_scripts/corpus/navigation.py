@@ -25,7 +25,8 @@ MAX_ITEM_WORDS = 5
 MAX_LINE = 600
 """Characters of wikitext: a longer line is prose and is not looked at."""
 # a separator stands between blanks (or at an end): "l·l" in Catalan words and "x|y" in formulas are not separators
-_SEPARATOR = re.compile(r"(?:^|(?<=\s))[|·•∙⋅◦](?=\s|$)")
+# (the separator first, its surroundings checked after it: a scan for one character of a set is fast)
+_SEPARATOR = re.compile(r"[|·•∙⋅◦](?<!\S[|·•∙⋅◦])(?!\S)")
 _ITEM_END = (".", "!", "?", ";", "。", "！", "？")
 _CALENDAR_SPLIT = re.compile(r"[\s|·•∙⋅◦・、,;/–—]+")
 _FILLER = re.compile(r"^[\W\d_]*$")
@@ -93,21 +94,35 @@ def plain_line(wikitext_line: str) -> str:
     return line.replace("'''", "").replace("''", "")
 
 
+@lru_cache(maxsize=64)
+def _line_opening(language: str) -> re.Pattern:
+    """A line that opens with a number or a month or weekday name (after markup): one scan of the page finds them
+    (the pattern opens with a line break, which the scan looks for first)."""
+    words = "|".join(re.escape(w) for w in sorted(calendar_words(language), key=len, reverse=True))
+    return re.compile(rf"\n[:*#;'\"\[ \t]*(?:\d|(?i:{words}))")
+
+
 def drop_navigation_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
     """``wikitext`` (templates and tables already cut) without its navigation lines, and how many there were.
 
-    Headings are never navigation lines; a line of prose (longer than :data:`MAX_LINE`) is not looked at.
+    Only lines with a separator or opening with a number or a month or weekday name are looked at; headings are
+    never navigation lines, nor is a line of prose (longer than :data:`MAX_LINE`).
     """
-    lines = wikitext.split("\n")
-    kept, dropped = [], 0
-    for line in lines:
-        if (
-            len(line) <= MAX_LINE
-            and not line.startswith("=")
-            and (line.count(" ") >= 2 or "・" in line or "、" in line)
-            and is_navigation_line(plain_line(line), language)
-        ):
-            dropped += 1
-            continue
-        kept.append(line)
-    return ("\n".join(kept), dropped) if dropped else (wikitext, 0)
+    padded = "\n" + wikitext
+    starts = {match.start() for match in _line_opening(language).finditer(padded)}
+    starts.update(padded.rfind("\n", 0, match.start()) for match in _SEPARATOR.finditer(padded))
+    cuts = []
+    for start in sorted(starts):
+        end = padded.find("\n", start + 1)
+        end = len(padded) if end < 0 else end
+        line = padded[start + 1 : end]
+        if len(line) <= MAX_LINE and not line.startswith("=") and is_navigation_line(plain_line(line), language):
+            cuts.append((start, end))
+    if not cuts:
+        return wikitext, 0
+    pieces, kept_from = [], 0
+    for start, end in cuts:
+        pieces.append(padded[kept_from:start])
+        kept_from = end
+    pieces.append(padded[kept_from:])
+    return "".join(pieces)[1:], len(cuts)
