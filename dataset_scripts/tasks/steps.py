@@ -106,8 +106,10 @@ class BuildLayout:
         return self.join_dir(buckets) / "buckets" / f"{bucket:05d}.sqlite"
 
     def logs(self, stage: str, world_size: int) -> Path:
-        """datatrove's logging folder of a stage (per world size, since its completions are per rank)."""
-        return self.work / "logs" / f"{stage}-w{world_size}"
+        """datatrove's logging folder of a stage (per world size, since its completions are per rank; ``-sized``:
+        ranks given their units by size (:func:`.corpus_units.rank_units`), so that a build begun when every rank
+        took every world-size-th unit does not skip, as completed, ranks whose units have changed)."""
+        return self.work / "logs" / f"{stage}-w{world_size}-sized"
 
 
 def write_rows(rows: Sequence[dict[str, Any]], schema: pa.Schema, path: Path) -> None:
