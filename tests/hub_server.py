@@ -880,6 +880,19 @@ class LocalHub:
         self._server.server_close()
         self._thread.join()
 
+    def upload_dataset(self, repo_id: str, folder: str | os.PathLike, hf_home: str | os.PathLike) -> None:
+        """Create the dataset repository ``repo_id`` and upload ``folder`` to it, in a fresh process as a publisher
+        would (``huggingface_hub``'s ``create_repo`` and ``upload_folder``, with ``hf_home`` as its HF_HOME)."""
+        run_python(
+            f"""
+from huggingface_hub import HfApi
+api = HfApi()
+api.create_repo({repo_id!r}, repo_type="dataset")
+api.upload_folder(repo_id={repo_id!r}, repo_type="dataset", folder_path={str(folder)!r})
+""",
+            self.env(hf_home),
+        )
+
     def env(self, hf_home: str | os.PathLike, offline: bool = False, base: dict | None = None) -> dict[str, str]:
         """Environment for a client subprocess: this Hub as endpoint, a token, no Xet, its own HF_HOME, quiet.
 

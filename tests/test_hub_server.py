@@ -111,15 +111,7 @@ def test_dataset_folder_with_configs_yaml_loads_each_config(hub, tmp_path):
         "    path: data/srr/*.parquet\n- config_name: ati\n  data_files:\n  - split: train\n"
         "    path: data/ati/*.parquet\n---\n# Wikiformer tasks\n"
     )
-    run_python(
-        f"""
-from huggingface_hub import HfApi
-api = HfApi()
-api.create_repo("ns/wikiformer-tasks", repo_type="dataset")
-api.upload_folder(repo_id="ns/wikiformer-tasks", repo_type="dataset", folder_path={str(folder)!r})
-""",
-        hub.env(tmp_path / "home_pusher"),
-    )
+    hub.upload_dataset("ns/wikiformer-tasks", folder, tmp_path / "home_pusher")
     out = run_python(
         """
 import json

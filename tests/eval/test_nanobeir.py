@@ -105,15 +105,7 @@ def test_hub_dataset_equals_sentence_transformers(hub, nano_folder, spread_ranke
     from tests.conftest import PROJECT_ROOT
     from tests.hub_server import run_python
 
-    run_python(
-        f"""
-from huggingface_hub import HfApi
-api = HfApi()
-api.create_repo("ns/NanoBEIR-mini", repo_type="dataset")
-api.upload_folder(repo_id="ns/NanoBEIR-mini", repo_type="dataset", folder_path={str(nano_folder)!r})
-""",
-        hub.env(tmp_path / "home_pusher"),
-    )
+    hub.upload_dataset("ns/NanoBEIR-mini", nano_folder, tmp_path / "home_pusher")
     out = run_python(
         f"""
 import json

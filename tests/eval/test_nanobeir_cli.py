@@ -12,7 +12,6 @@ import pytest
 from tests.conftest import PROJECT_ROOT
 from tests.eval.conftest import run_fresh, save_tiny_ranker
 from tests.eval.nanobeir_data import DEPTH, build_mini_nanobeir
-from tests.hub_server import run_python
 from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 from wikiformer_kit.eval.rerank import PairScorer
@@ -73,15 +72,7 @@ def test_record_table_and_errors(tmp_path):
 
 def test_cli_reads_the_sets_by_their_hub_id(hub, nano_folder, spread_ranker, tmp_path):
     """A user's fresh process naming the dataset by its Hub id (the local test Hub), as ``--data ns/ID``."""
-    run_python(
-        f"""
-from huggingface_hub import HfApi
-api = HfApi()
-api.create_repo("ns/NanoBEIR-mini", repo_type="dataset")
-api.upload_folder(repo_id="ns/NanoBEIR-mini", repo_type="dataset", folder_path={str(nano_folder)!r})
-""",
-        hub.env(tmp_path / "home_pusher"),
-    )
+    hub.upload_dataset("ns/NanoBEIR-mini", nano_folder, tmp_path / "home_pusher")
     out = tmp_path / "out"
     command = [sys.executable, "-m", "wikiformer_kit.eval", "nanobeir", str(spread_ranker), "--sets", "scifact"]
     command += ["--data", "ns/NanoBEIR-mini", "--rerank-k", str(DEPTH), "--output-dir", str(out)]

@@ -24,35 +24,53 @@ def visible_text(
             left out.
     """
     parts: list[str] = []
-    depth = 0
-    node = element
-    while True:
+
+    def enter(node: LexborNode) -> bool:
         tag = node.tag
-        descend = False
         if tag == _TEXT:
             parts.append(node.text_content or "")
-        elif tag[0] not in "-!":
-            text = stand_in(node, tag) if depth else None
-            if text is not None:
-                parts.append(text)
-            else:
-                if tag in blocks:
-                    parts.append(" ")
-                descend = True
-        if descend:
+            return False
+        if tag[0] in "-!":
+            return False
+        text = stand_in(node, tag) if node is not element else None
+        if text is not None:
+            parts.append(text)
+            return False
+        if tag in blocks:
+            parts.append(" ")
+        return True
+
+    def leave(node: LexborNode) -> None:
+        if node.tag in blocks:
+            parts.append(" ")
+
+    walk_elements(element, enter, leave)
+    return normalize_space("".join(parts))
+
+
+def walk_elements(root: LexborNode, enter: Callable[[LexborNode], bool], leave: Callable[[LexborNode], None]) -> None:
+    """Visit ``root`` and its descendants in document order, iteratively (a page nested deeper than Python's
+    recursion limit is read whole).
+
+    Args:
+        root: the first node visited.
+        enter: called on each node; returns whether to visit the node's children.
+        leave: called on each node ``enter`` went into, after its children.
+    """
+    node, depth = root, 0
+    while True:
+        if enter(node):
             child = node.first_child
             if child is not None:
                 node, depth = child, depth + 1
                 continue
-            if tag in blocks:
-                parts.append(" ")
+            leave(node)
         while depth:
             sibling = node.next
             if sibling is not None:
                 node = sibling
                 break
             node, depth = node.parent, depth - 1
-            if node.tag in blocks:
-                parts.append(" ")
+            leave(node)
         else:
-            return normalize_space("".join(parts))
+            return

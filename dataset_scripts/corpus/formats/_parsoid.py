@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, normalize_space
-from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text, walk_elements
 from wikiformer_kit.dataset_scripts.corpus.titles import Namespaces, classify_link, normalize_title
 
 Attributes = dict[str, "str | None"]
@@ -124,45 +124,36 @@ class ParsoidWalker:
 
     def walk(self, root: LexborNode) -> None:
         """Write ``root`` (the ``<body>``, or the whole document) and everything below it."""
-        builder, pending = self.builder, self.pending
-        node, depth = root, 0
-        while True:
-            tag_id = node.tag_id
-            entered = False
-            if tag_id == _TEXT_ID:
-                pending.append(node.text_content or "")
-            elif tag_id > _LAST_NON_ELEMENT_ID:
-                attributes = node.attributes
-                if tag_id in _DROPPED_TAG_IDS or is_dropped(attributes):
-                    pass
-                elif tag_id == _MATH_ID or _is_math(attributes):
-                    pending.append(math_text(node, attributes))
-                elif tag_id in _HEADING_IDS:
-                    self.flush()
-                    builder.heading(_HEADING_IDS[tag_id], element_text(node))
-                elif tag_id == _ANCHOR_ID:
-                    self._anchor(node, attributes)
-                else:
-                    if tag_id in _BLOCK_IDS:
-                        self.flush()
-                        builder.paragraph_break()
-                    entered = True
-            if entered:
-                child = node.first_child
-                if child is not None:
-                    node, depth = child, depth + 1
-                    continue
-                self._close(tag_id)
-            while depth:
-                sibling = node.next
-                if sibling is not None:
-                    node = sibling
-                    break
-                node, depth = node.parent, depth - 1
-                self._close(node.tag_id)
-            else:
-                self.flush()
-                return
+        walk_elements(root, self._enter, self._leave)
+        self.flush()
+
+    def _enter(self, node: LexborNode) -> bool:
+        tag_id = node.tag_id
+        if tag_id == _TEXT_ID:
+            self.pending.append(node.text_content or "")
+            return False
+        if tag_id <= _LAST_NON_ELEMENT_ID:
+            return False
+        attributes = node.attributes
+        if tag_id in _DROPPED_TAG_IDS or is_dropped(attributes):
+            return False
+        if tag_id == _MATH_ID or _is_math(attributes):
+            self.pending.append(math_text(node, attributes))
+            return False
+        if tag_id in _HEADING_IDS:
+            self.flush()
+            self.builder.heading(_HEADING_IDS[tag_id], element_text(node))
+            return False
+        if tag_id == _ANCHOR_ID:
+            self._anchor(node, attributes)
+            return False
+        if tag_id in _BLOCK_IDS:
+            self.flush()
+            self.builder.paragraph_break()
+        return True
+
+    def _leave(self, node: LexborNode) -> None:
+        self._close(node.tag_id)
 
     def _close(self, tag_id: int) -> None:
         if tag_id in _BLOCK_IDS:

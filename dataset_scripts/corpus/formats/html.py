@@ -36,7 +36,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
     plain_suffix,
     read_document,
 )
-from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text, walk_elements
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
 
 NAME = "html"
@@ -126,48 +126,37 @@ def walk(root: LexborNode, builder: ArticleBuilder, title_heading: LexborNode | 
         title_heading: the heading element that is the article title rather than a section.
     """
     title_id = title_heading.mem_id if title_heading is not None else None
-    node, depth = root, 0
-    while True:
+
+    def enter(node: LexborNode) -> bool:
         tag = node.tag
-        entered = False
         if tag == _TEXT:
             builder.text(node.text_content or "")
-        elif tag[0] not in "-!":
-            attributes = node.attributes
-            if _is_dropped(tag, attributes):
-                pass
-            elif tag in _HEADINGS:
-                title = _element_text(node)
-                if node.mem_id == title_id:
-                    builder.title = title or builder.title
-                else:
-                    builder.heading(_HEADINGS[tag], title)
-            elif tag == "a" and "href" in attributes:
-                href = attributes.get("href") or ""
-                anchor = _element_text(node)
-                if href.strip().lower().startswith(_SKIPPED_SCHEMES) or not href.strip():
-                    builder.text(anchor)
-                else:
-                    builder.link(link_target(href), anchor)
+            return False
+        if tag[0] in "-!":
+            return False
+        attributes = node.attributes
+        if _is_dropped(tag, attributes):
+            return False
+        if tag in _HEADINGS:
+            title = _element_text(node)
+            if node.mem_id == title_id:
+                builder.title = title or builder.title
             else:
-                if tag in _BLOCKS:
-                    builder.paragraph_break()
-                entered = True
-        if entered:
-            child = node.first_child
-            if child is not None:
-                node, depth = child, depth + 1
-                continue
-            _close(tag, builder)
-        while depth:
-            sibling = node.next
-            if sibling is not None:
-                node = sibling
-                break
-            node, depth = node.parent, depth - 1
-            _close(node.tag, builder)
-        else:
-            return
+                builder.heading(_HEADINGS[tag], title)
+            return False
+        if tag == "a" and "href" in attributes:
+            href = attributes.get("href") or ""
+            anchor = _element_text(node)
+            if href.strip().lower().startswith(_SKIPPED_SCHEMES) or not href.strip():
+                builder.text(anchor)
+            else:
+                builder.link(link_target(href), anchor)
+            return False
+        if tag in _BLOCKS:
+            builder.paragraph_break()
+        return True
+
+    walk_elements(root, enter, lambda node: _close(node.tag, builder))
 
 
 def _close(tag: str, builder: ArticleBuilder) -> None:

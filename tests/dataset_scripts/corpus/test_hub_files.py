@@ -13,7 +13,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import PROJECT_ROOT, SAMPLES
-from tests.hub_server import run_python
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.hub_files import hub_url
 from wikiformer_kit.dataset_scripts.corpus.reading import read_shard
@@ -70,15 +69,7 @@ def dataset_repo(hub, tmp_path) -> Path:
     shutil.copy(ENTERPRISE / STRUCTURED, folder / "structured" / STRUCTURED)
     (folder / "structured" / "README.md").write_text("# A dataset card, not an article\n")  # not read, as locally
     structured_parquet(folder)
-    run_python(
-        f"""
-from huggingface_hub import HfApi
-api = HfApi()
-api.create_repo("ns/enterprise", repo_type="dataset")
-api.upload_folder(repo_id="ns/enterprise", repo_type="dataset", folder_path={str(folder)!r})
-""",
-        hub.env(tmp_path / "home_pusher"),
-    )
+    hub.upload_dataset("ns/enterprise", folder, tmp_path / "home_pusher")
     return folder
 
 
