@@ -130,16 +130,23 @@ made again in a forked child (``os.register_at_fork``)."""
 
 
 def stop_progress_monitor() -> None:
-    """Stop tqdm's monitor thread (it only tunes how often bars redraw) and keep it off, so that it is no reason to
-    start workers by a fork server."""
+    """Stop tqdm's monitor threads (they only tune how often bars redraw) and keep them off, so that they are no
+    reason to start workers by a fork server. A bar class of another library (a subclass of tqdm's) runs a monitor
+    of its own."""
     tqdm_module = sys.modules.get("tqdm.std")
     if tqdm_module is None:
         return
-    bar = tqdm_module.tqdm
-    bar.monitor_interval = 0
-    if bar.monitor is not None:
-        bar.monitor.exit()
-        bar.monitor = None
+    import threading
+
+    from tqdm._monitor import TMonitor
+
+    tqdm_module.tqdm.monitor_interval = 0
+    for thread in threading.enumerate():
+        if isinstance(thread, TMonitor):
+            bar_class = thread.tqdm_cls
+            bar_class.monitor_interval = 0
+            thread.exit()
+            bar_class.monitor = None
 
 
 def local_start_method() -> str:

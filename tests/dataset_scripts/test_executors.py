@@ -235,8 +235,17 @@ def test_the_progress_monitor_is_stopped_before_choosing(monkeypatch):
     monkeypatch.setattr(tqdm, "monitor_interval", 10)
     with tqdm(total=1, disable=False, file=open(os.devnull, "w")) as bar:
         bar.update()
+
+    class LibraryBar(tqdm):  # another library's bars (huggingface_hub's, datasets') run a monitor of their own
+        pass
+
+    tqdm.monitor = None
+    with LibraryBar(total=1, disable=False, file=open(os.devnull, "w")) as bar:
+        bar.update()
+    assert LibraryBar.monitor is not None
     local_start_method()
-    assert tqdm.monitor is None and not [t for t in threading.enumerate() if t.name.startswith("tqdm")]
+    assert tqdm.monitor is None and LibraryBar.monitor is None
+    assert not [t for t in threading.enumerate() if t.name.startswith("tqdm")]
 
 
 def test_the_start_method_is_chosen_when_the_pool_starts_after_the_stages_before(monkeypatch, tmp_path):
