@@ -41,8 +41,10 @@ def read_shard(shard: Shard, options: ReaderOptions, read_ahead: str, on_bytes: 
             return read_raw_in_process(shard, options, on_bytes)
         records = module.read_raw(shard.path, options, byte_range=shard.byte_range, on_bytes=on_bytes)
     else:
-        part, lines = shard.record_part, shard.line_range
-        if lines is not None:
+        part, lines, groups = shard.record_part, shard.line_range, shard.row_group_range
+        if groups is not None:
+            records = module.read(Path(shard.path), options, part=part, row_groups=groups)
+        elif lines is not None:
             records = module.read(Path(shard.path), options, byte_range=lines)
         elif part is not None:
             records = module.read(Path(shard.path), options, part=part)

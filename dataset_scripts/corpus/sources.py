@@ -1,7 +1,8 @@
 """Which format each input is, and how the inputs split into shards (one pipeline task each).
 
 A shard is a whole file, or, for a multistream ``.bz2`` dump whose index file lies beside it, a byte range of
-whole bz2 streams. Multistream dumps are cut into shards of :data:`STREAMS_PER_SHARD` streams, and into more,
+whole bz2 streams; files that processes share (:func:`split_by_records`) are cut into byte ranges of lines, runs of
+Parquet row groups or parts by records. Multistream dumps are cut into shards of :data:`STREAMS_PER_SHARD` streams, and into more,
 smaller ones when that gives fewer shards than the processes that will read them (``min_shards``), so that one
 dump file keeps every process busy. The rows are the same, in the same order, however the dumps are cut: only
 their spread over the output files differs.
@@ -132,10 +133,15 @@ class Shard:
     multistream: bool = False
     part: int = 0
     parts: int = 1
+    row_groups: bool = False
+    """``start`` and ``end`` number row groups of a Parquet file (``[start, end)``), not bytes."""
 
     @property
     def size(self) -> int:
-        """Bytes of input this shard reads (for progress bars; a part of a file split by records: its share)."""
+        """Bytes of input this shard reads (for progress bars; a part of a file split by records: its share; row
+        groups: their compressed bytes)."""
+        if self.row_groups:
+            return row_group_bytes(self.path, self.start, self.end) // self.parts
         total = Path(self.path).stat().st_size
         return ((total if self.end < 0 else self.end) - self.start) // self.parts
 
@@ -154,7 +160,27 @@ class Shard:
     def line_range(self) -> tuple[int, int] | None:
         """``(start, end)`` for a byte range of a plain NDJSON file (its reader reads the lines that start in it),
         None otherwise (what ``read`` takes as ``byte_range``)."""
-        return None if self.multistream or (self.start, self.end) == (0, -1) else (self.start, self.end)
+        if self.multistream or self.row_groups or (self.start, self.end) == (0, -1):
+            return None
+        return (self.start, self.end)
+
+    @property
+    def row_group_range(self) -> tuple[int, int] | None:
+        """``(first, end)`` row groups of a Parquet file this shard alone reads, None otherwise (what ``read``
+        takes as ``row_groups``)."""
+        return (self.start, self.end) if self.row_groups else None
+
+
+def row_group_bytes(path: str | Path, start: int, end: int) -> int:
+    """The compressed bytes of row groups ``[start, end)`` of a Parquet file (its footer only is read)."""
+    import pyarrow.parquet  # here: planning other inputs never loads it
+
+    metadata = pyarrow.parquet.ParquetFile(path).metadata
+    return sum(
+        metadata.row_group(group).column(column).total_compressed_size
+        for group in range(start, end)
+        for column in range(metadata.num_columns)
+    )
 
 
 def multistream_index(path: str | Path) -> Path | None:
@@ -262,15 +288,20 @@ def split_by_records(shards: list[Shard], min_shards: int) -> list[Shard]:
     be cut by bytes) into parts, until there are ``min_shards`` shards in all: each part reads the whole file and
     parses every ``parts``-th record, so the processes share the parsing, the costly step. A file its format can cut
     by bytes (``splits_by_bytes``: a plain NDJSON file) is cut into as many equal byte ranges instead, each read
-    alone (its reader aligns them on lines)."""
+    alone (its reader aligns them on lines); a Parquet file (``row_group_rows``) into runs of whole row groups,
+    balanced by rows, each read alone (:func:`row_group_shards`)."""
     splittable = [i for i, shard in enumerate(shards) if getattr(get_format(shard.fmt), "SPLITS_BY_RECORD", False)]
     if not splittable or len(shards) >= min_shards:
         return shards
     parts = math.ceil((min_shards - len(shards) + len(splittable)) / len(splittable))
     result: list[Shard] = []
     for i, shard in enumerate(shards):
+        module = get_format(shard.fmt)
+        groups = getattr(module, "row_group_rows", lambda path: None)(Path(shard.path)) if i in splittable else None
         if i not in splittable or parts == 1:
             result.append(shard)
+        elif groups:
+            result.extend(row_group_shards(shard, groups, parts))
         elif getattr(get_format(shard.fmt), "splits_by_bytes", lambda path: False)(Path(shard.path)):
             size = Path(shard.path).stat().st_size
             cuts = [part * size // parts for part in range(parts)] + [-1]
@@ -278,6 +309,32 @@ def split_by_records(shards: list[Shard], min_shards: int) -> list[Shard]:
         else:
             result.extend(Shard(shard.path, shard.fmt, part=part, parts=parts) for part in range(parts))
     return result
+
+
+def row_group_shards(shard: Shard, rows: list[int], parts: int) -> list[Shard]:
+    """``parts`` shards of a Parquet file whose row groups hold ``rows[g]`` rows: runs of whole row groups, in order,
+    cut where the rows read so far come nearest each shard's equal share (row groups differ in size). A file of
+    fewer row groups than ``parts`` gets a shard a row group, each shared by records among the processes that
+    group's share of ``parts`` gives it."""
+    count = len(rows)
+    if count < parts:
+        each = [parts * (g + 1) // count - parts * g // count for g in range(count)]
+        return [
+            Shard(shard.path, shard.fmt, g, g + 1, part=k, parts=each[g], row_groups=True)
+            for g in range(count)
+            for k in range(each[g])
+        ]
+    total = sum(rows)
+    done = [0]  # rows in the row groups before each one
+    for n in rows:
+        done.append(done[-1] + n)
+    starts = [0]
+    for k in range(1, parts):
+        share = k * total / parts
+        cut = min(range(starts[-1] + 1, count - (parts - k) + 1), key=lambda g: (abs(done[g] - share), g))
+        starts.append(cut)
+    ends = [*starts[1:], count]
+    return [Shard(shard.path, shard.fmt, a, b, row_groups=True) for a, b in zip(starts, ends, strict=True)]
 
 
 def stream_cuts(streams: list[int], streams_per_shard: int, wanted: int) -> list[list[int]]:

@@ -12,7 +12,9 @@ A format module (one file per format in this folder) defines:
     ``SPLITS_BY_RECORD = True`` (an archive that cannot be cut by bytes) also takes ``part=(k, n)``: parse only
     every ``n``-th record from the ``k``-th, so that ``n`` tasks share one file (``sources.split_by_records``);
     where its ``splits_by_bytes(path)`` is true (a plain NDJSON file), ``byte_range=(start, end)`` instead: the
-    records that start in that byte range (``sources.Shard.line_range``);
+    records that start in that byte range (``sources.Shard.line_range``); where its ``row_group_rows(path)`` gives
+    the rows of each row group (a Parquet file), ``row_groups=(first, end)``: those row groups only
+    (``sources.Shard.row_group_range``);
   - or the raw hook ``read_raw(path, options, *, byte_range=None, on_bytes=None) -> Iterator[RawPage | Redirect |
     Skipped]``, for wikitext formats: the reader only cuts the input into :class:`RawPage` records, and the
     extraction stage of the corpus build (:mod:`..extract`) parses them, as a pipeline step of its own.

@@ -18,7 +18,9 @@ articles; the task build says so.
 The Hub's copy (``wikimedia/structured-wikipedia``) is read as its NDJSON files or as the Parquet files the Hub makes
 of them (``refs/convert/parquet``, the same records as rows): recognised by content (Parquet with a ``name``, an
 ``identifier`` and a ``sections`` or ``article_sections`` column), read a batch of rows at a time with only the
-columns the Article needs, shared by rows between processes as the NDJSON files are by records.
+columns the Article needs. Processes share a Parquet file by row groups: each reads only the runs of whole row
+groups its shard names (:func:`row_group_rows` plans them), and a file of fewer row groups than processes is shared
+within each row group by rows.
 """
 
 from __future__ import annotations
@@ -75,8 +77,9 @@ def read(
     options: ReaderOptions,
     part: tuple[int, int] | None = None,
     byte_range: tuple[int, int] | None = None,
+    row_groups: tuple[int, int] | None = None,
 ) -> Iterator[Article | Redirect | Skipped]:
-    """Stream the records of a Structured Contents file (NDJSON, or a ``.tar.gz`` of NDJSON members).
+    """Stream the records of a Structured Contents file (NDJSON, a ``.tar.gz`` of NDJSON members, or Parquet).
 
     Args:
         path: the file.
@@ -84,13 +87,15 @@ def read(
         part: ``(k, n)``: parse only every ``n``-th record from the ``k``-th (see :func:`.enterprise_html.read`).
         byte_range: ``(start, end)`` of a plain NDJSON file: the lines that start in it (see
             :func:`.enterprise_html.read`).
+        row_groups: ``(first, end)`` of a Parquet file: only the row groups ``first`` to ``end - 1`` are read
+            (``part`` then counts their rows).
 
     Yields:
         One :class:`Article` per record, or a :class:`Skipped` naming the file, the member and the line (the row
         of a Parquet file).
     """
     if read_head(path, len(_PARQUET_MAGIC)) == _PARQUET_MAGIC:
-        yield from read_parquet(path, options, part)
+        yield from read_parquet(path, options, part, row_groups)
     else:
         yield from read_records(path, options, parse_record, part, byte_range)
 
@@ -100,23 +105,42 @@ def splits_by_bytes(path: Path) -> bool:
     return read_head(path, len(_PARQUET_MAGIC)) != _PARQUET_MAGIC and is_plain_ndjson(path)
 
 
+def row_group_rows(path: Path) -> list[int] | None:
+    """The rows of each row group of a Parquet file (its footer only is read), what processes share it by; None for
+    a file of another kind or a footer that cannot be read (the file is then shared by rows)."""
+    if read_head(path, len(_PARQUET_MAGIC)) != _PARQUET_MAGIC:
+        return None
+    import pyarrow.parquet
+
+    try:
+        metadata = pyarrow.parquet.ParquetFile(path).metadata
+        return [metadata.row_group(group).num_rows for group in range(metadata.num_row_groups)]
+    except (OSError, pyarrow.ArrowException):
+        return None
+
+
 def read_parquet(
-    path: Path, options: ReaderOptions, part: tuple[int, int] | None = None
+    path: Path, options: ReaderOptions, part: tuple[int, int] | None = None, row_groups: tuple[int, int] | None = None
 ) -> Iterator[Article | Skipped]:
     """The records of a Parquet file of Structured Contents (the Hub's conversion of the NDJSON files), a batch of
-    rows at a time; ``part`` as in :func:`read` (rows counted from 1 over the whole file). A file that cannot be
-    read further ends with ``Skipped(reason="truncated")``, reported by part 0 only."""
+    rows at a time; ``part`` and ``row_groups`` as in :func:`read` (rows named by their number from 1 over the whole
+    file). A file that cannot be read further ends with ``Skipped(reason="truncated")``, reported by part 0 only."""
     import pyarrow.parquet  # here: sniffing other files never loads it
 
     number, parts = part or (0, 1)
-    row = 0
+    row = taken = 0
     try:
         parquet = pyarrow.parquet.ParquetFile(path)
         columns = [name for name in _READ_COLUMNS if name in parquet.schema_arrow.names]
-        for batch in parquet.iter_batches(batch_size=_ROWS_PER_BATCH, columns=columns):
+        groups = None
+        if row_groups is not None:
+            groups = list(range(*row_groups))
+            row = sum(parquet.metadata.row_group(group).num_rows for group in range(row_groups[0]))
+        for batch in parquet.iter_batches(batch_size=_ROWS_PER_BATCH, row_groups=groups, columns=columns):
             for record in _batch_rows(batch):
                 row += 1
-                if (row - 1) % parts != number:
+                taken += 1
+                if (taken - 1) % parts != number:
                     continue
                 if record is None:
                     yield Skipped("non-utf8", str(path), f"row {row}", "a text of the row is not UTF-8")

@@ -13,7 +13,8 @@ from tests.conftest import PROJECT_ROOT, SAMPLES
 from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
 from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html, structured_contents
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
-from wikiformer_kit.dataset_scripts.corpus.sources import detect_format
+from wikiformer_kit.dataset_scripts.corpus.reading import read_shard
+from wikiformer_kit.dataset_scripts.corpus.sources import detect_format, plan_shards
 
 SAMPLE = SAMPLES / "enterprise" / "structured-contents-sample.ndjson"
 HTML_DUMP = SAMPLES / "enterprise" / "wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz"
@@ -140,3 +141,93 @@ def test_damaged_parquet_copies_give_articles_and_counted_skips_never_an_error(t
         assert all(skip.file == str(path) for skip in skipped)
         reasons.update(counted)
     assert reasons["truncated"] >= 30 and reasons["non-utf8"] > 0  # a cut footer; a flipped byte in a text
+
+
+ROW_GROUPS = (5, 1, 3, 2, 4)
+"""Rows of each row group of :func:`parquet_of_row_groups`: unequal, as the Hub's conversion writes them."""
+
+
+def parquet_of_row_groups(folder, groups=ROW_GROUPS):
+    """The sample record as Parquet rows in row groups of ``groups`` rows, each row with an identifier of its own
+    (the record's, times 100, plus the row's number) so that a row read twice or never shows."""
+    import pyarrow
+    import pyarrow.json
+    import pyarrow.parquet as pq
+
+    record = pyarrow.json.read_json(SAMPLE)
+    identifier = record.column("identifier")[0].as_py()
+    path = folder / "structured.parquet"
+    row = 0
+    with pq.ParquetWriter(path, record.schema) as writer:
+        for size in groups:
+            ids = pyarrow.array(
+                [identifier * 100 + row + n for n in range(size)], record.schema.field("identifier").type
+            )
+            copies = pyarrow.concat_tables([record] * size)
+            writer.write_table(copies.set_column(copies.schema.get_field_index("identifier"), "identifier", ids))
+            row += size
+    return path
+
+
+def test_a_parquet_file_is_planned_as_runs_of_row_groups_balanced_by_rows(tmp_path):
+    path = parquet_of_row_groups(tmp_path)
+    assert structured_contents.row_group_rows(path) == list(ROW_GROUPS)
+    assert structured_contents.row_group_rows(SAMPLE) is None
+    ranges = {
+        n: [(s.row_group_range, s.record_part) for s in plan_shards([path], min_shards=n)[0]] for n in (1, 2, 3, 7)
+    }
+    assert ranges[1] == [(None, None)]  # one process: the whole file
+    assert ranges[2] == [((0, 2), None), ((2, 5), None)]  # 6 and 9 rows: the nearest cut to 7.5
+    assert ranges[3] == [((0, 1), None), ((1, 3), None), ((3, 5), None)]  # 5, 4 and 6 rows
+    # more processes than row groups: each row group shared by rows among as many as its share gives it
+    assert ranges[7] == [
+        ((0, 1), None), ((1, 2), None), ((2, 3), (0, 2)), ((2, 3), (1, 2)), ((3, 4), None), ((4, 5), (0, 2)),
+        ((4, 5), (1, 2)),
+    ]  # fmt: skip
+    whole = [a.id for a in split_records(structured_contents.read(path, OPTIONS))[0]]
+    assert len(set(whole)) == sum(ROW_GROUPS)
+    for n in (2, 3, 7):
+        shards = plan_shards([path], min_shards=n)[0]
+        read = [a.id for shard in shards for a in split_records(read_shard(shard, OPTIONS, "off", print))[0]]
+        assert sorted(read) == sorted(whole), n
+        if n < 7:
+            assert read == whole  # runs of row groups in order: the rows in the file's order
+
+
+def test_a_row_group_shard_reads_only_its_own_row_groups(tmp_path):
+    import pyarrow.parquet as pq
+
+    path = parquet_of_row_groups(tmp_path)
+    metadata = pq.ParquetFile(path).metadata
+    first = metadata.row_group(0).column(0)
+    data = bytearray(path.read_bytes())
+    at = first.data_page_offset
+    data[at : at + first.total_compressed_size] = b"\xff" * first.total_compressed_size  # row group 0 unreadable
+    path.write_bytes(bytes(data))
+    found, skipped, reasons = split_records(structured_contents.read(path, OPTIONS))
+    assert reasons == {"truncated": 1} and skipped[0].record == "row 1" and found == []
+    first_shard, second_shard = plan_shards([path], min_shards=2)[0]
+    found, skipped, _ = split_records(read_shard(second_shard, OPTIONS, "off", print))
+    assert skipped == [] and len(found) == sum(ROW_GROUPS[2:])
+    found, skipped, _ = split_records(read_shard(first_shard, OPTIONS, "off", print))
+    assert [skip.reason for skip in skipped] == ["truncated"] and skipped[0].record == "row 1"
+
+
+def test_one_two_or_three_processes_build_the_same_corpus_from_a_parquet_file(tmp_path):
+    import pyarrow.parquet as pq
+
+    path = parquet_of_row_groups(tmp_path)
+    corpora = {}
+    for processes in (1, 2, 3):
+        out = tmp_path / f"corpus-{processes}"
+        command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", str(path), "--output-dir", str(out),
+                   "--num-proc", str(processes)]  # fmt: skip
+        result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        tables = sorted((out / "data").glob("*.parquet"))
+        corpora[processes] = sorted(
+            json.dumps(row, sort_keys=True) for p in tables for row in pq.read_table(p).to_pylist()
+        )
+        shards = json.loads((out / "logs" / "shards.json").read_text())
+        assert len(shards) == processes and all(shard["row_groups"] == (processes > 1) for shard in shards)
+    assert corpora[1] == corpora[2] == corpora[3] and len(corpora[1]) == sum(ROW_GROUPS)
