@@ -394,3 +394,53 @@ def test_links_parsoid_marks_as_redirects_or_disambiguation_pages_stay_links_to_
     assert clark["Inventor"] == "inventor"  # class="mw-redirect": resolved later by the corpus's title map
     squirrel = {link.target: link.anchor for link in articles["ru:Squirrel"].links}
     assert squirrel["JIT"] == "JIT" and squirrel["Shadow Warrior"] == "Shadow Warrior"  # mw-redirect, mw-disambig
+
+
+def multi_member_dump(folder: Path, sizes: tuple[int, ...] = (3, 1, 5, 2, 1)) -> Path:
+    """A ``.json.tar.gz`` of NDJSON members of ``sizes[m]`` records each, laid out as Wikimedia ships one wiki's dump:
+    the vendored records in turn, each copy with an identifier of its own (so that a record read twice or never
+    shows)."""
+    lines = [json.loads(line) for data in members().values() for line in data.splitlines() if line.strip()]
+    path = folder / "wiki-NS0-20240101-ENTERPRISE-HTML.json.tar.gz"
+    number = 0
+    with tarfile.open(path, "w:gz") as archive:
+        for member, size in enumerate(sizes):
+            chosen = []
+            for _ in range(size):
+                record = lines[number % len(lines)]
+                chosen.append(json.dumps({**record, "identifier": 1000 + number}))
+                number += 1
+            data = ("\n".join(chosen) + "\n").encode()
+            info = tarfile.TarInfo(f"wiki_namespace_0_{member}.ndjson")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_processes_share_a_multi_member_archive_by_records_across_its_members(tmp_path):
+    path = multi_member_dump(tmp_path)
+    whole = [r.id for r in enterprise_html.read(path, OPTIONS) if isinstance(r, Article)]
+    assert whole == [str(1000 + n) for n in range(12)]
+    for parts in (2, 3, 5):
+        shards = plan_shards([path], min_shards=parts)[0]
+        assert [shard.record_part for shard in shards] == [(k, parts) for k in range(parts)]
+        read = [[r.id for r in enterprise_html.read(path, OPTIONS, part=s.record_part) if isinstance(r, Article)]
+                for s in shards]  # fmt: skip
+        assert sorted(sum(read, [])) == sorted(whole)
+        assert [len(ids) for ids in read] == [len(whole[k::parts]) for k in range(parts)]  # balanced to one record
+        assert read[0] == whole[::parts]  # counted over the archive, across members
+
+
+def test_one_two_or_three_processes_build_the_same_corpus_from_a_multi_member_archive(tmp_path):
+    path = multi_member_dump(tmp_path)
+    corpora = {}
+    for processes in (1, 2, 3):
+        out = tmp_path / f"corpus-{processes}"
+        command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", str(path), "--output-dir", str(out),
+                   "--num-proc", str(processes)]  # fmt: skip
+        result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        corpora[processes] = sorted(json.dumps(row, sort_keys=True) for row in rows(out / "data"))
+        shards = json.loads((out / "logs" / "shards.json").read_text())
+        assert [(shard["part"], shard["parts"]) for shard in shards] == [(k, processes) for k in range(processes)]
+    assert corpora[1] == corpora[2] == corpora[3] and len(corpora[1]) == 12
