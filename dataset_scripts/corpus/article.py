@@ -8,6 +8,12 @@ Every reader in :mod:`dataset_scripts.corpus` yields :class:`Article` objects, a
 The tree is stored flat: ``sections`` in document order, each with the index of its parent (``-1`` for the
 root, i.e. the article itself, whose text is ``abstract``). ``path`` holds the titles from the article title
 down to the section, so ``path[0] == article.title`` and ``path[-1] == section.title``.
+
+``categories`` are the page's categories by name, as MediaWiki normalises titles, without the namespace or the
+sort key (``[[Category:1821_births|Clark]]`` → ``1821 births``), in page order, each once. What a reader can see
+differs: wikitext holds only the category links written in the page (the ones templates add appear once the page
+is rendered), Parsoid HTML (Enterprise dumps) every one; formats without categories leave the list empty. A corpus
+written before the column existed reads as articles without categories.
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ class Article:
     language: str = ""
     is_disambiguation: bool = False
     see_also_found_by: str = ""  # "name" (a known heading), "structure" (see see_also.py), "" (no See also)
+    categories: list[str] = field(default_factory=list)  # names without the namespace: see the module docstring
 
     def children(self, index: int) -> list[int]:
         """Indices of the direct children of section ``index`` (``-1`` for the root)."""
@@ -89,6 +96,7 @@ class Article:
         row["sections"] = [dict(vars(s), path=list(s.path)) for s in self.sections]
         row["links"] = [dict(vars(link)) for link in self.links]
         row["see_also"] = list(self.see_also)
+        row["categories"] = list(self.categories)
         return row
 
     @classmethod
@@ -98,6 +106,7 @@ class Article:
         row["sections"] = [Section(**s) for s in row.get("sections") or []]
         row["links"] = [Link(**link) for link in row.get("links") or []]
         row["see_also"] = list(row.get("see_also") or [])
+        row["categories"] = list(row.get("categories") or [])  # a corpus written before the column: none
         return cls(**row)
 
 
@@ -122,9 +131,11 @@ ARTICLE_SCHEMA = pa.schema(
         ("language", pa.string()),
         ("is_disambiguation", pa.bool_()),
         ("see_also_found_by", pa.string()),
+        ("categories", pa.list_(pa.string())),
     ]
 )
-"""Arrow schema of the Parquet corpus written by ``python -m dataset_scripts.corpus`` (one row per Article)."""
+"""Arrow schema of the Parquet corpus written by ``python -m dataset_scripts.corpus`` (one row per Article). Columns
+are only ever added at the end, so that the columns of a corpus written before are a prefix of it."""
 
 
 def __getattr__(name: str) -> Any:

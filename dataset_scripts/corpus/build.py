@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from wikiformer_kit.dataset_scripts.corpus.category_sources import categories_note
 from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity
 from wikiformer_kit.dataset_scripts.corpus.empty import (
     CONFIG_SCHEMAS,
@@ -54,6 +55,8 @@ text and sentence, See also targets), built by `python -m dataset_scripts.corpus
 
 - `articles` (default): one row per article; `redirects`: the title map; `skipped`: every record left out, with
   its reason.
+
+{categories}
 
 ## Build statistics
 
@@ -185,6 +188,7 @@ def write_card(
             license_text=text,
             inputs=names,
             table=table,
+            categories=categories_note(formats or ["mediawiki-xml"]),
             **{folder: stamped_pattern(f"{folder}/*.parquet", fingerprint) for folder in CONFIG_SCHEMAS},
         )
     )

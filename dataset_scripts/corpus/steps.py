@@ -143,6 +143,8 @@ def _count_article(stats: Counter, article: Article) -> None:
     if article.see_also:  # readers of other formats find See also by heading name only
         stats[f"see_also_by_{article.see_also_found_by or 'name'}"] += 1
     stats["disambiguation_pages"] += article.is_disambiguation
+    stats["categories"] += len(article.categories)
+    stats["articles_with_categories"] += bool(article.categories)
     if "\ufffd" in article.abstract or any("\ufffd" in s.text for s in article.sections):
         stats["articles_with_replaced_bytes"] += 1
 

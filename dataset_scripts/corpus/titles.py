@@ -26,6 +26,9 @@ OTHER_NAMESPACES = frozenset(
         "usability", "otrs", "ticket", "wg", "mail", "mailarchive", "tools", "wikiapiary", "wikia", "fandom",
     }
 )  # fmt: skip
+CATEGORY_KEY = 14
+"""The number of the Category namespace in every wiki."""
+CATEGORY_NAMESPACES = frozenset({"category"})
 _INTERLANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[a-z]{2,8})*$")
 _FILE_NAME = re.compile(r"\.[A-Za-z0-9]{2,5}\s*$")
 _SPACES = re.compile(r"[\s_]+")
@@ -37,17 +40,20 @@ class Namespaces:
 
     English names are always included; a dump's ``<siteinfo>`` adds its own localised names (e.g. ``Datei``,
     ``Kategorija``) through :meth:`with_names`, MediaWiki's language files their aliases (``Hình``, ``Εικόνα``,
-    ``画像``) through :meth:`with_aliases` (see :mod:`~dataset_scripts.corpus.mediawiki_languages`).
+    ``画像``) through :meth:`with_aliases` (see :mod:`~dataset_scripts.corpus.mediawiki_languages`). ``category``
+    holds the names of the Category namespace alone (number 14), which are also in ``media``.
     """
 
     media: frozenset[str] = MEDIA_NAMESPACES
     other: frozenset[str] = OTHER_NAMESPACES
+    category: frozenset[str] = CATEGORY_NAMESPACES
 
     def with_names(self, names_by_key: dict[int, str]) -> Namespaces:
         """Add a dump's localised namespace names (``{key: name}`` from ``<siteinfo>``)."""
         media = {n.lower() for k, n in names_by_key.items() if k in (-2, 6, 14) and n}
         other = {n.lower() for k, n in names_by_key.items() if k not in (0, -2, 6, 14) and n}
-        return Namespaces(self.media | media, self.other | other)
+        category = {_namespace_key(n) for k, n in names_by_key.items() if k == CATEGORY_KEY and n}
+        return Namespaces(self.media | media, self.other | other, self.category | category)
 
     def with_aliases(self, names_by_key: dict[int, tuple[str, ...]]) -> Namespaces:
         """Add every name and alias of each namespace (``{key: names}``, from MediaWiki's language files)."""
@@ -55,7 +61,8 @@ class Namespaces:
         other = {
             _SPACES.sub(" ", n).strip().lower() for k, ns in names_by_key.items() if k not in (0, -2, 6, 14) for n in ns
         }
-        return Namespaces(self.media | media, self.other | (other - media))
+        category = {_namespace_key(n) for n in names_by_key.get(CATEGORY_KEY, ())}
+        return Namespaces(self.media | media, self.other | (other - media), self.category | category)
 
 
 ENGLISH = Namespaces()
@@ -112,3 +119,28 @@ def shown_title(target: str, namespaces: Namespaces = ENGLISH) -> str:
             break
         title = rest.strip()
     return "" if media and _FILE_NAME.search(title) else title
+
+
+def _namespace_key(name: str) -> str:
+    """A namespace name as prefixes are compared: white space and underscores as one space, lower case."""
+    return _SPACES.sub(" ", name).strip().lower()
+
+
+def category_name(target: str, namespaces: Namespaces = ENGLISH) -> str:
+    """The category a wikilink target puts its page in (``Category:1821_births`` → ``1821 births``, ``Категория:
+    Языки`` with the Russian names), or ``""`` when it is no category link: another namespace, or a colon link
+    (``[[:Category:X]]`` links to the category page, it does not categorise). The sort key after ``|`` is not part
+    of ``target``."""
+    stripped = target.strip()
+    prefix, sep, name = stripped.partition(":")
+    if not sep or _namespace_key(prefix) not in namespaces.category:
+        return ""
+    return normalize_title(name)
+
+
+def category_from_title(title: str) -> str:
+    """A category page's title without its namespace, whatever the language (``Kategorie:Begriffsklärung`` →
+    ``Begriffsklärung``): for titles known to be categories (Parsoid's category links, Enterprise's ``categories``
+    list), where the namespace is the text before the first colon (a namespace name has none)."""
+    _, sep, name = normalize_title(title).partition(":")
+    return normalize_title(name) if sep else ""

@@ -40,6 +40,7 @@ from wikiformer_kit.dataset_scripts.corpus.templates import count_template, rend
 from wikiformer_kit.dataset_scripts.corpus.titles import (
     ENGLISH,
     Namespaces,
+    category_name,
     classify_link,
     normalize_title,
     shown_title,
@@ -196,6 +197,7 @@ class _TokenWalker:
         self.tokens = _TOKENIZER.tokenize(wikitext, 0, True)
         self.pos = 0
         self.namespaces = namespaces
+        self.categories: list[str] = []  # the category links met, in page order (repeats included)
 
     def at_end(self) -> bool:
         return self.pos >= len(self.tokens)
@@ -290,6 +292,8 @@ class _TokenWalker:
             self.until(target_buffer, _LINK_TARGET_END, record_links=False)
             raw_target = "".join(target_buffer.parts)
         kind = classify_link(raw_target, self.namespaces)
+        if kind == "media" and (category := category_name(raw_target, self.namespaces)):
+            self.categories.append(category)
         if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
             self._skip_to_link_close()
             return
@@ -434,7 +438,11 @@ def parse_wikitext(
 
     Returns:
         The Article: abstract = text before the first heading; one section per heading (headings inside
-        templates are not headings of the page); links with anchors and sentences; See also targets.
+        templates are not headings of the page); links with anchors and sentences; See also targets; the
+        categories of the category links written in the page (``[[Category:Name|sort key]]`` under any name or
+        alias of the Category namespace in ``namespaces``), each once. The categories a template adds (an
+        infobox's, a maintenance box's, ``{{Authority control}}``'s) are not in the wikitext and are not seen:
+        only the rendered page (Parsoid HTML) has them.
     """
     names = see_also_names(language, see_also_titles)
     see_also: list[str] = []
@@ -497,4 +505,5 @@ def parse_wikitext(
         source=source,
         language=language,
         is_disambiguation=is_disambiguation,
+        categories=list(dict.fromkeys(walker.categories)),
     )

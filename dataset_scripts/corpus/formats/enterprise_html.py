@@ -15,8 +15,12 @@ Each record becomes one :class:`Article` (see :mod:`._parsoid` for what is kept 
 title = ``name``, the language from ``in_language`` (else ``is_part_of``: ``dewiki`` → ``de``), which picks the
 See also names and the namespace names. The page's ``redirects`` become :class:`Redirect` records, so that links
 to a redirect resolve as they do in an XML dump. A disambiguation page (``mw:PageProp/disambiguation``, or a
-disambiguation category of the record's language) is flagged. The See also section is found by its heading, or,
-for a language whose heading the tables lack, by its structure (:mod:`._parsoid_see_also`), as in the wikitext path.
+disambiguation category of the record's language) is flagged. The categories are recorded by name, without their
+namespace and sort key: those of the HTML's ``link[rel="mw:PageProp/Category"]`` in page order (every category,
+the ones templates add included), then those of the record's own ``categories`` list (``{"name": "Kategorie:...",
+"url": ...}``, as records of the Enterprise API carry it) that the HTML lacks. The See also section is found by
+its heading, or, for a language whose heading the tables lack, by its structure (:mod:`._parsoid_see_also`), as in
+the wikitext path.
 
 A bad record never stops the file: invalid JSON, a record with no ``article_body.html``, a page outside namespace
 0, bytes that are not UTF-8 or a line over ``max_article_bytes`` yield :class:`Skipped` naming the file, the
@@ -44,7 +48,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats._parsoid_see_also import see_
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input, read_head
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
 from wikiformer_kit.dataset_scripts.corpus.see_also import FOUND_BY_NAME, FOUND_BY_STRUCTURE, knows_language
-from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, normalize_title
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, category_from_title, normalize_title
 
 NAME = "enterprise-html"
 SPLITS_BY_RECORD = True
@@ -303,6 +307,7 @@ def parse_page(html: str, record: dict[str, Any], file: str, where: str, options
     article.is_disambiguation = marks.is_disambiguation or any(
         is_disambiguation(f"[[{category}]]", options.language) for category in categories
     )
+    article.categories = list(dict.fromkeys(name for name in map(category_from_title, categories) if name))
     if article.see_also:
         article.see_also_found_by = FOUND_BY_NAME
     elif not (options.see_also_titles or article.is_disambiguation or knows_language(options.language)):
