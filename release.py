@@ -28,7 +28,9 @@ instead, and its figures are labelled dev on the console and in the card.
 
 ``--system prop`` or ``--system harp`` runs the same job for the two baselines the paper compares with (their
 tasks, ``configs/{prop,harp}-demo-cpu.yaml`` at the Wikiformer demo's budget, ``OUT/{prop,harp}/``; the output folder
-defaults to ``output/release-<system>``).
+defaults to ``output/release-<system>``). ``--harp-variant original`` or ``--prop-variant original`` builds a
+baseline's datasets as its authors' code built them (``--stopwords FILE``: e.g. HARP's own list), and the dataset
+cards' "As built:" line names the variant; HARP's importance model stays the backbone the config trains.
 
 A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
 one again (and the stages after it).
@@ -119,6 +121,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="more options for python -m dataset_scripts.build (every corpus and sampling option), e.g. "
         "\"--language ltg --see-also-title 'Verīs taipoš' --read-ahead off\"",
     )
+    parser.add_argument(
+        "--harp-variant",
+        choices=("default", "paper", "original"),
+        default=None,
+        help="--system harp: all of HARP's build choices at once (python -m dataset_scripts.build --harp-variant; "
+        "the importance model stays the backbone the config trains)",
+    )
+    parser.add_argument(
+        "--prop-variant",
+        choices=("paper", "original"),
+        default=None,
+        help="--system prop: all of PROP's build choices at once (python -m dataset_scripts.build --prop-variant)",
+    )
+    parser.add_argument(
+        "--stopwords",
+        default=None,
+        help="--system prop or harp: a stopword file or vendored list names (python -m dataset_scripts.build "
+        "--stopwords), e.g. a copy of HARP's own list for --harp-variant original",
+    )
     parser.add_argument("--namespace", default=None, help="Hub namespace named in the cards (default: --push-to-hub's)")
     parser.add_argument(
         "--push-to-hub", metavar="NAMESPACE", default=None, help="push NAMESPACE/<system> and the task datasets"
@@ -154,6 +175,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.output_dir = args.output_dir or ("output/release" + ("" if args.system == "wikiformer" else f"-{args.system}"))
     args.config = args.config or str(ROOT / DEMO_CONFIGS[args.system])
+    try:
+        variant_args(args)
+    except ValueError as error:
+        parser.error(str(error))
     missing = [f"{flag} {path}" for flag, path in (("--config", args.config), *(("INPUT", p) for p in args.input))]
     missing = [item for item in missing if kit_path(item.split(" ", 1)[1]) is None]
     if missing:  # before any stage runs: a stage would fail on it minutes later
@@ -272,6 +297,21 @@ def importance_model_args(system: str, config: dict, build_args: str) -> list[st
     if system != "harp" or "--harp-importance-model" in build_args:
         return []
     return ["--harp-importance-model", str(config.get("model_name_or_path", "embedded:minilm"))]
+
+
+def variant_args(args) -> list[str]:
+    """The build options that ``--harp-variant``, ``--prop-variant`` and ``--stopwords`` ask for, for the system
+    being built (a baseline's variant, or stopwords, given for another system is an error: it would build
+    nothing differently)."""
+    given = {
+        "--harp-variant": (args.harp_variant, "harp"),
+        "--prop-variant": (args.prop_variant, "prop"),
+        "--stopwords": (args.stopwords, args.system if args.system != "wikiformer" else "prop or harp"),
+    }
+    wrong = [f"{flag} (--system {owner})" for flag, (value, owner) in given.items() if value and owner != args.system]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)}: not an option of --system {args.system}")
+    return [item for flag, (value, _) in given.items() if value for item in (flag, value)]
 
 
 def task_dirs(out: Path, tasks: tuple[str, ...] = TASKS) -> list[Path]:
@@ -436,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
                     "--num-proc",
                     str(args.num_proc),
                     *importance_model_args(system, config, args.build_args),
+                    *variant_args(args),
                     *shlex.split(args.build_args),
                 ]
             ],

@@ -200,6 +200,39 @@ def test_harp_scores_importance_with_the_backbone_its_config_trains():
     assert importance_model_args("prop", config, "") == []
 
 
+def test_a_baselines_variant_and_stopwords_reach_the_build_and_its_cards():
+    import argparse
+
+    from wikiformer_kit.dataset_scripts.tasks.baseline_options import add_arguments, built_choices, options_from_args
+    from wikiformer_kit.release import parse_args, variant_args
+
+    args = parse_args(["--system", "harp", "--harp-variant", "original", "--stopwords", "harp-stopwords.txt"])
+    assert variant_args(args) == ["--harp-variant", "original", "--stopwords", "harp-stopwords.txt"]
+    assert variant_args(parse_args(["--system", "prop", "--prop-variant", "original"])) == [
+        "--prop-variant",
+        "original",
+    ]
+    assert variant_args(parse_args(["--system", "harp"])) == []
+    # what the build makes of them: the options, and the line its cards print
+    build = argparse.ArgumentParser()
+    add_arguments(build)
+    prop, harp, _ = options_from_args(build.parse_args(["--harp-importance-model", "embedded:minilm", *variant_args(args)]))  # fmt: skip
+    assert (harp.variant_name, harp.draw_unit, harp.stopwords) == ("original", "pieces", "harp-stopwords.txt")
+    line = built_choices("HARP", {f"harp.{k}": v for k, v in harp.to_dict().items()})
+    assert line.startswith("As built: --harp-variant original; stopwords: harp-stopwords.txt")
+    prop, _, _ = options_from_args(build.parse_args(["--prop-variant", "original"]))
+    assert built_choices("PROP", {f"prop.{k}": v for k, v in prop.to_dict().items()}).startswith(
+        "As built: --prop-variant original; stopwords: NLTK English + INQUERY"
+    )
+    for wrong in (
+        ["--harp-variant", "original"],
+        ["--system", "prop", "--harp-variant", "paper"],
+        ["--stopwords", "x"],
+    ):
+        with pytest.raises(SystemExit):
+            parse_args(wrong)
+
+
 def test_a_stage_is_one_console_line_and_its_output_goes_to_the_log(tmp_path, capsys):
     from wikiformer_kit.release import Stages
 

@@ -12,7 +12,8 @@ destination's first section is its lead (``Article.abstract``). Here:
 - :func:`word_distribution` turns attention weights into HARP's term distribution: weights of repeated words
   summed (eq. 2), softmax over the distinct words (eq. 3); stopwords (INQUERY, as the paper) and excluded words
   get no probability. :func:`sample_words` draws distinct words from it, :func:`sample_with_replacement` as the
-  original code draws (repeats kept).
+  original code draws (repeats kept). A "word" is a unit of the attention: a word, or a word piece when the build
+  draws pieces as the original code does (``draw_unit="pieces"``).
 - :func:`query_length`: l ~ Poisson(3), l > 0 (the paper, eq. 4), or the original code's int(N(3, 1)).
 """
 
@@ -382,7 +383,8 @@ def context_query(
 ) -> tuple[str, int] | None:
     """RQP's and QDM's S1: l words of the sentence drawn by their attention from the anchor (eq. 1-3), with the
     anchor text itself, in sentence order (with replacement: the words in draw order, then the anchor, as the
-    original code); with l. ``None`` when the sentence has no other content word."""
+    original code; drawn word pieces written as the tokenizer joins them, :meth:`TextAttention.join`); with l.
+    ``None`` when the sentence has no other content word."""
     anchor = sentence.anchors[anchor_index]
     terms, probabilities = _distribution(attention, anchor_index, stopwords, excluded_words(anchor, attention, options))
     if not terms:
@@ -390,7 +392,7 @@ def context_query(
     size = query_length(rng, options)
     chosen = draw_words(rng, terms, probabilities, size, options)
     if options.word_draws == "replacement":
-        return " ".join([*chosen, anchor.text]), len(chosen)
+        return f"{attention.join(chosen)} {anchor.text}", len(chosen)
     return in_text_order(attention, chosen, anchor.span, sentence.sentence), len(chosen)
 
 
@@ -403,13 +405,13 @@ def passage_query(
     options: HarpOptions | None = None,
 ) -> str | None:
     """``size`` words of a passage drawn by their attention from [CLS] (eq. 5, 13), ``exclude`` never drawn, in
-    passage order (with replacement, ``options.word_draws``: in draw order); ``None`` when the passage has no
-    candidate word."""
+    passage order (with replacement, ``options.word_draws``: in draw order, word pieces joined as the tokenizer
+    joins them); ``None`` when the passage has no candidate word."""
     terms, probabilities = _distribution(attention, -1, stopwords, exclude)
     if not terms:
         return None
     if options is not None and options.word_draws == "replacement":
-        return " ".join(sample_with_replacement(rng, terms, probabilities, size))
+        return attention.join(sample_with_replacement(rng, terms, probabilities, size))
     return in_text_order(attention, sample_words(rng, terms, probabilities, size))
 
 

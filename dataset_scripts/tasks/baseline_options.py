@@ -18,6 +18,7 @@ ANCHOR_PAIRS = ("all", "drawn")
 RDP_TIES = ("first", "drop")
 RQP_NEGATIVE_LENGTHS = ("positive", "own")
 WORD_DRAWS = ("distinct", "replacement")
+DRAW_UNITS = ("words", "pieces")
 ANCHOR_ROWS = ("mean", "first-piece")
 QDM_OCCURRENCES = ("hashed", "first")
 ORIGINAL_IMPORTANCE_MODEL = "google-bert/bert-base-uncased"
@@ -61,6 +62,8 @@ class PropOptions:
             proportion to log(1 + its count) (the code's ``stem2pos``); off in the paper's values. Only
             for a language the stemmer knows (:data:`.language_model.STEMMERS`; the build turns it off, with a
             warning, for a corpus in another language).
+        variant_name: the variant the values started from (:meth:`variant`; single options may change them since),
+            named in the card.
     """
 
     poisson_lambda: float = 3.0
@@ -78,6 +81,7 @@ class PropOptions:
     skip_disambiguation: bool = True
     drop_long_sets: bool = True
     epochs: int = 1
+    variant_name: str = "paper"
 
     def __post_init__(self) -> None:
         if self.background not in BACKGROUNDS:
@@ -92,6 +96,8 @@ class PropOptions:
             raise ValueError(f"invalid PROP options (short documents): {self}")
         if self.epochs < 1:
             raise ValueError(f"invalid PROP options (epochs >= 1): {self}")
+        if self.variant_name not in PROP_VARIANTS:
+            raise ValueError(f"PROP variant must be one of {PROP_VARIANTS}, got {self.variant_name!r}")
 
     @classmethod
     def original(cls, **changes: Any) -> PropOptions:
@@ -109,7 +115,7 @@ class PropOptions:
             "corpus_sample": 500,
             "stem": True,
         }
-        return cls(**{**values, "stopwords": "nltk+inquery", **changes})
+        return cls(**{**values, "stopwords": "nltk+inquery", "variant_name": "original", **changes})
 
     @classmethod
     def variant(cls, name: str, **changes: Any) -> PropOptions:
@@ -160,11 +166,17 @@ class HarpOptions:
         word_draws: words drawn into a query: distinct, kept in text order (``"distinct"``) or with replacement,
             repeats kept, in draw order with the anchor after them (``"replacement"``, the original code's
             ``np.random.choice(..., replace=True)`` and ``query += anchor``).
+        draw_unit: what a query is drawn from: the text's words (``"words"``, runs of letters) or the importance
+            model's word pieces (``"pieces"``, the original code: continuation pieces such as ``##s`` are units of
+            their own, a repeated piece's weights summed), a drawn query then written as the tokenizer joins
+            pieces (``convert_tokens_to_string``). Pieces are drawn with replacement only (``word_draws``).
         exclude_anchor_words: the anchor's own words are never drawn into its queries (the paper's eq. 5);
             off, they are candidates as the original code's are.
         anchor_row: the attention row a sentence's words are weighed by for an anchor: the mean of its pieces'
             rows (``"mean"``) or the row of the first occurrence of its first piece in the sentence
             (``"first-piece"``, the original code's ``aidx``).
+        variant_name: the variant the values started from (:meth:`variant`; single options may change them since),
+            named in the cards.
         qdm_occurrences: which ``qdm_max_pairs`` occurrences of an anchor text make its QDM rows: those of lowest
             seeded hash (``"hashed"``, a sample that does not depend on the dump's order) or the first in corpus
             order (``"first"``, the original code's ``sap_triples[ano][i]``, whose permutation is unused).
@@ -184,9 +196,11 @@ class HarpOptions:
     rdp_ties: str = "first"
     rqp_negative_length: str = "positive"
     word_draws: str = "distinct"
+    draw_unit: str = "words"
     exclude_anchor_words: bool = True
     anchor_row: str = "mean"
     qdm_occurrences: str = "hashed"
+    variant_name: str = "default"
 
     def __post_init__(self) -> None:
         if self.query_length not in QUERY_LENGTHS:
@@ -200,21 +214,29 @@ class HarpOptions:
             ("rdp_ties", RDP_TIES),
             ("rqp_negative_length", RQP_NEGATIVE_LENGTHS),
             ("word_draws", WORD_DRAWS),
+            ("draw_unit", DRAW_UNITS),
             ("anchor_row", ANCHOR_ROWS),
             ("qdm_occurrences", QDM_OCCURRENCES),
+            ("variant_name", HARP_VARIANTS),
         ):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         if self.poisson_lambda <= 0 or self.passage_max_tokens < 8 or self.qdm_max_pairs < 1:
             raise ValueError(f"invalid HARP options: {self}")
+        if self.draw_unit == "pieces" and self.word_draws != "replacement":
+            # distinct pieces in text order would rebuild fragments of the text's words, not a query
+            raise ValueError(
+                "--harp-draw-unit pieces draws with replacement, as the original code: give --harp-word-draws "
+                "replacement, or --harp-draw-unit words"
+            )
 
     @classmethod
     def variant(cls, name: str, **changes) -> HarpOptions:
         """All of a variant's choices at once, then ``changes`` on top: ``default`` (the authors' code where the
         paper is silent or its literal reading defeats the method), ``paper`` (eq. 1's head mean, eq. 10 summed
         over the anchor's words, l ~ Poisson(3)) or ``original`` (the code: heads summed, pieces averaged,
-        int(N(3, 1)) query lengths, RQP's negative of its own length, words drawn with replacement, the anchor's
-        words not excluded, the anchor's row at its first piece's first occurrence, bert-base-uncased over 512
+        int(N(3, 1)) query lengths, RQP's negative of its own length, word pieces drawn with replacement, the
+        anchor's pieces not excluded, the anchor's row at its first piece's first occurrence, bert-base-uncased over 512
         tokens as the importance model)."""
         if name not in HARP_VARIANTS:
             raise ValueError(f"HARP variant must be one of {HARP_VARIANTS}, got {name!r}")
@@ -227,6 +249,7 @@ class HarpOptions:
                 "query_length": "normal",
                 "rqp_negative_length": "own",
                 "word_draws": "replacement",
+                "draw_unit": "pieces",
                 "exclude_anchor_words": False,
                 "anchor_row": "first-piece",
                 "qdm_occurrences": "first",
@@ -234,7 +257,7 @@ class HarpOptions:
                 "passage_max_tokens": 510,
             },
         }[name]
-        return cls(**{**values, **changes})
+        return cls(**{**values, "variant_name": name, **changes})
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (build parameters, dataset cards)."""
@@ -286,9 +309,9 @@ def add_arguments(parser) -> None:
         default="default",
         help="all of HARP's choices at once: default (the original code's where the paper is silent or its literal "
         "reading defeats the method, else the paper's), paper (head mean, anchor words summed, Poisson(3)) or "
-        "original (heads summed, anchor pieces averaged, int(N(3, 1)), RQP's negative of its own length, words "
-        "drawn with replacement, the anchor's words not excluded, bert-base-uncased over 512 tokens); the single "
-        "options below override it",
+        "original (heads summed, anchor pieces averaged, int(N(3, 1)), RQP's negative of its own length, word "
+        "pieces drawn with replacement, the anchor's pieces not excluded, bert-base-uncased over 512 tokens); the "
+        "single options below override it",
     )
     group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=None,
                        help=f"query length distribution ({harp.query_length})")  # fmt: skip
@@ -304,6 +327,8 @@ def add_arguments(parser) -> None:
                        help=f"RQP's negative: as long as the positive, or its own draw ({harp.rqp_negative_length})")  # fmt: skip
     group.add_argument("--harp-word-draws", choices=WORD_DRAWS, default=None,
                        help=f"query words distinct, or with replacement in draw order ({harp.word_draws})")  # fmt: skip
+    group.add_argument("--harp-draw-unit", choices=DRAW_UNITS, default=None,
+                       help=f"queries drawn from words, or from the importance model's word pieces ({harp.draw_unit}; original: pieces)")  # fmt: skip
     group.add_argument("--harp-exclude-anchor-words", action=argparse.BooleanOptionalAction, default=None,
                        help="never draw the anchor's own words into its queries (on; original: off)")  # fmt: skip
     group.add_argument("--harp-qdm-occurrences", choices=QDM_OCCURRENCES, default=None,
@@ -352,6 +377,7 @@ def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
         "rdp_ties": args.harp_rdp_ties,
         "rqp_negative_length": args.harp_rqp_negative_length,
         "word_draws": args.harp_word_draws,
+        "draw_unit": args.harp_draw_unit,
         "exclude_anchor_words": args.harp_exclude_anchor_words,
         "anchor_row": args.harp_anchor_row,
         "qdm_occurrences": args.harp_qdm_occurrences,
@@ -384,6 +410,7 @@ def built_choices(method: str, options: dict[str, Any]) -> str:
     if method == "PROP":
         epochs = values.get("epochs", 1)
         parts = [
+            *([f"--prop-variant {values['variant_name']}"] if "variant_name" in values else []),
             f"stopwords: {lists}",
             f"set lengths l ~ Poisson({values.get('poisson_lambda', 3.0):g}), l > 0",
             "Porter stems counted and drawn" if values.get("stem") else "words, not stems",
@@ -405,8 +432,13 @@ def built_choices(method: str, options: dict[str, Any]) -> str:
             else "distinct, in text order"
         )
         parts = [
+            *([f"--harp-variant {values['variant_name']}"] if "variant_name" in values else []),
             f"stopwords: {lists}",
             f"query lengths: {lengths}",
+            "queries drawn from the importance model's word pieces (continuation pieces included), written as its "
+            "tokenizer joins them: convert_tokens_to_string (the original code)"
+            if values.get("draw_unit") == "pieces"
+            else "queries drawn from words (runs of letters)",
             f"query words drawn {draws}",
             "the anchor's own words never drawn"
             if values.get("exclude_anchor_words", True)

@@ -615,6 +615,7 @@ class BaselineTasksStep(PipelineStep):
                 cache=self.cache or self.files.attention_cache,
                 heads=self.harp.heads,
                 anchor_row=self.harp.anchor_row,
+                unit=self.harp.draw_unit,
             )
 
     def _surfaces(self) -> dict[str, dict[str, int]]:

@@ -9,7 +9,8 @@ A row: ``document`` = P (the destination's first section), ``positive`` = S1, ``
 is the fixed side and the candidates are queries. Where the paper is silent: S2 has as many words as S1 (so that
 length is no cue; ``rqp_negative_length="own"`` gives the original code's separate draw, under which S1, a drawn
 length plus the anchor's words, is the longer), words are drawn without replacement, and both queries keep the
-words' text order.
+words' text order. ``draw_unit="pieces"`` draws the importance model's word pieces instead, with replacement, as
+the original code does, each query written as the tokenizer joins the drawn pieces.
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ SPEC = TaskSpec(
         "For an anchor a in sentence S of an article, linking to page P: `document` = P's first section, `positive` "
         "= a plus l words of S drawn by their attention from the anchor (in sentence order), `negatives` = [as many "
         "words of P drawn by their attention from [CLS], a's words excluded; with `rqp_negative_length=own`, a "
-        "length of its own draw]. The document is the fixed side and "
+        "length of its own draw]; with `draw_unit=pieces`, word pieces instead of words, joined as the tokenizer "
+        "joins them. The document is the fixed side and "
         "the candidates are queries. `article_id`/`title` name the source article, `anchor` and `destination` the "
         "link."
     ),

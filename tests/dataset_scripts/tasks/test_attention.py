@@ -100,6 +100,34 @@ def test_an_anchors_row_at_its_first_pieces_first_occurrence_as_the_original_rea
         AttentionScorer(str(tiny_bert), anchor_row="last")
 
 
+def test_pieces_as_units_give_each_word_piece_its_own_weight(tiny_bert, tmp_path):
+    text = "Albedo measures reflectivity; albedo of snow."
+    anchor = (text.index("reflectivity"), text.index("reflectivity") + len("reflectivity"))
+    model = BertModel.from_pretrained(tiny_bert, attn_implementation="eager").eval()
+    batch = AutoTokenizer.from_pretrained(tiny_bert)(text, return_tensors="pt")
+    with torch.no_grad():  # tokens: [CLS] al ##bedo measures reflect ##ivity ; al ##bedo of snow . [SEP]
+        rows = model(**batch, output_attentions=True).attentions[-1].sum(dim=1)[0]
+    in_words = [1, 2, 3, 4, 5, 7, 8, 9, 10]  # not [CLS], ';', '.', [SEP]
+    cache = tmp_path / "cache.sqlite"
+    scorer = AttentionScorer(str(tiny_bert), device="cpu", unit="pieces", cache=cache)
+    (pieces,) = scorer.score([(text, [anchor])])
+    assert pieces.words == ["al", "##bedo", "measures", "reflect", "##ivity", "al", "##bedo", "of", "snow"]
+    assert pieces.places()[:2] == [(0, 2), (2, 6)] and pieces.words_in(anchor) == [3, 4]
+    assert np.allclose(pieces.cls, rows[0, in_words].numpy(), atol=1e-5)
+    assert np.allclose(pieces.rows[0], ((rows[4] + rows[5]) / 2)[in_words].numpy(), atol=1e-5)
+    assert pieces.pieces.tolist() == [1.0] * 9
+    (words,) = AttentionScorer(str(tiny_bert), device="cpu", cache=cache).score([(text, [anchor])])
+    assert words.words[0] == "albedo" and words.cls[0] == pytest.approx(pieces.cls[0] + pieces.cls[1], abs=1e-5)
+    # read back from the cache: the same pieces, and queries written as the tokenizer joins pieces
+    again = AttentionScorer(str(tiny_bert), device="cpu", unit="pieces", cache=cache)
+    (cached,) = again.score([(text, [anchor])])
+    assert again.computed == 0 and cached.words == pieces.words and np.array_equal(cached.cls, pieces.cls)
+    assert cached.join(["reflect", "##ivity", "al"]) == "reflectivity al" and words.join(["al", "snow"]) == "al snow"
+    assert cached.join(["##bedo", "snow"]) == "bedo snow"  # no leading "##", which would read back as '#', '#'
+    with pytest.raises(ValueError, match="unit"):
+        AttentionScorer(str(tiny_bert), unit="letters")
+
+
 def test_truncate_tokens_cuts_as_the_tokenizers_own_truncation(tiny_bert):
     tokenizer = load_tokenizer(str(tiny_bert))
     texts = [

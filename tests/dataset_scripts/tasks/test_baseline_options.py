@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from wikiformer_kit.dataset_scripts.tasks.baseline_steps import add_arguments, options_from_args
 
 
@@ -46,7 +48,12 @@ def test_harps_original_variant_and_its_single_options_on_the_command_line():
     assert (harp.query_length, harp.rqp_negative_length, harp.word_draws) == ("normal", "own", "replacement")
     assert (harp.exclude_anchor_words, harp.anchor_row, harp.rdp_ties) == (False, "first-piece", "first")
     assert harp.qdm_occurrences == "first"
+    assert (harp.draw_unit, harp.variant_name) == ("pieces", "original")
     assert parse("--harp-qdm-occurrences", "first")[1].qdm_occurrences == "first"
+    assert parse()[1].draw_unit == "words"  # the default: words (a query of text, not of pieces out of order)
+    assert parse("--harp-variant", "original", "--harp-draw-unit", "words")[1].draw_unit == "words"
+    with pytest.raises(ValueError, match="--harp-word-draws replacement"):
+        parse("--harp-variant", "original", "--harp-word-draws", "distinct")
     _, harp, _ = parse(
         "--harp-variant", "original", "--harp-importance-model", "embedded:minilm", "--harp-rqp-negative-length",
         "positive", "--harp-exclude-anchor-words", "--harp-anchor-pairs", "drawn", "--harp-rdp-ties", "drop",

@@ -3,6 +3,7 @@ the variants. The attention values are set by hand, so every figure below is wor
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
@@ -11,7 +12,7 @@ import pytest
 
 from wikiformer_kit.dataset_scripts.tasks import acm, qdm, rdp, rqp
 from wikiformer_kit.dataset_scripts.tasks.anchors import Anchor, HarpOptions, LinkedSentence, ordered_sum, sample_words
-from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, join_pieces, load_tokenizer, word_spans
 from wikiformer_kit.dataset_scripts.tasks.language_model import load_stopwords
 from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
@@ -105,7 +106,8 @@ def test_qdm_never_takes_the_source_article_as_the_negative():
 
 
 def test_variants_switch_all_of_harps_choices_at_once():
-    assert HarpOptions.variant("paper") == HarpOptions(heads="mean", anchor_importance="sum", query_length="poisson")
+    paper = HarpOptions(heads="mean", anchor_importance="sum", query_length="poisson", variant_name="paper")
+    assert HarpOptions.variant("paper") == paper
     original = HarpOptions.variant("original", passage_max_tokens=128)
     assert (original.heads, original.anchor_importance, original.query_length) == ("sum", "mean", "normal")
     assert original.passage_max_tokens == 128
@@ -301,9 +303,11 @@ def test_cards_describe_the_variant_actually_built():
     assert "stopwords: harp-stopwords.txt" in built and "int(N(3, 1))" in built and "with replacement" in built
     assert "one row per pair" in built and "a length of its own draw" in built
     assert "google-bert/bert-base-uncased over 512 tokens" in built
+    assert built.startswith("As built: --harp-variant original;") and "word pieces" in built
     assert "INQUERY" not in original and "Poisson(" not in original
     default = next(line for line in card("rqp", harp("default")).splitlines() if line.startswith("As built:"))
     assert "stopwords: INQUERY" in default and "Poisson(3)" in default and "as many words as the positive" in default
+    assert "queries drawn from words" in default
     prop = {f"prop.{k}": v for k, v in PropOptions.original().to_dict().items()}
     built = next(line for line in card("prop", prop).splitlines() if line.startswith("As built:"))
     assert "NLTK English + INQUERY" in built and "2 epochs" in built and "Porter stems" in built
@@ -331,3 +335,70 @@ def test_qdm_first_occurrences_in_corpus_order_as_the_original_code():
     assert len(rows) == 1 and skipped == {"anchor-over-pair-cap": 1}  # the link at place 3 is kept, 4 is not
     assert "orbits" in rows[0]["query"] or "sun" in rows[0]["query"].lower()
     assert HarpOptions.variant("original").qdm_occurrences == "first" and HarpOptions().qdm_occurrences == "hashed"
+
+
+class _Draws(_Lengths):
+    """Gaussian draws (query lengths) and uniform draws (word draws) given in turn."""
+
+    def __init__(self, lengths, uniforms):
+        super().__init__(lengths)
+        self.uniforms = iter(uniforms)
+
+    def random(self):
+        return next(self.uniforms)
+
+
+def pieces_attention(text: str, tokenizer, weights: dict[str, float], row: bool) -> TextAttention:
+    """Attention over the text's word pieces (as the scorer's ``unit="pieces"`` gives it), weights by hand: each
+    occurrence of a piece gets ``weights[piece]``, in the anchor's row (``row``) or [CLS]'s."""
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    units = [(t, span) for t, span in zip(encoded.tokens(), encoded["offset_mapping"], strict=True) if t.isalnum() or t.startswith("##")]  # fmt: skip
+    values = np.array([weights.get(t, 0.0) for t, _ in units])
+    return TextAttention(
+        [t for t, _ in units],
+        [tuple(span) for _, span in units],
+        np.zeros(len(units)) if row else values,
+        values.reshape(1, -1) if row else np.zeros((0, len(units))),
+        np.ones(len(units)),
+        detokenize=functools.partial(join_pieces, tokenizer),
+    )
+
+
+def test_rqp_draws_word_pieces_with_replacement_as_the_original_code():
+    tokenizer = load_tokenizer("embedded:minilm")
+    text, passage = "The riverbanks of Daugava", "Daugava river, a river of Latvia"
+    assert tokenizer.tokenize(text) == ["the", "river", "##bank", "##s", "of", "da", "##uga", "##va"]
+    assert tokenizer.tokenize(passage) == ["da", "##uga", "##va", "river", ",", "a", "river", "of", "latvia"]
+    # the anchor's row, by hand: exp(weight) 4 for "river", 2 for "##bank", 1 for the other candidates ("the" and
+    # "of" are stopwords; the anchor's own pieces da ##uga ##va are candidates, as in the original): probabilities
+    # river .4, ##bank .2, ##s .1, da .1, ##uga .1, ##va .1 -> running sums .4 .6 .7 .8 .9 1
+    sentence_attention = pieces_attention(text, tokenizer, {"river": math.log(4), "##bank": math.log(2)}, row=True)
+    # [CLS]'s row over the passage: "river" twice, log(2) / 2 each, summed as the original sums a repeated piece
+    # (exp 2), "latvia" log(3) (exp 3), da ##uga ##va 0 (exp 1): .125 .125 .125 .25 .375 -> .125 .25 .375 .625 1
+    passage_attention = pieces_attention(passage, tokenizer, {"river": math.log(2) / 2, "latvia": math.log(3)}, row=False)  # fmt: skip
+
+    class Destination(Passages):
+        def text(self, row):
+            return passage
+
+        def attention(self, row):
+            return passage_attention
+
+    start = text.index("Daugava")
+    linked = LinkedSentence("4", "Source", text, [Anchor("Daugava", (start, start + 7), LUDZA)])
+    options = HarpOptions.variant("original", importance_model="embedded:minilm")
+    assert options.draw_unit == "pieces"
+    # the positive: int(3.2) = 3 pieces at .05, .45, .65 -> river, ##bank, ##s, then the anchor; the negative its
+    # own length int(2.5) = 2 at .3, .7 -> ##va, latvia (a leading continuation piece loses its "##")
+    rng = _Draws([3.2, 2.5], [0.05, 0.45, 0.65, 0.3, 0.7])
+    (row,), skipped = rqp.rqp_rows(linked, sentence_attention, Destination(), STOP, rng, options)
+    assert not skipped
+    assert row["positive"] == "riverbanks Daugava"  # convert_tokens_to_string: ##bank and ##s join "river"
+    assert row["negatives"] == ["va latvia"]
+    assert tokenizer.tokenize(row["positive"])[:3] == ["river", "##bank", "##s"]  # read back as drawn
+    # pieces drawn at .75 and .85 -> da, ##uga: glued as the tokenizer joins them, whatever the draw order
+    rng = _Draws([2.1, 1.5], [0.75, 0.85, 0.99])
+    (row,), _ = rqp.rqp_rows(linked, sentence_attention, Destination(), STOP, rng, options)
+    assert (row["positive"], row["negatives"]) == ("dauga Daugava", ["latvia"])
+    with pytest.raises(ValueError, match="with replacement"):
+        HarpOptions(draw_unit="pieces")
