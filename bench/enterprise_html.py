@@ -7,7 +7,7 @@
 (JSON decoding included) and its wikitext by the extraction step the XML dumps go through, in the record's
 language. Printed per page: words (the kit's word rule) of the whole text, sections, links and See also targets
 of each path, and the words the HTML text has that the wikitext text lacks (as a multiset: what the templates
-rendered) and the reverse. Then the speed of both paths in articles per CPU second over the same pages, ``--repeat``
+rendered) and the reverse, and the categories of each path (the HTML's own count those templates add). Then the speed of both paths in articles per CPU second over the same pages, ``--repeat``
 times each, interleaved; with ``--build``, the rows of each task that ``python -m dataset_scripts.build`` makes
 from the same pages given as the dump and as raw wikitext files, one build per language.
 """
@@ -86,8 +86,8 @@ def words(article: Article) -> Counter:
 
 def side_by_side(records: list[tuple[bytes, dict]]) -> None:
     print("| page | words wt / html | sections wt / html | links wt / html | See also wt / html | words only in html "
-          "| words only in wikitext | disambiguation wt / html |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+          "| words only in wikitext | disambiguation wt / html | categories wt / html (only in html) |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for line, record in records:
         html, wikitext = from_html(line), from_wikitext(record)
         html_words, wikitext_words = words(html), words(wikitext)
@@ -97,7 +97,9 @@ def side_by_side(records: list[tuple[bytes, dict]]) -> None:
             f"| {html.language}: {html.title} | {sum(wikitext_words.values())} / {sum(html_words.values())} "
             f"| {len(wikitext.sections)} / {len(html.sections)} | {len(wikitext.links)} / {len(html.links)} "
             f"| {len(wikitext.see_also)} / {len(html.see_also)} | {sum(gained.values())} ({examples}) "
-            f"| {sum(lost.values())} | {wikitext.is_disambiguation} / {html.is_disambiguation} |"
+            f"| {sum(lost.values())} | {wikitext.is_disambiguation} / {html.is_disambiguation} "
+            f"| {len(wikitext.categories)} / {len(html.categories)} "
+            f"({len(set(html.categories) - set(wikitext.categories))}) |"
         )
 
 
