@@ -97,3 +97,26 @@ def test_categories_do_not_change_the_text():
     without = parse_wikitext("Литва", re.sub(r"\[\[Категория:[^\]]*\]\]", "", text), language="ru",
                              namespaces=_namespaces((), "ru"))  # fmt: skip
     assert with_names.text == without.text and without.categories == []
+
+
+def test_an_xml_dump_s_siteinfo_names_the_category_namespace_of_a_language_the_table_lacks(tmp_path):
+    from xml.sax.saxutils import escape
+
+    from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
+
+    title = "Latgolys doba"
+    text = escape((PAGES / "ltg" / f"{title}.wikitext").read_text(encoding="utf-8"))
+    found = {}
+    for name in ("Kategoreja", ""):  # a dump of language "zzz" whose siteinfo names namespace 14, or does not
+        dump = tmp_path / f"named-{bool(name)}.xml"
+        dump.write_text(
+            '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><dbname>zzzwiki</dbname>'
+            f'<namespaces><namespace key="14" case="first-letter">{name}</namespace></namespaces></siteinfo>'
+            f"<page><title>{title}</title><ns>0</ns><id>7</id><revision><text>{text}</text></revision></page>"
+            "</mediawiki>",
+            encoding="utf-8",
+        )
+        (found[name],) = [a for a in read_articles(mediawiki_xml, dump) if isinstance(a, Article)]
+    assert found["Kategoreja"].language == "zzz"
+    assert found["Kategoreja"].categories == ["Doba", "Latgolys doba", "Latgolys dobys pīminiekli"]
+    assert found[""].categories == []
