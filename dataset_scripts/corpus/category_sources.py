@@ -17,6 +17,8 @@ CATEGORY_SOURCES = {
     "of the Category namespace in the page's language); the categories templates add are not in the wikitext",
     "enterprise-html": 'the rendered page\'s category links (`link[rel="mw:PageProp/Category"]`: every category, '
     "the ones templates add included), then the record's own `categories` list",
+    "structured-contents": "the record's `categories` list when it has one (the records Wikimedia publishes have none: "
+    "their list is empty)",
 }
 """Input format → what its articles' categories are read from; a format not named here records none."""
 

@@ -301,9 +301,7 @@ def parse_page(html: str, record: dict[str, Any], file: str, where: str, options
     if isinstance(article, Skipped):
         return Skipped(article.reason, file, where, article.detail)
     marks = page_marks(tree)
-    categories = marks.categories + [
-        entry["name"] for entry in record.get("categories") or [] if isinstance(entry, dict) and entry.get("name")
-    ]
+    categories = marks.categories + record_category_titles(record)
     article.is_disambiguation = marks.is_disambiguation or any(
         is_disambiguation(f"[[{category}]]", options.language) for category in categories
     )
@@ -315,6 +313,15 @@ def parse_page(html: str, record: dict[str, Any], file: str, where: str, options
         if found and found[1]:
             article.see_also, article.see_also_found_by = found[1], FOUND_BY_STRUCTURE
     return article
+
+
+def record_category_titles(record: dict[str, Any]) -> list[str]:
+    """The category titles of a record's own ``categories`` list (``[{"name": "Kategorie:Name", "url": ...}]``), with
+    their namespace; entries without a name are left out."""
+    entries = record.get("categories")
+    if not isinstance(entries, list):
+        return []
+    return [entry["name"] for entry in entries if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
 
 
 def record_language(record: dict[str, Any]) -> str:

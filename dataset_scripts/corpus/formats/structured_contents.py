@@ -11,7 +11,9 @@ without HTML but with sections to this module.
 Mapping: a section at depth d is a level d + 1 heading (a top-level section is level 2, as ``==``); a first section
 named "Abstract" is the lead (else the record's ``abstract``); every part with a ``value`` is a paragraph, and each
 of its links is found in it by its text, in order (a link whose text is not in the value is left out rather than
-placed wrongly). A link is kept when its URL is an article of the record's own wiki. Infoboxes are left out.
+placed wrongly). A link is kept when its URL is an article of the record's own wiki. Infoboxes are left out. The
+records Wikimedia publishes carry no categories (neither the API's schema nor its sample payloads have the field),
+so the Article's ``categories`` stay empty, unless a record has an Enterprise ``categories`` list: it is read.
 Structured Contents has **no See also section** (Wikimedia leaves it out), so LTM gets no group from these
 articles; the task build says so.
 
@@ -41,9 +43,10 @@ from wikiformer_kit.dataset_scripts.corpus.formats.enterprise_html import (
     load_record,
     namespaces_of,
     read_records,
+    record_category_titles,
     record_language,
 )
-from wikiformer_kit.dataset_scripts.corpus.titles import classify_link
+from wikiformer_kit.dataset_scripts.corpus.titles import category_from_title, classify_link
 
 NAME = "structured-contents"
 SPLITS_BY_RECORD = True
@@ -51,7 +54,7 @@ SPLITS_BY_RECORD = True
 _SECTION_KEYS = (b'"sections":', b'"article_sections":', b'"has_parts":', b'"infoboxes":', b'"infobox":')
 _PARQUET_MAGIC = b"PAR1"
 _SECTION_COLUMNS = ("sections", "article_sections")
-_READ_COLUMNS = ("name", "identifier", "url", "in_language", "is_part_of", "abstract", *_SECTION_COLUMNS)
+_READ_COLUMNS = ("name", "identifier", "url", "in_language", "is_part_of", "abstract", "categories", *_SECTION_COLUMNS)
 _ROWS_PER_BATCH = 64
 
 
@@ -210,7 +213,11 @@ def parse_loaded(record: dict[str, Any], where: str, file: str, options: ReaderO
         builder.text(record["abstract"])
     writer.parts(parts, depth=0)
     article = builder.build()
-    return Skipped(article.reason, file, where, article.detail) if isinstance(article, Skipped) else article
+    if isinstance(article, Skipped):
+        return Skipped(article.reason, file, where, article.detail)
+    names = (category_from_title(title) for title in record_category_titles(record))
+    article.categories = list(dict.fromkeys(name for name in names if name))
+    return article
 
 
 class _PartWriter:
