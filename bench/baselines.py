@@ -18,6 +18,9 @@ On a GPU, train the three at once and give every config the device's settings::
 ``--checkpoint NAME=FOLDER`` evaluates given checkpoints instead (e.g. those ``bench/finetune_comparison.py``
 pre-trained at one budget, ``OUT/pretrain/<system>/<system>``).
 
+``--systems harp`` compares a subset (each against BM25 when Wikiformer is not among them), e.g. one system's
+checkpoint rebuilt with new defaults: ``--systems harp --checkpoint harp=FOLDER``.
+
 ``--config-dir`` takes a folder of ``wikiformer.yaml``, ``prop.yaml``, ``harp.yaml`` as they are (e.g. bert-base
 configs and a real corpus for the paper-scale comparison).
 """
@@ -72,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         help="evaluate a given checkpoint instead of training: wikiformer=, prop= or harp= (e.g. the ones "
         "bench/finetune_comparison.py pre-trained at one budget)",
     )
+    parser.add_argument(
+        "--systems", nargs="+", default=list(SYSTEMS.values()), choices=list(SYSTEMS.values()),
+        help="the systems compared (without wikiformer, each is tested against BM25)",
+    )  # fmt: skip
     add_data_argument(parser)
     parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
     parser.add_argument("--max-queries", type=int, default=30)
@@ -88,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(given) - set(SYSTEMS.values()))
     if unknown:
         parser.error(f"--checkpoint {', '.join(unknown)}: not one of {', '.join(SYSTEMS.values())}")
-    to_train = [system for system in SYSTEMS.values() if system not in given]
+    to_train = [system for system in args.systems if system not in given]
     if to_train and not args.config_dir:
         args.config_dir = pretraining_configs(
             out / "configs", args.max_steps, args.start_model, overrides=args.pretrain_set
@@ -97,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     models = {
         label: Path(given[system]).resolve() if system in given else trained[system]
         for label, system in SYSTEMS.items()
+        if system in args.systems
     }
+    reference = "Wikiformer" if "Wikiformer" in models else "BM25"
     comparisons = []
     for name, (collection, query_ids, candidates) in load_collections(args, out / "eval").items():
         runs = {"BM25": candidates}
@@ -109,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         qrels = {qid: collection.qrels[qid] for qid in query_ids}
         evaluations = {label: evaluate_run(run, qrels, MEASURES, COLLECTIONS[name][1]) for label, run in runs.items()}
         comparison = compare(
-            name, evaluations, MEASURES, reference="Wikiformer", permutations=args.permutations, seed=args.seed
+            name, evaluations, MEASURES, reference=reference, permutations=args.permutations, seed=args.seed
         )
         comparison.save_json(out / "eval" / name / "comparison.json")
         (out / "eval" / name / "table.tex").write_text(latex_table(comparison), encoding="utf-8")
@@ -120,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         (out / "table.md").write_text(table, encoding="utf-8")
         print(
             f"{args.max_steps} steps each from the same start and corpus; top {args.depth} BM25 candidates re-ranked, "
-            f"max length {args.max_length}; * / † = significantly worse / better than Wikiformer\n\n{table}"
+            f"max length {args.max_length}; * / † = significantly worse / better than {reference}\n\n{table}"
         )
     return 0
 

@@ -58,3 +58,20 @@ def test_a_failed_release_names_the_system_and_shows_its_log(tmp_path):
     args = SimpleNamespace(input=[str(tmp_path / "missing.xml.bz2")], seed=1, max_steps=1, config_dir=None, num_proc=1)
     with pytest.raises(SystemExit, match=r"prop: release.py failed \(exit 2\)[\s\S]*missing.xml.bz2"):
         train_system("prop", args, tmp_path / "out", to_log=True)
+
+
+def test_one_systems_checkpoint_is_compared_with_bm25_alone(tmp_path):
+    from bench.baselines import main
+
+    _, checkpoints = _tiny_starts(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "trec_dl20_passage").symlink_to(SAMPLES / "dl20-mini")
+    out = tmp_path / "out"
+    argv = ["--systems", "harp", "--checkpoint", checkpoints[2], "--data", str(data), "--collections", "dl20"]
+    argv += ["--max-queries", "3", "--depth", "5", "--max-length", "64", "--permutations", "200"]
+    assert main([*argv, "--output-dir", str(out)]) == 0
+    table = (out / "table.md").read_text()
+    assert "| HARP |" in table and "| BM25 |" in table and "Wikiformer" not in table and "PROP" not in table
+    assert not (out / "configs").exists()  # nothing trained
+    assert json.loads((out / "eval" / "dl20" / "comparison.json").read_text())["reference"] == "BM25"
