@@ -30,7 +30,6 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import datasets
 import numpy as np
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
@@ -38,9 +37,7 @@ from wikiformer_kit.dataset_scripts.corpus.words import cut_words, has_fewer_wor
 from wikiformer_kit.dataset_scripts.tasks.baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
 from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
 from wikiformer_kit.dataset_scripts.tasks.language_model import CollectionModel, DocumentModel, poisson_length, words
-from wikiformer_kit.dataset_scripts.tasks.spec import Origin, TaskSpec, group_features
-
-TEXTS_FLOAT = datasets.List(datasets.Value("float64"))
+from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, Origin, TaskSpec, group_features
 
 SKIP_REASONS = {
     "disambiguation": "disambiguation page",
@@ -220,7 +217,7 @@ PROP = Origin(
 SPEC = TaskSpec(
     name="prop",
     title="Representative Words Prediction (ROP)",
-    features=group_features("document", log_likelihoods=TEXTS_FLOAT),
+    features=group_features("document", log_likelihoods=FLOATS),
     fixed_side="document",
     pairing=(
         'For a document D (title + ". " + text), a set length l ~ Poisson(3) (l > 0) and two sets S1, S2 of l '

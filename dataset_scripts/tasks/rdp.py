@@ -25,8 +25,6 @@ import itertools
 import math
 import random
 
-import datasets
-
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
     HARP,
@@ -39,7 +37,7 @@ from wikiformer_kit.dataset_scripts.tasks.anchors import (
     sample_words,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
-from wikiformer_kit.dataset_scripts.tasks.spec import TEXTS, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, TEXTS, TaskSpec, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
@@ -151,7 +149,7 @@ def _drawn_row(
 SPEC = TaskSpec(
     name="rdp",
     title="Representative Document Prediction (RDP)",
-    features=group_features("query", anchors=TEXTS, importance=datasets.List(datasets.Value("float64"))),
+    features=group_features("query", anchors=TEXTS, importance=FLOATS),
     fixed_side="query",
     pairing=(
         "For a sentence whose anchors link to at least 2 distinct pages: one row per pair of its anchors linking to "

@@ -26,24 +26,85 @@ stage of its own in :mod:`.steps`.
 from __future__ import annotations
 
 import functools
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import datasets
+import pyarrow as pa
 
 if TYPE_CHECKING:
-    import pyarrow as pa
+    import datasets
 
     from wikiformer_kit.dataset_scripts.corpus.article import Article
     from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
     from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
-TEXT = datasets.Value("string")
+
+@dataclass(frozen=True)
+class Value:
+    """A scalar column, as ``datasets.Value`` names it (``string``, ``float64``), without importing ``datasets``
+    (seconds at the start of every build, which only needs the Arrow schema)."""
+
+    dtype: str
+
+    def arrow_type(self) -> pa.DataType:
+        return pa.type_for_alias(self.dtype)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``datasets`` records of it in a Parquet file's ``huggingface`` metadata."""
+        return {"dtype": self.dtype, "_type": "Value"}
+
+    def to_datasets(self) -> datasets.Value:
+        import datasets
+
+        return datasets.Value(self.dtype)
+
+
+@dataclass(frozen=True)
+class List:
+    """A list column of ``feature`` values, as ``datasets.List`` names it."""
+
+    feature: Value
+
+    def arrow_type(self) -> pa.DataType:
+        return pa.list_(self.feature.arrow_type())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"feature": self.feature.to_dict(), "_type": "List"}
+
+    def to_datasets(self) -> datasets.List:
+        import datasets
+
+        return datasets.List(self.feature.to_datasets())
+
+
+class Features(dict):
+    """A task's columns in order, name -> :class:`Value` or :class:`List`: the Arrow schema of its shards
+    (:attr:`arrow_schema`, the bytes ``datasets.Features.arrow_schema`` gives) and the ``datasets.Features``
+    (:meth:`to_datasets`) on demand."""
+
+    @functools.cached_property
+    def arrow_schema(self) -> pa.Schema:
+        """The shards' schema with the ``huggingface`` metadata ``datasets`` writes (so that ``load_dataset`` reads
+        the same features back)."""
+        metadata = {"info": {"features": {name: column.to_dict() for name, column in self.items()}}}
+        fields = [pa.field(name, column.arrow_type()) for name, column in self.items()]
+        return pa.schema(fields).with_metadata({"huggingface": json.dumps(metadata)})
+
+    def to_datasets(self) -> datasets.Features:
+        import datasets
+
+        return datasets.Features({name: column.to_datasets() for name, column in self.items()})
+
+
+TEXT = Value("string")
 """The feature of one text column."""
-TEXTS = datasets.List(datasets.Value("string"))
+TEXTS = List(Value("string"))
 """The feature of a list of texts (``negatives``, ``path``)."""
+FLOATS = List(Value("float64"))
+"""The feature of a list of numbers (PROP's log-likelihoods, RDP's importance)."""
 
 Sampler = Callable[["Article", random.Random, "TaskOptions"], "TaskOutput"]
 """A per-article sampler: the article, its RNG and the build options -> rows and skip counts."""
@@ -68,10 +129,10 @@ class Origin:
     citation: str
 
 
-def group_features(fixed_side: str, **extra: datasets.Value | datasets.List) -> datasets.Features:
+def group_features(fixed_side: str, **extra: Value | List) -> Features:
     """The features of a group row: the fixed side, ``positive``, ``negatives``, ``article_id``, ``title``, then
     the task's ``extra`` columns in the order given."""
-    return datasets.Features(
+    return Features(
         {fixed_side: TEXT, "positive": TEXT, "negatives": TEXTS, "article_id": TEXT, "title": TEXT, **extra}
     )
 
@@ -83,8 +144,8 @@ class TaskSpec:
     Args:
         name: the short name: ``--tasks`` value, folder ``wikiformer-<name>``, RNG key, log name.
         title: the task's full name with its abbreviation, e.g. ``"Simulated Re-ranking (SRR)"`` (card title).
-        features: the Hugging Face features of the Parquet shards, in column order; every row a sampler returns has
-            exactly these keys.
+        features: the columns of the Parquet shards, in order (:func:`group_features`); every row a sampler
+            returns has exactly these keys. :attr:`hf_features` gives them as ``datasets.Features``.
         fixed_side: the column every candidate (``positive`` and each of ``negatives``) is paired with: ``query``
             (candidates are documents) or ``document`` (candidates are queries, as in RWI).
         pairing: card text: how a row is formed (Markdown).
@@ -103,7 +164,7 @@ class TaskSpec:
 
     name: str
     title: str
-    features: datasets.Features
+    features: Features
     fixed_side: str
     pairing: str
     choices: str
@@ -123,11 +184,15 @@ class TaskSpec:
         if missing:
             raise ValueError(f"task {self.name}: features lack the group column(s) {sorted(missing)}")
 
-    @functools.cached_property
+    @property
     def arrow_schema(self) -> pa.Schema:
-        """The Arrow schema of the Parquet shards (``features.arrow_schema``, built once: every shard is written
-        with it)."""
+        """The Arrow schema of the Parquet shards (built once: every shard is written with it)."""
         return self.features.arrow_schema
+
+    @functools.cached_property
+    def hf_features(self) -> datasets.Features:
+        """The columns as ``datasets.Features`` (imports ``datasets``)."""
+        return self.features.to_datasets()
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 from datatrove.pipeline.base import PipelineStep
@@ -39,6 +38,7 @@ from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
     write_redirect_parts,
     write_title_parts,
 )
+from wikiformer_kit.dataset_scripts.tasks.spec import Features
 from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 LTM_TARGETS_PER_BATCH = 50_000
@@ -123,7 +123,7 @@ EMPTY_SHARD = "train-empty.parquet"
 """The shard of a task without rows: no row group, the task's full schema."""
 
 
-def write_empty_shard(path: Path, features: datasets.Features) -> None:
+def write_empty_shard(path: Path, features: Features) -> None:
     """An empty Parquet shard with the task's schema and no row group (``datasets`` would read a 0-row row group
     with batch size 0 and fail); ``load_dataset(..., streaming=True)`` reads it as 0 rows with every column."""
     atomic_write(path, lambda tmp: pq.ParquetWriter(tmp, features.arrow_schema).close())

@@ -226,7 +226,7 @@ def test_a_task_without_groups_is_an_empty_dataset_that_says_why(built, tmp_path
     assert (out / "wikiformer-srr" / "README.md").exists()
     assert f"**This dataset is empty**: {reason}." in (out / "wikiformer-ltm" / "README.md").read_text()
     empty = load_dataset(str(out / "wikiformer-ltm"), split="train", streaming=True)
-    assert empty.features == get_task("ltm").features and list(empty) == []
+    assert empty.features == get_task("ltm").hf_features and list(empty) == []
     # each card's loading snippet runs as shown, the empty dataset's too
     for task, rows_expected in (("srr", True), ("ltm", False)):
         card = (out / f"wikiformer-{task}" / "README.md").read_text()

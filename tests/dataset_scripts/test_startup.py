@@ -41,5 +41,15 @@ def test_a_corpus_build_loads_no_model_library():
     assert not {"torch", "transformers", "sentence_transformers", "datasets"} & set(loaded)
 
 
+def test_a_task_build_loads_neither_datasets_nor_pandas():
+    """Every build process (every Slurm or Ray task too) imports the steps; ``datasets`` was seconds of it. Pandas
+    comes later, with pyarrow's first conversion, in the processes that convert."""
+    loaded = loaded_after(
+        "import wikiformer_kit.dataset_scripts.build, wikiformer_kit.dataset_scripts.tasks.build, "
+        "wikiformer_kit.dataset_scripts.tasks.steps, wikiformer_kit.dataset_scripts.tasks.baseline_steps"
+    )
+    assert not {"datasets", "pandas", "torch"} & set(loaded)
+
+
 def test_the_format_names_are_the_modules_names():
     assert tuple(format_modules()) == FORMAT_NAMES

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from wikiformer_kit.dataset_scripts.tasks.card import render_card
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.registry import ALL_TASKS, DEFAULT_TASKS, SPECS, get_task, parse_tasks
-from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TEXTS, TaskSpec
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TEXTS, Features, TaskSpec
 from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 from .trees import articles
@@ -29,7 +29,7 @@ def test_sampled_rows_have_exactly_the_spec_columns_and_reasons(doc, seed, min_w
         assert all(tuple(row) == spec.columns for row in out.groups), spec.name
         assert set(out.skipped) <= set(spec.skip_reasons), spec.name
         if out.groups:  # the rows fit the declared Parquet schema
-            datasets.Dataset.from_list(out.groups, features=spec.features)
+            datasets.Dataset.from_list(out.groups, features=spec.hf_features)
 
 
 def test_registry_order_names_and_lookup():
@@ -53,11 +53,22 @@ def test_registry_order_names_and_lookup():
 
 
 def test_a_spec_must_hold_its_group_columns():
-    features = datasets.Features({"query": TEXT, "positive": TEXT, "negatives": TEXTS})
+    features = Features({"query": TEXT, "positive": TEXT, "negatives": TEXTS})
     with pytest.raises(ValueError, match="features lack the group column"):
         TaskSpec("x", "X", features, "document", "", "", {}, None)
     with pytest.raises(ValueError, match="fixed_side"):
         TaskSpec("x", "X", features, "passage", "", "", {}, None)
+
+
+@pytest.mark.parametrize("task", ALL_TASKS)
+def test_arrow_schema_is_the_one_datasets_writes(task):
+    """The shards' schema is built without importing ``datasets``; its bytes (types, order, the ``huggingface``
+    metadata that load_dataset reads back) must stay those of ``datasets.Features.arrow_schema``."""
+    spec = get_task(task)
+    expected = datasets.Features({name: column.to_datasets() for name, column in spec.features.items()})
+    assert spec.hf_features == expected
+    assert spec.arrow_schema.equals(expected.arrow_schema, check_metadata=True)
+    assert datasets.Features.from_arrow_schema(spec.arrow_schema) == expected
 
 
 @pytest.mark.parametrize("task", ALL_TASKS)
