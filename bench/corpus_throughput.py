@@ -1,7 +1,7 @@
 """Corpus build throughput against wikiextractor, on the same real dump, in one run.
 
     python bench/corpus_throughput.py [--dump data/samples/wikipedia/enwiki-sample.xml.bz2] [--repeat 4] [--rounds 3]
-        [--runs wx,one,...]
+        [--runs wx,one,...] [--baseline-tree OLD]
 
 Builds a larger real dump by repeating the pages of ``--dump`` ``--repeat`` times (page ids made unique), then
 measures, each in its own process (wall time, CPU time and peak RSS), ``--rounds`` times in turn (the median is
@@ -20,7 +20,10 @@ reported: a shared machine's speed drifts from minute to minute; the runs go in 
    VM, two memory-heavy processes slow each other down where a pure loop does not);
 6. each tool's start-up: the same command on a one-article dump, in the same round; the rate past start-up (a
    run's CPU seconds less its tool's one-article run) is what a full dump pays per article;
-7. peak memory of our build on the original dump and on the repeated one (it must not grow with the input).
+7. peak memory of our build on the original dump and on the repeated one (it must not grow with the input);
+8. with ``--baseline-tree OLD`` (a checkout of older code, e.g. ``git worktree add /tmp/old HEAD~1``), the build of
+   run ``one`` and its start-up with that tree's code as well, in the same rounds: the change's ratio measured on a
+   shared machine.
 
 ``--runs`` picks a subset (e.g. ``--runs wx,one`` for the per-article rate, ``--runs m1,m2,n1,n2`` for one file).
 
@@ -115,13 +118,13 @@ def machine_ceiling() -> float:
     return (time.perf_counter() - start) / parallel
 
 
-def measure(command: list[str]) -> tuple[float, float, float]:
+def measure(command: list[str], cwd: Path = ROOT) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system over the process and all its descendants, forked-server workers
     included) and peak memory (MB: the largest sum of RSS over the process tree, sampled every 50 ms) of a
-    command in its own process."""
+    command in its own process, run in ``cwd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with TreeSampler(process.pid, interval=0.05) as sampler:
         process.wait()
     peak = sampler.peaks["tree_rss"]
@@ -208,6 +211,11 @@ def main() -> None:
         default=",".join(RUNS),
         help="comma-separated runs to measure (default all): " + ", ".join(f"{k} = {v}" for k, v in RUNS.items()),
     )
+    parser.add_argument(
+        "--baseline-tree",
+        type=Path,
+        help="a checkout of older code: run `one` and its start-up measured with it too, in the same rounds",
+    )
     args = parser.parse_args()
     chosen = [name.strip() for name in args.runs.split(",") if name.strip()]
     unknown = set(chosen) - set(RUNS)
@@ -261,6 +269,12 @@ def main() -> None:
         if any(name not in ("wx", "pool", "twins") for name in chosen):
             runs["one0"] = ours + [tiny, "--output-dir", str(out / "one0"), *off]
         labels = {**RUNS, "wx0": "wikiextractor start-up (one article)", "one0": "ours start-up (one article)"}
+        where = {}  # the runs of the baseline tree, by name: they run there
+        if args.baseline_tree and "one" in runs:
+            runs["base"] = ours + [str(big), "--output-dir", str(out / "base")]
+            runs["base0"] = ours + [tiny, "--output-dir", str(out / "base0"), *off]
+            where = {"base": args.baseline_tree.resolve(), "base0": args.baseline_tree.resolve()}
+            labels |= {"base": "baseline tree --num-proc 1", "base0": "baseline tree start-up (one article)"}
         samples: dict[str, list] = {name: [] for name in runs}
         ceilings = []
         order = random.Random(0)
@@ -269,7 +283,7 @@ def main() -> None:
             if {"q1", "q2", "n1", "n2"} & set(runs):
                 ceilings.append(machine_ceiling())
             for name in order.sample(list(runs), len(runs)):
-                samples[name].append(measure(runs[name]))
+                samples[name].append(measure(runs[name], where.get(name, ROOT)))
                 shutil.rmtree(out, ignore_errors=True)
         results = {
             name: tuple(statistics.median(v[i] for v in values) for i in range(3)) for name, values in samples.items()
@@ -281,7 +295,7 @@ def main() -> None:
 
         def past_start_up(name: str) -> list[float]:
             """CPU seconds of each round's run less the start-up run of its tool in the same round."""
-            start = "wx0" if name == "wx" else "one0"
+            start = {"wx": "wx0", "base": "base0"}.get(name, "one0")
             return [run[1] - zero[1] for run, zero in zip(samples[name], samples[start], strict=True)]
 
         def spread(values: list[float]) -> str:
@@ -296,7 +310,7 @@ def main() -> None:
 
         rows = []
         for name, (seconds, cpu, rss) in results.items():
-            count = 1 if name in ("wx0", "one0") else articles
+            count = 1 if name in ("wx0", "one0", "base0") else articles
             rate = f"{count / seconds:.1f} | {megabytes * (count == articles) / seconds:.2f}"
             rows.append(f"| {labels[name]} | {seconds:.1f} | {rate} | {cpu:.1f} | {count / cpu:.1f} | {rss:.0f} |")
         print(
@@ -317,6 +331,15 @@ def main() -> None:
                 f"{spread([a / b for a, b in zip(ours_rate, their_rate, strict=True)])}; start-up CPU s: ours "
                 f"{results['one0'][1]:.2f}, wikiextractor {results['wx0'][1]:.2f}"
             )
+        if {"base", "one"} <= set(runs):
+            ours_rate = [articles / cpu for cpu in past_start_up("one")]
+            base_rate = [articles / cpu for cpu in past_start_up("base")]
+            print(
+                f"ours / baseline tree per CPU second: {ratio('base', 'one', column=1)}; past start-up: "
+                f"{spread([a / b for a, b in zip(ours_rate, base_rate, strict=True)])}"
+            )
+            if "wx" in runs:
+                print(f"baseline tree / wikiextractor per CPU second: {ratio('wx', 'base', column=1)}")
         pairs = [("p1", "p2", "by default"), ("q1", "q2", "with one core per task (--read-ahead off)")]
         pairs += [
             ("m1", "m2", "one multistream file, by default"),

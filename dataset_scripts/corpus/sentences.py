@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 # A sentence ends at . ! ? (or …) and optional closing quotes/brackets, followed by whitespace and then a
 # capital or a digit (checked on the captured character: `re` has no class for capitals in every script);
@@ -38,6 +39,44 @@ def sentence_spans(text: str, paragraph_break: re.Pattern = LINE_BREAK) -> list[
         start = brk.end()
     _split_paragraph(text, start, len(text), spans)
     return spans
+
+
+class SentenceFinder:
+    """The sentence that holds a position of ``text``, as :func:`sentence_spans` cuts it, splitting only the
+    paragraphs asked about: a section's links stand in a few of its paragraphs, and splitting the others was most of
+    the cost of finding their sentences."""
+
+    def __init__(self, text: str, paragraph_break: re.Pattern = LINE_BREAK):
+        self.text = text
+        self.paragraphs: list[tuple[int, int]] = []
+        start = 0
+        for brk in paragraph_break.finditer(text):
+            self.paragraphs.append((start, brk.start()))
+            start = brk.end()
+        self.paragraphs.append((start, len(text)))
+        self.paragraph_starts = [start for start, _ in self.paragraphs]
+        self.split: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
+
+    def around(self, first: int, last: int) -> tuple[int, int]:
+        """Where the sentences from the one that holds position ``first`` to the one that holds ``last`` start and
+        end (the last sentence starting at or before a position holds it, or ends the paragraph when the position
+        falls in the break after it)."""
+        starts = self.paragraph_starts
+        paragraph = bisect_right(starts, first) - 1
+        spans, span_starts = self._split(paragraph)
+        start = spans[bisect_right(span_starts, first) - 1][0]
+        if paragraph + 1 < len(starts) and last >= starts[paragraph + 1]:
+            spans, span_starts = self._split(bisect_right(starts, last) - 1)
+        return start, spans[bisect_right(span_starts, last) - 1][1]
+
+    def _split(self, paragraph: int) -> tuple[list[tuple[int, int]], list[int]]:
+        """The sentence spans of one paragraph and their starts, split on first use."""
+        split = self.split.get(paragraph)
+        if split is None:
+            spans: list[tuple[int, int]] = []
+            _split_paragraph(self.text, *self.paragraphs[paragraph], spans)
+            split = self.split[paragraph] = spans, [start for start, _ in spans]
+        return split
 
 
 def _split_paragraph(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:

@@ -9,7 +9,6 @@ sits inside a template (``{{columns-list|...}}``).
 
 from __future__ import annotations
 
-import bisect
 import functools
 import html
 import re
@@ -35,7 +34,7 @@ from wikiformer_kit.dataset_scripts.corpus.see_also import (
     see_also_names,
     see_also_targets,
 )
-from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, sentence_spans
+from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, SentenceFinder
 from wikiformer_kit.dataset_scripts.corpus.templates import count_template, render_template
 from wikiformer_kit.dataset_scripts.corpus.titles import (
     ENGLISH,
@@ -84,6 +83,7 @@ DROPPED_TAGS = frozenset(
 BREAK_TAGS = frozenset({"br", "li", "dt", "dd", "hr", "p", "div", "tr", "blockquote"})
 _TOKENIZER = _Tokenizer()
 _LINK_TARGET_END = (T.WikilinkSeparator, T.WikilinkClose)
+_TAG_OPENING_END = (T.TagCloseOpen, T.TagCloseSelfclose)
 _SKIPPED = {T.TemplateOpen: T.TemplateClose, T.ArgumentOpen: T.ArgumentClose, T.CommentStart: T.CommentEnd}
 
 
@@ -158,30 +158,19 @@ class _Buffer:
             self.parts.append(text)
             self.length += len(text)
 
-    def since(self, start: int) -> str:
-        """The text written from offset ``start`` on."""
-        pieces, covered = [], self.length
-        for part in reversed(self.parts):
-            if covered <= start:
-                break
-            pieces.append(part)
-            covered -= len(part)
-        return "".join(reversed(pieces))[start - covered :]
-
     def finish(self, section: int) -> tuple[str, list[Link]]:
         """The section's clean text and its links with the sentence each stands in."""
         raw = "".join(self.parts)
         if not self.links:
             return _clean(raw), []
-        spans = sentence_spans(raw, BLANK_LINE)
-        starts = [start for start, _ in spans]
+        finder = SentenceFinder(raw, BLANK_LINE)
         links, sentences = [], {}
         for offset, target, anchor in self.links:
-            first = bisect.bisect_right(starts, offset) - 1
-            last = bisect.bisect_right(starts, offset + max(len(anchor) - 1, 0)) - 1  # an anchor with a stop in it
-            if (first, last) not in sentences:
-                sentences[first, last] = _clean(raw[spans[first][0] : spans[last][1]])
-            links.append(Link(target=target, anchor=anchor, sentence=sentences[first, last], section=section))
+            span = finder.around(offset, offset + max(len(anchor) - 1, 0))  # an anchor with a stop in it
+            sentence = sentences.get(span)
+            if sentence is None:
+                sentence = sentences[span] = _clean(raw[span[0] : span[1]])
+            links.append(Link(target=target, anchor=anchor, sentence=sentence, section=section))
         return _clean(raw), links
 
 
@@ -217,6 +206,8 @@ class _TokenWalker:
                 buffer.parts.append(text)  # the common case, inlined: most tokens are plain text
                 buffer.length += len(text)
                 self.pos += 1
+            elif kind is T.WikilinkOpen:
+                self._wikilink(buffer, record_links)
             else:
                 self.one(buffer, record_links)
 
@@ -225,7 +216,7 @@ class _TokenWalker:
         token = self.tokens[self.pos]
         kind = type(token)
         if kind is T.Text:
-            text = token.text
+            text = token["text"]
             if "''" in text:
                 text = _unstyle(text)
             if "__" in text:
@@ -269,20 +260,24 @@ class _TokenWalker:
     def _entity(self, buffer: _Buffer) -> None:
         raw = ["&"]
         self.pos += 1
-        while self.peek() is not T.HTMLEntityEnd:
-            token = self.tokens[self.pos]
-            raw.append({T.HTMLEntityNumeric: "#", T.HTMLEntityHex: token.get("char", "x")}.get(type(token), ""))
-            raw.append(getattr(token, "text", "") or "")
+        while type(token := self.tokens[self.pos]) is not T.HTMLEntityEnd:
+            kind = type(token)
+            if kind is T.HTMLEntityNumeric:
+                raw.append("#")
+            elif kind is T.HTMLEntityHex:
+                raw.append(token.get("char", "x"))
+            raw.append(token.get("text") or "")
             self.pos += 1
         self.pos += 1
         buffer.write(html.unescape("".join(raw) + ";"))
 
     def _wikilink(self, buffer: _Buffer, record_links: bool) -> None:
+        tokens = self.tokens
         self.pos += 1
-        token = self.tokens[self.pos]
+        token = tokens[self.pos]
         if (
             type(token) is T.Text
-            and type(self.tokens[self.pos + 1]) in _LINK_TARGET_END
+            and type(tokens[self.pos + 1]) in _LINK_TARGET_END
             and "''" not in (raw_target := token["text"])
             and "__" not in raw_target
         ):
@@ -291,7 +286,7 @@ class _TokenWalker:
             target_buffer = _Buffer()
             self.until(target_buffer, _LINK_TARGET_END, record_links=False)
             raw_target = "".join(target_buffer.parts)
-        kind = classify_link(raw_target, self.namespaces)
+        kind, target = _read_link(raw_target, self.namespaces)
         if kind == "media" and (category := category_name(raw_target, self.namespaces)):
             self.categories.append(category)
         if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
@@ -300,20 +295,31 @@ class _TokenWalker:
         if kind == "other" and self.peek() is T.WikilinkClose and _is_shown_media(raw_target, self.namespaces):
             self.pos += 1  # "[[:Category:X]]" unpiped: a pointer to a category or file, no words of the text
             return
-        start = buffer.length
+        start, first_part = buffer.length, len(buffer.parts)
         piped = self.peek() is T.WikilinkSeparator
         if piped:
             self.pos += 1
-            self.until(buffer, (T.WikilinkClose,), record_links=False)
+            token = tokens[self.pos]
+            if (
+                type(token) is T.Text
+                and type(tokens[self.pos + 1]) is T.WikilinkClose
+                and "''" not in (text := token["text"])
+                and "__" not in text
+            ):
+                buffer.parts.append(text)  # a plain anchor, as most are: what the walk below would write
+                buffer.length += len(text)
+                self.pos += 1
+            else:
+                self.until(buffer, (T.WikilinkClose,), record_links=False)
         self.pos += 1
-        if not buffer.since(start).strip():
+        anchor = "".join(buffer.parts[first_part:])  # the text written since ``start``
+        if not anchor.strip():
             # a colon link or the pipe trick shows the title without its prefixes; "[[wikt:word]]" shows as written
             named = kind != "article" and (piped or raw_target.lstrip().startswith(":"))
             shown = shown_title(raw_target, self.namespaces) if named else raw_target.strip().lstrip(":")
             buffer.write(_unstyle(shown))
+            anchor = "".join(buffer.parts[first_part:])
         if record_links and kind == "article":
-            target = normalize_title(raw_target)
-            anchor = buffer.since(start)
             folds = "  " in anchor or "\n" in anchor or not anchor.isprintable()
             anchor = " ".join(anchor.split()) if folds else anchor.strip()
             if target and anchor:
@@ -325,7 +331,7 @@ class _TokenWalker:
             return False
         texts, position = [], self.pos + 1
         while position < len(self.tokens) and type(self.tokens[position]) is T.Text:
-            texts.append(self.tokens[position].text)
+            texts.append(self.tokens[position]["text"])
             position += 1
         return is_media_link(raw_target, "".join(texts))
 
@@ -340,8 +346,9 @@ class _TokenWalker:
     def _tag(self, buffer: _Buffer, record_links: bool) -> None:
         self.pos += 1
         name_token = self.tokens[self.pos]
-        name = name_token.text.strip().lower() if type(name_token) is T.Text else ""
-        while self.peek() not in (T.TagCloseOpen, T.TagCloseSelfclose):
+        name = name_token["text"].strip().lower() if type(name_token) is T.Text else ""
+        tokens = self.tokens
+        while type(tokens[self.pos]) not in _TAG_OPENING_END:
             self.pos += 1  # the attributes
         breaks = name in BREAK_TAGS
         if breaks:
@@ -357,6 +364,13 @@ class _TokenWalker:
         self.pos += 1
         if breaks:
             buffer.write("\n\n")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _read_link(raw_target: str, namespaces: Namespaces) -> tuple[str, str]:
+    """A link target's kind (:func:`~.titles.classify_link`) and the title it resolves to: many links of a corpus
+    point at the same pages (countries, years), so each spelling is read once."""
+    return classify_link(raw_target, namespaces), normalize_title(raw_target)
 
 
 def _is_shown_media(raw_target: str, namespaces: Namespaces) -> bool:

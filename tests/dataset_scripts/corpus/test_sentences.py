@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, sentence_spans
+from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, LINE_BREAK, SentenceFinder, sentence_spans
+
+PAGE = Path(__file__).resolve().parents[3] / "data/samples/wikipedia/other-languages/de/Mozilla Firefox.wikitext"
 
 
 def sentences(text: str, **kwargs) -> list[str]:
@@ -63,3 +68,26 @@ def test_spans_are_ordered_disjoint_and_lose_no_word(text, blank_lines):
     assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
     covered = " ".join(text[start:end] for start, end in spans)
     assert covered.split() == text.split()
+
+
+def around_by_spans(text: str, paragraph_break, first: int, last: int) -> tuple[int, int]:
+    """What SentenceFinder.around must give: the sentences of the whole text, looked up by their starts."""
+    spans = sentence_spans(text, paragraph_break)
+    starts = [start for start, _ in spans]
+    return spans[bisect_right(starts, first) - 1][0], spans[bisect_right(starts, last) - 1][1]
+
+
+def test_the_finder_gives_the_sentences_of_the_whole_text_on_a_real_page():
+    text = PAGE.read_text(encoding="utf-8")[:6000]
+    for paragraph_break in (BLANK_LINE, LINE_BREAK):
+        finder = SentenceFinder(text, paragraph_break)
+        for first in range(0, len(text), 7):
+            for last in (first, first + 40, first + 900):  # in the same sentence, a few further, paragraphs later
+                assert finder.around(first, last) == around_by_spans(text, paragraph_break, first, last)
+
+
+@given(st.text(alphabet=st.sampled_from("ab. \nJ!?Ée.g"), max_size=80), st.data())
+def test_the_finder_agrees_with_the_spans_anywhere(text, data):
+    first = data.draw(st.integers(0, len(text)))
+    last = data.draw(st.integers(first, len(text) + 3))
+    assert SentenceFinder(text, BLANK_LINE).around(first, last) == around_by_spans(text, BLANK_LINE, first, last)
