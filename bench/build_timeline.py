@@ -114,19 +114,23 @@ def timeline(seen: dict[int, Process], ends: list[tuple[str, float]], start: flo
         previous = finished
     windows.append({"name": "after the stages (build process)", "start": previous, "end": end})
     for window in windows:
-        wall = window["end"] - window["start"]
-        busy = {"build": main.cpu_between(window["start"], window["end"])}
+        begin, finish = window["start"], window["end"]
+        wall = finish - begin
+        busy = {"build": main.cpu_between(begin, finish)}
         for w in workers:
-            if w.pid in window.get("workers", []):
-                busy[str(w.pid)] = w.cpu_between(window["start"], window["end"])
-        # the reading ahead and other helpers forked outside a stage's window still count where they ran
-        others = sum(w.cpu_between(window["start"], window["end"]) for w in workers if str(w.pid) not in busy)
-        if others > 0.05:
-            busy["other"] = others
-        window.update(wall=wall, cpu=sum(busy.values()), busy=busy, idle=max(0.0, width * wall - sum(busy.values())))
+            spent = w.cpu_between(begin, finish)
+            if spent >= 0.05:  # the stage's workers, and helpers such as the reading ahead
+                busy[str(w.pid)] = spent
+        # on cores of its own, a window lasts as long as the build process alone until the first other process
+        # starts, then as long as the busiest process: the wall time a quiet machine would show
+        helpers = [w.started for w in workers if begin <= w.started < finish and str(w.pid) in busy]
+        alone = main.cpu_between(begin, min(helpers)) if helpers else busy["build"]
+        after = {k: (v if k != "build" else v - alone) for k, v in busy.items()}
+        critical = alone + max(after.values(), default=0.0)
+        cpu = sum(busy.values())
+        window.update(wall=wall, cpu=cpu, busy=busy, alone=alone, critical=critical, idle=max(0.0, width * wall - cpu))
     total = sum(p.cpu[-1][1] for p in seen.values() if p.cpu)
-    # on cores of its own, a window lasts as long as its busiest process: the wall time a quiet machine would show
-    critical = sum(max(w["busy"].values(), default=0.0) for w in windows)
+    critical = sum(w["critical"] for w in windows)
     processes = [{"pid": p.pid, "started": p.started, "cpu": p.cpu} for p in seen.values()]
     return {
         "wall": end - start,
@@ -142,11 +146,14 @@ def print_timeline(result: dict) -> None:
         f"wall {result['wall']:.1f} s, CPU {result['cpu']:.1f} s, critical path (each window's busiest process) "
         f"{result['critical_path_cpu']:.1f} CPU s\n"
     )
-    print("| window | wall s | CPU s | busy s by process | idle process-s |")
-    print("|---|---:|---:|---|---:|")
+    print("| window | wall s | CPU s | build process alone s | busy s by process | idle process-s | critical path s |")
+    print("|---|---:|---:|---:|---|---:|---:|")
     for w in result["windows"]:
         busy = ", ".join(f"{k} {v:.1f}" for k, v in w["busy"].items() if v >= 0.05)
-        print(f"| {w['name']} | {w['wall']:.1f} | {w['cpu']:.1f} | {busy} | {w['idle']:.1f} |")
+        print(
+            f"| {w['name']} | {w['wall']:.1f} | {w['cpu']:.1f} | {w['alone']:.1f} | {busy} | {w['idle']:.1f} "
+            f"| {w['critical']:.1f} |"
+        )
 
 
 def main() -> None:
