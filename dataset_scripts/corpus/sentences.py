@@ -63,7 +63,7 @@ class SentenceFinder:
         falls in the break after it)."""
         starts = self.paragraph_starts
         paragraph = bisect_right(starts, first) - 1
-        spans, span_starts = self._split(paragraph)
+        spans, span_starts = self.split.get(paragraph) or self._split(paragraph)
         start = spans[bisect_right(span_starts, first) - 1][0]
         if paragraph + 1 < len(starts) and last >= starts[paragraph + 1]:
             spans, span_starts = self._split(bisect_right(starts, last) - 1)

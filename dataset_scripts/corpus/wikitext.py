@@ -292,11 +292,12 @@ class _TokenWalker:
         if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
             self._skip_to_link_close()
             return
-        if kind == "other" and self.peek() is T.WikilinkClose and _is_shown_media(raw_target, self.namespaces):
+        after_target = type(tokens[self.pos])
+        if kind == "other" and after_target is T.WikilinkClose and _is_shown_media(raw_target, self.namespaces):
             self.pos += 1  # "[[:Category:X]]" unpiped: a pointer to a category or file, no words of the text
             return
         start, first_part = buffer.length, len(buffer.parts)
-        piped = self.peek() is T.WikilinkSeparator
+        piped = after_target is T.WikilinkSeparator
         if piped:
             self.pos += 1
             token = tokens[self.pos]
