@@ -103,6 +103,8 @@ def strip_non_text(wikitext: str, language: str = "", template_counts: Counter |
 
     An unclosed ``{{`` or ``{|`` keeps the text after it rather than losing the rest of the page.
     """
+    if "{" not in wikitext and "}" not in wikitext and "<" not in wikitext:
+        return wikitext  # nothing to cut, as in most parameters of a rendered template
     if "<!--" in wikitext:
         wikitext = _COMMENT.sub("", wikitext)
     if "<ref" in wikitext or "<REF" in wikitext or "<Ref" in wikitext:
