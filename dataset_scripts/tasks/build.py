@@ -194,8 +194,13 @@ def make_executors(
     ``baselines``: PROP's options, HARP's options and the attention cache (see :mod:`.baseline_steps`).
     """
     stages = task_stages(executor.num_proc, layout, units, redirects, tasks, options, build_info, baselines)
-    # workers fork from one server that has imported the steps once, instead of each importing them
-    preload = ("wikiformer_kit.dataset_scripts.tasks.steps", "wikiformer_kit.dataset_scripts.tasks.baseline_steps")
+    # workers fork from one server that has imported the steps once, instead of each importing them; pandas too,
+    # which pyarrow imports on the first rows a process converts (0.3 CPU s in every worker otherwise)
+    preload = (
+        "wikiformer_kit.dataset_scripts.tasks.steps",
+        "wikiformer_kit.dataset_scripts.tasks.baseline_steps",
+        "pandas",
+    )
     # the cards (the last stage) are cheap and follow the latest command line
     # one console line a stage, its output in OUT/logs/<stage>.log beside the datasets (not inside one)
     return chain_executors(

@@ -126,7 +126,7 @@ def build_wikir(
         stages,
         logs=layout.logs,
         job_prefix="wikir",
-        preload=("wikiformer_kit.dataset_scripts.wikir.steps",),
+        preload=("wikiformer_kit.dataset_scripts.wikir.steps", "pandas"),
         stage_logs=layout.work / "logs",
     )
     run.run()
