@@ -96,20 +96,25 @@ def _alternatives(names) -> str:
 
 
 @lru_cache(maxsize=64)
-def disambiguation_pattern(language: str = "en", category_prefixes: tuple[str, ...] = ()) -> re.Pattern:
-    """The pattern of a disambiguation page of ``language`` (English names always included); category links
-    need one of ``category_prefixes`` (the wiki's names of the Category namespace)."""
+def disambiguation_patterns(language: str = "en", category_prefixes: tuple[str, ...] = ()) -> tuple[re.Pattern, ...]:
+    """The patterns of a disambiguation page of ``language`` (English names always included), any one of which
+    marks it: a template, the magic word, and (where the language writes one) a category link with one of
+    ``category_prefixes`` (the wiki's names of the Category namespace).
+
+    Each is searched on its own: a pattern that starts with literal characters (``{{``, ``__``, ``[[``) is found
+    by the regex engine's fast literal search, where one alternation of the three tries every position.
+    """
     templates = _alternatives((*ENGLISH_TEMPLATES, *_names(TEMPLATES, language)))
     parts = [rf"\{{\{{\s*(?:{templates})\s*[|}}]", "__DISAMBIG__"]
     categories = _names(CATEGORIES, language)
     if categories and category_prefixes:
         prefixes = _alternatives(category_prefixes)
         parts.append(rf"\[\[\s*(?:{prefixes})\s*:\s*(?:{_alternatives(categories)})\s*[|\]]")
-    return re.compile("|".join(parts), re.I)
+    return tuple(re.compile(part, re.I) for part in parts)
 
 
 def is_disambiguation(wikitext: str, language: str = "en") -> bool:
     """Whether the page is a disambiguation page (see the module docstring); category links are recognised with
     the English and the language's names of the Category namespace (MediaWiki's language files)."""
     prefixes = ("category", *namespace_names(language).get(14, ()))
-    return disambiguation_pattern(language, prefixes).search(wikitext) is not None
+    return any(pattern.search(wikitext) is not None for pattern in disambiguation_patterns(language, prefixes))

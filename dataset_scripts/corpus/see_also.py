@@ -18,6 +18,7 @@ Finding the section (`find_see_also_sections`) uses two signals, in order:
 
 from __future__ import annotations
 
+import functools
 import re
 
 import mwparserfromhell
@@ -106,9 +107,11 @@ _TARGET_TEMPLATES = frozenset({"annotated link", "anl", "main", "further", "see 
 _HEADING_KEY = re.compile(r"[\s_]+")
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def heading_key(title: str) -> str:
     """A heading compared loosely: case-folded, white space folded, trailing punctuation (WikiExtractor's ".")
-    and a trailing colon (also the full-width one) removed."""
+    and a trailing colon (also the full-width one) removed. Read once per spelling: most headings of a corpus are
+    the same few ("References", "External links")."""
     return _HEADING_KEY.sub(" ", title).strip().rstrip(".:：").strip().casefold()
 
 
@@ -124,6 +127,17 @@ def knows_language(language: str) -> bool:
     """Whether the built-in table names the See also heading of ``language`` (or of its base language); only
     where it does not is the section found by its structure."""
     return language in SEE_ALSO_TITLES or language.split("-")[0] in SEE_ALSO_TITLES
+
+
+def heading_lines(wikitext: str) -> list[re.Match]:
+    """The `HEADING` matches of ``wikitext`` in order, as ``HEADING.finditer`` gives them: the pattern is tried only
+    where a line starts with ``=`` (found by ``str.find``), not at every character of the page."""
+    starts = [0] if wikitext.startswith("=") else []
+    position = wikitext.find("\n=")
+    while position >= 0:
+        starts.append(position + 1)
+        position = wikitext.find("\n=", position + 1)
+    return [match for start in starts if (match := HEADING.match(wikitext, start))]
 
 
 FOUND_BY_NAME, FOUND_BY_STRUCTURE = "name", "structure"
@@ -144,15 +158,18 @@ def find_see_also_sections(
         ``(sections, found_by)``: every section whose heading is a known name (with its subsections) and
         ``"name"``; else at most one section found by `looks_like_see_also` and ``"structure"``; else ``([], "")``.
     """
-    headings = list(HEADING.finditer(wikitext))
-    bodies = []
-    for i, heading in enumerate(headings):
-        level = len(heading.group(1))
+    headings = heading_lines(wikitext)
+
+    def body(i: int) -> str:
+        """The text under heading ``i``, its subsections included."""
+        level = len(headings[i].group(1))
         end = next((h.start() for h in headings[i + 1 :] if len(h.group(1)) <= level), len(wikitext))
-        bodies.append((level, heading.group(2), wikitext[heading.end() : end]))
-    named = [body for _, title, body in bodies if heading_key(title) in names]
+        return wikitext[headings[i].end() : end]
+
+    named = [body(i) for i, heading in enumerate(headings) if heading_key(heading.group(2)) in names]
     if named or not by_structure:
         return named, FOUND_BY_NAME if named else ""
+    bodies = [(len(heading.group(1)), heading.group(2), body(i)) for i, heading in enumerate(headings)]
     top_level = min((level for level, _, _ in bodies), default=2)
     top = [(title, body) for level, title, body in bodies if level == top_level]
     before = _words(_prose(wikitext[: headings[0].start()])) if headings else 0

@@ -17,9 +17,11 @@ from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
 from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Skipped
 from wikiformer_kit.dataset_scripts.corpus.see_also import (
+    HEADING,
     SEE_ALSO_TITLES,
     find_see_also_sections,
     heading_key,
+    heading_lines,
     looks_like_see_also,
     see_also_names,
 )
@@ -205,3 +207,35 @@ def test_a_known_language_gets_no_warning_and_is_recorded_from_the_dump(tmp_path
     assert "warning" not in capsys.readouterr().err
     record = json.loads((tmp_path / "out" / "build_stats.json").read_text())
     assert record["options"]["reader"]["language"] == "zh"
+
+
+def _sample_pages() -> list[str]:
+    return [
+        record.wikitext
+        for name in ("enwiki-sample.xml.bz2", "ltgwiki-sample.xml.bz2")
+        for record in mediawiki_xml.read_raw(SAMPLES / "wikipedia" / name, ReaderOptions())
+        if hasattr(record, "wikitext")
+    ]
+
+
+@pytest.mark.parametrize(
+    "wikitext",
+    [
+        "== Top ==\ntext",
+        "intro\n==See also==\n* [[A]]\n=== Sub ===\nx\n== Notes ==",
+        "a = b = c\n=x=\n= not closed\n==\n=== ===\n== trailing == \t\n==a==b==\n",
+        "line\r\n== Windows ==\r\nbody\n== Last ==",
+        "\n\n== after blank lines ==\n text == not a heading ==\n",
+        "",
+    ],
+)
+def test_heading_lines_are_the_heading_pattern_s_matches(wikitext):
+    found = [(m.start(), m.group(0)) for m in heading_lines(wikitext)]
+    assert found == [(m.start(), m.group(0)) for m in HEADING.finditer(wikitext)]
+
+
+def test_heading_lines_on_the_sample_dumps_are_the_heading_pattern_s_matches():
+    pages = _sample_pages()
+    assert len(pages) > 100
+    for wikitext in pages:
+        assert [m.span() for m in heading_lines(wikitext)] == [m.span() for m in HEADING.finditer(wikitext)]
