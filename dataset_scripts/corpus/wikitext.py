@@ -13,6 +13,7 @@ import functools
 import html
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from mwparserfromhell.parser import tokens as T
 from mwparserfromhell.parser import use_c
@@ -188,6 +189,7 @@ class _TokenWalker:
         self.tokens = _TOKENIZER.tokenize(wikitext, 0, True)
         self.pos = 0
         self.namespaces = namespaces
+        self.read_link = _link_reader(namespaces)
         self.categories: list[str] = []  # the category links met, in page order (repeats included)
 
     def at_end(self) -> bool:
@@ -288,7 +290,7 @@ class _TokenWalker:
             target_buffer = _Buffer()
             self.until(target_buffer, _LINK_TARGET_END, record_links=False)
             raw_target = "".join(target_buffer.parts)
-        kind, target = _read_link(raw_target, self.namespaces)
+        kind, target = self.read_link(raw_target)
         if kind == "media" and (category := category_name(raw_target, self.namespaces)):
             self.categories.append(category)
         if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
@@ -369,11 +371,17 @@ class _TokenWalker:
             buffer.write("\n\n")
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _read_link(raw_target: str, namespaces: Namespaces) -> tuple[str, str]:
-    """A link target's kind (:func:`~.titles.classify_link`) and the title it resolves to: many links of a corpus
-    point at the same pages (countries, years), so each spelling is read once."""
-    return classify_link(raw_target, namespaces), normalize_title(raw_target)
+@functools.lru_cache(maxsize=8)
+def _link_reader(namespaces: Namespaces) -> Callable[[str], tuple[str, str]]:
+    """A link target's kind (:func:`~.titles.classify_link`) and the title it resolves to, under ``namespaces``:
+    many links of a corpus point at the same pages (countries, years), so each spelling is read once; the reader
+    is keyed by the target alone, as hashing the namespaces on every link cost as much as a lookup."""
+
+    @functools.lru_cache(maxsize=1 << 16)
+    def read_link(raw_target: str) -> tuple[str, str]:
+        return classify_link(raw_target, namespaces), normalize_title(raw_target)
+
+    return read_link
 
 
 def _is_shown_media(raw_target: str, namespaces: Namespaces) -> bool:
