@@ -127,8 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     if comparisons:
         table = combined_markdown_table(comparisons, ["nDCG@10", "RR@10"])
         (out / "table.md").write_text(table, encoding="utf-8")
+        trained = f"{args.max_steps} steps each from the same start and corpus"
+        if given:
+            names = ", ".join(sorted(given))
+            trained = f"checkpoints given for {names}" + (f", the others {trained}" if to_train else "")
         print(
-            f"{args.max_steps} steps each from the same start and corpus; top {args.depth} BM25 candidates re-ranked, "
+            f"{trained}; top {args.depth} BM25 candidates re-ranked, "
             f"max length {args.max_length}; * / † = significantly worse / better than {reference}\n\n{table}"
         )
     return 0

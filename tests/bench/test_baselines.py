@@ -60,7 +60,7 @@ def test_a_failed_release_names_the_system_and_shows_its_log(tmp_path):
         train_system("prop", args, tmp_path / "out", to_log=True)
 
 
-def test_one_systems_checkpoint_is_compared_with_bm25_alone(tmp_path):
+def test_one_systems_checkpoint_is_compared_with_bm25_alone(tmp_path, capsys):
     from bench.baselines import main
 
     _, checkpoints = _tiny_starts(tmp_path)
@@ -74,4 +74,5 @@ def test_one_systems_checkpoint_is_compared_with_bm25_alone(tmp_path):
     table = (out / "table.md").read_text()
     assert "| HARP |" in table and "| BM25 |" in table and "Wikiformer" not in table and "PROP" not in table
     assert not (out / "configs").exists()  # nothing trained
+    assert "checkpoints given for harp;" in capsys.readouterr().out  # not a step count it did not train
     assert json.loads((out / "eval" / "dl20" / "comparison.json").read_text())["reference"] == "BM25"
