@@ -1,11 +1,19 @@
-"""Assertions shared by the format reader tests: no markup left in any text field, records by kind."""
+"""Assertions shared by the format reader tests: no markup left in any text field, records by kind; a corpus built
+from one input at a given number of processes."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
+import pyarrow.parquet as pq
+
+from tests.conftest import PROJECT_ROOT
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats.base import Skipped
 
@@ -44,3 +52,15 @@ def split_records(records: Iterable) -> tuple[list[Article], list[Skipped], Coun
         else:
             raise AssertionError(f"unexpected record {record!r}")
     return articles, skipped, Counter(s.reason for s in skipped)
+
+
+def build_corpus(path: Path, out: Path, processes: int) -> tuple[list[str], list[dict]]:
+    """Build the corpus of ``path`` into ``out`` with ``--num-proc processes`` (a fresh process, as a user runs it):
+    its rows as sorted JSON lines (to compare builds whatever their shard order) and its recorded shard plan."""
+    command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", str(path), "--output-dir", str(out),
+               "--num-proc", str(processes)]  # fmt: skip
+    result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    tables = sorted((out / "data").glob("*.parquet"))
+    rows = sorted(json.dumps(row, sort_keys=True) for table in tables for row in pq.read_table(table).to_pylist())
+    return rows, json.loads((out / "logs" / "shards.json").read_text())

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import PROJECT_ROOT, SAMPLES
-from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
+from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, build_corpus, split_records
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
@@ -341,13 +341,7 @@ def test_one_or_two_processes_build_the_same_corpus_from_a_plain_ndjson(tmp_path
     path = plain_ndjson(tmp_path, copies=3)
     corpora = {}
     for processes in (1, 2):
-        out = tmp_path / f"corpus-{processes}"
-        command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", str(path), "--output-dir", str(out),
-                   "--num-proc", str(processes)]  # fmt: skip
-        result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, result.stdout + result.stderr
-        corpora[processes] = sorted(json.dumps(row, sort_keys=True) for row in rows(out / "data"))
-        shards = json.loads((out / "logs" / "shards.json").read_text())
+        corpora[processes], shards = build_corpus(path, tmp_path / f"corpus-{processes}", processes)
         assert len(shards) == processes and all(shard["parts"] == 1 for shard in shards)
     assert corpora[1] == corpora[2] and len(corpora[1]) == 12
 
@@ -435,12 +429,6 @@ def test_one_two_or_three_processes_build_the_same_corpus_from_a_multi_member_ar
     path = multi_member_dump(tmp_path)
     corpora = {}
     for processes in (1, 2, 3):
-        out = tmp_path / f"corpus-{processes}"
-        command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", str(path), "--output-dir", str(out),
-                   "--num-proc", str(processes)]  # fmt: skip
-        result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, result.stdout + result.stderr
-        corpora[processes] = sorted(json.dumps(row, sort_keys=True) for row in rows(out / "data"))
-        shards = json.loads((out / "logs" / "shards.json").read_text())
+        corpora[processes], shards = build_corpus(path, tmp_path / f"corpus-{processes}", processes)
         assert [(shard["part"], shard["parts"]) for shard in shards] == [(k, processes) for k in range(processes)]
     assert corpora[1] == corpora[2] == corpora[3] and len(corpora[1]) == 12

@@ -10,7 +10,7 @@ import tarfile
 from collections import Counter
 
 from tests.conftest import PROJECT_ROOT, SAMPLES
-from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, split_records
+from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, build_corpus, split_records
 from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html, structured_contents
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
 from wikiformer_kit.dataset_scripts.corpus.reading import read_shard
@@ -214,20 +214,9 @@ def test_a_row_group_shard_reads_only_its_own_row_groups(tmp_path):
 
 
 def test_one_two_or_three_processes_build_the_same_corpus_from_a_parquet_file(tmp_path):
-    import pyarrow.parquet as pq
-
     path = parquet_of_row_groups(tmp_path)
     corpora = {}
     for processes in (1, 2, 3):
-        out = tmp_path / f"corpus-{processes}"
-        command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", str(path), "--output-dir", str(out),
-                   "--num-proc", str(processes)]  # fmt: skip
-        result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, result.stdout + result.stderr
-        tables = sorted((out / "data").glob("*.parquet"))
-        corpora[processes] = sorted(
-            json.dumps(row, sort_keys=True) for p in tables for row in pq.read_table(p).to_pylist()
-        )
-        shards = json.loads((out / "logs" / "shards.json").read_text())
+        corpora[processes], shards = build_corpus(path, tmp_path / f"corpus-{processes}", processes)
         assert len(shards) == processes and all(shard["row_groups"] == (processes > 1) for shard in shards)
     assert corpora[1] == corpora[2] == corpora[3] and len(corpora[1]) == sum(ROW_GROUPS)
