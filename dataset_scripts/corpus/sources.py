@@ -296,13 +296,13 @@ def split_by_records(shards: list[Shard], min_shards: int) -> list[Shard]:
     parts = math.ceil((min_shards - len(shards) + len(splittable)) / len(splittable))
     result: list[Shard] = []
     for i, shard in enumerate(shards):
-        module = get_format(shard.fmt)
-        groups = getattr(module, "row_group_rows", lambda path: None)(Path(shard.path)) if i in splittable else None
         if i not in splittable or parts == 1:
             result.append(shard)
-        elif groups:
+            continue
+        module = get_format(shard.fmt)
+        if groups := getattr(module, "row_group_rows", lambda path: None)(Path(shard.path)):
             result.extend(row_group_shards(shard, groups, parts))
-        elif getattr(get_format(shard.fmt), "splits_by_bytes", lambda path: False)(Path(shard.path)):
+        elif getattr(module, "splits_by_bytes", lambda path: False)(Path(shard.path)):
             size = Path(shard.path).stat().st_size
             cuts = [part * size // parts for part in range(parts)] + [-1]
             result.extend(Shard(shard.path, shard.fmt, cuts[k], cuts[k + 1]) for k in range(parts))

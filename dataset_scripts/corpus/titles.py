@@ -57,10 +57,8 @@ class Namespaces:
 
     def with_aliases(self, names_by_key: dict[int, tuple[str, ...]]) -> Namespaces:
         """Add every name and alias of each namespace (``{key: names}``, from MediaWiki's language files)."""
-        media = {_SPACES.sub(" ", n).strip().lower() for k, ns in names_by_key.items() if k in (-2, 6, 14) for n in ns}
-        other = {
-            _SPACES.sub(" ", n).strip().lower() for k, ns in names_by_key.items() if k not in (0, -2, 6, 14) for n in ns
-        }
+        media = {_namespace_key(n) for k, ns in names_by_key.items() if k in (-2, 6, 14) for n in ns}
+        other = {_namespace_key(n) for k, ns in names_by_key.items() if k not in (0, -2, 6, 14) for n in ns}
         category = {_namespace_key(n) for n in names_by_key.get(CATEGORY_KEY, ())}
         return Namespaces(self.media | media, self.other | (other - media), self.category | category)
 
@@ -94,7 +92,7 @@ def classify_link(target: str, namespaces: Namespaces = ENGLISH) -> str:
     prefix, sep, _ = stripped.lstrip(":").partition(":")
     if not sep:
         return "article"
-    prefix = _SPACES.sub(" ", prefix).strip().lower()
+    prefix = _namespace_key(prefix)
     if prefix in namespaces.media:
         return "other" if leading_colon else "media"
     if prefix in namespaces.other:
@@ -112,7 +110,7 @@ def shown_title(target: str, namespaces: Namespaces = ENGLISH) -> str:
     media = False
     while ":" in title:
         prefix, _, rest = title.partition(":")
-        key = _SPACES.sub(" ", prefix).strip().lower()
+        key = _namespace_key(prefix)
         if key in namespaces.media:
             media = True
         elif key not in namespaces.other and not _INTERLANGUAGE.match(key):

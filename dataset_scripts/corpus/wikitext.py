@@ -304,18 +304,7 @@ class _TokenWalker:
         piped = after_target is T.WikilinkSeparator
         if piped:
             self.pos += 1
-            token = tokens[self.pos]
-            if (
-                type(token) is T.Text
-                and type(tokens[self.pos + 1]) is T.WikilinkClose
-                and "''" not in (text := token["text"])
-                and "__" not in text
-            ):
-                buffer.parts.append(text)  # a plain anchor, as most are: what the walk below would write
-                buffer.length += len(text)
-                self.pos += 1
-            else:
-                self.until(buffer, (T.WikilinkClose,), record_links=False)
+            self.until(buffer, (T.WikilinkClose,), record_links=False)
         self.pos += 1
         anchor = "".join(buffer.parts[first_part:])  # the text written since ``start``
         if not anchor.strip():
