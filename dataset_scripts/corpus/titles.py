@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -142,3 +143,8 @@ def category_from_title(title: str) -> str:
     list), where the namespace is the text before the first colon (a namespace name has none)."""
     _, sep, name = normalize_title(title).partition(":")
     return normalize_title(name) if sep else ""
+
+
+def categories_from_titles(titles: Iterable[str]) -> list[str]:
+    """The categories of category page titles (:func:`category_from_title`), each once, in order."""
+    return list(dict.fromkeys(name for name in map(category_from_title, titles) if name))

@@ -48,7 +48,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats._parsoid_see_also import see_
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input, read_head
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
 from wikiformer_kit.dataset_scripts.corpus.see_also import FOUND_BY_NAME, FOUND_BY_STRUCTURE, knows_language
-from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, category_from_title, normalize_title
+from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces, categories_from_titles, normalize_title
 
 NAME = "enterprise-html"
 SPLITS_BY_RECORD = True
@@ -305,7 +305,7 @@ def parse_page(html: str, record: dict[str, Any], file: str, where: str, options
     article.is_disambiguation = marks.is_disambiguation or any(
         is_disambiguation(f"[[{category}]]", options.language) for category in categories
     )
-    article.categories = list(dict.fromkeys(name for name in map(category_from_title, categories) if name))
+    article.categories = categories_from_titles(categories)
     if article.see_also:
         article.see_also_found_by = FOUND_BY_NAME
     elif not (options.see_also_titles or article.is_disambiguation or knows_language(options.language)):

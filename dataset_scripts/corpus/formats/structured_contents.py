@@ -46,7 +46,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats.enterprise_html import (
     record_category_titles,
     record_language,
 )
-from wikiformer_kit.dataset_scripts.corpus.titles import category_from_title, classify_link
+from wikiformer_kit.dataset_scripts.corpus.titles import categories_from_titles, classify_link
 
 NAME = "structured-contents"
 SPLITS_BY_RECORD = True
@@ -215,8 +215,7 @@ def parse_loaded(record: dict[str, Any], where: str, file: str, options: ReaderO
     article = builder.build()
     if isinstance(article, Skipped):
         return Skipped(article.reason, file, where, article.detail)
-    names = (category_from_title(title) for title in record_category_titles(record))
-    article.categories = list(dict.fromkeys(name for name in names if name))
+    article.categories = categories_from_titles(record_category_titles(record))
     return article
 
 
