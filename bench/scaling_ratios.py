@@ -2,7 +2,7 @@
 the task stage's measured wall times.
 
     python bench/scaling_ratios.py [--copies 95] [--dump-articles 3000] [--parts 4] [--num-proc 1 2] [--rounds 3]
-                                   [--dump-only]
+                                   [--dump-only | --tasks-only]
 
 1. the task stage alone (``python -m dataset_scripts.build --input CORPUS``) on ``bench/copy_corpus.py``'s copies of
    the vendored sample's corpus (95 copies: 10,070 articles), at each ``--num-proc``;
@@ -98,7 +98,9 @@ def main() -> None:
     parser.add_argument("--num-proc", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every build, the order alternating")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure here")
-    parser.add_argument("--dump-only", action="store_true", help="only dump -> datasets (no task stage, no plan)")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--dump-only", action="store_true", help="only dump -> datasets (no task stage, no plan)")
+    only.add_argument("--tasks-only", action="store_true", help="only the task stage and the plan (no dump)")
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -106,7 +108,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="scaling-ratios-"))
     order = interleaved(args.num_proc, args.rounds)
     try:
-        parts = write_dump(work / "dump", args.dump_articles, parts=args.parts, workers=2)
+        parts = [] if args.tasks_only else write_dump(work / "dump", args.dump_articles, parts=args.parts, workers=2)
         results: dict[str, dict] = {}
         tasks_runs = not args.dump_only
         if tasks_runs:
@@ -120,7 +122,7 @@ def main() -> None:
                 results[f"tasks{p}-{r}"] = measure([*PY, "dataset_scripts.build", "--input", str(corpus), "--output-dir", str(out), "--num-proc", str(p)])  # fmt: skip
                 print(f"round {r + 1}, task stage, --num-proc {p}: {results[f'tasks{p}-{r}']['s']:.1f} s, {results[f'tasks{p}-{r}']['cpu']:.1f} CPU s", flush=True)  # fmt: skip
                 shutil.rmtree(out)
-        for r, p in order:
+        for r, p in order if parts else ():
             out = work / f"e{p}"
             figures = timed([*PY, "dataset_scripts.build", "--input", *map(str, parts), "--output-dir", str(out), "--num-proc", str(p)], p)  # fmt: skip
             results[f"dump{p}-{r}"] = figures
@@ -137,7 +139,7 @@ def main() -> None:
     for r, p in sorted(order) if tasks_runs else ():
         f = results[f"tasks{p}-{r}"]
         print(f"| task stage | {n_corpus:,} | {p} | {r + 1} | {f['s']:.1f} | {f['cpu']:.1f} | {predicted[p]:.1f} | - |")
-    for r, p in sorted(order):
+    for r, p in sorted(order) if parts else ():
         f = results[f"dump{p}-{r}"]
         print(f"| dump -> datasets ({len(parts)} part files) | {n_dump:,} | {p} | {r + 1} | {f['s']:.1f} | {f['cpu']:.1f} | - | {f['critical']:.1f} |")  # fmt: skip
     first = args.num_proc[0]
@@ -146,6 +148,8 @@ def main() -> None:
             tasks = ratios(results, "tasks", first, p, args.rounds)
             plan = predicted[first] / predicted[p]
             print(f"\n- task stage, {n_corpus:,} articles, --num-proc {p} / {first}: {spread(tasks)} (wall; the plan predicted {plan:.2f}x)")  # fmt: skip
+        if not parts:
+            continue
         dump = ratios(results, "dump", first, p, args.rounds)
         critical = ratios(results, "dump", first, p, args.rounds, key="critical")
         print(f"- dump -> datasets, {n_dump:,} articles in {len(parts)} part files, --num-proc {p} / {first}: {spread(dump)} (wall; {statistics.median(critical):.2f}x by the critical paths)")  # fmt: skip
