@@ -14,7 +14,6 @@ its bz2 streams (:func:`read_raw` with ``byte_range``), one range per pipeline t
 
 from __future__ import annotations
 
-import bz2
 import codecs
 import lzma
 import re
@@ -24,12 +23,14 @@ from typing import BinaryIO
 
 from lxml import etree
 
+from wikiformer_kit.dataset_scripts.corpus.formats._bz2_streams import open_bz2_streams
 from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect, Skipped, open_binary
 from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
 
 NAME = "mediawiki-xml"
 _CHUNK = 1 << 20
 _DBNAME = re.compile(r"^([a-z_-]+?)wiki")
+_OPEN_ROOT, _CLOSE_ROOT = b"<mediawiki>", b"</mediawiki>"
 
 
 _DECLARED = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
@@ -128,40 +129,39 @@ class _MultistreamRange:
     """The pages of the bz2 streams between two byte offsets of a multistream dump, as one XML document."""
 
     def __init__(self, path: str | Path, start: int, end: int, on_bytes=None):
-        self.file = open(path, "rb")
-        self.file.seek(start)
-        self.remaining = end - start if end >= 0 else None
-        self.decompressor = bz2.BZ2Decompressor()
-        self.pending = b"<mediawiki>"
+        self.stream = open_bz2_streams(path, start, end, on_bytes)
+        self.pending = _OPEN_ROOT
+        self.held = b""  # the end of the last chunk, which may be the start of a closing tag split between chunks
         self.finished = False
-        self.on_bytes = on_bytes
+        self.failure: Exception | None = None
 
     def read(self, size: int = _CHUNK) -> bytes:
-        while len(self.pending) < size and not self.finished:
-            want = _CHUNK if self.remaining is None else min(_CHUNK, self.remaining)
-            data = self.file.read(want) if want else b""
-            if self.on_bytes:
-                self.on_bytes(len(data))
-            if self.remaining is not None:
-                self.remaining -= len(data)
+        if self.failure is not None and not self.pending:
+            raise self.failure
+        parts, length = [self.pending], len(self.pending)
+        while length < size and not self.finished and self.failure is None:
+            try:  # one read at a time, so that what was decompressed before a damaged stream is kept
+                data = self.stream.read1(_CHUNK)
+            except (EOFError, OSError) as error:  # raised once the pages before it are parsed
+                self.failure = error
+                parts.append(self.held)
+                break
             if not data:
                 self.finished = True
-                self.pending += b"</mediawiki>"
+                parts.append(self.held + _CLOSE_ROOT)
                 break
-            while data:
-                out = self.decompressor.decompress(data)
-                # The last stream of the dump closes the root element; the wrapper closes it instead.
-                self.pending += out.replace(b"</mediawiki>", b"")
-                if self.decompressor.eof:
-                    data = self.decompressor.unused_data
-                    self.decompressor = bz2.BZ2Decompressor()
-                else:
-                    data = b""
-        chunk, self.pending = self.pending[:size], self.pending[size:]
+            # The last stream of the dump closes the root element; the wrapper closes it instead.
+            text = (self.held + data).replace(_CLOSE_ROOT, b"")
+            cut = max(0, len(text) - len(_CLOSE_ROOT) + 1)
+            parts.append(text[:cut])
+            length += cut
+            self.held = text[cut:]
+        pending = b"".join(parts)
+        chunk, self.pending = pending[:size], pending[size:]
         return chunk
 
     def close(self) -> None:
-        self.file.close()
+        self.stream.close()
 
 
 def read_siteinfo(path: str | Path, stream: BinaryIO | None = None) -> dict:
