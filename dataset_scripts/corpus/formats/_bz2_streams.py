@@ -24,7 +24,7 @@ except ImportError:  # optional: the bz2 module reads the same files, with more 
     indexed_bzip2 = None
 
 _BUFFER = 1 << 20
-_RAW_READ = 1 << 17  # at most this much output a call, so that a later damaged block loses none of it
+_RAW_READ = 1 << 17  # output a call at most: an error loses its call's output, so little of what came before it
 _ENDED_EARLY = "Compressed file ended before the end-of-stream marker was reached"  # the bz2 module's words
 _OPEN_READERS: weakref.WeakSet = weakref.WeakSet()
 
