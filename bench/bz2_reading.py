@@ -1,6 +1,6 @@
-"""CPU of reading bz2 dumps: indexed_bzip2 against the bz2 module (or an older tree's code), in one run.
+"""CPU of reading bz2 dumps: this tree against an older tree's code, in one run.
 
-    python bench/bz2_reading.py [--articles 3000] [--parts 4] [--rounds 3] [--corpus-stage] [--baseline-tree OLD]
+    python bench/bz2_reading.py --baseline-tree OLD [--articles 3000] [--parts 4] [--rounds 3] [--corpus-stage]
 
 Writes a multistream dump in ``--parts`` part files with ``bench/big_dump.py`` (or reads ``--dump-dir``), then
 measures, each in a fresh process and alternating in every round, the CPU seconds of
@@ -10,8 +10,8 @@ measures, each in a fresh process and alternating in every round, the CPU second
 2. with ``--corpus-stage``, the whole corpus stage: ``python -m dataset_scripts.corpus PARTS --output-dir OUT
    --num-proc 1 --read-ahead off``; the Parquet tables of the two builds are compared row by row.
 
-"before" is this tree with ``indexed_bzip2`` imported away (the bz2 module decompresses), or with
-``--baseline-tree OLD`` that tree's code (e.g. ``git worktree add /tmp/old HEAD~1``); "after" is this tree.
+"before" is ``--baseline-tree OLD``'s code (e.g. ``git worktree add /tmp/old HEAD~1``); "after" is this tree. (It
+also ran with indexed_bzip2 decompressing in this tree, the bz2 module in OLD: docs/benchmarks.md.)
 Prints each round's CPU seconds and ratio (before / after: above 1 means less CPU now), their median, and the ratio
 of each side's least CPU (its run least disturbed by other work on a shared machine).
 """
@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from big_dump import write_dump  # noqa: E402
 
-_BLOCK = "import sys; sys.modules['indexed_bzip2'] = None\n"
 _READ = """
 import hashlib, sys
 from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
@@ -78,7 +77,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dump-dir", type=Path, help="an existing dump written by bench/big_dump.py")
     parser.add_argument("--corpus-stage", action="store_true", help="also the whole corpus stage")
-    parser.add_argument("--baseline-tree", type=Path, help="an older checkout as 'before'")
+    parser.add_argument("--baseline-tree", type=Path, required=True, help="an older checkout as 'before'")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bz2-reading-"))
@@ -89,13 +88,8 @@ def main() -> None:
         parts = sorted(str(p) for p in dump_dir.glob("*-multistream[0-9]*.xml*.bz2")) or sorted(
             str(p) for p in dump_dir.glob("*.xml.bz2")
         )
-        before_tree = (args.baseline_tree or ROOT).resolve()
-        before_prefix = "" if args.baseline_tree else _BLOCK
         python = sys.executable
-        variants = {
-            "before": (before_tree, before_prefix),
-            "after": (ROOT, ""),
-        }
+        variants = {"before": args.baseline_tree.resolve(), "after": ROOT}
         measures = {"reading": [], "corpus stage": []} if args.corpus_stage else {"reading": []}
         print(f"{len(parts)} input files, {sum(Path(p).stat().st_size for p in parts) / 1e6:.1f} MB of bz2")
         for round_number in range(args.rounds):
@@ -103,12 +97,12 @@ def main() -> None:
             for measure in measures:
                 seconds, outputs = {}, {}
                 for name in order:
-                    tree, prefix = variants[name]
+                    tree = variants[name]
                     if measure == "reading":
-                        seconds[name], outputs[name] = cpu_seconds([python, "-c", prefix + _READ, *parts], tree)
+                        seconds[name], outputs[name] = cpu_seconds([python, "-c", _READ, *parts], tree)
                     else:
                         out = work / f"{name}-{round_number}"
-                        command = [python, "-c", prefix + _CORPUS, *parts, "--output-dir", str(out)]
+                        command = [python, "-c", _CORPUS, *parts, "--output-dir", str(out)]
                         command += ["--num-proc", "1", "--read-ahead", "off"]
                         seconds[name], _ = cpu_seconds(command, tree)
                         outputs[name] = out

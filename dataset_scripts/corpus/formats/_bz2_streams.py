@@ -1,32 +1,19 @@
-"""bz2 input decompressed with less CPU: a whole ``.bz2`` file, or the bz2 streams between two offsets of a
-multistream dump.
+"""bz2 input as a file object: a whole ``.bz2`` file, or the bz2 streams between two offsets of a multistream dump.
 
-Where ``indexed_bzip2`` is installed it decompresses, serially (``parallelization=1``: the build's processes are
-its unit of parallelism); otherwise Python's ``bz2`` module does, with the same output. Either way a stream that
-breaks off raises ``EOFError`` and damaged data ``OSError``, as the ``bz2`` module does, so that readers keep
-turning them into counted skips; ``on_bytes`` is told how many compressed bytes were read, for progress bars.
+Python's ``bz2`` module decompresses; a stream that breaks off raises ``EOFError`` and damaged data ``OSError``,
+which the readers turn into counted skips; ``on_bytes`` is told how many compressed bytes were read, for progress
+bars. (indexed_bzip2 was measured in its place: it runs about 11% fewer instructions, but reading a dump in whole
+processes took more CPU with it on the development machine, so the bz2 module stays: docs/benchmarks.md.)
 """
 
 from __future__ import annotations
 
-import atexit
 import bz2
 import io
 import os
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
-
-try:
-    import indexed_bzip2
-except ImportError:  # optional: the bz2 module reads the same files, with more CPU
-    indexed_bzip2 = None
-
-_BUFFER = 1 << 20
-_RAW_READ = 1 << 17  # output a call at most: an error loses its call's output, so little of what came before it
-_ENDED_EARLY = "Compressed file ended before the end-of-stream marker was reached"  # the bz2 module's words
-_OPEN_READERS: weakref.WeakSet = weakref.WeakSet()
 
 
 def open_bz2_file(path: str | Path, on_bytes: Callable[[int], object] | None = None) -> BinaryIO:
@@ -59,15 +46,12 @@ def open_bz2_streams(
 
 
 def _decompressed(window: _Window) -> BinaryIO:
-    if indexed_bzip2 is None:
-        return bz2.open(window, "rb")
-    return io.BufferedReader(_IndexedBzip2Reader(window), buffer_size=_BUFFER)
+    return bz2.open(window, "rb")
 
 
 class _Window(io.RawIOBase):
-    """The bytes ``[start, end)`` of a file as a seekable file of their own (offset 0 = ``start``). It has no
-    ``fileno``, so that indexed_bzip2 reads through it rather than the whole file; every byte read for the first
-    time is reported to ``on_bytes``."""
+    """The bytes ``[start, end)`` of a file as a seekable file of their own (offset 0 = ``start``); every byte read
+    for the first time is reported to ``on_bytes``."""
 
     def __init__(self, path: str | Path, start: int, end: int, on_bytes: Callable[[int], object] | None):
         self.file = open(path, "rb")
@@ -112,51 +96,3 @@ class _Window(io.RawIOBase):
     def close(self) -> None:
         self.file.close()
         super().close()
-
-
-class _IndexedBzip2Reader(io.RawIOBase):
-    """indexed_bzip2's serial decompression of a window, raising what the bz2 module raises. Its reader is made on
-    the first read, so that data that is not bz2 fails when read, as with the bz2 module, not when opened."""
-
-    def __init__(self, window: _Window):
-        self.window = window
-        self.reader = None
-        self.failure: Exception | None = None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        if self.window.size == 0:
-            raise EOFError(_ENDED_EARLY)
-        if self.failure is not None:  # a new reader would start again from the first stream
-            raise self.failure
-        try:
-            if self.reader is None:
-                self.reader = indexed_bzip2.IndexedBzip2FileRaw(self.window, parallelization=1)
-                _OPEN_READERS.add(self)
-            return self.reader.readinto(memoryview(buffer)[:_RAW_READ])
-        except (RuntimeError, ValueError) as error:
-            # indexed_bzip2 says "not bz2" with ValueError, and data that ends early or is damaged with RuntimeError.
-            ended = isinstance(error, RuntimeError) and self.window.read_to_end()
-            self._close_reader()
-            self.failure = EOFError(_ENDED_EARLY) if ended else OSError(f"Invalid data stream: {error}")
-            raise self.failure from error
-
-    def _close_reader(self) -> None:
-        if self.reader is not None:
-            self.reader.close()
-            self.reader = None
-
-    def close(self) -> None:
-        self._close_reader()
-        self.window.close()
-        super().close()
-
-
-@atexit.register
-def _close_open_readers() -> None:
-    """An indexed_bzip2 reader of a Python file object that is still open when the interpreter shuts down aborts
-    the process (its destructor needs the interpreter): a generator left unfinished at exit must not do that."""
-    for reader in list(_OPEN_READERS):
-        reader.close()

@@ -99,8 +99,8 @@ class RawPage:
 
 
 def open_binary(path: str | Path, on_bytes: Callable[[int], object] | None = None) -> BinaryIO:
-    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included; with indexed_bzip2 where
-    installed, see :mod:`._bz2_streams`), ``.gz`` and ``.xz``.
+    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included: :mod:`._bz2_streams`), ``.gz``
+    and ``.xz``.
 
     Args:
         path: the file.

@@ -1,31 +1,16 @@
-"""bz2 input read with indexed_bzip2 and with the bz2 module (indexed_bzip2 imported away): the same bytes, the
-same pages of a multistream dump's byte ranges, the bz2 module's errors on damaged input, progress reported."""
+"""bz2 input through ``_bz2_streams``: the bz2 module's bytes, the same pages from a multistream dump's byte ranges as
+from the whole file, the bz2 module's errors on damaged input, progress reported."""
 
 from __future__ import annotations
 
 import bz2
 import re
-import subprocess
-import sys
 from itertools import pairwise
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT
 from wikiformer_kit.dataset_scripts.corpus.formats import _bz2_streams, mediawiki_xml
 from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, Skipped, open_binary
-
-BACKENDS = ["indexed_bzip2", "bz2"]
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request, monkeypatch):
-    """Each test once with indexed_bzip2 (skipped where it is not installed) and once with the bz2 module."""
-    if request.param == "indexed_bzip2":
-        pytest.importorskip("indexed_bzip2")
-    else:
-        monkeypatch.setattr(_bz2_streams, "indexed_bzip2", None)
-    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +30,15 @@ def multistream(enwiki_sample, tmp_path_factory):
     return path, offsets, texts
 
 
-def test_a_whole_file_gives_the_bz2_module_s_bytes_and_reports_its_size(backend, enwiki_sample):
+def test_a_whole_file_gives_the_bz2_module_s_bytes_and_reports_its_size(enwiki_sample):
     seen = []
     with open_binary(enwiki_sample, seen.append) as stream:
         data = stream.read()
     assert data == bz2.decompress(enwiki_sample.read_bytes())
     assert sum(seen) == enwiki_sample.stat().st_size
-    assert isinstance(stream, bz2.BZ2File) == (backend == "bz2")
 
 
-def test_a_byte_range_gives_its_streams_and_nothing_more(backend, multistream):
+def test_a_byte_range_gives_its_streams_and_nothing_more(multistream):
     path, offsets, texts = multistream
     with _bz2_streams.open_bz2_streams(path, offsets[1], offsets[4]) as stream:
         assert stream.read() == b"".join(texts[1:4])
@@ -70,17 +54,11 @@ def test_multistream_ranges_give_the_same_pages_both_ways_as_the_whole_file(mult
     whole = list(mediawiki_xml.read_raw(path))
     cuts = [offsets[1], offsets[3], offsets[5], -1]
     monkeypatch.setattr(mediawiki_xml, "_CHUNK", 7)  # the closing tag split between chunks is still removed
-    for backend in BACKENDS:
-        if backend == "bz2":
-            monkeypatch.setattr(_bz2_streams, "indexed_bzip2", None)
-        elif _bz2_streams.indexed_bzip2 is None:
-            continue
-        ranges = pairwise(cuts)
-        ranged = [record for byte_range in ranges for record in mediawiki_xml.read_raw(path, byte_range=byte_range)]
-        assert ranged == whole and sum(isinstance(r, RawPage) for r in ranged) == 106, backend
+    ranged = [record for byte_range in pairwise(cuts) for record in mediawiki_xml.read_raw(path, byte_range=byte_range)]
+    assert ranged == whole and sum(isinstance(r, RawPage) for r in ranged) == 106
 
 
-def test_a_truncated_file_raises_eof_after_its_whole_blocks(backend, enwiki_sample, tmp_path):
+def test_a_truncated_file_raises_eof_after_its_whole_blocks(enwiki_sample, tmp_path):
     data = enwiki_sample.read_bytes()
     cut = tmp_path / "cut.xml.bz2"
     cut.write_bytes(data[: len(data) // 2])
@@ -91,7 +69,7 @@ def test_a_truncated_file_raises_eof_after_its_whole_blocks(backend, enwiki_samp
     assert len(read) > 1 << 20 and bz2.decompress(data).startswith(read)
 
 
-def test_damaged_or_empty_or_not_bz2_data_raises_what_the_bz2_module_raises(backend, enwiki_sample, tmp_path):
+def test_damaged_or_empty_or_not_bz2_data_raises_what_the_bz2_module_raises(enwiki_sample, tmp_path):
     data = bytearray(enwiki_sample.read_bytes())
     data[len(data) // 3] ^= 0xFF
     cases = {
@@ -106,20 +84,9 @@ def test_damaged_or_empty_or_not_bz2_data_raises_what_the_bz2_module_raises(back
                 pass
 
 
-def test_a_range_ending_inside_a_stream_is_a_counted_skip_naming_the_file(backend, multistream):
+def test_a_range_ending_inside_a_stream_is_a_counted_skip_naming_the_file(multistream):
     path, offsets, _ = multistream
     records = list(mediawiki_xml.read_raw(path, byte_range=(offsets[1], offsets[3] - 100)))
     last = records[-1]
     assert isinstance(last, Skipped) and last.reason == "truncated-file" and last.file == str(path)
     assert sum(isinstance(r, RawPage) for r in records) >= 1
-
-
-def test_a_reader_left_open_at_exit_does_not_abort_the_interpreter(enwiki_sample):
-    pytest.importorskip("indexed_bzip2")
-    script = (
-        "from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml\n"
-        f"pages = mediawiki_xml.read_raw({str(enwiki_sample)!r}, byte_range=(0, -1))\n"
-        "next(pages)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
