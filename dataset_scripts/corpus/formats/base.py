@@ -32,6 +32,7 @@ A reader never raises on one bad record: it yields :class:`Skipped` with the rea
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
 import lzma
@@ -40,8 +41,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
-
-from wikiformer_kit.dataset_scripts.corpus.formats._bz2_streams import open_bz2_file
 
 
 class CorpusFormatError(ValueError):
@@ -99,17 +98,16 @@ class RawPage:
 
 
 def open_binary(path: str | Path, on_bytes: Callable[[int], object] | None = None) -> BinaryIO:
-    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included: :mod:`._bz2_streams`), ``.gz``
-    and ``.xz``.
+    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included), ``.gz`` and ``.xz``.
 
     Args:
         path: the file.
         on_bytes: called with the number of bytes read from the file itself (compressed), for progress bars.
     """
-    if str(path).endswith(".bz2"):
-        return open_bz2_file(path, on_bytes)
     raw = open(path, "rb") if on_bytes is None else _CountingReader(open(path, "rb"), on_bytes)
     path = str(path)
+    if path.endswith(".bz2"):
+        return bz2.open(raw, "rb")
     if path.endswith(".gz"):
         return gzip.open(raw, "rb")
     if path.endswith(".xz"):

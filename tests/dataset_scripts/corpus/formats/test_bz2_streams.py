@@ -1,5 +1,6 @@
-"""bz2 input through ``_bz2_streams``: the bz2 module's bytes, the same pages from a multistream dump's byte ranges as
-from the whole file, the bz2 module's errors on damaged input, progress reported."""
+"""bz2 input, a whole file (``open_binary``) and a multistream dump's byte ranges (``_bz2_streams``): the bz2 module's
+bytes, the same pages from the ranges as from the whole file, the bz2 module's errors on damaged input, progress
+reported."""
 
 from __future__ import annotations
 
