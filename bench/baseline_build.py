@@ -47,8 +47,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(PROJECT_ROOT), str(PROJECT_ROOT / "bench")]
 
 SAMPLES = [
-    PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2",
-    PROJECT_ROOT / "data/samples/wikipedia/ltgwiki-sample.xml.bz2",
+    PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2",
+    PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/ltgwiki-sample.xml.bz2",
 ]
 TARGET = 3.0
 """PROP + HARP at most this many times the four Wikiformer tasks, per article."""

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--input",
         nargs="+",
-        default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
+        default=[str(PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")],
         help="the corpus every method is built from (default: the vendored enwiki sample)",
     )
     parser.add_argument(

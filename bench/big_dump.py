@@ -32,7 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = PROJECT_ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
+SAMPLE = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 PAGES_PER_STREAM = 100
 
 _PAGE = re.compile(r"  <page>\n.*?</page>\n", re.S)

@@ -203,7 +203,9 @@ def one_article_dump(source: Path, directory: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dump", type=Path, default=ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")
+    parser.add_argument(
+        "--dump", type=Path, default=ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2"
+    )
     parser.add_argument("--repeat", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="measure every run this many times, in turn")
     parser.add_argument(

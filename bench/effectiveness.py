@@ -290,7 +290,9 @@ def wikir_validation(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", default=str(PROJECT_ROOT / "configs" / "cpu-hour.yaml"), help="training config")
+    parser.add_argument(
+        "--config", default=str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "cpu-hour.yaml"), help="training config"
+    )
     parser.add_argument("--steps", type=int, default=1500, help="the step budget of every training run")
     add_device_arguments(parser)
     parser.add_argument("--studies", nargs="*", default=list(STUDIES), choices=STUDIES, help="none: --model rows only")
@@ -301,7 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", nargs="+", type=int, default=[100, 300, 1000], help="groups per task")
     parser.add_argument("--tasks-dir", help="folder with wikiformer-{srr,rwi,ati,ltm} (default: built from --input)")
     parser.add_argument(
-        "--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")]
+        "--input",
+        nargs="+",
+        default=[str(PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")],
     )
     add_data_argument(parser)
     parser.add_argument(

@@ -34,7 +34,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html  # noq
 from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, open_binary  # noqa: E402
 from wikiformer_kit.dataset_scripts.corpus.words import letter_words  # noqa: E402
 
-SAMPLE = ROOT / "data" / "samples" / "enterprise" / "wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz"
+SAMPLE = ROOT / "wikiformer_kit" / "data" / "samples" / "enterprise" / "wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz"
 TASKS = ("srr", "rwi", "ati", "ltm")
 
 

@@ -45,7 +45,7 @@ from wikiformer_kit.eval.splits import load_collection_part  # noqa: E402
 START = "(a) start model"
 PRETRAINED = {"(b) Wikiformer": "wikiformer", "(c) PROP": "prop", "(d) HARP": "harp"}
 MEASURES = ["nDCG@10", "RR@10", "P@10"]
-FINETUNE_CONFIG = PROJECT_ROOT / "configs" / "finetune-cranfield-cpu.yaml"
+FINETUNE_CONFIG = PROJECT_ROOT / "wikiformer_kit" / "configs" / "finetune-cranfield-cpu.yaml"
 
 
 def _flag(parser, name: str, **kwargs) -> None:
@@ -60,7 +60,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     _flag(parser, "--collection", default=str(PROJECT_ROOT.parent / "shared/data/eval/cranfield"),
           help="the labelled collection (irds:cranfield reads Cranfield by its ir_datasets id; the default is the "
           "local copy for development)")  # fmt: skip
-    _flag(parser, "--input", nargs="+", default=[str(PROJECT_ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")],
+    _flag(parser, "--input", nargs="+", default=[str(PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")],
           help="the corpus every method is pre-trained on")  # fmt: skip
     _flag(parser, "--start-model", default="embedded:minilm", help="the start of every pre-training, and (a)")
     _flag(parser, "--pretrain-steps", type=int, default=100, help="pre-training steps, the same for each method")

@@ -41,7 +41,7 @@ from bench.sample_tasks import build_task_datasets  # noqa: E402
 
 # the development copy of the folder docs/evaluation.md#where-the-collections-come-from makes from public files
 DL20 = ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
-CONFIG = ROOT / "configs" / "wikiformer-bert-base.yaml"
+CONFIG = ROOT / "wikiformer_kit" / "configs" / "wikiformer-bert-base.yaml"
 _CONFIG_VALUES = yaml.safe_load(CONFIG.read_text())
 CONFIG_DEV = _CONFIG_VALUES.get("eval_dir") or ""
 CONFIG_TESTS = _CONFIG_VALUES.get("test_dirs") or []
@@ -195,7 +195,9 @@ def start_model(out: Path, args) -> Path:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--input", nargs="+", default=[str(ROOT / "data/samples/wikipedia/enwiki-sample.xml.bz2")])
+    parser.add_argument(
+        "--input", nargs="+", default=[str(ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")]
+    )
     parser.add_argument("--model", default=None, help="start checkpoint (default: the embedded all-MiniLM-L6-v2)")
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--groups", type=int, default=16, help="groups of 8 a step")

@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import _table, is_image_option, namespace_names  # noqa: E402
 from wikiformer_kit.dataset_scripts.corpus.words import count_words  # noqa: E402
 
-PAGES = ROOT / "data" / "samples" / "wikipedia" / "other-languages"
-ENWIKI = ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
+PAGES = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
+ENWIKI = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 TASKS = ("srr", "rwi", "ati", "ltm")
 
 

@@ -44,7 +44,7 @@ def pretraining_configs(
     values = config_overrides(list(overrides))
     folder.mkdir(parents=True, exist_ok=True)
     for system, name in DEMO_CONFIGS.items():
-        config = yaml.safe_load((PROJECT_ROOT / "configs" / name).read_text(encoding="utf-8"))
+        config = yaml.safe_load((PROJECT_ROOT / "wikiformer_kit" / "configs" / name).read_text(encoding="utf-8"))
         config.update(model_name_or_path=start_model, max_steps=steps, eval_strategy="no",
                       save_strategy="no", load_best_model_at_end=False, test_dirs=[])  # fmt: skip
         config.pop("eval_dir", None)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENWIKI_SAMPLE = ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
+ENWIKI_SAMPLE = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 
 
 def build_task_datasets(

@@ -39,7 +39,7 @@ from build_timeline import run as run_timeline  # noqa: E402
 from build_timeline import timeline  # noqa: E402
 from copy_corpus import copy_corpus  # noqa: E402
 
-SAMPLE = ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
+SAMPLE = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 PY = [sys.executable, "-m"]
 
 

@@ -85,7 +85,7 @@ def main() -> int:
     wtf = sorted((data / "wikitext_pages_wtf").glob("*.txt"))
     if wtf:
         rows.append(("wikitext_pages_wtf", "en+de", score([(p.stem, p.read_text(), ENGLISH) for p in wtf], "de")))
-    samples = ROOT / "data" / "samples" / "wikipedia" / "other-languages"
+    samples = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
     for folder in sorted(p for p in samples.iterdir() if p.is_dir()):
         pages = [(p.stem, p.read_text(), ENGLISH) for p in sorted(folder.glob("*.wikitext"))]
         rows.append((f"other-languages/{folder.name}", folder.name, score(pages, folder.name)))

@@ -32,8 +32,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "dataset_scripts" / "corpus"
-SAMPLES = ROOT / "data" / "samples" / "wikipedia"
+CORPUS = ROOT / "wikiformer_kit" / "dataset_scripts" / "corpus"
+SAMPLES = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia"
 DUMPS = {"en": SAMPLES / "enwiki-sample.xml.bz2", "ltg": SAMPLES / "ltgwiki-sample.xml.bz2"}
 BARE_VERBS = frozenset(
     "see voir ver vedi zie se xem δείτε βλέπε βλ. виж вижте zobacz viz katso vegeu lihat lásd види vidi siehe див. "

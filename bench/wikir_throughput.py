@@ -32,7 +32,7 @@ from pathlib import Path
 from corpus_throughput import repeated_dump  # bench/ is on sys.path when this file runs
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
+SAMPLE = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 
 
 def timed(command: list[str]) -> tuple[float, float]:

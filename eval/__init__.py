@@ -1,4 +1,2 @@
-"""Re-ranking evaluation: collections -> first stage -> re-rank -> trec_eval metrics -> significance -> tables.
-
-Run as ``python -m eval`` (subcommands ``first-stage``, ``rerank``, ``compare``, ``table``).
-"""
+"""``python -m eval ...`` in a checkout: the kit's evaluation command (``wikiformer-eval`` when installed); the code
+is ``wikiformer_kit/eval/``."""

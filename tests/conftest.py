@@ -9,7 +9,7 @@ import pytest
 pytest_plugins = ["tests.hub_server"]  # the `hub` fixture: a local Hub-API-compatible server for push/load tests
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = PROJECT_ROOT / "data" / "samples"
+SAMPLES = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples"
 ENWIKI_SAMPLE = SAMPLES / "wikipedia" / "enwiki-sample.xml.bz2"
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 

@@ -17,7 +17,7 @@ SHARED = re.compile(r"\.\./shared/data|\bparent\s*/\s*[\"']shared[\"']\s*/\s*[\"
 """A mention of the development copy: ``../shared/data``, or ``ROOT.parent / "shared" / "data"`` in code."""
 PUBLIC_WAY = re.compile(r"irds:|hf:|https?://|data/samples/|where-the-collections-come-from|ir_datasets")
 """What names a way a user gets the data: an ir_datasets or Hub id, a URL, the vendored samples, the docs' list."""
-CONFIGS = sorted((PROJECT_ROOT / "configs").glob("*.yaml"))
+CONFIGS = sorted((PROJECT_ROOT / "wikiformer_kit" / "configs").glob("*.yaml"))
 PUBLIC_PREFIXES = ("irds:", "hf:")
 MADE_BY_THE_KIT = ("output/", "data/")
 """Folders a config's own commands write (its header says how)."""
@@ -144,6 +144,6 @@ def test_every_config_parses_and_names_data_a_user_can_get(path):
 
 
 def test_the_paper_recipe_evaluates_on_public_ids():
-    config = read_config(PROJECT_ROOT / "configs" / "wikiformer-bert-base.yaml")
+    config = read_config(PROJECT_ROOT / "wikiformer_kit" / "configs" / "wikiformer-bert-base.yaml")
     specs = _collection_specs(config)
     assert specs and all(spec.startswith("irds:") for spec in specs), specs

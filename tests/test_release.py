@@ -143,7 +143,7 @@ def test_release_system_option_picks_the_method_config_output_and_task_settings(
     args = parse_args(["--system", "harp"])
     assert args.output_dir == "output/release-harp" and args.config.endswith("configs/harp-demo-cpu.yaml")
     assert parse_args([]).output_dir == "output/release" and parse_args([]).config.endswith("configs/demo-cpu.yaml")
-    config = yaml.safe_load((PROJECT_ROOT / "configs" / "harp-demo-cpu.yaml").read_text())
+    config = yaml.safe_load((PROJECT_ROOT / "wikiformer_kit" / "configs" / "harp-demo-cpu.yaml").read_text())
     built = [tmp_path / "wikiformer-rqp", tmp_path / "wikiformer-rdp"]  # QDM and ACM without rows on a small corpus
     assert task_settings(config, built) == [
         "--query_max_lengths", "30", "64", "--doc_max_lengths", "96", "96",
@@ -156,7 +156,7 @@ def test_baseline_configs_parse_with_the_originals_objective(system):
 
     for name in (f"{system}-bert-base.yaml", f"{system}-demo-cpu.yaml"):
         _, data, training = parse_arguments(
-            [str(PROJECT_ROOT / "configs" / name), "--output_dir", "/tmp/x", "--bf16", "false"]
+            [str(PROJECT_ROOT / "wikiformer_kit" / "configs" / name), "--output_dir", "/tmp/x", "--bf16", "false"]
         )
         # the loss both original codes trained with: margin 1 on the softmax of the pair, ranking and MLM 1:1
         assert training.loss == "softmax_margin" and training.hinge_margin == 1.0 and training.mlm_weight == 1.0
@@ -165,7 +165,9 @@ def test_baseline_configs_parse_with_the_originals_objective(system):
         )
         assert training.mlm_whole_word and training.mlm_max_predictions == 60 and training.mlm_probability == 0.15
         assert data.group_size == 2 and len(data.train_datasets) == (1 if system == "prop" else 4)
-    _, data, training = parse_arguments([str(PROJECT_ROOT / "configs" / f"{system}-bert-base.yaml"), "--bf16", "false"])
+    _, data, training = parse_arguments(
+        [str(PROJECT_ROOT / "wikiformer_kit" / "configs" / f"{system}-bert-base.yaml"), "--bf16", "false"]
+    )
     # the papers' "batch size of 128" on 4 GPUs: PROP's code counts sequences (64 pairs of 2), HARP's counts pairs
     pairs = 4 * training.per_device_train_batch_size * training.gradient_accumulation_steps
     assert pairs * (data.group_size if system == "prop" else 1) == 128
@@ -194,7 +196,7 @@ def test_selection_is_on_wikir_validation_where_it_has_enough_queries(tmp_path, 
 def test_harp_scores_importance_with_the_backbone_its_config_trains():
     from wikiformer_kit.release import importance_model_args
 
-    config = yaml.safe_load((PROJECT_ROOT / "configs" / "harp-bert-base.yaml").read_text())
+    config = yaml.safe_load((PROJECT_ROOT / "wikiformer_kit" / "configs" / "harp-bert-base.yaml").read_text())
     assert importance_model_args("harp", config, "") == ["--harp-importance-model", "google-bert/bert-base-uncased"]
     assert importance_model_args("harp", config, "--harp-importance-model other") == []
     assert importance_model_args("prop", config, "") == []

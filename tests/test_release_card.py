@@ -18,8 +18,8 @@ from wikiformer_kit.eval.collections.trec import ranked
 from wikiformer_kit.eval.metrics import evaluate_run
 from wikiformer_kit.eval.rerank.fusion import fuse_run
 
-DL20 = PROJECT_ROOT / "data" / "samples" / "eval" / "dl20-mini"
-WIKIR_VALIDATION = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini" / "validation"
+DL20 = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / "dl20-mini"
+WIKIR_VALIDATION = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / "wikir-en-mini" / "validation"
 MEASURES = ["RR@10", "RR@100", "nDCG@10", "nDCG@20", "P@5"]
 DEPTH = 20
 

@@ -13,7 +13,7 @@ import yaml
 from tests.bench.test_finetune_comparison import _tiny_starts
 from tests.conftest import PROJECT_ROOT
 
-SAMPLES = PROJECT_ROOT / "data" / "samples" / "eval"
+SAMPLES = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval"
 
 
 @pytest.mark.slow

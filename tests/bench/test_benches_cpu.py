@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import PROJECT_ROOT
 
-DL20_MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "dl20-mini"
+DL20_MINI = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / "dl20-mini"
 SRR_GROUPS = PROJECT_ROOT / "tests" / "training" / "fixtures" / "srr_groups.jsonl"
 
 

@@ -16,7 +16,7 @@ def mini_data(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     for name, mini in MINIS.items():
-        (data / name).symlink_to(PROJECT_ROOT / "data" / "samples" / "eval" / mini)
+        (data / name).symlink_to(PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / mini)
     return data
 
 

@@ -10,7 +10,7 @@ from tests.bench.test_benches_cpu import run_bench
 from tests.conftest import PROJECT_ROOT
 from tests.training.conftest import save_tiny_encoder
 
-DL20_MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "dl20-mini"
+DL20_MINI = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / "dl20-mini"
 DL20 = PROJECT_ROOT.parent / "shared" / "data" / "eval" / "trec_dl20_passage"
 
 

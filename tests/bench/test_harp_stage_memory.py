@@ -10,7 +10,7 @@ from tests.conftest import PROJECT_ROOT
 from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 
-SAMPLE = PROJECT_ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
+SAMPLE = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 
 
 def test_the_rows_stage_stops_after_the_units_asked_for(tmp_path):

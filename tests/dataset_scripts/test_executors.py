@@ -204,7 +204,7 @@ def test_ray_builds_the_same_datasets_and_resumes_after_sigkill(tmp_path):
 def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
     import threading
 
-    from wikiformer_kit.dataset_scripts.executors import local_start_method
+    from wikiformer_kit.dataset_scripts.local_executor import local_start_method
 
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delitem(sys.modules, "torch", raising=False)
@@ -228,7 +228,7 @@ def test_the_progress_monitor_is_stopped_before_choosing(monkeypatch):
 
     from tqdm import tqdm
 
-    from wikiformer_kit.dataset_scripts.executors import local_start_method
+    from wikiformer_kit.dataset_scripts.local_executor import local_start_method
 
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delitem(sys.modules, "torch", raising=False)

@@ -13,7 +13,7 @@ import torch
 from tests.conftest import PROJECT_ROOT
 
 SRR_GROUPS = Path(__file__).parent / "fixtures" / "srr_groups.jsonl"
-DL20_MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "dl20-mini"
+DL20_MINI = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / "dl20-mini"
 
 
 def tiny_bert_config(vocab_size: int, dropout: float = 0.0):

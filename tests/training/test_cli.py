@@ -35,7 +35,7 @@ def test_json_config_and_unknown_keys(tmp_path):
 def test_paper_config_is_the_papers_recipe():
     # use_cpu: bf16 on a machine without a GPU is refused otherwise
     _, data, training = parse_arguments(
-        [str(PROJECT_ROOT / "configs" / "wikiformer-bert-base.yaml"), "--use_cpu", "true"]
+        [str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "wikiformer-bert-base.yaml"), "--use_cpu", "true"]
     )
     assert training.learning_rate == pytest.approx(1e-5)
     assert (training.lr_drop_step, training.lr_drop_factor) == (50000, 0.5)
@@ -47,6 +47,6 @@ def test_paper_config_is_the_papers_recipe():
 
 
 def test_demo_config_uses_the_embedded_model():
-    model, _, training = parse_arguments([str(PROJECT_ROOT / "configs" / "demo-cpu.yaml")])
+    model, _, training = parse_arguments([str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "demo-cpu.yaml")])
     assert resolve_model_path(model.model_name_or_path).endswith("model")
     assert training.use_cpu and training.max_steps <= 300

@@ -21,7 +21,9 @@ TYPES = (ModelArguments, DataArguments, WikiformerTrainingArguments)
 CONFIG = Path("run.yaml")
 
 
-@pytest.mark.parametrize("config", sorted((PROJECT_ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "config", sorted((PROJECT_ROOT / "wikiformer_kit" / "configs").glob("*.yaml")), ids=lambda p: p.name
+)
 def test_the_shipped_configs_pass_unchanged(config):
     values = yaml.safe_load(config.read_text(encoding="utf-8"))
     assert check_config_types(values, TYPES, config) == values

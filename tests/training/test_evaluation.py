@@ -98,7 +98,7 @@ def test_configs_select_on_a_dev_collection_that_is_no_test_collection(name):
     from wikiformer_kit.eval.splits import same_source
     from wikiformer_kit.training.arguments import parse_arguments
 
-    _, data, _ = parse_arguments([str(PROJECT_ROOT / "configs" / name), "--use_cpu", "true"])
+    _, data, _ = parse_arguments([str(PROJECT_ROOT / "wikiformer_kit" / "configs" / name), "--use_cpu", "true"])
     assert data.eval_dir and data.test_dirs and data.eval_depth >= 30
     assert not any(same_source(data.eval_dir, test) for test in data.test_dirs)
     assert any("trec-dl-2020" in test for test in data.test_dirs)

@@ -9,7 +9,7 @@ from wikiformer_kit.training.arguments import parse_arguments
 
 def test_the_chinese_config_names_the_papers_chinese_backbone():
     model, _, training = parse_arguments(
-        [str(PROJECT_ROOT / "configs" / "wikiformer-chinese.yaml"), "--use_cpu", "true"]
+        [str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "wikiformer-chinese.yaml"), "--use_cpu", "true"]
     )
     assert model.model_name_or_path == "hfl/chinese-bert-wwm-ext"
     assert training.output_dir == "output/wikiformer-chinese"

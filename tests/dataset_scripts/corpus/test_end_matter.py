@@ -24,7 +24,7 @@ from wikiformer_kit.dataset_scripts.tasks.common import END_MATTER_SKIP, REFEREN
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.srr import srr_groups
 
-PAGES = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+PAGES = Path(__file__).resolve().parents[3] / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
 LARGEST = (
     "en ceb de fr sv nl ru es it pl arz zh ja uk vi war ar pt fa ca id sr ko no ce fi tr hu cs tt"
 ).split()  # the 30 largest Wikipedias by articles

@@ -15,7 +15,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats import markdown, wikitext_fil
 from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect
 from wikiformer_kit.dataset_scripts.corpus.sources import FORMAT_MODULES, Shard, format_modules
 
-FORMATS = PROJECT_ROOT / "dataset_scripts" / "corpus" / "formats"
+FORMATS = PROJECT_ROOT / "wikiformer_kit" / "dataset_scripts" / "corpus" / "formats"
 PAGE = "'''Wiki''' is a [[website]].\n\n== History ==\nIt was made in 1995 by [[Ward Cunningham]].\n"
 
 
@@ -42,7 +42,7 @@ def test_raw_pages_are_parsed_once_by_read_articles(tmp_path):
 
 
 def test_a_format_with_its_own_read_is_passed_through():
-    path = PROJECT_ROOT / "data" / "samples" / "structured" / "wikiformer-readme-example.md"
+    path = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "structured" / "wikiformer-readme-example.md"
     assert list(read_articles(markdown, path)) == list(markdown.read(path, ReaderOptions()))
 
 

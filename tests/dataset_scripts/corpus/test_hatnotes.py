@@ -15,7 +15,7 @@ from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext, strip_non_text
 
-PAGES = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+PAGES = Path(__file__).resolve().parents[3] / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
 _TEMPLATE = re.compile(r"^\{\{([^|{}]+)\|([^|{}]+)\}\}$", re.M)
 
 

@@ -15,7 +15,9 @@ from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, classify_link, shown_title
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
 
-LTGWIKI = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "ltgwiki-sample.xml.bz2"
+LTGWIKI = (
+    Path(__file__).resolve().parents[3] / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "ltgwiki-sample.xml.bz2"
+)
 _TAG = re.compile(r"</?(?:div|span|table|tr|td|th|li|font|onlyinclude|i)\b[^<>]*>")
 
 

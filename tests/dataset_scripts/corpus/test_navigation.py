@@ -16,8 +16,8 @@ from wikiformer_kit.dataset_scripts.corpus.navigation import (
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext, strip_non_text
 
 ROOT = Path(__file__).resolve().parents[3]
-DATE_PAGE = ROOT / "data" / "samples" / "wikipedia" / "el-date-page" / "25 Μαρτίου.wikitext"
-ENWIKI = ROOT / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
+DATE_PAGE = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "el-date-page" / "25 Μαρτίου.wikitext"
+ENWIKI = ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "enwiki-sample.xml.bz2"
 
 
 def test_greek_date_page_abstract_has_no_navigation_line():

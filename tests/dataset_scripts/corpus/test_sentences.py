@@ -10,7 +10,10 @@ from hypothesis import strategies as st
 
 from wikiformer_kit.dataset_scripts.corpus.sentences import BLANK_LINE, LINE_BREAK, SentenceFinder, sentence_spans
 
-PAGE = Path(__file__).resolve().parents[3] / "data/samples/wikipedia/other-languages/de/Mozilla Firefox.wikitext"
+PAGE = (
+    Path(__file__).resolve().parents[3]
+    / "wikiformer_kit/data/samples/wikipedia/other-languages/de/Mozilla Firefox.wikitext"
+)
 
 
 def sentences(text: str, **kwargs) -> list[str]:

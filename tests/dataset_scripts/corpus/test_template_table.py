@@ -19,7 +19,7 @@ from wikiformer_kit.dataset_scripts.corpus.templates import CUT_KEY, in_running_
 from wikiformer_kit.dataset_scripts.corpus.wikitext import _REF, parse_wikitext, strip_non_text
 from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
 
-PAGES = PROJECT_ROOT / "data" / "samples" / "wikipedia" / "templates"
+PAGES = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "templates"
 
 
 def page_wikitext(language: str, title: str) -> str:

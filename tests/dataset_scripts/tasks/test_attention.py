@@ -189,7 +189,9 @@ def test_truncate_tokens_reads_prefixes_and_skips_short_texts_with_the_same_cuts
     from wikiformer_kit.dataset_scripts.tasks.attention import _truncating_backend
 
     passage = load_passage_tokenizer("embedded:minilm")
-    folder = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+    folder = (
+        Path(__file__).resolve().parents[3] / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
+    )
     lines = [line for path in sorted(folder.glob("*/*.wikitext")) for line in path.read_text("utf-8").splitlines()]
     texts = lines + [" ".join(lines[i : i + 40]) for i in range(0, len(lines), 40)]  # long ones too
     for limit in (8, 64, 250):
@@ -255,7 +257,9 @@ def test_words_without_spans_are_those_of_the_spans_at_every_code_point_and_in_e
 
     points = [chr(c) for c in range(0x20, 0x40000) if not 0xD800 <= c < 0xE000]
     hand = ["ΟΔΟΣ'Α and ΟΔΟΣ", "ΣΑΣ σας Σ", "İstanbul and Izmir", "Plain ASCII", "", "  12 ", "算盤 かな ภาษาไทย"]
-    folder = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+    folder = (
+        Path(__file__).resolve().parents[3] / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
+    )
     lines = [line for path in sorted(folder.glob("*/*.wikitext")) for line in path.read_text("utf-8").splitlines()]
     assert len(lines) > 1000
     for text in [*hand, *(f"a{c}b {c}\u0301x Σ{c} 1{c}" for c in points), *lines]:

@@ -75,7 +75,9 @@ def test_word_lists_equal_words_at_every_code_point():
 
 
 def test_word_lists_equal_words_on_the_vendored_wikitext_of_every_language():
-    folder = Path(__file__).resolve().parents[3] / "data" / "samples" / "wikipedia" / "other-languages"
+    folder = (
+        Path(__file__).resolve().parents[3] / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
+    )
     texts = [line for path in sorted(folder.glob("*/*.wikitext")) for line in path.read_text("utf-8").splitlines()]
     assert len(texts) > 1000
     assert_word_lists_equal_words(texts)

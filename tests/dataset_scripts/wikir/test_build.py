@@ -202,7 +202,7 @@ def test_latgalian_dump_builds_from_the_xml(tmp_path, capsys):
 
 
 def test_the_shipped_mini_collection_is_what_the_builder_writes(enwiki_corpus, tmp_path):
-    shipped = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
+    shipped = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / "wikir-en-mini"
     out = tmp_path / "mini"
     options = WikirOptions(min_links=1, validation_size=5, test_size=5, bm25_k=20)
     build_wikir(

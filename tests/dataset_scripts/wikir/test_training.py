@@ -12,7 +12,7 @@ from wikiformer_kit.training.arguments import DataArguments, parse_arguments
 from wikiformer_kit.training.data import load_task
 from wikiformer_kit.training.evaluation import load_rerank_eval, load_test_sets
 
-MINI = PROJECT_ROOT / "data" / "samples" / "eval" / "wikir-en-mini"
+MINI = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval" / "wikir-en-mini"
 
 
 def test_triples_load_as_a_task(tmp_path, monkeypatch):
@@ -45,7 +45,7 @@ def test_the_validation_split_is_an_eval_dir_and_the_test_split_a_test_dir():
 
 
 def test_the_wikir_config_parses():
-    _, data, training = parse_arguments([str(PROJECT_ROOT / "configs" / "wikir-finetune-cpu.yaml")])
+    _, data, training = parse_arguments([str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "wikir-finetune-cpu.yaml")])
     assert data.train_datasets == ["data/samples/eval/wikir-en-mini"] and data.dataset_configs == ["triples"]
     assert data.eval_dir == "data/samples/eval/wikir-en-mini/validation"
     assert data.test_dirs == ["data/samples/eval/wikir-en-mini/test"]

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import PROJECT_ROOT, SAMPLES
 from tests.dataset_scripts.corpus.formats.markup import HTML_TAG, assert_clean, build_corpus, split_records
 from wikiformer_kit.dataset_scripts.corpus.article import Article
-from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html
+from wikiformer_kit.dataset_scripts.corpus.formats import _enterprise_records, enterprise_html
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
 from wikiformer_kit.dataset_scripts.corpus.sources import detect_format, plan_shards
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
@@ -308,15 +308,15 @@ def test_byte_ranges_cut_anywhere_read_every_line_once(tmp_path):
     def first_bytes(raw, file, where, options):
         return [(where, raw[:40])]
 
-    whole = [raw for _, raw in enterprise_html.read_byte_range(path, OPTIONS, first_bytes, 0, -1)]
+    whole = [raw for _, raw in _enterprise_records.read_byte_range(path, OPTIONS, first_bytes, 0, -1)]
     assert len(whole) == 4
     for cut in cuts:
         for end in (cut, cut + 7):
             ranges = [(0, cut), (cut, end), (end, -1)]
-            read = [raw for start, stop in ranges for _, raw in enterprise_html.read_byte_range(
+            read = [raw for start, stop in ranges for _, raw in _enterprise_records.read_byte_range(
                 path, OPTIONS, first_bytes, start, stop)]  # fmt: skip
             assert read == whole, (cut, end)
-    wheres = [where for where, _ in enterprise_html.read_byte_range(path, OPTIONS, first_bytes, 1, -1)]
+    wheres = [where for where, _ in _enterprise_records.read_byte_range(path, OPTIONS, first_bytes, 1, -1)]
     assert wheres[0] == f"line at byte {starts[1]}"
 
 

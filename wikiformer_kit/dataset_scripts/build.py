@@ -1,0 +1,276 @@
+"""Build the four Wikiformer pre-training datasets (SRR, RWI, ATI, LTM) from a dump or a built corpus.
+
+Usage::
+
+    python -m dataset_scripts.build [--input] enwiki-latest-pages-articles.xml.bz2 --output-dir out \\
+        [--tasks srr,rwi,ati,ltm] [--seed 42] [--num-proc 8] [--executor local|slurm|ray] \\
+        [--push-to-hub NAMESPACE [--private]]
+    python -m dataset_scripts.build INPUT --plan [--plan-sample 1000] [--plan-articles N] [--plan-cluster 4x64]
+
+writes ``out/wikiformer-<task>/`` (``data/*.parquet`` + ``README.md`` card) for each task. Raw inputs are first
+turned into a Parquet corpus in ``out/corpus`` (``dataset_scripts.corpus``); a folder already holding a built
+corpus (``data/*.parquet``) is used as it is. The build is a datatrove pipeline: rerunning the same command resumes
+an interrupted build, and the same seed and input give byte-identical Parquet files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
+from wikiformer_kit.dataset_scripts.corpus.folder import is_corpus_dir
+from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
+from wikiformer_kit.dataset_scripts.corpus.summary import corpus_summary
+from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import add_arguments, options_from_args
+from wikiformer_kit.dataset_scripts.tasks.names import ALL_TASKS, DEFAULT_TASKS, parse_tasks
+from wikiformer_kit.dataset_scripts.tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
+
+# The build itself (datasets, pyarrow, datatrove, the samplers) is imported when a build runs, not for --help.
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see the module docstring)."""
+    defaults = TaskOptions()
+    parser = KitArgumentParser(
+        prog="python -m dataset_scripts.build",
+        description=__doc__.split("\n\n")[0],
+        input_help="dump/corpus files, or a corpus folder",
+        input_type=Path,
+    )
+    parser.add_argument("--output-dir", type=Path, help="where wikiformer-<task>/ folders are written (required)")
+    parser.add_argument(
+        "--tasks",
+        default=",".join(DEFAULT_TASKS),
+        help=f"comma-separated subset of {','.join(ALL_TASKS)}, or a method: wikiformer, prop, harp",
+    )
+    parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None, help="push to NAMESPACE/wikiformer-<task>")
+    parser.add_argument("--private", action="store_true", help="create the Hub repos private")
+    parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per output shard")
+    add_executor_arguments(parser)
+    sampling = parser.add_argument_group("sampling (the task samplers' options)")
+    sampling.add_argument("--seed", type=int, default=defaults.seed, help="the samplers' random seed")
+    sampling.add_argument(
+        "--min-words", type=int, default=defaults.min_words, help="a text counts only with this many words"
+    )
+    sampling.add_argument(
+        "--max-words", type=int, default=defaults.max_words, help="texts are cut to this many words (0: whole)"
+    )
+    sampling.add_argument(
+        "--max-negatives", type=int, default=defaults.max_negatives, help="at most this many negatives per row"
+    )
+    sampling.add_argument(
+        "--positives",
+        choices=POSITIVE_MODES,
+        default=defaults.positives,
+        help="sample: one random positive (the paper); all: every one",
+    )
+    sampling.add_argument(
+        "--srr-variant",
+        choices=SRR_VARIANTS,
+        default=defaults.srr_variant,
+        help="paper: siblings as negatives; original: the original code's rule",
+    )
+    sampling.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words, help="word budget of LTM texts")
+    sampling.add_argument(
+        "--ltm-negatives", type=int, default=defaults.ltm_negatives, help="random negative articles per LTM row"
+    )
+    sampling.add_argument(
+        "--keep-sections",
+        action="store_true",
+        help="keep end-matter sections (References, External links, See also, ...) as task nodes",
+    )
+    add_corpus_arguments(parser)
+    add_arguments(parser)
+    add_plan_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.private and not args.push_to_hub:
+        parser.error("--private only makes sense with --push-to-hub")
+    if args.output_dir is None and not args.plan:
+        parser.error("--output-dir is required (unless --plan)")
+    return args
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--plan`` and its options: predict the whole build from a measured sample instead of building."""
+    plan = parser.add_argument_group("plan (predict the build's wall time from a sample of the input; builds nothing)")
+    plan.add_argument(
+        "--plan",
+        action="store_true",
+        help="measure the corpus and task stages on the first --plan-sample articles and print the wall time predicted "
+        "for the whole input at each --plan-processes and --plan-cluster",
+    )
+    plan.add_argument("--plan-sample", type=int, default=1000, help="articles measured (from each input shard)")
+    plan.add_argument(
+        "--plan-articles",
+        type=int,
+        default=None,
+        help="articles of the whole input (default: from the input's size, or a corpus folder's rows)",
+    )
+    plan.add_argument(
+        "--plan-processes", type=int, nargs="+", default=[1, 2, 16, 64, 256], help="process counts on one machine"
+    )
+    plan.add_argument(
+        "--plan-cluster",
+        action="append",
+        default=[],
+        metavar="NODESxCORES",
+        help="a Slurm or Ray cluster of NODES machines of CORES cores each, e.g. 4x64 (repeatable)",
+    )
+    plan.add_argument("--plan-json", type=Path, default=None, help="also write the measured figures here")
+
+
+def _cluster(text: str) -> tuple[int, int]:
+    nodes, _, cores = text.lower().partition("x")
+    if not (nodes.isdigit() and cores.isdigit() and int(nodes) > 0 and int(cores) > 0):
+        raise ValueError(f"--plan-cluster {text!r}: give NODESxCORES, e.g. 4x64")
+    return int(nodes), int(cores)
+
+
+def plan_main(args: argparse.Namespace, build) -> int:
+    """``--plan``: print the measured figures and the predicted wall times (see :mod:`.build_plan`)."""
+    from wikiformer_kit.dataset_scripts.build_plan import run_plan
+
+    clusters = [_cluster(text) for text in args.plan_cluster]
+    if args.plan_sample < 1:
+        raise ValueError(f"--plan-sample must be >= 1, got {args.plan_sample}")
+    corpus_args = ["--format", args.format, "--language", args.language]
+    corpus_args += ["--max-article-bytes", str(args.max_article_bytes)]
+    for title in args.see_also_title:
+        corpus_args += ["--see-also-title", title]
+    lines = run_plan(
+        build,
+        sample=args.plan_sample,
+        articles=args.plan_articles,
+        processes=args.plan_processes,
+        clusters=clusters,
+        corpus_args=corpus_args,
+        figures_json=args.plan_json,
+    )
+    print("\n".join(lines))
+    return 0
+
+
+def build_options(args: argparse.Namespace, argv: list[str]):
+    """The typed options (a :class:`.tasks.build.BuildOptions`) of a parsed command line (``ValueError`` for a
+    bad value)."""
+    from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions
+
+    sampling = TaskOptions(
+        seed=args.seed,
+        min_words=args.min_words,
+        max_words=args.max_words,
+        max_negatives=args.max_negatives,
+        positives=args.positives,
+        srr_variant=args.srr_variant,
+        ltm_max_words=args.ltm_max_words,
+        ltm_negatives=args.ltm_negatives,
+        keep_end_matter=args.keep_sections,
+    )
+    prop, harp, attention_cache = options_from_args(args)
+    return BuildOptions(
+        inputs=tuple(args.input),
+        output_dir=args.output_dir or Path("."),
+        tasks=parse_tasks(args.tasks),
+        sampling=sampling,
+        corpus=corpus_options(args),
+        executor=executor_options(args),
+        articles_per_unit=args.articles_per_unit,
+        repo_id=f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
+        command=_public_command(argv),
+        prop=prop,
+        harp=harp,
+        attention_cache=attention_cache,
+    )
+
+
+@one_line_errors
+def main(argv: list[str] | None = None) -> int:
+    """Run the build; returns the process exit code (0: every requested task written and pushed)."""
+    args = parse_args(argv)
+    from wikiformer_kit.dataset_scripts.corpus.empty import EmptyCorpusError
+    from wikiformer_kit.dataset_scripts.tasks.build import BuildParametersError, build_datasets, push
+    from wikiformer_kit.dataset_scripts.tasks.corpus_units import CorpusLayoutError
+    from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
+
+    try:
+        build = build_options(args, argv if argv is not None else sys.argv[1:])
+        if args.plan:
+            return plan_main(args, build)
+    except (KeyError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    layout = BuildLayout(build.output_dir)
+    made_here = [p for p in (layout.root, layout.root / "corpus", layout.root / "logs") if not p.exists()]
+    try:
+        summary = build_datasets(build)
+    except (BuildParametersError, CorpusLayoutError, CorpusFormatError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except EmptyCorpusError as error:
+        # a corpus of no article is no step towards a build that resumes: what this command made is removed
+        for path in made_here:
+            shutil.rmtree(path, ignore_errors=True)
+        print(f"error: {error}; nothing was built", file=sys.stderr)
+        return 2
+    except Exception as error:
+        print(f"build interrupted ({error}); rerun the same command to resume", file=sys.stderr)
+        return 1
+    if summary is None:
+        print(f"jobs submitted; rerun the same command when they are done to {'push' if args.push_to_hub else 'check'}")
+        return 0
+    corpus_dir = (
+        build.inputs[0] if len(build.inputs) == 1 and is_corpus_dir(build.inputs[0]) else layout.root / "corpus"
+    )
+    for line in corpus_summary(corpus_dir):
+        print(line, file=sys.stderr if line.startswith("warning:") else sys.stdout)
+    written = [t for t in build.tasks if summary[t]["rows"] > 0]
+    for task in build.tasks:
+        state = f"{summary[task]['rows']} rows -> {layout.task_dir(task)}"
+        if task not in written:
+            state = f"0 rows: {summary[task].get('empty_reason', 'no group')} -> {layout.task_dir(task)} (empty)"
+        print(f"{task}: {state}")
+        for name, measure in sorted(summary[task].get("measures", {}).items()):
+            if measure["count"]:
+                print(f"  {name}: {measure['total'] / measure['count']:.3f} (mean of {measure['count']})")
+    status = 0 if written else 1
+    if not written:
+        print(f"error: {no_rows_message(summary, build)}", file=sys.stderr)
+    if args.push_to_hub and written:
+        failed = push(layout, build.tasks, args.push_to_hub, args.private, written)
+        if failed:
+            print(
+                f"the local datasets in {layout.root} are intact; rerun the same command to push "
+                f"{', '.join(failed)} again (the build itself will be skipped as complete)",
+                file=sys.stderr,
+            )
+            status = 1
+    return status
+
+
+def no_rows_message(summary: dict, build) -> str:
+    """One line on a build where no task gave a row: how many articles of which inputs, and what to do (each
+    task's reason is on the lines before it)."""
+    articles = summary.get("articles", 0)
+    inputs = ", ".join(p.name for p in build.inputs)
+    return (
+        f"{inputs}: no task gave a row from the {articles:,} article{'s' if articles != 1 else ''} read (each task's "
+        "reason is on its line above); give more or longer documents"
+    )
+
+
+def _public_command(argv: list[str]) -> str:
+    """The command line for the card, with local paths (an existing file, or one in an existing folder, such as an
+    output folder not made yet) reduced to their last component (cards are published)."""
+    shown = [Path(a).name if os.sep in a and (Path(a).exists() or Path(a).parent.is_dir()) else a for a in argv]
+    return "python -m dataset_scripts.build " + " ".join(shlex.quote(a) for a in shown)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

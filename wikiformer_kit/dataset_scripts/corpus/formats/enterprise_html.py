@@ -1,0 +1,162 @@
+"""Wikimedia Enterprise HTML dumps: ``<wiki>-NS0-<date>-ENTERPRISE-HTML.json.tar.gz`` as Wikimedia ships them,
+or their NDJSON members (``.ndjson``/``.jsonl``, optionally ``.gz``/``.bz2``/``.xz``).
+
+The archive is a tar (gzip-compressed) of NDJSON files, one article a line: ``name``, ``identifier``, ``url``,
+``in_language.identifier``, ``is_part_of.identifier``, ``version``, ``redirects``, ``categories`` and
+``article_body.html``, the page as Parsoid renders it (every template expanded: the words editors put in templates
+are in the text), often ``article_body.wikitext`` too. The tar is read as a stream, member by member and line by
+line: nothing is unpacked to disk and no more than one record is in memory. Several processes share one archive
+by records (``read``'s ``part``), counted across its members: gzip cannot be cut by bytes, so a process given whole
+members would still decompress the archive up to them, and parsing, not decompressing, is the cost (gunzip, tar and
+line splitting are about 7% of the parse, the lines alone 2%); records keep the processes within one record of
+each other however the members differ in size, and an archive of one member is shared as well as one of many.
+
+Each record becomes one :class:`Article` (see :mod:`._parsoid` for what is kept and dropped): id = ``identifier``,
+title = ``name``, the language from ``in_language`` (else ``is_part_of``: ``dewiki`` → ``de``), which picks the
+See also names and the namespace names. The page's ``redirects`` become :class:`Redirect` records, so that links
+to a redirect resolve as they do in an XML dump. A disambiguation page (``mw:PageProp/disambiguation``, or a
+disambiguation category of the record's language) is flagged. The categories are recorded by name, without their
+namespace and sort key: those of the HTML's ``link[rel="mw:PageProp/Category"]`` in page order (every category,
+the ones templates add included), then those of the record's own ``categories`` list (``{"name": "Kategorie:...",
+"url": ...}``, as records of the Enterprise API carry it) that the HTML lacks. The See also section is found by
+its heading, or, for a language whose heading the tables lack, by its structure (:mod:`._parsoid_see_also`), as in
+the wikitext path.
+
+A bad record never stops the file: invalid JSON, a record with no ``article_body.html``, a page outside namespace
+0, bytes that are not UTF-8 or a line over ``max_article_bytes`` yield :class:`Skipped` naming the file, the
+member and the line; an archive that breaks off yields ``Skipped(reason="truncated")`` after the records before
+the break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation
+from wikiformer_kit.dataset_scripts.corpus.formats import structured_contents
+from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder
+from wikiformer_kit.dataset_scripts.corpus.formats._enterprise_records import (
+    first_record_line,
+    is_plain_ndjson,
+    load_record,
+    namespaces_of,
+    read_records,
+    record_category_titles,
+    record_field,
+    record_language,
+)
+from wikiformer_kit.dataset_scripts.corpus.formats._parsoid import ParsoidWalker, page_marks, parse_document
+from wikiformer_kit.dataset_scripts.corpus.formats._parsoid_see_also import see_also_by_structure
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
+from wikiformer_kit.dataset_scripts.corpus.see_also import FOUND_BY_NAME, FOUND_BY_STRUCTURE, knows_language
+from wikiformer_kit.dataset_scripts.corpus.titles import categories_from_titles, normalize_title
+
+NAME = "enterprise-html"
+SPLITS_BY_RECORD = True
+"""A gzip archive cannot be cut by bytes: several processes share one file by records (``read``'s ``part``); a plain
+NDJSON file is cut into byte ranges instead (``read``'s ``byte_range``: :func:`splits_by_bytes`)."""
+
+_RECORD_KEYS = (b'"article_body"', b'"in_language"', b'"is_part_of"', b'"main_entity"', b'"namespace"')
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """An Enterprise record on the first line (an object with ``name``, ``identifier`` and one of the fields only
+    Enterprise records carry), in a plain NDJSON file or in the first member of a tar."""
+    first = first_record_line(head)
+    return (
+        first.startswith(b"{")
+        and b'"name"' in first
+        and b'"identifier"' in first
+        and any(key in first for key in _RECORD_KEYS)
+    )
+
+
+def read(
+    path: Path,
+    options: ReaderOptions,
+    part: tuple[int, int] | None = None,
+    byte_range: tuple[int, int] | None = None,
+) -> Iterator[Article | Redirect | Skipped]:
+    """Stream the records of an Enterprise HTML dump file (a ``.json.tar.gz`` or an NDJSON file).
+
+    Args:
+        path: the file.
+        options: reader options (``language`` is the fallback for a record that names none).
+        part: ``(k, n)`` to parse only the records ``k``, ``k + n``, ``k + 2n``, ... of the file (counted over all its
+            members, blank lines not counted), so that ``n`` processes share one archive; the others are read past
+            unparsed. A break in the archive is reported by part 0 only.
+        byte_range: ``(start, end)`` of a plain NDJSON file (``end`` -1: to its end): only the lines that start in
+            it are read (:func:`read_byte_range`), so that processes share a file without reading it whole.
+
+    Yields:
+        The page's Redirects then its :class:`Article` for each record, or a :class:`Skipped` naming the file,
+        the member and the line (in a byte range, the line's first byte).
+    """
+    yield from read_records(path, options, parse_record, part, byte_range)
+
+
+def splits_by_bytes(path: Path) -> bool:
+    """Whether a file can be cut into byte ranges: a plain NDJSON file (:func:`is_plain_ndjson`)."""
+    return is_plain_ndjson(path)
+
+
+def parse_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> list[Article | Redirect | Skipped]:
+    """One NDJSON line of an Enterprise dump as its Redirects and Article, or a :class:`Skipped` naming ``file``
+    and ``where`` (the member and line)."""
+    loaded = load_record(raw, file, where, options)
+    if isinstance(loaded, Skipped):
+        return [loaded]
+    record, where = loaded
+    title = record.get("name") if isinstance(record.get("name"), str) else ""
+    html = record_field(record, "article_body", "html")
+    if not isinstance(html, str) or not html.strip():
+        # the same dumps in their other shape: sniffing sees only a file's first bytes, the record says what it is
+        if structured_contents.has_sections(record):
+            return [structured_contents.parse_loaded(record, where, file, options)]
+        return [
+            Skipped("no-html", file, where, "no article_body.html (nor Structured Contents sections) in the record")
+        ]
+    namespace = record_field(record, "namespace", "identifier")
+    if namespace not in (None, 0, "0"):
+        return [Skipped("not-an-article", file, where, f"namespace {namespace}, not 0")]
+    language = record_language(record) or options.language
+    article = parse_page(html, record, file, where, replace(options, language=language))
+    redirects = [
+        Redirect(normalize_title(entry["name"]), normalize_title(title))
+        for entry in record.get("redirects") or []
+        if title and isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"].strip()
+    ]
+    return [*redirects, article]
+
+
+def parse_page(html: str, record: dict[str, Any], file: str, where: str, options: ReaderOptions) -> Article | Skipped:
+    """The Article of one record's Parsoid HTML (``options.language`` is the record's language)."""
+    title = record.get("name") if isinstance(record.get("name"), str) else ""
+    page_id = str(record.get("identifier") or where)
+    tree = parse_document(html)
+    if tree is None:
+        return Skipped("empty", file, where, "no HTML content")
+    url = record.get("url") if isinstance(record.get("url"), str) else ""
+    builder = ArticleBuilder(page_id, title or page_id, NAME, file, options, url=url)
+    body = tree.body
+    ParsoidWalker(builder, namespaces_of(options.language)).walk(body if body is not None else tree.root)
+    article = builder.build()
+    if isinstance(article, Skipped):
+        return Skipped(article.reason, file, where, article.detail)
+    marks = page_marks(tree)
+    categories = marks.categories + record_category_titles(record)
+    article.is_disambiguation = marks.is_disambiguation or any(
+        is_disambiguation(f"[[{category}]]", options.language) for category in categories
+    )
+    article.categories = categories_from_titles(categories)
+    if article.see_also:
+        article.see_also_found_by = FOUND_BY_NAME
+    elif not (options.see_also_titles or article.is_disambiguation or knows_language(options.language)):
+        found = see_also_by_structure(body if body is not None else tree.root, namespaces_of(options.language))
+        if found and found[1]:
+            article.see_also, article.see_also_found_by = found[1], FOUND_BY_STRUCTURE
+    return article

@@ -1,0 +1,382 @@
+"""Inline templates that carry text, rendered as Wikipedia shows them instead of being cut out.
+
+Most templates are infoboxes, citations, navigation boxes or maintenance tags, and are removed with everything
+else that is not text (:func:`~dataset_scripts.corpus.wikitext.strip_non_text`). A few stand inside a sentence and
+*are* its words: ``{{convert|5|km|mi}}`` ("5 km"), ``{{lang|grc|ἄγαλμα}}``, ``{{仮リンク|表示|en|Title}}``,
+``{{нп|Назва|текст|en|Title}}``, ``{{s-|XIV}}`` ("XIVe siècle"); removing them leaves "a statue is "delight"
+(, agalma)" or "は、自然科学の一分野である". WikiExtractor, which made the paper's data, renders some of them too.
+
+Which template renders how is data: ``data/mediawiki/templates.json`` names, per wiki language (``*``: every
+wiki), each template's rule (:data:`RULES`: the first parameter, a display parameter among several, a gloss in
+brackets, a French century ...), name prefixes and name patterns for families (``lang-grc``, ``{{XIVe siècle}}``),
+and the templates known to show no words of the text (footnotes, maintenance tags, icons), which are removed
+without being reported. A template's own language entry wins over ``*``. :data:`RENDERERS` and
+:data:`PREFIX_RENDERERS` hold the ``*`` entries; extend them, or the table, to render more templates. The output
+is wikitext, so links in it stay links.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from functools import lru_cache
+
+import mwparserfromhell
+
+from wikiformer_kit.home import kit_file
+
+Renderer = Callable[[list[str], dict[str, str]], str]
+"""A rendering: the positional parameters (already rendered) and the named ones (lower-case keys, with each
+positional parameter also under its number, ``"1"``, ``"2"``, as MediaWiki numbers them) → wikitext."""
+
+TABLE = kit_file("data/mediawiki/templates.json")
+"""The table of templates that carry words, per language."""
+
+_NESTING = re.compile(r"[{}\[\]<>\n'\x00]")
+"""What a template's parameters may not hold to be split by :func:`template_parameters` without a parse: the
+characters of nesting markup, bold and italic quotes, line breaks and NUL (mwparserfromhell's own marker)."""
+
+_RANGE_WORDS = frozenset({"-", "–", "to", "and", "or", "by", "x", "×", "to(-)", "and(-)", "+/-", "±"})
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+_ROMAN = re.compile(r"[IVXLCDM]+")
+
+
+def _arg(positional: list[str], index: int, default: str = "") -> str:
+    return positional[index].strip() if len(positional) > index else default
+
+
+def _convert(positional: list[str], named: dict[str, str]) -> str:
+    """``{{convert|5|km|mi}}`` → "5 km"; ranges ``{{convert|1|to|2|km}}`` → "1 to 2 km", ``{{convert|1|-|2|km}}``
+    → "1–2 km"."""
+    text, rest = _arg(positional, 0), positional[1:]
+    while len(rest) >= 2 and rest[0].strip() in _RANGE_WORDS:
+        word = rest[0].strip().replace("(-)", "")
+        text += "–" if word in ("-", "–") else f" {word} "
+        text += rest[1].strip()
+        rest = rest[2:]
+    unit = rest[0].strip() if rest else ""
+    return f"{text} {unit}".strip()
+
+
+def _date(positional: list[str], named: dict[str, str]) -> str:
+    """``{{start date|1990|5|1}}`` → "1 May 1990" (a one-argument ``{{date|...}}`` as given)."""
+    parts = [p.strip() for p in positional if p.strip()]
+    if len(parts) == 1 or not all(p.isdigit() for p in parts[:3]):
+        return parts[0] if parts else ""
+    year, month = parts[0], int(parts[1]) if len(parts) > 1 else 0
+    month_name = _MONTHS[month - 1] if 1 <= month <= 12 else ""
+    day = str(int(parts[2])) if len(parts) > 2 else ""
+    return " ".join(p for p in (day, month_name, year) if p)
+
+
+def _val(positional: list[str], named: dict[str, str]) -> str:
+    """``{{val|1.23|0.01|e=5|u=m}}`` → "1.23±0.01×10^5 m"."""
+    text = _arg(positional, 0)
+    if len(positional) > 1 and positional[1].strip():
+        text += ("±" if len(positional) == 2 else f"+{positional[1].strip()}−") + (
+            positional[1].strip() if len(positional) == 2 else _arg(positional, 2)
+        )
+    if named.get("e", "").strip():
+        text += f"×10^{named['e'].strip()}"
+    unit = (named.get("u") or named.get("ul") or "").strip()
+    return f"{text} {unit}".strip()
+
+
+def _as_of(positional: list[str], named: dict[str, str]) -> str:
+    words = "as of" if named.get("lc", "").strip() in ("y", "yes") else "As of"
+    return f"{words} {_date(positional, named)}".strip()
+
+
+def _first(positional: list[str], named: dict[str, str]) -> str:
+    return _arg(positional, 0)
+
+
+def _second(positional: list[str], named: dict[str, str]) -> str:
+    """The text of ``{{lang|fr|texte}}``-like templates (the first parameter is a code)."""
+    return _arg(positional, 1) or _arg(positional, 0)
+
+
+def _last(positional: list[str], named: dict[str, str]) -> str:
+    return next((p.strip() for p in reversed(positional) if p.strip()), "")
+
+
+def _circa(positional: list[str], named: dict[str, str]) -> str:
+    return f"c. {'–'.join(p.strip() for p in positional if p.strip())}".strip()
+
+
+def _frac(positional: list[str], named: dict[str, str]) -> str:
+    """``{{frac|1|2}}`` → "1/2", ``{{frac|3|1|2}}`` → "3 1/2"."""
+    parts = [p.strip() for p in positional]
+    if len(parts) == 3:
+        return f"{parts[0]} {parts[1]}/{parts[2]}"
+    return "/".join(parts) if len(parts) == 2 else f"1/{parts[0]}" if parts else ""
+
+
+def _bibleref(positional: list[str], named: dict[str, str]) -> str:
+    return " ".join(p.strip() for p in positional[:2] if p.strip())
+
+
+def _respell(positional: list[str], named: dict[str, str]) -> str:
+    return "-".join(x.strip() for x in positional if x.strip().strip("'"))
+
+
+def _join(separator: str = " ") -> Renderer:
+    """Every non-empty positional parameter, joined (``{{hlist|a|b}}`` → "a, b", ``{{unité|3797|m}}``)."""
+    return lambda positional, named: separator.join(p.strip() for p in positional if p.strip())
+
+
+def _constant(text: str = "") -> Renderer:
+    return lambda positional, named: text
+
+
+def _prefix(text: str) -> Renderer:
+    """``{{HMS|Victory}}`` → "HMS Victory"."""
+    return lambda positional, named: f"{text} {_arg(positional, 0)}".strip()
+
+
+def _wrap(before: str = "", after: str = "") -> Renderer:
+    """The first parameter between two strings (``{{incise|x}}`` → "— x —"; nothing when it is empty)."""
+    return lambda positional, named: f"{before}{text}{after}" if (text := _arg(positional, 0)) else ""
+
+
+def _display(keys: list[str]) -> Renderer:
+    """The first non-empty of the named or numbered parameters ``keys``: what an interlanguage-link template
+    shows (``{{ill|Local|de|Fremd|lt=Shown}}``: ``lt``, else ``1``; ``{{нп|Назва|текст|en|Title}}``: ``2``,
+    else ``1``)."""
+    return lambda positional, named: next((v.strip() for k in keys if (v := named.get(k, "")).strip()), "")
+
+
+def _values(keys: list[str], separator: str = ", ") -> Renderer:
+    """Every non-empty parameter of ``keys`` in that order (``{{zh|c=哀牢|p=Āiláo}}`` → "哀牢, Āiláo")."""
+    return lambda positional, named: separator.join(v.strip() for k in keys if (v := named.get(k, "")).strip())
+
+
+def _gloss(keys: list[str], open: str = " (", separator: str = ", ", close: str = ")") -> Renderer:
+    """The first of ``keys`` with the others in brackets: ``{{読み仮名|物理学|ぶつりがく}}`` → "物理学（ぶつりがく）",
+    ``{{nihongo|Tokyo|東京|Tōkyō}}`` → "Tokyo (東京, Tōkyō)"."""
+
+    def render(positional: list[str], named: dict[str, str]) -> str:
+        values = [named.get(k, "").strip() for k in keys]
+        head, rest = values[0], [v for v in values[1:] if v]
+        return f"{head}{open}{separator.join(rest)}{close}" if head and rest else head or separator.join(rest)
+
+    return render
+
+
+def _century(suffix: str) -> Renderer:
+    """A French century from its Roman number: ``{{s-|XIV}}`` → "XIVe siècle", ``{{s|I}}`` → "Ier siècle"."""
+
+    def render(positional: list[str], named: dict[str, str]) -> str:
+        number = _arg(positional, 0)
+        if not _ROMAN.fullmatch(number):
+            return f"{number}{suffix}".strip()
+        return f"{number}{'er' if number == 'I' else 'e'}{suffix}"
+
+    return render
+
+
+RULES: dict[str, Callable[..., Renderer]] = {
+    "first": lambda: _first, "second": lambda: _second, "last": lambda: _last, "convert": lambda: _convert,
+    "date": lambda: _date, "val": lambda: _val, "as_of": lambda: _as_of, "frac": lambda: _frac,
+    "circa": lambda: _circa, "bibleref": lambda: _bibleref, "respell": lambda: _respell, "join": _join,
+    "constant": _constant, "prefix": _prefix, "wrap": _wrap, "display": _display, "values": _values,
+    "gloss": _gloss, "century": _century,
+}  # fmt: skip
+"""Rule name (``rule`` of a table entry) → maker of a renderer from the entry's other fields."""
+
+
+def _renderer(entry: str | dict) -> Renderer:
+    """The renderer a table entry names: ``"first"`` or ``{"rule": "display", "keys": ["lt", "1"]}``."""
+    fields = {"rule": entry} if isinstance(entry, str) else dict(entry)
+    return RULES[fields.pop("rule")](**fields)
+
+
+class LanguageTemplates:
+    """One language's part of the table: renderers by name, by name prefix and by name pattern, and the
+    templates known to show no words."""
+
+    def __init__(self, entry: dict):
+        self.renderers = {name: _renderer(rule) for name, rule in entry.get("render", {}).items()}
+        self.prefixes = {prefix: _renderer(rule) for prefix, rule in entry.get("prefixes", {}).items()}
+        self.name_patterns = [re.compile(pattern) for pattern in entry.get("name_patterns", [])]
+        self.without_words = frozenset(entry.get("without_words", []))
+        self.without_words_prefixes = tuple(entry.get("without_words_prefixes", []))
+        self.without_words_suffixes = tuple(entry.get("without_words_suffixes", []))
+
+    def shows_no_words(self, name: str) -> bool:
+        return (
+            name in self.without_words
+            or name.startswith(self.without_words_prefixes)
+            or name.endswith(self.without_words_suffixes)
+        )
+
+
+def _table() -> dict[str, LanguageTemplates]:
+    entries = json.loads(TABLE.read_text(encoding="utf-8"))["languages"]
+    return {language: LanguageTemplates(entry) for language, entry in entries.items()}
+
+
+_TABLES = _table()
+EVERY_LANGUAGE = _TABLES.pop("*")
+RENDERERS: dict[str, Renderer] = EVERY_LANGUAGE.renderers
+"""Template name (lower case, ``_`` as a space) → renderer, for every wiki. Extend to render more templates."""
+PREFIX_RENDERERS: dict[str, Renderer] = EVERY_LANGUAGE.prefixes
+"""Name prefix → renderer, for template families (``{{lang-grc|ἄγαλμα}}``, ``{{IPA-de|...}}``)."""
+
+
+def _language_table(language: str) -> LanguageTemplates | None:
+    return _TABLES.get(language) or _TABLES.get(language.split("-")[0]) if language else None
+
+
+def template_name(wikitext: str) -> str:
+    """The normalized name of the template ``{{Name|...}}`` (lower case, ``_`` and runs of spaces as one space)."""
+    return " ".join(_raw_name(wikitext).replace("_", " ").split()).lower()
+
+
+def _raw_name(wikitext: str) -> str:
+    return wikitext[2:].split("|", 1)[0].split("}}", 1)[0]
+
+
+def _function_argument(wikitext: str) -> str:
+    """The first argument of a parser function, ``{{formatnum:1234}}`` → "1234" (templates in it kept)."""
+    if "{{" not in wikitext[2:-2]:
+        return _raw_name(wikitext).split(":", 1)[1]
+    parsed = mwparserfromhell.parse(wikitext).filter_templates(recursive=False)
+    return str(parsed[0].name).partition(":")[2] if parsed else ""
+
+
+def renderer_for(name: str, language: str = "") -> Renderer | None:
+    """The renderer of a normalized template name in a wiki of ``language`` (its own entry first, then every
+    wiki's), or None when the template is removed."""
+    own = _language_table(language)
+    for table in (own, EVERY_LANGUAGE) if own else (EVERY_LANGUAGE,):
+        if name in table.renderers:
+            return table.renderers[name]
+        for prefix, renderer in table.prefixes.items():
+            if name.startswith(prefix):
+                return renderer
+    return None
+
+
+def shows_no_words(name: str, language: str = "") -> bool:
+    """Whether the table knows the template as one that shows no words of the text (a footnote, a maintenance
+    tag, an icon): removed, and not reported as a template whose words were lost."""
+    own = _language_table(language)
+    return EVERY_LANGUAGE.shows_no_words(name) or bool(own and own.shows_no_words(name))
+
+
+@lru_cache(maxsize=4096)
+def _named_by_pattern(raw_name: str, language: str) -> bool:
+    own = _language_table(language)
+    return bool(own and any(pattern.match(raw_name) for pattern in own.name_patterns))
+
+
+def render_template(wikitext: str, render_nested: Callable[[str], str], language: str = "") -> str | None:
+    """The wikitext a known inline template renders to, or None when it is not in the tables.
+
+    Args:
+        wikitext: one whole template, ``{{...}}``.
+        render_nested: applied to each parameter value first (renders or strips templates nested in it).
+        language: the wiki's language code (its entry of the table applies before every wiki's).
+    """
+    name = template_name(wikitext)
+    function, colon, _ = name.partition(":")
+    if "{" in function:  # the colon is inside a template nested in the name, not a parser function's
+        colon = ""
+    renderer = renderer_for(f"{function}:" if colon else name, language)
+    if renderer is None:
+        raw_name = _raw_name(wikitext).strip()
+        if not language or not _named_by_pattern(raw_name, language):
+            return None
+        # a template named by its own text ({{XIVe siècle}}, {{1er}}, {{84e|congrès}}): the name, then its text
+        renderer = lambda positional, named: f"{raw_name} {_arg(positional, 0)}".strip()  # noqa: E731
+    parameters = template_parameters(wikitext)
+    if parameters is None:
+        return None
+    positional: list[str] = []
+    named: dict[str, str] = {}
+    if colon:  # a parser function ({{formatnum:1234}}): its first argument follows the colon
+        positional.append(render_nested(_function_argument(wikitext)))
+    for showkey, key, value in parameters:
+        value = render_nested(value)
+        if showkey:
+            named[key.strip().lower()] = value
+        else:
+            positional.append(value)
+    for number, value in enumerate(positional, 1):
+        named.setdefault(str(number), value)
+    return renderer(positional, named)
+
+
+def template_parameters(wikitext: str) -> list[tuple[bool, str, str]] | None:
+    """The parameters of the template ``{{...}}`` as mwparserfromhell reads them, each ``(named, name, value)``
+    in the wikitext's own spelling (a positional one with an empty name); None when it is not a template.
+
+    A template whose parameters hold none of the characters of :data:`_NESTING` (markup that nests) is
+    split at its bars and first equals signs here, as mwparserfromhell splits it, at a tenth of the cost of its
+    parse (tests/dataset_scripts/corpus/test_template_parameters.py compares the two).
+    """
+    body = wikitext[2:-2]
+    if wikitext.startswith("{{") and wikitext.endswith("}}") and not _NESTING.search(body):
+        parameters = []
+        for parameter in body.split("|")[1:]:
+            key, equals, value = parameter.partition("=")
+            parameters.append((True, key, value) if equals else (False, "", parameter))
+        return parameters
+    parsed = mwparserfromhell.parse(wikitext).filter_templates(recursive=False)
+    if not parsed:
+        return None
+    return [(param.showkey, str(param.name) if param.showkey else "", str(param.value)) for param in parsed[0].params]
+
+
+CUT_KEY = "template_cut:"
+"""The statistics key of a template cut from running text with its words: ``template_cut:NAME``."""
+_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
+_LINE_MARKERS = " \t*#:;"
+_NOT_A_NAME = re.compile(r"[\[\]{}<>]|^$")
+"""What no template name holds (MediaWiki's titles exclude these characters)."""
+
+
+def in_running_text(text: str, start: int, end: int) -> bool:
+    """Whether the template ``text[start:end]`` stands in running text: words before it on its line (other
+    templates aside), or, for a template on one line, words after it or a list item of its own. An infobox or a
+    navigation box on lines of its own is not."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    if "{{" in before:
+        before = _TEMPLATE.sub("", before)
+    if before.strip(_LINE_MARKERS):
+        return True
+    if "\n" in text[start:end]:
+        return False
+    if before.strip():  # "* {{仮リンク|...}}": the words of a list item
+        return True
+    line_end = text.find("\n", end)
+    after = text[end : line_end if line_end >= 0 else len(text)].strip()
+    return bool(after) and not after.startswith(("{{", "{|"))
+
+
+def count_template(counts: Counter, text: str, start: int, end: int, rendered: str | None, language: str = "") -> None:
+    """Count the template ``text[start:end]`` if it stands in running text (:func:`in_running_text`):
+    ``templates_rendered``, ``templates_without_words`` (:func:`shows_no_words`, and the parser functions
+    ``{{#if:...}}``), or ``template_cut:NAME`` for one whose words, if it had any, are lost: what to add to the
+    table."""
+    if not in_running_text(text, start, end):
+        return
+    if rendered is not None:
+        counts["templates_rendered"] += 1
+        return
+    name = template_name(text[start:end])
+    if _NOT_A_NAME.search(name):  # "{{" of TeX in <math> ({{a} \over {b}}), or markup: no template
+        return
+    if ":" in name:  # a parser function, {{formatnum:...}} or {{#if:...}}: counted by its function's name
+        name = name.split(":", 1)[0] + ":"
+    if name.startswith("#") or shows_no_words(name, language):
+        counts["templates_without_words"] += 1
+    else:
+        counts[CUT_KEY + name] += 1

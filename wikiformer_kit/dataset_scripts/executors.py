@@ -1,0 +1,191 @@
+"""Choose the datatrove executor at the edge: local processes by default, Slurm or Ray on a cluster.
+
+Slurm and Ray workers import this project's steps by name, so each worker gets the folder the kit is imported from on
+its ``PYTHONPATH`` (and, on Slurm, the virtual environment the command ran in); the output and logging folders
+must be on a file system every node sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wikiformer_kit.home import import_root, kit_environment
+
+EXECUTORS = ("local", "slurm", "ray")
+
+
+@dataclass(frozen=True)
+class ExecutorOptions:
+    """Where and how wide a build's datatrove stages run.
+
+    Args:
+        kind: ``local`` (``num_proc`` processes on this machine), ``slurm`` (needs ``slurm_partition``) or ``ray``.
+        num_proc: tasks run at once by the local executor (and tasks per stage of the task build).
+        slurm_partition: the Slurm partition.
+        slurm_time: the Slurm time limit of a job.
+        verbose: the local stages print everything on the console (default: one line each, the rest in their logs).
+    """
+
+    kind: str = "local"
+    num_proc: int = 1
+    slurm_partition: str | None = None
+    slurm_time: str = "24:00:00"
+    verbose: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXECUTORS:
+            raise ValueError(f"unknown executor {self.kind!r}: choose {', '.join(EXECUTORS)}")
+        if self.num_proc < 1:
+            raise ValueError(f"num_proc must be >= 1, got {self.num_proc}")
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--num-proc``, ``--executor``, ``--slurm-partition``, ``--slurm-time``, ``--verbose`` (read back by
+    :func:`executor_options`)."""
+    parser.add_argument("--num-proc", type=int, default=1, help="processes: tasks run at once")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local")
+    parser.add_argument("--slurm-partition", default=None)
+    parser.add_argument("--slurm-time", default=ExecutorOptions.slurm_time, help="time limit of a Slurm job")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every stage's executor logs and progress bars (default: one line a stage, the rest in "
+        "OUT/logs/<stage>.log)",
+    )
+
+
+def executor_options(args: argparse.Namespace) -> ExecutorOptions:
+    """The options :func:`add_executor_arguments` parsed (``ValueError`` for a bad value)."""
+    return ExecutorOptions(args.executor, args.num_proc, args.slurm_partition, args.slurm_time, args.verbose)
+
+
+def make_executor(
+    options: ExecutorOptions,
+    pipeline: list,
+    *,
+    tasks: int,
+    logging_dir: str,
+    job_name: str,
+    depends: Any = None,
+    skip_completed: bool = True,
+    preload: tuple[str, ...] = (),
+    stage: str | None = None,
+    stage_log: Path | None = None,
+):
+    """A datatrove executor of ``options.kind`` running ``pipeline`` as ``tasks`` tasks.
+
+    Args:
+        options: which executor, how many local processes, the Slurm partition and time.
+        pipeline: the datatrove steps.
+        tasks: number of tasks (one per input shard).
+        logging_dir: where datatrove records logs, stats and finished tasks (what makes a rerun resume).
+        job_name: the Slurm job name.
+        depends: an executor that must finish first.
+        skip_completed: skip tasks finished by an earlier run.
+        preload: modules the local workers need, imported once: by this process when the workers are forked
+            from it (:func:`.local_executor.local_start_method`), else by the fork server (seconds per worker with
+            torch/datasets/pyarrow in the import graph).
+        stage: the stage's name in the console line the local executor prints when it ends (``None``: none).
+        stage_log: where the local executor writes the stage's output, unless ``options.verbose`` (Slurm and Ray
+            write their tasks' logs under ``logging_dir``).
+    """
+    common = {"tasks": tasks, "logging_dir": logging_dir, "depends": depends, "skip_completed": skip_completed}
+    kind = options.kind
+    if kind == "local":
+        from wikiformer_kit.dataset_scripts.local_executor import StartMethodAtRun
+
+        workers = max(1, min(options.num_proc, tasks))
+        console = {"stage": stage, "stage_log": stage_log, "verbose": options.verbose}
+        return StartMethodAtRun(pipeline, workers=workers, preload=preload, **console, **common)
+    if kind == "slurm":
+        from datatrove.executor import SlurmPipelineExecutor
+
+        if not options.slurm_partition:
+            raise SystemExit("--executor slurm needs --slurm-partition")
+        return SlurmPipelineExecutor(
+            pipeline,
+            time=options.slurm_time,
+            partition=options.slurm_partition,
+            job_name=job_name,
+            env_command=slurm_environment(),
+            **common,
+        )
+    if kind == "ray":
+        from datatrove.executor import RayPipelineExecutor
+
+        start_ray()
+        # one CPU and 1 GB a task: a task stage worker peaks near 0.5 GB (README, Scale), datatrove asks for 2 GB
+        return RayPipelineExecutor(pipeline, workers=options.num_proc, cpus_per_task=1, mem_per_cpu_gb=1, **common)
+    raise SystemExit(f"unknown executor {kind!r}: choose {', '.join(EXECUTORS)}")
+
+
+def chain_executors(
+    options: ExecutorOptions,
+    stages: list[tuple[str, list, int]],
+    *,
+    logs: Callable[[str, int], Path],
+    job_prefix: str,
+    last_always_reruns: bool = True,
+    preload: tuple[str, ...] = (),
+    stage_logs: Path | None = None,
+):
+    """Executors for ``stages`` (``(name, pipeline, tasks)`` in order), each depending on the one before.
+
+    Run the returned (last) executor to run them all; the last stage is never skipped as completed when
+    ``last_always_reruns`` (cheap outputs that follow the latest command line).
+
+    Args:
+        options: which executor (see :func:`make_executor`).
+        stages: the stages, first to last.
+        logs: the logging folder of a stage from its name and task count.
+        job_prefix: the Slurm job names are ``{job_prefix}-{stage name}``.
+        last_always_reruns: whether the last stage reruns even when an earlier run finished it.
+        preload: modules the local fork server imports once (see :func:`make_executor`).
+        stage_logs: the folder of the stages' console logs (``<name>.log``; see :func:`make_executor`).
+    """
+    previous = None
+    for index, (name, pipeline, tasks) in enumerate(stages):
+        previous = make_executor(
+            options,
+            pipeline,
+            tasks=tasks,
+            logging_dir=str(logs(name, tasks)),
+            job_name=f"{job_prefix}-{name}",
+            depends=previous,
+            skip_completed=not (last_always_reruns and index == len(stages) - 1),
+            preload=preload,
+            stage=name,
+            stage_log=stage_logs / f"{name}.log" if stage_logs else None,
+        )
+    return previous
+
+
+def slurm_environment() -> str:
+    """The lines a Slurm job runs before the pipeline: this virtual environment, the project on ``PYTHONPATH``."""
+    lines = []
+    if sys.prefix != sys.base_prefix:
+        lines.append(f"source {Path(sys.prefix) / 'bin' / 'activate'}")
+    lines.append(f"cd {os.getcwd()}")
+    lines.append(f"export PYTHONPATH={import_root()}${{PYTHONPATH:+:$PYTHONPATH}}")
+    return " && ".join(lines)  # one line: datatrove indents it into its script template
+
+
+def start_ray() -> None:
+    """Connect to the Ray cluster named by ``RAY_ADDRESS`` (``auto``: the one started on this node with
+    ``ray start``), or start a local one; its workers import the kit from :func:`~wikiformer_kit.home.import_root`."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    ray.init(
+        address=os.environ.get("RAY_ADDRESS") or None,
+        runtime_env={"env_vars": {"PYTHONPATH": kit_environment()["PYTHONPATH"]}},
+        include_dashboard=False,
+        log_to_driver=False,
+    )

@@ -1,0 +1,131 @@
+"""HARP's Anchor Co-occurrence Modeling (ACM): words of one anchor's destination as the query, a co-occurring
+anchor's destination as the positive.
+
+The paper (section 3.2.4): for two anchors (a1, P1) and (a2, P2) drawn at random from the same sentence, the query
+S1 is a1 plus words of P1 drawn by their attention from [CLS] (eq. 13); P2 is the relevant document and a page
+drawn at random from the corpus the negative (eq. 14). The original code cuts both sides to 250 tokens.
+
+A row: ``query`` = S1, ``positive`` = P2, ``negatives`` = [a random page's first section]. A sentence gives one
+row per pair of its anchors (a_i, a_j), i < j in sentence order, linking to distinct pages, a_i's destination
+queried against a_j's (``anchor_pairs="all"``, the original code's ``gen_pairdata_acm.py``); ``"drawn"`` gives one
+row of two destinations drawn uniformly. l ~ the query length distribution, a1's own words are not drawn again
+(``exclude_anchor_words``), and the random page is neither the source article, P1 nor P2.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
+    EXTRACTION_SKIPS,
+    HARP_CHOICES,
+    HARP_MEASURES,
+    Anchor,
+    HarpOptions,
+    LinkedSentence,
+    destination_pair_row,
+    excluded_words,
+    passage_query,
+    query_length,
+)
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
+from wikiformer_kit.dataset_scripts.tasks.origins import HARP
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
+
+SKIP_REASONS = {
+    **EXTRACTION_SKIPS,
+    "sentence-with-one-destination": "sentence whose anchors link to fewer than 2 distinct pages",
+    "no-passage-word": "the first anchor's destination has no content word outside the anchor's words",
+    "no-random-negative": "no random page different from the source and both destinations could be drawn",
+    "pair-same-destination": "pair of a sentence's anchors that link to the same page",
+}
+
+
+def acm_rows(
+    sentence: LinkedSentence,
+    attention: TextAttention,
+    passages,
+    stopwords: frozenset[str],
+    rng: random.Random,
+    options: HarpOptions,
+    pool: Sequence[int] = (),
+    source_row: int | None = None,
+) -> tuple[list[dict], dict[str, int]]:
+    """The ACM rows of a sentence: one per pair of its anchors (``anchor_pairs="all"``) or at most one of two drawn
+    destinations (``"drawn"``); ``pool`` holds the rows a random negative page is drawn from, other arguments as
+    :func:`~.rqp.rqp_rows`."""
+    destinations = sentence.destinations()
+    if len(destinations) < 2:
+        return [], {"sentence-with-one-destination": 1}
+    if options.anchor_pairs == "drawn":
+        first, second = rng.sample(destinations, 2)
+        pairs = [(next(a for a in sentence.anchors if a.target == first), second)]
+    else:
+        pairs = [(a, b.target) for a, b in itertools.combinations(sentence.anchors, 2)]
+    rows, skipped = [], {}
+    for anchor, second in pairs:
+        if anchor.target == second:
+            reason = "pair-same-destination"
+        else:
+            row, reason = _row(sentence, attention, passages, stopwords, rng, options, pool, source_row, anchor, second)
+            if row is not None:
+                rows.append(row)
+                continue
+        skipped[reason] = skipped.get(reason, 0) + 1
+    return rows, skipped
+
+
+def _row(
+    sentence: LinkedSentence,
+    attention: TextAttention,
+    passages,
+    stopwords: frozenset[str],
+    rng: random.Random,
+    options: HarpOptions,
+    pool: Sequence[int],
+    source_row: int | None,
+    anchor: Anchor,
+    second: int,
+) -> tuple[dict | None, str]:
+    """The row of ``anchor``'s destination against ``second``, or ``None`` and why not."""
+    first = anchor.target
+    exclude = excluded_words(anchor, attention, options)
+    words = passage_query(passages.attention(first), stopwords, rng, query_length(rng, options), exclude, options)
+    if words is None:
+        return None, "no-passage-word"
+    negative = None
+    for _ in range(16):
+        if len(pool) == 0:
+            break
+        row = int(pool[rng.randrange(len(pool))])
+        if row not in (first, second, source_row):
+            negative = row
+            break
+    if negative is None:
+        return None, "no-random-negative"
+    # the original code appends the anchor to the words it draws with replacement
+    query = f"{words} {anchor.text}" if options.word_draws == "replacement" else f"{anchor.text} {words}"
+    return destination_pair_row(sentence, query, anchor, passages, second, negative), ""
+
+
+SPEC = TaskSpec(
+    name="acm",
+    title="Anchor Co-occurrence Modeling (ACM)",
+    features=group_features("query", anchor=TEXT, positive_title=TEXT, negative_title=TEXT),
+    fixed_side="query",
+    pairing=(
+        "For two anchors (a1, P1), (a2, P2) of one sentence linking to distinct pages (every pair, a1 before a2 in "
+        "the sentence, with `anchor_pairs=all`; two drawn destinations with `drawn`): `query` = a1 plus l words of "
+        "P1's first section drawn by their attention from [CLS], `positive` = P2's first section, `negatives` = "
+        "[the first section of a random page of the corpus, neither the source nor P1 nor P2]."
+    ),
+    choices=HARP_CHOICES,
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: a random page of the whole corpus as the negative (baseline_steps)
+    query_max_length=250,  # the original code cuts both sides to 250 tokens
+    doc_max_length=250,
+    origin=HARP,
+    measures=HARP_MEASURES,
+)

@@ -1,0 +1,236 @@
+"""PROP's Representative wOrds Prediction (ROP): which of two word sets sampled from a document represents it better.
+
+The paper (Ma et al., WSDM 2021, section 3.1, Algorithm 1, section 4.4.2): for a document D, draw a length
+l ~ Poisson(3) (l > 0), draw two word sets S1 and S2 of l words each from D's Dirichlet-smoothed language model,
+and call the set with the higher likelihood P(S|D) the positive; 5 pairs per document; the model reads
+``[CLS] S [SEP] D [SEP]`` and is trained with a margin-1 hinge on the pair, jointly with MLM on the document.
+The language model, stopwords, vocabulary cut and subsampling are in :mod:`.language_model`.
+
+A row here is one pair: ``document`` = the title + ". " + the text (the original code's document; cut to
+``max_words`` words), ``positive`` = the higher-likelihood set, ``negatives`` = [the other set], each set its words
+joined by spaces in draw order, ``log_likelihoods`` = [log P(S+|D), log P(S-|D)]. The document is the fixed side and
+the candidates are queries (as in RWI). Where the paper and the original code differ the paper is the default and
+the code's value an option (``PropOptions.original()`` gives all of them): vocabulary cut 50 vs 10, subsampling 1e-5
+vs 1e-4, 5 pairs per document vs 10 generated and 5 of them kept at random, collection model from word counts vs
+document frequencies, draws from the whole vocabulary vs from the document's words plus 500 corpus words sampled by
+document frequency, words vs their Porter stems (``stem``, see :mod:`.language_model`). Where the paper is
+silent the code's choice is the default: a document under 100 words is skipped 80% of the time (the code counts
+BERT word pieces), and a pair of equally likely sets makes S2 the positive (the paper's Algorithm 1 and the code
+alike).
+
+Bad input is counted, never fatal: a disambiguation page or an empty document, a document of stopwords only, a
+document none of whose words is in the vocabulary, a pair whose document has fewer vocabulary words than the set
+length, a pair of sets with equal likelihood (with ``ties="drop"``) and a pair whose draws subsampling kept
+rejecting.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.words import cut_words, has_fewer_words
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
+from wikiformer_kit.dataset_scripts.tasks.language_model import CollectionModel, DocumentModel, poisson_length, words
+from wikiformer_kit.dataset_scripts.tasks.origins import PROP
+from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, TaskSpec, group_features
+
+SKIP_REASONS = {
+    "disambiguation": "disambiguation page",
+    "empty-document": "document without any word",
+    "only-stopwords": "document made only of stopwords",
+    "no-vocabulary-word": "no word of the document occurs often enough in the corpus (min_count)",
+    "document-shorter-than-word-set": "pair not drawn: the document has fewer vocabulary words than the set length "
+    "(drop_long_sets)",
+    "tied-word-sets": "pair dropped: both word sets have the same likelihood (ties=drop)",
+    "subsampling-exhausted": "pair dropped: subsampling rejected every draw (only very frequent words)",
+    "short-document": "document under `short_document_words` words, skipped with probability `short_document_skip` "
+    "(the original code: under 100 word pieces, 80% of the time)",
+    "pair-not-kept": "pair generated but not among the `pairs_kept` drawn at random (the original code's 5 of 10)",
+}
+
+
+def document_text(article: Article) -> str:
+    """The PROP document: the title + ". " + the article's text (the original code's ``title + '. ' + content``)."""
+    return join_document(article.title, [article.abstract, *(section.text for section in article.sections)])
+
+
+def join_document(title: str, parts: Iterable[str]) -> str:
+    """:func:`document_text` from the title and the texts of the abstract and sections (``Article.text``'s
+    parts), for readers that hold columns rather than articles."""
+    title, text = title.strip(), "\n\n".join(p for p in parts if p).strip()
+    return f"{title}. {text}" if title and text else title or text
+
+
+def document_skip(is_disambiguation: bool, has_words: bool) -> str:
+    """Why a document makes no row whatever the vocabulary (a skip reason), or ``""``."""
+    if is_disambiguation:
+        return "disambiguation"
+    return "" if has_words else "empty-document"
+
+
+@dataclass(frozen=True)
+class PropDocument:
+    """A document as its ROP rows need it: what the statistics stage keeps of it, so that the rows stage neither
+    reads the corpus nor tokenises again.
+
+    Args:
+        article_id: the article (or MS MARCO document) id.
+        title: its title.
+        document: :func:`document_text` cut to ``max_words`` words (the rows' ``document`` column).
+        skip: :func:`document_skip`.
+        has_content: whether it has a word that is not a stopword.
+        ids: its words of the vocabulary V, as :class:`~.language_model.CollectionModel` ids, in text order.
+    """
+
+    article_id: str
+    title: str
+    document: str
+    skip: str
+    has_content: bool
+    ids: np.ndarray
+
+
+def prop_groups(
+    article: Article,
+    rng: random.Random,
+    collection: CollectionModel,
+    stopwords: frozenset[str],
+    options: PropOptions,
+    max_words: int = 512,
+) -> TaskOutput:
+    """The ROP rows of one document (tokenised here; the build uses :func:`document_rows` on the words the
+    statistics stage kept).
+
+    Args:
+        article: the document (a Wikipedia article, or an MS MARCO document read as one).
+        rng: the document's RNG (``task_rng(seed, "prop", article.id)``).
+        collection: the corpus-wide collection model.
+        stopwords: the stopword list the collection model was counted with.
+        options: the sampling settings.
+        max_words: the ``document`` column is cut to this many words (the model reads 512 tokens at most).
+
+    Returns:
+        Rows ``{document, positive, negatives, article_id, title, log_likelihoods}`` and skip counts.
+    """
+    text = document_text(article)
+    every = words(text)
+    content = [w for w in every if w not in stopwords]
+    document = PropDocument(
+        article.id,
+        article.title,
+        cut_words(text, max_words),
+        document_skip(article.is_disambiguation, bool(every)),
+        bool(content),
+        collection.ids(collection.terms(content)),
+    )
+    return document_rows(document, rng, collection, options)
+
+
+def document_rows(
+    document: PropDocument, rng: random.Random, collection: CollectionModel, options: PropOptions
+) -> TaskOutput:
+    """The ROP rows of one document: ``pairs_per_document`` set lengths l ~ Poisson, then two sets of each
+    length drawn from the document model, the more likely one the positive (arguments: :func:`prop_groups`)."""
+    out = TaskOutput()
+    if document.skip and (document.skip != "disambiguation" or options.skip_disambiguation):
+        out.skipped[document.skip] += 1
+        return out
+    model = DocumentModel.from_ids(document.ids, collection)
+    if model.length == 0:
+        out.skipped["no-vocabulary-word" if document.has_content else "only-stopwords"] += 1
+        return out
+    for _ in range(options.epochs):
+        if not _epoch_rows(document, model, rng, collection, options, out):
+            break
+    return out
+
+
+def _epoch_rows(
+    document: PropDocument,
+    model: DocumentModel,
+    rng: random.Random,
+    collection: CollectionModel,
+    options: PropOptions,
+    out: TaskOutput,
+) -> bool:
+    """One epoch's pairs of a document into ``out``; ``False`` when the document was skipped as short (every
+    epoch is then skipped: the original code skips the document)."""
+    sizes = [poisson_length(rng, options.poisson_lambda) for _ in range(options.pairs_per_document)]
+    if (
+        options.short_document_words
+        and has_fewer_words(document.document, options.short_document_words)
+        and rng.random() < options.short_document_skip
+    ):
+        out.skipped["short-document"] += 1
+        return False
+    if options.pairs_kept:
+        kept = sorted(rng.sample(range(len(sizes)), options.pairs_kept))
+        out.skipped["pair-not-kept"] += len(sizes) - len(kept)
+        sizes = [sizes[i] for i in kept]
+    drawable = [size for size in sizes if size <= model.length or not options.drop_long_sets]
+    if len(drawable) < len(sizes):
+        out.skipped["document-shorter-than-word-set"] += len(sizes) - len(drawable)
+    if options.corpus_sample:
+        model.restrict_draws(rng, options.corpus_sample)
+    sets = model.sample_sets(rng, [size for size in drawable for _ in range(2)])
+    likelihoods = iter(model.log_likelihoods([s for s in sets if s is not None]))  # one call for the document
+    scores = [None if s is None else next(likelihoods) for s in sets]
+    for first, second, high, low in zip(sets[::2], sets[1::2], scores[::2], scores[1::2], strict=True):
+        if first is None or second is None:
+            out.skipped["subsampling-exhausted"] += 1
+            continue
+        if high == low and options.ties == "drop":
+            out.skipped["tied-word-sets"] += 1
+            continue
+        positive, negative = (first, second) if high > low else (second, first)
+        out.groups.append(
+            {
+                "document": document.document,
+                "positive": " ".join(collection.shown(rng, positive.tolist())),
+                "negatives": [" ".join(collection.shown(rng, negative.tolist()))],
+                "article_id": document.article_id,
+                "title": document.title,
+                "log_likelihoods": [max(high, low), min(high, low)],
+            }
+        )
+    return True
+
+
+SPEC = TaskSpec(
+    name="prop",
+    title="Representative Words Prediction (ROP)",
+    features=group_features("document", log_likelihoods=FLOATS),
+    fixed_side="document",
+    pairing=(
+        'For a document D (title + ". " + text), a set length l ~ Poisson(3) (l > 0) and two sets S1, S2 of l '
+        "words drawn with replacement from D's Dirichlet-smoothed unigram model P(w|D) = (c(w,D) + mu P(w|C)) / "
+        "(|D| + mu), mu = the average document length: `positive` = the set with the higher likelihood "
+        "prod P(w|D), `negatives` = [the other], `log_likelihoods` = both log-likelihoods. The document is the fixed "
+        "side and the candidates are word sets: each is scored as `[CLS] set [SEP] document [SEP]`."
+    ),
+    choices=(
+        "Words are the runs of letters of the lowercased text without the stopwords (`stopwords`: INQUERY, as the "
+        "paper, unless the line after this paragraph names another list); the "
+        "vocabulary holds the words occurring at least `min_count` times in the corpus, and |D|, c(w,D) and mu count "
+        "only its words, so P(w|D) is a distribution over it and is sampled exactly (the document's words with "
+        "probability |D|/(|D|+mu), else the collection model; with `corpus_sample` K > 0, as the original code, "
+        "over the document's words plus K sampled corpus words only). Subsampling (threshold `subsample`) thins the "
+        "draws with word2vec's keep probability sqrt(t/f) + t/f. A pair of equally likely sets makes S2 the "
+        "positive (`ties`). A document under `short_document_words` words is skipped with probability "
+        "`short_document_skip` (the code's rule; the paper is silent). The paper's values are the defaults; the "
+        "original code's (min count 10, t = 1e-4, 10 pairs generated and 5 kept, document frequencies as the "
+        "collection model, K = 500, NLTK English + INQUERY stopwords, Porter stems shown as one of their words) are "
+        "options (`--prop-variant original`); "
+        "`prop.stopwords` names the list used (empty: INQUERY)."
+    ),
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: the collection model first (baseline_steps)
+    origin=PROP,
+)
+"""PROP's ROP task: built by :mod:`.baseline_steps` (it needs the corpus-wide collection model)."""

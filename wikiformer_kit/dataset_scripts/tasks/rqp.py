@@ -1,0 +1,114 @@
+"""HARP's Representative Query Prediction (RQP): the anchor-based query against words drawn from the destination.
+
+The paper (section 3.2.1): for an anchor a in sentence S linking to page P, the positive query S1 is a plus l words
+of S drawn by their last-layer attention from the anchor (eq. 1-4); the negative query S2 is words of P drawn by
+their attention from [CLS], the anchor's words excluded (eq. 5); the model scores ``[CLS] S [SEP] P [SEP]`` and
+learns S1 > S2 with a margin-1 hinge (eq. 6-8).
+
+A row: ``document`` = P (the destination's first section), ``positive`` = S1, ``negatives`` = [S2]. The document
+is the fixed side and the candidates are queries. Where the paper is silent: S2 has as many words as S1 (so that
+length is no cue; ``rqp_negative_length="own"`` gives the original code's separate draw, under which S1, a drawn
+length plus the anchor's words, is the longer), words are drawn without replacement, and both queries keep the
+words' text order. ``draw_unit="pieces"`` draws the importance model's word pieces instead, with replacement, as
+the original code does, each query written as the tokenizer joins the drawn pieces.
+"""
+
+from __future__ import annotations
+
+import random
+
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
+    EXTRACTION_SKIPS,
+    HARP_CHOICES,
+    HARP_MEASURES,
+    HarpOptions,
+    LinkedSentence,
+    anchor_words,
+    context_query,
+    excluded_words,
+    passage_query,
+    query_length,
+)
+from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
+from wikiformer_kit.dataset_scripts.tasks.origins import HARP
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
+
+SKIP_REASONS = {
+    **EXTRACTION_SKIPS,
+    "no-context-word": "anchor whose sentence has no content word besides the anchor",
+    "no-passage-word": "destination passage without a content word outside the anchor's words",
+}
+
+
+def rqp_rows(
+    sentence: LinkedSentence,
+    attention: TextAttention,
+    passages,
+    stopwords: frozenset[str],
+    rng: random.Random,
+    options: HarpOptions,
+) -> tuple[list[dict], dict[str, int]]:
+    """One RQP row per anchor of the sentence.
+
+    Args:
+        sentence: the sentence and its resolved anchors.
+        attention: the sentence's attention ([CLS] row and one row per anchor, in anchor order).
+        passages: destination passages by row (``text``, ``title``, ``article_id``, ``attention``).
+        stopwords: never drawn into a query.
+        rng: the task's RNG for the source article (its sentences draw from it in turn).
+        options: HARP settings.
+
+    Returns:
+        The rows and the skip counts.
+    """
+    rows, skipped = [], {}
+    for index, anchor in enumerate(sentence.anchors):
+        positive = context_query(sentence, index, attention, stopwords, rng, options)
+        if positive is None:
+            skipped["no-context-word"] = skipped.get("no-context-word", 0) + 1
+            continue
+        query, sampled = positive
+        exclude = excluded_words(anchor, attention, options)
+        if options.rqp_negative_length == "own":
+            size = query_length(rng, options)
+        else:
+            size = sampled + len(anchor_words(anchor, attention))
+        negative = passage_query(passages.attention(anchor.target), stopwords, rng, size, exclude, options)
+        if negative is None:
+            skipped["no-passage-word"] = skipped.get("no-passage-word", 0) + 1
+            continue
+        rows.append(
+            {
+                "document": passages.text(anchor.target),
+                "positive": query,
+                "negatives": [negative],
+                "article_id": sentence.article_id,
+                "title": sentence.title,
+                "anchor": anchor.text,
+                "destination": passages.title(anchor.target),
+            }
+        )
+    return rows, skipped
+
+
+SPEC = TaskSpec(
+    name="rqp",
+    title="Representative Query Prediction (RQP)",
+    features=group_features("document", anchor=TEXT, destination=TEXT),
+    fixed_side="document",
+    pairing=(
+        "For an anchor a in sentence S of an article, linking to page P: `document` = P's first section, `positive` "
+        "= a plus l words of S drawn by their attention from the anchor (in sentence order), `negatives` = [as many "
+        "words of P drawn by their attention from [CLS], a's words excluded; with `rqp_negative_length=own`, a "
+        "length of its own draw]; with `draw_unit=pieces`, word pieces instead of words, joined as the tokenizer "
+        "joins them. The document is the fixed side and "
+        "the candidates are queries. `article_id`/`title` name the source article, `anchor` and `destination` the "
+        "link."
+    ),
+    choices=HARP_CHOICES,
+    skip_reasons=SKIP_REASONS,
+    sampler=None,  # corpus-wide: destinations resolved over the whole corpus (baseline_steps)
+    doc_max_length=250,
+    origin=HARP,
+    measures=HARP_MEASURES,
+)

