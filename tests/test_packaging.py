@@ -24,6 +24,7 @@ from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT, SAMPLES
 
 DL20_MINI = SAMPLES / "eval" / "dl20-mini"
 COMMANDS = ("corpus", "build", "wikir", "finetune-data", "eval", "train", "release")
+CHECKOUT_FORMS = re.compile(r"python -m (?:eval|dataset_scripts)|python (?:train|release)\.py|\b[a-z_/]+/[a-z_]+\.py\b")
 COLLIDING_NAMES = {"cli", "data", "eval", "training", "dataset_scripts", "configs", "train", "release", "tests"}
 
 
@@ -38,10 +39,9 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
-@pytest.fixture(scope="module")
-def venv(wheel, tmp_path_factory) -> Path:
-    """A fresh virtual environment outside the repository with the wheel installed; its ``bin`` folder."""
-    root = tmp_path_factory.mktemp("venv")
+def install_into_fresh_venv(root: Path, *requirement: str) -> Path:
+    """A fresh virtual environment in ``root`` outside the repository with ``requirement`` installed (pip's
+    arguments, without dependencies); its ``bin`` folder."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
     python = root / "bin" / "python"
     purelib = subprocess.run(
@@ -50,11 +50,25 @@ def venv(wheel, tmp_path_factory) -> Path:
         text=True,
         check=True,
     ).stdout.strip()
-    Path(purelib, "kit-dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", str(wheel)]
-    result = subprocess.run(install, capture_output=True, text=True)
+    dependencies = "\n".join(site.getsitepackages()) + "\n"
+    # named to be read before an editable install's own .pth, which imports the editables package
+    Path(purelib, "_0_kit_dependencies.pth").write_text(dependencies, encoding="utf-8")
+    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
+    result = subprocess.run([*install, "--no-build-isolation", *requirement], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
     return root / "bin"
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    """The wheel installed in a fresh virtual environment; its ``bin`` folder."""
+    return install_into_fresh_venv(tmp_path_factory.mktemp("venv"), str(wheel))
+
+
+@pytest.fixture(scope="module")
+def editable_venv(tmp_path_factory) -> Path:
+    """The checkout installed as ``pip install -e .`` in a fresh virtual environment; its ``bin`` folder."""
+    return install_into_fresh_venv(tmp_path_factory.mktemp("editable"), "--editable", str(PROJECT_ROOT))
 
 
 def run_installed(bin_dir: Path, command: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
@@ -135,10 +149,43 @@ def test_the_installed_kit_is_the_wheels_and_the_model_needs_no_kit_library(venv
     assert found["loaded"] == []
 
 
+PROBE_NAMES = """
+import importlib, json, sys, wikiformer_kit
+def importable(name):
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError:
+        return False
+    return True
+eval_file = importlib.import_module("wikiformer_kit.eval").__file__
+names = [n for n in sys.argv[1:] if importable(n)]
+print(json.dumps({"package": list(wikiformer_kit.__path__), "eval": eval_file, "importable": names}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("install", ["wheel", "editable"])
+def test_an_install_exposes_the_package_and_nothing_else_of_the_checkout(install, request, tmp_path):
+    bin_dir = request.getfixturevalue("venv" if install == "wheel" else "editable_venv")
+    found = json.loads(
+        ok(run_installed(bin_dir, ["python", "-c", PROBE_NAMES, *sorted(COLLIDING_NAMES | {"bench"})], tmp_path))
+        .strip()
+        .splitlines()[-1]
+    )
+    assert found["importable"] == []  # eval, training, cli, data, tests, bench, ... of the checkout
+    (folder,) = found["package"]  # the package's modules sit in one folder
+    expected = PROJECT_ROOT / "wikiformer_kit" if install == "editable" else bin_dir.parent
+    assert Path(folder).is_relative_to(expected)
+    assert Path(found["eval"]) == Path(folder) / "eval" / "__init__.py"
+    assert "first-stage" in ok(run_installed(bin_dir, ["wikiformer-eval", "--help"], tmp_path))
+
+
 @pytest.mark.slow
 def test_every_command_runs_from_outside_the_repository(venv, tmp_path):
     for command in COMMANDS:
-        assert f"usage: wikiformer-{command}" in ok(run_installed(venv, [f"wikiformer-{command}", "--help"], tmp_path))
+        shown = ok(run_installed(venv, [f"wikiformer-{command}", "--help"], tmp_path))
+        assert f"usage: wikiformer-{command}" in shown
+        assert not CHECKOUT_FORMS.findall(shown), f"wikiformer-{command} --help names checkout-only commands"
     assert "first-stage" in ok(run_installed(venv, ["python", "-m", "wikiformer_kit.eval", "--help"], tmp_path))
 
     corpus = ok(run_installed(venv, ["wikiformer-corpus", str(ENWIKI_SAMPLE), "--output-dir", "corpus"], tmp_path))
@@ -151,7 +198,9 @@ def test_every_command_runs_from_outside_the_repository(venv, tmp_path):
     ok(run_installed(venv, [*wikir, "--validation-size", "10", "--test-size", "5", "--bm25-k", "20"], tmp_path))
     assert (tmp_path / "wikir" / "test" / "qrels.txt").is_file()
 
-    first = ["wikiformer-eval", "first-stage", "--collection", str(DL20_MINI), "--method", "bm25", "--output", "r.run"]
+    # the vendored sample by the name the README gives it, from a folder that has no such path
+    first = ["wikiformer-eval", "first-stage", "--collection", "data/samples/eval/dl20-mini", "--method", "bm25"]
+    first += ["--output", "r.run"]
     ok(run_installed(venv, first, tmp_path))
     assert len((tmp_path / "r.run").read_text(encoding="utf-8").splitlines()) > 0
 
@@ -169,4 +218,5 @@ def test_every_command_runs_from_outside_the_repository(venv, tmp_path):
 
     release = ok(run_installed(venv, ["wikiformer-release", "--stages", "datasets", "--output-dir", "rel"], tmp_path))
     assert "[datasets] done" in release
-    assert (tmp_path / "rel" / "datasets" / "wikiformer-srr").is_dir()
+    card = (tmp_path / "rel" / "datasets" / "wikiformer-srr" / "README.md").read_text(encoding="utf-8")
+    assert "wikiformer-build" in card and not CHECKOUT_FORMS.findall(card)

@@ -31,7 +31,7 @@ def project_text_files() -> list[str]:
         path
         for path in listed.stdout.splitlines()
         if path.endswith(TEXT_SUFFIXES)
-        and not path.startswith("data/samples/")
+        and not path.startswith("wikiformer_kit/data/samples/")
         and path != "tests/test_repository_text.py"
     ]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.tasks.origins import HARP, PROP
 from wikiformer_kit.eval.metrics import display_name
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
@@ -461,5 +462,5 @@ def fusion_evidence_text(evidence: dict | None) -> str:
 def write_model_card(model_dir: str | Path, inputs: CardInputs) -> Path:
     """Render the card into ``model_dir/README.md`` and return its path."""
     path = Path(model_dir) / "README.md"
-    render_model_card(inputs).save(path)
+    path.write_text(as_run(str(render_model_card(inputs))), encoding="utf-8")
     return path

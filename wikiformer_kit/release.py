@@ -49,8 +49,8 @@ import time
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.durations import duration
-from wikiformer_kit.cli.style import command_name
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
 from wikiformer_kit.home import find_kit_file, kit_environment, kit_file
 from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, read_config
@@ -587,10 +587,7 @@ def closing_summary(
         lines.append(f"datasets: {_short(out / 'datasets')}/wikiformer-{{{','.join(tasks)}}}")
     if (eval_dir / "compare").is_dir():
         lines.append(f"results:  {_short(eval_dir / 'compare')}  (per-query figures, significance, chart)")
-    installed = command_name("python release.py") != "python release.py"
-    evaluate, release = (
-        ("wikiformer-eval", "wikiformer-release") if installed else ("python -m eval", "python release.py")
-    )
+    evaluate, release = as_run("python -m eval"), as_run("python release.py")
     if not args.verbose:
         lines.append(f"logs:     {_short(out / 'logs')}  (or rerun with --verbose)")
     if (model_dir / "config.json").exists():

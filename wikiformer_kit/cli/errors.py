@@ -14,6 +14,8 @@ import functools
 import sys
 from collections.abc import Callable, Sequence
 
+from wikiformer_kit.cli.commands import as_run
+
 DEBUG_FLAG = "--debug"
 DEBUG_HELP = "show the full traceback of an error instead of its one-line message"
 INPUT_ERROR_EXIT = 2
@@ -141,7 +143,7 @@ def one_line_errors(
         except Exception as error:
             if debug:
                 raise
-            print(f"error: {one_line(error)}", file=sys.stderr, flush=True)
+            print(as_run(f"error: {one_line(error)}"), file=sys.stderr, flush=True)
             return INPUT_ERROR_EXIT if isinstance(error, input_error_types() + (KeyError,)) else UNEXPECTED_ERROR_EXIT
 
     return wrapper

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.errors import DEBUG_FLAG, DEBUG_HELP
+from wikiformer_kit.home import find_kit_file
 
 SPEAKS_OF_DEFAULT = re.compile(r"\bdefault[:\s]", re.IGNORECASE)
 SPELLING_NOTE = "Options are accepted as --kebab-case or --snake_case (--output-dir or --output_dir)."
@@ -61,14 +63,13 @@ def twin_spelling(token: str, known: set[str] | dict[str, Any]) -> str:
 
 def one_line_usage_error(prog: str, message: str) -> None:
     """Print a command-line error as one line and exit 2 (argparse prints the whole usage first)."""
-    print(f"error: {message} (see {prog} --help)", file=sys.stderr)
+    print(as_run(f"error: {message} (see {prog} --help)"), file=sys.stderr)
     sys.exit(2)
 
 
 def command_name(prog: str | None) -> str | None:
     """The command as the user typed it: ``wikiformer-eval`` when run as an installed command, else ``prog``."""
-    called = Path(sys.argv[0]).name
-    return called if called.startswith("wikiformer-") else prog
+    return prog and as_run(prog)
 
 
 class KitArgumentParser(argparse.ArgumentParser):
@@ -109,7 +110,7 @@ class KitArgumentParser(argparse.ArgumentParser):
 
     def format_usage(self) -> str:
         self._add_debug()
-        return super().format_usage()
+        return as_run(super().format_usage())
 
     def format_help(self) -> str:
         self._add_debug()
@@ -117,7 +118,7 @@ class KitArgumentParser(argparse.ArgumentParser):
             shown = default_text(action)
             if action.help is None and shown is not None:
                 action.help = f"(default: {shown.replace('%', '%%')})"
-        return super().format_help()
+        return as_run(super().format_help())
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None):
         self._add_debug()
@@ -130,6 +131,11 @@ class KitArgumentParser(argparse.ArgumentParser):
             if self._input_default is None:
                 self.error("no input given: name the files or folders to read (INPUT ... or --input INPUT ...)")
             namespace.input = list(self._input_default)
+        if self._takes_input:  # the kit's vendored samples by the names its docs give, from any folder
+            namespace.input = [
+                given if Path(given).exists() else type(given)(find_kit_file(given) or given)
+                for given in namespace.input
+            ]
         return namespace, extras
 
     def error(self, message: str) -> None:

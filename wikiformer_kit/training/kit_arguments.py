@@ -14,6 +14,7 @@ import yaml
 from transformers.hf_argparser import HfArgumentParser  # transformers' parser alone: no torch
 
 from wikiformer_kit.cli import InputError, KitHelpFormatter
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.style import SPELLING_NOTE, command_name, one_line_usage_error
 from wikiformer_kit.home import find_kit_file, kit_file
 
@@ -239,6 +240,12 @@ class TrainArgumentParser(HfArgumentParser):
         kwargs.setdefault("usage", f"{prog} [CONFIG.yaml] [--flag value ...]")
         kwargs.setdefault("epilog", SPELLING_NOTE)
         super().__init__(dataclass_types, prog=prog, formatter_class=KitHelpFormatter, **kwargs)
+
+    def format_usage(self) -> str:
+        return as_run(super().format_usage())
+
+    def format_help(self) -> str:
+        return as_run(super().format_help())
 
     def error(self, message: str) -> None:
         one_line_usage_error(self.prog, message)

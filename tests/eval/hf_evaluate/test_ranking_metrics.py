@@ -18,7 +18,7 @@ run = collection.runs["bm25"]
 predictions = [{"query_id": q, "doc_ids": list(r), "scores": list(r.values())} for q, r in run.items()]
 predictions = predictions[:6] + [{"query_id": p["query_id"], "doc_ids": [], "scores": []} for p in predictions[6:]]
 references = [{"query_id": q, "doc_ids": list(j), "relevance": list(j.values())} for q, j in collection.qrels.items()]
-metric = evaluate.load("eval/hf_evaluate/ranking_metrics")
+metric = evaluate.load("wikiformer_kit/eval/hf_evaluate/ranking_metrics")
 result = metric.compute(predictions=predictions, references=references, measures=["RR@10", "nDCG@10", "AP", "P@5"],
                         relevance_level=2, per_query=True)
 print(json.dumps(result))
@@ -46,7 +46,7 @@ collection = load_collection("data/samples/eval/dl20-mini")
 predictions = [{"query_id": q, "doc_ids": ["X" + d for d in r], "scores": list(r.values())}
                for q, r in collection.runs["bm25"].items()]
 references = [{"query_id": q, "doc_ids": list(j), "relevance": list(j.values())} for q, j in collection.qrels.items()]
-evaluate.load("eval/hf_evaluate/ranking_metrics").compute(predictions=predictions, references=references)
+evaluate.load("wikiformer_kit/eval/hf_evaluate/ranking_metrics").compute(predictions=predictions, references=references)
 """
 
 

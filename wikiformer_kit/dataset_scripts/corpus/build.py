@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.corpus.category_sources import categories_note
 from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity
 from wikiformer_kit.dataset_scripts.corpus.empty import (
@@ -183,7 +184,7 @@ def write_card(
     metadata = "\n".join(f"{key}: {value}" for key, value in licence.card_data().items())
     text = "\n\n".join(licence.paragraphs)
     (output_dir / "README.md").write_text(
-        CARD_TEMPLATE.format(
+        as_run(CARD_TEMPLATE).format(
             license=metadata,
             license_text=text,
             inputs=names,

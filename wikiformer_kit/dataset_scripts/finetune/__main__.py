@@ -24,8 +24,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from wikiformer_kit.cli import one_line_errors
-from wikiformer_kit.cli.style import command_name
+from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
 
 
@@ -38,8 +38,8 @@ def _flag(group, name: str, **kwargs) -> None:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     d = MiningOptions()
-    parser = argparse.ArgumentParser(
-        prog=command_name("python -m dataset_scripts.finetune"),
+    parser = KitArgumentParser(
+        prog="python -m dataset_scripts.finetune",
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     n = stats["negatives per group"]
     print(
         f"{n['count']:,} groups, {n['total'] / max(n['count'], 1):.1f} negatives a group, written to "
-        f"{args.output_dir} (train with: python train.py ... --train_datasets {args.output_dir})"
+        + as_run(f"{args.output_dir} (train with: python train.py ... --train_datasets {args.output_dir})")
     )
     left_out = {k: v for k, v in stats["counts"].items() if k not in ("groups", "queries read", "lines read") and v}
     if left_out:
@@ -164,7 +164,7 @@ def _repo_name(name: str) -> str:
 def _public_command(argv: list[str]) -> str:
     """The command line for the card, local paths reduced to their last component (cards are published)."""
     shown = [Path(a).name if os.sep in a and Path(a.split("#")[0]).exists() else a for a in argv]
-    return "python -m dataset_scripts.finetune " + " ".join(shlex.quote(a) for a in shown)
+    return as_run("python -m dataset_scripts.finetune " + " ".join(shlex.quote(a) for a in shown))
 
 
 if __name__ == "__main__":

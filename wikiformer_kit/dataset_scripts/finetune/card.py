@@ -6,6 +6,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.tasks.card import size_category
 
 FIRST_STAGES = {"bm25": "BM25 (bm25s)", "dense": "the kit's dense bi-encoder", "given": "the collection's own run"}
@@ -37,7 +38,7 @@ def render_card(public: dict, info: dict) -> DatasetCard:
 def write_card(folder: Path, public: dict, info: dict) -> Path:
     """Render the card and save it as ``folder/README.md``; returns its path."""
     path = Path(folder) / "README.md"
-    render_card(public, info).save(path)
+    path.write_text(as_run(str(render_card(public, info))), encoding="utf-8")
     return path
 
 

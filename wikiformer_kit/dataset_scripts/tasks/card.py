@@ -9,6 +9,7 @@ from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity  # noqa: F401 (part of this module's interface)
 from wikiformer_kit.dataset_scripts.corpus.source_license import WIKIPEDIA_FORMATS, source_license
 from wikiformer_kit.dataset_scripts.fingerprint import stamped_pattern
@@ -119,7 +120,8 @@ def write_card(
 ) -> Path:
     """Render the card and save it as ``task_dir/README.md``; returns its path."""
     path = Path(task_dir) / "README.md"
-    render_card(task, stats, statistics, build_info, example_row(task_dir)).save(path)
+    card = render_card(task, stats, statistics, build_info, example_row(task_dir))
+    path.write_text(as_run(str(card)), encoding="utf-8")
     return path
 
 

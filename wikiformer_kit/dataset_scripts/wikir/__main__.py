@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
 from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
@@ -185,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
 def _public_command(argv: list[str]) -> str:
     """The command line for the card, local paths reduced to their last component (cards are published)."""
     shown = [Path(a).name if os.sep in a and Path(a).exists() else a for a in argv]
-    return "python -m dataset_scripts.wikir " + " ".join(shlex.quote(a) for a in shown)
+    return as_run("python -m dataset_scripts.wikir " + " ".join(shlex.quote(a) for a in shown))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity
 from wikiformer_kit.dataset_scripts.fingerprint import stamped_pattern
 from wikiformer_kit.dataset_scripts.wikir.assemble import SPLITS, Collection
@@ -173,4 +174,4 @@ def render_card(collection: Collection, figures: dict[str, Any], info: dict[str,
 
 def write_card(root: Path, collection: Collection, figures: dict[str, Any], info: dict[str, Any]) -> None:
     """Write ``README.md`` into the collection folder."""
-    (root / "README.md").write_text(render_card(collection, figures, info), encoding="utf-8")
+    (root / "README.md").write_text(as_run(render_card(collection, figures, info)), encoding="utf-8")

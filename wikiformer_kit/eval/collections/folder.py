@@ -35,7 +35,7 @@ from wikiformer_kit.eval.collections.smart import (
     read_smart_queries,
     read_smart_records,
 )
-from wikiformer_kit.eval.collections.sniff import QUERY_NAMES, sniff
+from wikiformer_kit.eval.collections.sniff import LAYOUTS, QUERY_NAMES, sniff
 from wikiformer_kit.eval.collections.textfile import numbered_lines
 from wikiformer_kit.eval.collections.trec import read_trec_qrels, read_trec_run, read_trec_topics
 from wikiformer_kit.eval.collections.trec_sgml import read_trec_sgml_documents
@@ -113,7 +113,7 @@ def load_files(
     for archive in archives:
         logger.warning("%s: not read (an archive beside other collection files; name it to read it instead)", archive)
     if not kinds:
-        raise CollectionFormatError(folder, "no collection file recognised (see eval/collections/sniff.py)")
+        raise CollectionFormatError(folder, f"no collection file recognised; the layouts read: {LAYOUTS}")
     lookups = kinds.pop(LOOKUP_KIND, [])
     _split_smart(kinds)
     _prefer_newer_lisa_qrels(kinds, not_read)

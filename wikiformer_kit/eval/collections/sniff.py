@@ -34,6 +34,12 @@ DOCUMENTATION = re.compile(r"^(README|LICEN[CS]E|COPYING|NOTICE|CHANGES)|\.(md|r
 
 DOCUMENT_NAMES = re.compile(r"corpus|collection|docs|documents|passages", re.I)
 QUERY_NAMES = re.compile(r"quer|topic|qry", re.I)
+LAYOUTS = (
+    "TREC qrels, runs and topics (tab or space separated), TREC SGML <DOC>/<top> blocks, SMART .I records, MS MARCO "
+    "TSV files (collection, documents with their lookup, queries, top1000), JSON lines (Pyserini, ir_datasets, BEIR, "
+    "OpenMatch), rank_llm candidates, the LISA files, and archives of these, plain or .gz/.bz2/.xz"
+)
+"""The layouts a collection folder is read in, as an error message lists them (the module docstring says more)."""
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _INTEGER = re.compile(r"-?\d+")
 

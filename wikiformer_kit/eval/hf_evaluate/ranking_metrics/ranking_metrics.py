@@ -1,6 +1,6 @@
 """Ranking metrics with trec_eval's definitions, as a Hugging Face `evaluate` module.
 
-Load it from the project root with ``evaluate.load("eval/hf_evaluate/ranking_metrics")``. `evaluate` copies this file alone
+Load it from the project root with ``evaluate.load("wikiformer_kit/eval/hf_evaluate/ranking_metrics")``. `evaluate` copies this file alone
 into its module cache, so it imports only installed libraries; it computes what `eval.metrics.evaluate_run`
 computes (ir_measures' pytrec_eval backend, RR@k as RR zeroed below rank k), and a test checks that both
 agree on the vendored DL20 sample.
@@ -34,7 +34,7 @@ Args:
 Returns:
     `{measure: mean}` (plus "per_query" when asked).
 Examples:
-    >>> metric = evaluate.load("eval/hf_evaluate/ranking_metrics")
+    >>> metric = evaluate.load("wikiformer_kit/eval/hf_evaluate/ranking_metrics")
     >>> metric.compute(
     ...     predictions=[{"query_id": "q1", "doc_ids": ["d1", "d2"], "scores": [2.0, 1.0]}],
     ...     references=[{"query_id": "q1", "doc_ids": ["d2"], "relevance": [1]}],
