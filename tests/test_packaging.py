@@ -21,6 +21,7 @@ import pytest
 import tomllib
 
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT, SAMPLES
+from tests.dataset_scripts.test_executors import digests, fake_slurm, run_jobs
 
 DL20_MINI = SAMPLES / "eval" / "dl20-mini"
 COMMANDS = ("corpus", "build", "wikir", "finetune-data", "eval", "train", "release")
@@ -220,3 +221,30 @@ def test_every_command_runs_from_outside_the_repository(venv, tmp_path):
     assert "[datasets] done" in release
     card = (tmp_path / "rel" / "datasets" / "wikiformer-srr" / "README.md").read_text(encoding="utf-8")
     assert "wikiformer-build" in card and not CHECKOUT_FORMS.findall(card)
+
+
+@pytest.mark.slow
+def test_slurm_jobs_and_ray_workers_build_with_the_installed_kit(venv, tmp_path, monkeypatch):
+    """Slurm's job scripts and Ray's workers import the installed package (nothing of the checkout on their path)
+    and write what a local build of the installed kit writes."""
+    pytest.importorskip("ray")
+    build = ["wikiformer-build", "--input", str(ENWIKI_SAMPLE), "--limit", "40", "--articles-per-unit", "5"]
+    build += ["--num-proc", "2", "--output-dir"]
+    ok(run_installed(venv, [*build, "local"], tmp_path))
+    ok(run_installed(venv, [*build, "ray", "--executor", "ray"], tmp_path, timeout=900))
+    assert digests(tmp_path / "ray") == digests(tmp_path / "local")
+
+    calls = tmp_path / "sbatch-calls.txt"
+    fake_slurm(tmp_path / "bin", calls)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    slurm = [*build, "slurm", "--executor", "slurm", "--slurm-partition", "cpu"]
+    for _ in ("corpus", "tasks"):  # the first command submits the corpus job, the rerun the task stages' jobs
+        done = len(calls.read_text().splitlines()) if calls.exists() else 0
+        ok(run_installed(venv, slurm, tmp_path))
+        scripts = [
+            (tmp_path / f"job-{n}.sh").read_text() for n in range(done + 1, len(calls.read_text().splitlines()) + 1)
+        ]
+        jobs = [script for script in scripts if "launch_pickled_pipeline" in script]
+        assert jobs and all(f"export PYTHONPATH={venv.parent}" in job and str(PROJECT_ROOT) not in job for job in jobs)
+        run_jobs(jobs, tmp_path)
+    assert digests(tmp_path / "slurm") == digests(tmp_path / "local")
