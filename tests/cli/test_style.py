@@ -72,7 +72,7 @@ def test_every_command_line_takes_both_spellings_and_both_input_forms():
 
 def test_train_help_shows_the_config_and_the_kits_options_without_importing_torch():
     code = (
-        "import sys, train; train.print_help(full=False); "
+        "import sys; from wikiformer_kit import train; train.print_help(full=False); "
         "assert 'torch' not in sys.modules, 'train.py --help imported torch'"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)

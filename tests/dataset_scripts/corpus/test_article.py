@@ -44,7 +44,7 @@ def test_a_row_round_trips_through_the_schema():
 
 
 def test_the_build_modules_do_not_import_datasets():
-    code = "import sys, dataset_scripts.corpus.steps, dataset_scripts.corpus.build; print('datasets' in sys.modules)"
+    code = "import sys, wikiformer_kit.dataset_scripts.corpus.steps, wikiformer_kit.dataset_scripts.corpus.build; print('datasets' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert result.stdout.strip() == "False", result.stderr[-1000:]
 

@@ -46,9 +46,10 @@ def test_the_validation_split_is_an_eval_dir_and_the_test_split_a_test_dir():
 
 def test_the_wikir_config_parses():
     _, data, training = parse_arguments([str(PROJECT_ROOT / "wikiformer_kit" / "configs" / "wikir-finetune-cpu.yaml")])
-    assert data.train_datasets == ["data/samples/eval/wikir-en-mini"] and data.dataset_configs == ["triples"]
-    assert data.eval_dir == "data/samples/eval/wikir-en-mini/validation"
-    assert data.test_dirs == ["data/samples/eval/wikir-en-mini/test"]
+    # the config's sample paths are the kit's own, found from any folder
+    assert data.train_datasets == [str(MINI)] and data.dataset_configs == ["triples"]
+    assert data.eval_dir == str(MINI / "validation")
+    assert data.test_dirs == [str(MINI / "test")]
     assert training.metric_for_best_model == "ndcg@10" and training.load_best_model_at_end
 
 

@@ -95,6 +95,6 @@ def test_jax_is_kept_off_the_gpu_unless_asked(given, expected):
     env = {key: value for key, value in os.environ.items() if key != "JAX_PLATFORMS"}
     if given:
         env["JAX_PLATFORMS"] = given
-    code = "import os, eval.first_stage.bm25; print(os.environ['JAX_PLATFORMS'])"
+    code = "import os, wikiformer_kit.eval.first_stage.bm25; print(os.environ['JAX_PLATFORMS'])"
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == expected

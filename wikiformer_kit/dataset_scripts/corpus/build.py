@@ -132,7 +132,7 @@ def format_modules_of(shards: list[Shard]) -> list[str]:
     which pyarrow loads on the first rows it converts)."""
     names = {shard.fmt for shard in shards}
     return [
-        f"dataset_scripts.corpus.formats.{m}"
+        f"wikiformer_kit.dataset_scripts.corpus.formats.{m}"
         for m, name in zip(FORMAT_MODULES, FORMAT_NAMES, strict=True)
         if name in names
     ]
