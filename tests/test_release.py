@@ -11,6 +11,7 @@ import yaml
 
 from tests.conftest import PROJECT_ROOT
 from tests.hub_server import run_python
+from wikiformer_kit.eval.hub_results import check_eval_results
 from wikiformer_kit.model_card import CardInputs, Evaluation, render_model_card
 
 pytestmark = pytest.mark.slow
@@ -65,7 +66,7 @@ def test_release_end_to_end_through_the_hub(hub, tmp_path):
 import json
 import torch
 from datasets import load_dataset
-from huggingface_hub import ModelCard
+from huggingface_hub import HfApi, ModelCard, hf_hub_download
 from sentence_transformers import CrossEncoder
 from transformers import AutoModel, AutoTokenizer
 
@@ -77,7 +78,13 @@ cross = CrossEncoder("ns/wikiformer").predict([(query, d) for d in docs], activa
 srr = load_dataset("ns/wikiformer-srr", split="train")
 card = ModelCard.load("ns/wikiformer")
 results = card.data.eval_results
+hub_files = [f for f in HfApi().list_repo_files("ns/wikiformer") if f.startswith(".eval_results/")]
+wikir = load_dataset("ns/wikir-en", "qrels", split="test")
 print(json.dumps({
+    "eval_results": {f: open(hf_hub_download("ns/wikiformer", f), encoding="utf-8").read() for f in hub_files},
+    "wikir_index": {r.metric_type: r.metric_value for r in results
+                    if r.dataset_type == "wikir-en-test" and r.task_type == "text-ranking"},
+    "wikir_test_judgments": len(wikir),
     "class": type(model).__name__, "ours": [float(s) for s in ours], "cross": [float(s) for s in cross],
     "srr_rows": len(srr), "srr_columns": srr.column_names,
     "metrics": {r.metric_name: r.metric_value for r in results
@@ -93,6 +100,17 @@ print(json.dumps({
     assert loaded["datasets"] == ["dl20-mini", "wikir-en-test"]  # the dev queries' figures are no results
     measured = json.loads((out / "eval" / "wikiformer" / "metrics.json").read_text())["wikiformer"]["means"]
     assert loaded["metrics"]["nDCG@10"] == pytest.approx(measured["nDCG@10"], abs=1e-4)
+    # the Hub's evaluation results: the WIKIR test figures under the published WIKIR dataset, valid, the card's values
+    # (dl20-mini is no Hub dataset, the dev queries chose the checkpoint: neither has a file)
+    files = {name.split("/")[-1]: text for name, text in loaded["eval_results"].items()}
+    assert {"wikir_en.yaml", "wikir_en_mrr_at_10.yaml"} <= set(files) and loaded["wikir_test_judgments"] > 0
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        check_eval_results(tmp_path / name)
+        assert {entry["dataset"]["id"] for entry in yaml.safe_load(text)} == {"ns/wikir-en"}
+    for name, metric in (("wikir_en.yaml", "ndcg_at_10"), ("wikir_en_mrr_at_10.yaml", "mrr_at_10")):
+        [entry] = yaml.safe_load(files[name])
+        assert entry["dataset"]["task_id"] == "test" and entry["value"] == loaded["wikir_index"][metric]
 
 
 def test_card_states_only_measured_results(tmp_path):

@@ -17,6 +17,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.tasks.origins import HARP, PROP
+from wikiformer_kit.eval.hub_results import HubResult, nanobeir_hub_results, write_eval_results
 from wikiformer_kit.eval.metrics import display_name
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 from wikiformer_kit.eval.report.comparison import Comparison
@@ -78,6 +79,8 @@ class Evaluation:
         depth: candidates re-ranked per query; max_length: the pair length in tokens.
         comparison: every system's means and significance verdicts as ``python -m eval compare`` wrote them.
         labels: names the card shows for other systems (``{"minilm-fresh-head": "MiniLM + untrained head"}``).
+        hub_dataset: ``(dataset id, task id)`` of the collection on the Hub, where it is one: its figures then also
+            go into the Hub's evaluation results files (:mod:`wikiformer_kit.eval.hub_results`).
     """
 
     dataset_name: str
@@ -96,6 +99,7 @@ class Evaluation:
     max_length: int | None = None
     comparison: Comparison | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    hub_dataset: tuple[str, str] | None = None
 
     @classmethod
     def from_comparison(cls, comparison: Comparison, model_system: str, **kwargs) -> Evaluation:
@@ -267,6 +271,23 @@ class Evaluation:
             if measure in CARD_MEASURES
         ]
 
+    def hub_results(self) -> list[HubResult]:
+        """The model-index results as the Hub's evaluation results (none off the Hub or on selection queries)."""
+        if not self.hub_dataset:
+            return []
+        dataset_id, task_id = self.hub_dataset
+        return [
+            HubResult(
+                dataset_id,
+                task_id,
+                result.metric_type,
+                result.metric_value,
+                f"{result.metric_name}; {result.task_name}; {result.dataset_name}",
+                "" if result.task_type == "text-ranking" else "fused",
+            )
+            for result in self.eval_results()
+        ]
+
     def text_terms(self) -> str:
         """The terms of the evaluated text, where the kit knows them."""
         return COLLECTION_SOURCES.get(self.dataset_name, ("", ""))[1]
@@ -383,6 +404,13 @@ METHODS = {
 """Per pre-training method: the card's opening sentence and the BibTeX entry ."""
 
 
+def hub_results(inputs: CardInputs) -> list[HubResult]:
+    """Every test figure of the card that belongs to a dataset on the Hub, as the Hub's evaluation results."""
+    evaluations = ([inputs.evaluation] if inputs.evaluation else []) + list(inputs.more_evaluations)
+    results = [result for evaluation in evaluations for result in evaluation.hub_results()]
+    return results + (nanobeir_hub_results(inputs.nanobeir) if inputs.nanobeir else [])
+
+
 def render_model_card(inputs: CardInputs) -> ModelCard:
     """The model card for a checkpoint, from ``model_card.md``."""
     evaluation = inputs.evaluation
@@ -460,7 +488,9 @@ def fusion_evidence_text(evidence: dict | None) -> str:
 
 
 def write_model_card(model_dir: str | Path, inputs: CardInputs) -> Path:
-    """Render the card into ``model_dir/README.md`` and return its path."""
+    """Render the card into ``model_dir/README.md`` (and the Hub's evaluation results files beside it, where its test
+    figures belong to datasets on the Hub: :func:`hub_results`); returns the card's path."""
     path = Path(model_dir) / "README.md"
     path.write_text(as_run(str(render_model_card(inputs))), encoding="utf-8")
+    write_eval_results(model_dir, hub_results(inputs))
     return path

@@ -52,6 +52,7 @@ from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.durations import duration
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
+from wikiformer_kit.eval.hub_results import is_hub_dataset_id
 from wikiformer_kit.home import find_kit_file, kit_environment, kit_file
 from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, read_config
 
@@ -752,12 +753,12 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
     )
     found = [
         collection_evaluation(
-            folder, system, candidates, dev.chosen_on(spec), prefix + note, args, {"minilm-fresh-head": fresh_head}
+            folder, system, candidates, dev.chosen_on(spec), prefix + note, args, {"minilm-fresh-head": fresh_head}, hub
         )
-        for folder, spec, candidates, prefix in (
-            (eval_dir, args.eval_collection, args.eval_candidates, ""),
-            (eval_dir / "wikir", str(out / "wikir" / "test"), "bm25", wikir),
-            (eval_dir / "dev", dev.spec, "bm25", wikir),
+        for folder, spec, candidates, prefix, hub in (
+            (eval_dir, args.eval_collection, args.eval_candidates, "", hub_collection(args.eval_collection)),
+            (eval_dir / "wikir", str(out / "wikir" / "test"), "bm25", wikir, published_wikir(out, namespace)),
+            (eval_dir / "dev", dev.spec, "bm25", wikir, None),
         )
         if (folder / system / "metrics.json").exists() and (folder != eval_dir / "dev" or dev.on_wikir)
     ]
@@ -796,8 +797,33 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
     return write_model_card(model_dir, inputs)
 
 
+def hub_collection(spec: str) -> tuple[str, str] | None:
+    """``(dataset id, split)`` of a collection named by its Hub id (``hf:ID[@split]``), else None."""
+    if not spec.startswith("hf:"):
+        return None
+    dataset_id, _, split = spec[len("hf:") :].partition("@")
+    return (dataset_id, split or "test") if is_hub_dataset_id(dataset_id) else None
+
+
+def published_wikir(out: Path, namespace: str) -> tuple[str, str] | None:
+    """``(dataset id, "test")`` of the WIKIR collection the release publishes under ``namespace``, else None."""
+    from wikiformer_kit.model_card import NAMESPACE_PLACEHOLDER
+
+    summary = out / "wikir" / ".build" / "summary.json"
+    if namespace == NAMESPACE_PLACEHOLDER or not summary.exists():
+        return None
+    return f"{namespace}/wikir-{json.loads(summary.read_text(encoding='utf-8'))['language'] or 'xx'}", "test"
+
+
 def collection_evaluation(
-    folder: Path, system: str, candidates: str, chosen_on: str, note: str, args, labels: dict[str, str] | None = None
+    folder: Path,
+    system: str,
+    candidates: str,
+    chosen_on: str,
+    note: str,
+    args,
+    labels: dict[str, str] | None = None,
+    hub_dataset: tuple[str, str] | None = None,
 ):
     """A collection's figures for the card, from the files the eval stage wrote in ``folder``: the means and the
     significance verdicts of ``compare/comparison.json`` (else the means of ``<system>/metrics.json``), the fusion
@@ -819,6 +845,7 @@ def collection_evaluation(
         "depth": args.eval_depth,
         "max_length": args.eval_max_length,
         "labels": labels or {},
+        "hub_dataset": hub_dataset,
     }
     comparison = folder / "compare" / "comparison.json"
     if comparison.exists():
@@ -934,11 +961,11 @@ def push(out: Path, model_dir: Path, namespace: str, private: bool, system: str 
     for folder in task_dirs(out, SYSTEMS[system]):
         push_dataset_folder(folder, f"{namespace}/{folder.name}", private=private)
         print(f"[push] {folder} -> {namespace}/{folder.name}")
-    summary = out / "wikir" / ".build" / "summary.json"
-    if summary.exists():
+    wikir = published_wikir(out, namespace)
+    if wikir:
         from wikiformer_kit.dataset_scripts.wikir.__main__ import push as push_wikir
 
-        repo = f"{namespace}/wikir-{json.loads(summary.read_text(encoding='utf-8'))['language'] or 'xx'}"
+        repo = wikir[0]
         push_wikir(out / "wikir", repo, private)
         print(f"[push] {out / 'wikir'} -> {repo}")
 

@@ -8,10 +8,12 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from tests.conftest import PROJECT_ROOT
 from tests.eval.conftest import run_fresh, save_tiny_ranker
 from tests.eval.nanobeir_data import DEPTH, build_mini_nanobeir
+from wikiformer_kit.eval.hub_results import check_eval_results
 from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 from wikiformer_kit.eval.rerank import PairScorer
@@ -83,3 +85,9 @@ def test_cli_reads_the_sets_by_their_hub_id(hub, nano_folder, spread_ranker, tmp
     assert from_hub.dataset_id == "ns/NanoBEIR-mini"
     local = NanoBEIREvaluator(["scifact"], dataset_id=nano_folder, rerank_k=DEPTH)(PairScorer(str(spread_ranker)))
     assert from_hub.results == pytest.approx(local, abs=1e-6)
+    # the figures as the Hub's evaluation results, under the dataset read, a task per set
+    [primary] = yaml.safe_load((out / ".eval_results" / "nanobeir_mini.yaml").read_text())
+    assert primary["dataset"] == {"id": "ns/NanoBEIR-mini", "task_id": "NanoSciFact"}
+    assert primary["value"] == round(from_hub.results[f"NanoSciFact_R{DEPTH}_ndcg@10"], 4)
+    for path in (out / ".eval_results").glob("*.yaml"):
+        check_eval_results(path)

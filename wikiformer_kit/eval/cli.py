@@ -402,6 +402,7 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
 
 
 def cmd_nanobeir(args: argparse.Namespace) -> int:
+    from wikiformer_kit.eval.hub_results import nanobeir_hub_results, write_eval_results
     from wikiformer_kit.eval.nanobeir import DEFAULT_DATASET_ID, DEFAULT_SETS, NanoBEIREvaluator
     from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 
@@ -438,6 +439,8 @@ def cmd_nanobeir(args: argparse.Namespace) -> int:
     print(f"{record.primary_metric}: {record.results[record.primary_metric]:.4f}")
     if args.output_dir:
         print(f"wrote {record.save(args.output_dir)}")
+        for path in write_eval_results(args.output_dir, nanobeir_hub_results(record)):
+            print(f"wrote {path} (the Hub's evaluation results format)")
     return 0
 
 
