@@ -403,7 +403,7 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
 
 def cmd_nanobeir(args: argparse.Namespace) -> int:
     from wikiformer_kit.eval.hub_results import nanobeir_hub_results, write_eval_results
-    from wikiformer_kit.eval.nanobeir import DEFAULT_DATASET_ID, DEFAULT_SETS, NanoBEIREvaluator
+    from wikiformer_kit.eval.nanobeir import DEFAULT_DATASET_ID, NanoBEIREvaluator
     from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 
     args.model = args.model or args.model_option
@@ -411,9 +411,8 @@ def cmd_nanobeir(args: argparse.Namespace) -> int:
         raise InputError("python -m eval nanobeir: give the checkpoint, MODEL or --model MODEL")
     args.tag = None
     long_documents = _long_documents(args)
-    sets = list(args.sets or DEFAULT_SETS)
     evaluator = NanoBEIREvaluator(
-        sets,
+        args.sets,
         args.data or DEFAULT_DATASET_ID,
         rerank_k=args.rerank_k,
         at_k=args.at_k,
@@ -428,7 +427,7 @@ def cmd_nanobeir(args: argparse.Namespace) -> int:
     record = NanoBEIRRecord(
         model=args.model,
         dataset_id=str(args.data or DEFAULT_DATASET_ID),
-        sets=sets,
+        sets=evaluator.dataset_names,
         rerank_k=args.rerank_k,
         at_k=args.at_k,
         always_rerank_positives=not args.bm25_only,
@@ -677,7 +676,8 @@ def build_parser() -> argparse.ArgumentParser:
     nano.add_argument(
         "--sets",
         nargs="+",
-        help="NanoBEIR sets by short name (msmarco, nfcorpus, nq, ...; default: all but arguana and touche2020)",
+        help="NanoBEIR sets by short name (msmarco, nfcorpus, nq, ...; default: all but arguana and touche2020), or "
+        "the splits of the --data dataset (default: all of them, e.g. NanoWIKIR_en)",
     )
     nano.add_argument(
         "--data",

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 logger = logging.getLogger(__name__)
 
@@ -74,11 +75,42 @@ class NanoQuery:
 
 
 def split_name(name: str) -> str:
-    """The split of every subset that holds set ``name`` (``msmarco`` -> ``NanoMSMARCO``)."""
+    """The split of every subset that holds set ``name``: a NanoBEIR set by its short name (``msmarco`` ->
+    ``NanoMSMARCO``), any other set of a dataset in the same layout by its split (``NanoWIKIR_en``) or the split's
+    name without ``Nano`` (``WIKIR-en``)."""
     key = name.lower()
-    if key not in NANOBEIR_SETS:
-        raise ValueError(f"NanoBEIR set {name!r}: choose among {', '.join(NANOBEIR_SETS)}")
-    return f"Nano{NANOBEIR_SETS[key]}"
+    if key in NANOBEIR_SETS:
+        return f"Nano{NANOBEIR_SETS[key]}"
+    return name if name.startswith("Nano") else f"Nano{name}"
+
+
+def check_set_names(names: Sequence[str], dataset_id: str | Path) -> None:
+    """Refuse a set NanoBEIR does not have, before anything loads (any name goes for another dataset: its splits
+    are checked when they load)."""
+    unknown = [name for name in names if name.lower() not in NANOBEIR_SETS]
+    if str(dataset_id) == DEFAULT_DATASET_ID and unknown:
+        raise ValueError(f"NanoBEIR set {unknown[0]!r}: choose among {', '.join(NANOBEIR_SETS)}")
+
+
+def dataset_sets(dataset_id: str | Path) -> list[str]:
+    """The sets of a dataset in NanoBEIR's layout: the splits of its ``bm25`` subset, as its card's ``configs``
+    names them (a local folder) or as the Hub's client lists them."""
+    if Path(dataset_id).is_dir():
+        text = (
+            (Path(dataset_id) / "README.md").read_text(encoding="utf-8")
+            if Path(dataset_id, "README.md").is_file()
+            else ""
+        )
+        header = yaml.safe_load(text.split("---")[1]) if text.startswith("---") else {}
+        configs = {c.get("config_name"): c for c in (header or {}).get("configs", []) if isinstance(c, dict)}
+        splits = [f["split"] for f in configs.get("bm25", {}).get("data_files", []) if isinstance(f, dict)]
+    else:
+        from datasets import get_dataset_split_names
+
+        splits = get_dataset_split_names(str(dataset_id), "bm25")
+    if not splits:
+        raise ValueError(f"{dataset_id}: no bm25 subset with splits; a NanoBEIR-layout dataset has one split a set")
+    return list(splits)
 
 
 def load_subset(dataset_id: str | Path, subset: str, split: str):
@@ -258,8 +290,9 @@ class NanoBEIREvaluator:
     are computed and why they are not trec_eval's).
 
     Args:
-        dataset_names: short names of the sets (``msmarco``, ``nfcorpus``, ...); default: all but ArguAna and
-            Touche2020, as sentence-transformers' cross-encoder evaluator.
+        dataset_names: short names of the sets (``msmarco``, ``nfcorpus``, ...), or the splits of another dataset in
+            the same layout (``NanoWIKIR_en``); default: NanoBEIR's all but ArguAna and Touche2020, as
+            sentence-transformers' cross-encoder evaluator, and every set of another dataset.
         dataset_id: the Hub dataset (default ``sentence-transformers/NanoBEIR-en``; translated copies share its
             layout) or a local folder holding the same layout (subsets corpus, queries, qrels, bm25; splits
             ``Nano{Set}``).
@@ -290,9 +323,9 @@ class NanoBEIREvaluator:
         aggregate_key: str = "mean",
         activation: str = "auto",
     ):
-        self.dataset_names = list(dataset_names or DEFAULT_SETS)
-        for name in self.dataset_names:
-            split_name(name)  # an unknown set fails here, before anything loads
+        default = DEFAULT_SETS if str(dataset_id) == DEFAULT_DATASET_ID else None
+        self.dataset_names = list(dataset_names or default or dataset_sets(dataset_id))
+        check_set_names(self.dataset_names, dataset_id)
         self.dataset_id = dataset_id
         self.rerank_k, self.at_k = rerank_k, at_k
         self.always_rerank_positives = always_rerank_positives

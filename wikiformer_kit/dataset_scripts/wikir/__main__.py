@@ -30,6 +30,7 @@ from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, exe
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files
 from wikiformer_kit.dataset_scripts.wikir.build import WikirParametersError, build_wikir, prepare_corpus
 from wikiformer_kit.dataset_scripts.wikir.export import FORMATS
+from wikiformer_kit.dataset_scripts.wikir.nano import export_nano, is_wikir_dir
 from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 
 
@@ -84,6 +85,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="documents are whole articles, not their first --doc-length words (links still count in those words)",
     )
+    nano = parser.add_argument_group(
+        "NanoBEIR layout (python -m eval nanobeir --data, sentence-transformers' evaluators)"
+    )
+    nano.add_argument(
+        "--nano",
+        type=int,
+        metavar="SIZE",
+        help="also write the test split as a NanoBEIR-layout dataset of SIZE queries in OUT/nano; given built WIKIR "
+        "collections as inputs, write theirs (a set per language) in OUT instead of building",
+    )
+    nano.add_argument("--nano-seed", type=int, default=42, help="seed of the queries drawn for --nano")
     hub = parser.add_argument_group("Hub")
     hub.add_argument("--push-to-hub", metavar="NAMESPACE", default=None, help="push to NAMESPACE/<repo-name>")
     hub.add_argument("--repo-name", default=None, help="default: wikir-<language>")
@@ -101,7 +113,8 @@ def options_from_args(args: argparse.Namespace) -> WikirOptions:
 
 
 def push(folder: Path, repo_id: str, private: bool) -> str:
-    """Upload the collection (not its ``.build`` work files) to a dataset repo; returns the commit URL."""
+    """Upload the collection (not its ``.build`` work files, nor a ``nano`` export, a dataset of its own) to a dataset
+    repo; returns the commit URL."""
     from wikiformer_kit.dataset_scripts.hub.publish import push_dataset_folder
 
     return push_dataset_folder(
@@ -109,7 +122,7 @@ def push(folder: Path, repo_id: str, private: bool) -> str:
         repo_id,
         private=private,
         commit_message=f"Upload {repo_id} built by the Wikiformer kit (WIKIR)",
-        ignore_patterns=[".build/**", ".build/*"],
+        ignore_patterns=[".build/**", ".build/*", "nano/**", "nano/*"],
         delete_patterns=["*.parquet", "*/*.parquet"],
     )
 
@@ -119,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the build; 0 when the collection has queries (and was pushed if asked), 1 when it is empty or a push
     failed, 2 on bad parameters."""
     args = parse_args(argv)
+    if args.nano is not None and args.nano < 1:
+        print("error: --nano takes the number of queries per set (at least 1)", file=sys.stderr)
+        return 2
+    if args.nano and all(is_wikir_dir(path) for path in args.input):
+        return export_only(args)
     try:
         options = options_from_args(args)
         corpus, executor = corpus_options(args), executor_options(args)
@@ -174,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    if args.nano:
+        print(nano_line(export_nano([args.output_dir], args.output_dir / "nano", args.nano, args.nano_seed)))
     if args.push_to_hub:
         try:
             print(f"pushed {args.output_dir} -> {repo_id} ({push(args.output_dir, repo_id, args.private)})")
@@ -181,6 +201,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"push to {repo_id} failed: {error}; rerun the same command to push again", file=sys.stderr)
             return 1
     return 0
+
+
+def export_only(args: argparse.Namespace) -> int:
+    """``--nano`` over built WIKIR collections: their NanoBEIR-layout dataset in OUT (pushed if asked)."""
+    summary = export_nano(args.input, args.output_dir, args.nano, args.nano_seed)
+    print(nano_line(summary))
+    if args.push_to_hub:
+        repo_id = f"{args.push_to_hub}/{args.repo_name or 'NanoWIKIR'}"
+        try:
+            print(f"pushed {args.output_dir} -> {repo_id} ({push(args.output_dir, repo_id, args.private)})")
+        except Exception as error:  # any client or network error: the local dataset stays; say what to rerun
+            print(f"push to {repo_id} failed: {error}; rerun the same command to push again", file=sys.stderr)
+            return 1
+    return 0
+
+
+def nano_line(summary: dict) -> str:
+    sets = ", ".join(f"{split} {n['queries']} queries, {n['documents']} documents" for split, n in summary.items())
+    return as_run(f"NanoBEIR layout: {sets} (evaluate with: python -m eval nanobeir MODEL --data FOLDER_OR_ID)")
 
 
 def _public_command(argv: list[str]) -> str:
