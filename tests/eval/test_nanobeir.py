@@ -73,8 +73,15 @@ def test_ranking_metrics_by_hand():
 
 
 def test_unknown_set_is_named():
+    """NanoBEIR's own dataset has its 13 sets (refused before anything loads); another dataset in its layout has the
+    splits it has (refused when one is missing, naming it)."""
     with pytest.raises(ValueError, match="NanoBEIR set 'trec-covid': choose among"):
-        NanoBEIREvaluator(["trec-covid"], dataset_id="unused")
+        NanoBEIREvaluator(["trec-covid"])
+
+
+def test_a_set_another_dataset_lacks_is_named(nano_folder):
+    with pytest.raises(ValueError, match="cannot load subset 'corpus' split 'NanoWIKIR_xx'"):
+        NanoBEIREvaluator(["NanoWIKIR_xx"], dataset_id=nano_folder)
 
 
 def test_missing_document_is_named(tmp_path):
