@@ -12,6 +12,7 @@ import pytest
 
 from tests import hub_server
 from tests.conftest import PROJECT_ROOT
+from tests.dataset_scripts.hub.pushed import check_pushed_dataset
 from tests.hub_server import run_python
 
 hub = hub_server.hub
@@ -58,3 +59,6 @@ print(json.dumps({{"rows": rows, "files": files, "task_rows": len(task)}}))
     assert "README.md" in pushed["files"] and "mining_stats.json" in pushed["files"]
     assert not [f for f in pushed["files"] if f.startswith(".work")]
     assert f'load_dataset("{NAMESPACE}/handmade-groups"' in (out / "README.md").read_text()
+    assert check_pushed_dataset(f"{NAMESPACE}/handmade-groups", hub.env(tmp_path / "home_viewer"))["records"] == {
+        "default": len(local)
+    }

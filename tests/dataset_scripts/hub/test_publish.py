@@ -14,6 +14,7 @@ import pytest
 
 from tests import hub_server
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT
+from tests.dataset_scripts.hub.pushed import check_pushed_dataset
 from tests.hub_server import run_python
 
 hub = hub_server.hub  # the local Hub fixture
@@ -59,6 +60,9 @@ print(json.dumps({{"rows": rows, "license": card.data.license, "text": card.text
     assert result["license"] == "cc-by-sa-4.0"
     assert f'load_dataset("{NAMESPACE}/wikiformer-srr"' in result["text"]
     assert "README.md" in result["files"] and any(f.startswith("data/train-") for f in result["files"])
+    for task in ("srr", "rwi", "ati", "ltm"):
+        seen = check_pushed_dataset(f"{NAMESPACE}/wikiformer-{task}", hub.env(tmp_path / "home_viewer"))
+        assert seen["records"] == {"default": len(_rows(out / f"wikiformer-{task}"))}
     assert hub.errors == []
 
 

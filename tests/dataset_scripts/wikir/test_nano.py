@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT, SAMPLES
+from tests.dataset_scripts.hub.pushed import check_pushed_dataset
 from tests.eval.conftest import save_tiny_ranker
 from wikiformer_kit.dataset_scripts.wikir.nano import export_nano
 from wikiformer_kit.eval.hub_results import check_eval_results
@@ -75,6 +76,10 @@ def test_eval_nanobeir_and_the_docs_lines_agree_through_the_hub(builds, hub, tmp
     pushed = wikir("--nano", "5", "--input", *map(str, builds), "--output-dir", str(tmp_path / "nano"),
                    "--push-to-hub", "ns", "--repo-name", "NanoWIKIR", env=env)  # fmt: skip
     assert "NanoWIKIR_en" in pushed.stdout and "pushed" in pushed.stdout
+    seen = check_pushed_dataset("ns/NanoWIKIR", hub.env(tmp_path / "home_viewer"))
+    assert sorted(seen["rows"]) == sorted(
+        f"{s}/NanoWIKIR_{lang}" for s in ("bm25", "corpus", "qrels", "queries") for lang in ("en", "ltg")
+    )
     model = save_tiny_ranker(tmp_path / "ranker", initializer_range=0.2)
 
     user = {**hub.env(tmp_path / "home_user"), "PYTHONPATH": str(PROJECT_ROOT)}

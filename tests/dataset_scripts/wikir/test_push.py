@@ -11,6 +11,7 @@ import pytest
 
 from tests import hub_server
 from tests.conftest import PROJECT_ROOT
+from tests.dataset_scripts.hub.pushed import check_pushed_dataset
 from tests.hub_server import run_python
 
 hub = hub_server.hub  # the local Hub fixture
@@ -42,3 +43,11 @@ print(json.dumps({"qrels": qrels, "documents": len(corpus), "license": card.data
     assert loaded["documents"] == 96 and loaded["license"] == "cc-by-sa-4.0"
     assert 'load_dataset("ns/wikir-en", "qrels", split="test")' in loaded["text"]
     assert "test/candidates.json" in loaded["files"] and not any(f.startswith(".build") for f in loaded["files"])
+    seen = check_pushed_dataset("ns/wikir-en", hub.env(tmp_path / "home_viewer"))
+    assert seen["records"]["corpus"] == 96 and set(seen["configs"]) == {
+        "default",
+        "qrels",
+        "corpus",
+        "queries",
+        "triples",
+    }

@@ -6,6 +6,9 @@ from pathlib import Path
 
 from huggingface_hub import HfApi
 
+from wikiformer_kit.dataset_scripts.hub.croissant import write_croissant
+from wikiformer_kit.dataset_scripts.hub.viewer import declare_features, viewer_problems
+
 
 def push_dataset_folder(
     folder: Path,
@@ -17,7 +20,9 @@ def push_dataset_folder(
     ignore_patterns: list[str] | None = None,
     delete_patterns: list[str] | None = None,
 ) -> str:
-    """Create ``repo_id`` (a dataset repo) if needed and upload ``folder`` in one commit.
+    """Create ``repo_id`` (a dataset repo) if needed and upload ``folder`` in one commit, its card first given every
+    config's features and a ``croissant.json`` written beside it; a folder the dataset viewer could not show (see
+    :func:`.viewer.viewer_problems`) is refused before anything is sent.
 
     Parquet shards on the Hub that are not in ``folder`` any more are deleted in the same commit, so a rebuilt
     dataset replaces the previous one instead of mixing with it.
@@ -35,6 +40,11 @@ def push_dataset_folder(
     Returns:
         The commit URL.
     """
+    declare_features(folder)
+    write_croissant(folder, repo_id)
+    problems = viewer_problems(folder)
+    if problems:
+        raise ValueError("the dataset viewer could not show it, so it is not pushed: " + "; ".join(problems))
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     commit = api.upload_folder(
