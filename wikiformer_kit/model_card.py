@@ -17,7 +17,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.tasks.origins import HARP, PROP
-from wikiformer_kit.eval.hub_results import HubResult, nanobeir_hub_results, write_eval_results
+from wikiformer_kit.eval.hub_results import HUB_METRICS, HubResult, nanobeir_hub_results, write_eval_results
 from wikiformer_kit.eval.metrics import display_name
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 from wikiformer_kit.eval.report.comparison import Comparison
@@ -41,7 +41,7 @@ COLLECTION_SOURCES = {
 """What the kit's vendored evaluation samples are samples of, and the terms of their text (for the card)."""
 TRANSFORMERS_RANGE = "4.46 to 5.x"
 """The transformers versions the remote code is tested with."""
-CARD_MEASURES = {"nDCG@10": "ndcg_at_10", "RR@10": "mrr_at_10", "RR(rel=2)@10": "mrr_at_10", "nDCG@100": "ndcg_at_100"}
+CARD_MEASURES = HUB_METRICS
 """Measures (as ``eval`` names them) that go into model-index, with their Hub metric types."""
 
 DEFAULT_LIMITATIONS = (

@@ -52,7 +52,7 @@ from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.durations import duration
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
-from wikiformer_kit.eval.hub_results import is_hub_dataset_id
+from wikiformer_kit.eval.hub_results import hub_collection
 from wikiformer_kit.home import find_kit_file, kit_environment, kit_file
 from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM, read_config
 
@@ -795,14 +795,6 @@ def write_card(out: Path, model_dir: Path, eval_dir: Path, namespace: str, confi
         nanobeir=nanobeir_figures(eval_dir),
     )
     return write_model_card(model_dir, inputs)
-
-
-def hub_collection(spec: str) -> tuple[str, str] | None:
-    """``(dataset id, split)`` of a collection named by its Hub id (``hf:ID[@split]``), else None."""
-    if not spec.startswith("hf:"):
-        return None
-    dataset_id, _, split = spec[len("hf:") :].partition("@")
-    return (dataset_id, split or "test") if is_hub_dataset_id(dataset_id) else None
 
 
 def published_wikir(out: Path, namespace: str) -> tuple[str, str] | None:

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from wikiformer_kit.eval.hub_results import FOLDER, HubResult, check_eval_results, write_eval_results
+from wikiformer_kit.eval.hub_results import (
+    FOLDER,
+    HubResult,
+    check_eval_results,
+    rerank_hub_results,
+    write_eval_results,
+)
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 from wikiformer_kit.model_card import CardInputs, Evaluation, hub_results, write_model_card
 
@@ -94,3 +100,17 @@ def test_the_schema_refuses_what_the_hubs_format_does_not_allow(tmp_path, entry,
     path.write_text(yaml.safe_dump([entry]))
     with pytest.raises(ValueError, match=complaint):
         check_eval_results(path)
+
+
+def test_eval_rerank_figures_on_a_collection_named_by_its_hub_id():
+    results = {name: {"means": means | {"P@5": 0.2}} for name, means in SYSTEMS.items()}
+    systems = {"wikiformer": "", "wikiformer+bm25": "fused"}
+    hub = rerank_hub_results("hf:mteb/scifact@test", results, systems, "re-ranking the bm25 top 20")
+    assert {(r.dataset_id, r.task_id, r.metric, r.value, r.variant) for r in hub} == {
+        ("mteb/scifact", "test", "ndcg_at_10", 0.6123, ""),
+        ("mteb/scifact", "test", "mrr_at_10", 0.7, ""),
+        ("mteb/scifact", "test", "ndcg_at_10", 0.65, "fused"),
+        ("mteb/scifact", "test", "mrr_at_10", 0.75, "fused"),
+    }
+    assert rerank_hub_results("data/samples/eval/dl20-mini", results, systems, "") == []
+    assert rerank_hub_results("irds:cranfield", results, systems, "") == []

@@ -264,6 +264,7 @@ def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, q
 
 
 def cmd_rerank(args: argparse.Namespace) -> int:
+    from wikiformer_kit.eval.hub_results import rerank_hub_results, write_eval_results
     from wikiformer_kit.eval.rerank import check_first_stage_scores, fuse_run, reranked_head, with_tail
 
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
@@ -302,6 +303,12 @@ def cmd_rerank(args: argparse.Namespace) -> int:
         _print_means(label, evaluation.means())
     (out / "metrics.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out / f'{tag}.run'}, {out / 'metrics.json'}")
+    setting = (
+        f"re-ranking the {name} top {args.depth} of {len(query_ids)} queries, pairs of up to {scorer.max_length} tokens"
+    )
+    hub = rerank_hub_results(args.collection, results, {tag: "", f"{tag}+{name}": "fused"}, setting)
+    for path in write_eval_results(out, hub):
+        print(f"wrote {path} (the Hub's evaluation results format)")
     return 0
 
 

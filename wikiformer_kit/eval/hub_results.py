@@ -27,6 +27,8 @@ from wikiformer_kit.home import kit_file
 
 FOLDER = ".eval_results"
 SCHEMA = kit_file("data/hub/eval-results.schema.json")
+HUB_METRICS = {"nDCG@10": "ndcg_at_10", "RR@10": "mrr_at_10", "RR(rel=2)@10": "mrr_at_10", "nDCG@100": "ndcg_at_100"}
+"""Measures (as ``eval`` names them) that the Hub gets, with their Hub metric types (model-index's too)."""
 PRIMARY_METRIC = "ndcg_at_10"
 """The measure re-rankers are compared by: its file carries the benchmark's name alone."""
 
@@ -66,6 +68,29 @@ class HubResult:
 def is_hub_dataset_id(name: str) -> bool:
     """Whether ``name`` reads as a Hub dataset id (``owner/name``) and is not a local path."""
     return bool(re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", name)) and not Path(name).exists()
+
+
+def hub_collection(spec: str) -> tuple[str, str] | None:
+    """``(dataset id, split)`` of a collection named by its Hub id (``hf:ID[@split]``), else None."""
+    if not spec.startswith("hf:"):
+        return None
+    dataset_id, _, split = spec[len("hf:") :].partition("@")
+    return (dataset_id, split or "test") if is_hub_dataset_id(dataset_id) else None
+
+
+def rerank_hub_results(spec: str, results: dict, systems: dict[str, str], setting: str) -> list[HubResult]:
+    """``eval rerank``'s figures (``metrics.json``) of the systems named in ``systems`` (``{label: variant}``: the
+    re-ranker ``""``, its fusion ``"fused"``) on a collection named by its Hub id; none for any other collection."""
+    dataset = hub_collection(spec)
+    if not dataset:
+        return []
+    return [
+        HubResult(dataset[0], dataset[1], metric, round(float(value), 4), f"{measure}; {label}: {setting}", variant)
+        for label, variant in systems.items()
+        if label in results
+        for measure, value in results[label]["means"].items()
+        if (metric := HUB_METRICS.get(measure))
+    ]
 
 
 def write_eval_results(model_dir: str | Path, results: list[HubResult], when: str | None = None) -> list[Path]:
