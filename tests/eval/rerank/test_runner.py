@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import pytest
@@ -53,7 +54,9 @@ def test_rerank_rescores_the_top_depth_and_keeps_the_first_stages_tail_below(dl2
         assert set(order[:4]) == set(first_stage[:4]) and order[4:] == first_stage[4:]
     assert read_trec_run(tmp_path / "r.run") == run
     done = (tmp_path / "r.run.done").read_text().splitlines()
-    assert done[0].startswith("# model=") and done[0].endswith("max_length=64 depth=4") and done[1:] == ids
+    assert done[0].startswith("# model=") and done[0].endswith("max_length=64 depth=4")
+    assert [line.split()[0] for line in done[1:]] == ids  # each with the fingerprint of what it was scored from
+    assert all(len(line.split()[1]) == 16 for line in done[1:])
 
 
 def test_resume_skips_finished_queries_and_redoes_interrupted_ones(dl20, scorer, tmp_path):
@@ -129,7 +132,7 @@ def test_an_interruption_mid_batch_across_two_queries_resumes_to_the_identical_r
         rerank(dl20, candidates, interrupted, output, **settings)
     first_window = list(dl20.queries)[:3]
     assert interrupted.batches == [8, 1, 8] and interrupted.calls == [9, 9]
-    assert (tmp_path / "r.run.done").read_text().splitlines()[1:] == first_window
+    assert [line.split()[0] for line in (tmp_path / "r.run.done").read_text().splitlines()[1:]] == first_window
     assert read_trec_run(output).keys() == set(first_window)
     resumed = CountingScorer(scorer)
     rerank(dl20, candidates, resumed, output, **settings)
@@ -145,3 +148,26 @@ def test_a_run_in_another_dtype_is_not_resumed_into_a_float32_one(dl20, scorer, 
     bf16 = PairScorer(str(tiny_bert_ranker), max_length=64, batch_size=8, device="cpu", dtype="bfloat16")
     with pytest.raises(ValueError, match=r"different settings .*depth=2; now .*depth=2 dtype=bfloat16\)"):
         rerank(dl20, dl20.runs["candidates"], bf16, output, depth=2, query_ids=ids)
+
+
+def test_a_resume_scores_again_the_queries_whose_candidates_or_texts_changed(dl20, scorer, tmp_path, caplog):
+    """A folder started with 5 candidates a query (``--k 5``) and resumed with 10 keeps nothing of the k=5 scores."""
+    ids = list(dl20.queries)[:3]
+    full = dl20.runs["candidates"]
+    top5 = {qid: dict(ranked(full[qid])[:5]) for qid in ids}
+    output = tmp_path / "r.run"
+    rerank(dl20, top5, scorer, output, depth=None, query_ids=ids[:2])
+    counting = CountingScorer(scorer)
+    resumed = rerank(dl20, full, counting, output, depth=None, query_ids=ids)
+    assert sum(counting.calls) == sum(len(full[qid]) for qid in ids)  # every query scored again, on its new list
+    fresh = rerank(dl20, full, scorer, tmp_path / "fresh.run", depth=None, query_ids=ids)
+    for qid in ids:
+        assert resumed[qid] == pytest.approx(fresh[qid], abs=1e-5)
+    assert "2 of the 2 queries finished earlier were scored from other candidates or texts" in caplog.text
+    same = CountingScorer(scorer)
+    rerank(dl20, full, same, output, depth=None, query_ids=ids)
+    assert same.calls == []  # unchanged inputs: nothing scored again
+    changed = dataclasses.replace(dl20, queries={**dl20.queries, ids[0]: dl20.queries[ids[0]] + " again"})
+    text = CountingScorer(scorer)
+    rerank(changed, full, text, output, depth=None, query_ids=ids)
+    assert sum(text.calls) == len(full[ids[0]])  # only the query whose text changed

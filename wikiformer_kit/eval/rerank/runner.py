@@ -1,10 +1,13 @@
 """Re-ranking a candidate run resumably, in windows of consecutive queries whose pairs fill the model's batches
 across queries: each finished window's queries are appended to the TREC run file and recorded in ``<run>.done``
-(whose first line records the model, max length, depth, a non-float32 dtype and MaxP or SumP with its passages); a restarted run with the same
-settings skips the queries recorded there."""
+(whose first line records the model, max length, depth, a non-float32 dtype and MaxP or SumP with its passages; each
+query's line, a fingerprint of what it was scored from: its text, its candidates with their first-stage scores and
+their texts); a restarted run with the same settings skips the queries recorded there with the same inputs, and
+scores again those whose inputs changed (another ``--k``, first stage or collection)."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -27,7 +30,19 @@ def _done_path(output: Path) -> Path:
     return output.with_name(output.name + ".done")
 
 
-def _resume_state(output: Path, resume: bool, tag: str, settings: str) -> tuple[Run, set[str]]:
+def query_fingerprint(collection: Collection, candidates: Run, qid: str) -> str:
+    """What a query's re-ranked ranking is made from, as 16 hex digits: its text, its candidates in first-stage
+    order with their scores, and their texts."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(collection.queries.get(qid, "").encode("utf-8", "surrogatepass"))
+    for docid, score in ranked(candidates.get(qid, {})):
+        text = collection.documents.get(docid)
+        digest.update(f"\0{docid}\0{score!r}\0".encode("utf-8", "surrogatepass"))
+        digest.update(b"\1" if text is None else text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _resume_state(output: Path, resume: bool, tag: str, settings: str, fingerprint) -> tuple[Run, set[str]]:
     done_path = _done_path(output)
     header = f"# {settings}\n"
     if not resume or not output.exists() or not done_path.exists():
@@ -42,15 +57,24 @@ def _resume_state(output: Path, resume: bool, tag: str, settings: str) -> tuple[
             f"{output} was started with different settings ({previous_settings}; now {settings}): "
             "use the same settings to resume, another output, or resume=False (--no-resume) to start afresh"
         )
-    done = {line.strip() for line in lines[1:] if line.strip()}
+    recorded = dict((line.split() + [""])[:2] for line in lines[1:] if line.strip())
+    done = {qid for qid, made_from in recorded.items() if made_from == fingerprint(qid)}
+    if len(done) < len(recorded):
+        logger.warning(
+            "%s: %d of the %d queries finished earlier were scored from other candidates or texts (another --k, "
+            "first stage or collection): they are scored again",
+            output,
+            len(recorded) - len(done),
+            len(recorded),
+        )
     previous = read_trec_run(output)
     kept = {qid: ranking for qid, ranking in previous.items() if qid in done}
-    if len(kept) != len(previous) or len(kept) != len(done):
-        # rows of a query interrupted mid-write are dropped; the query is scored again
+    if len(kept) != len(previous) or len(kept) != len(recorded):
+        # rows of a query interrupted mid-write, or made from other inputs, are dropped; the query is scored again
         with open(output, "w", encoding="utf-8") as out:
             for qid, ranking in kept.items():
                 out.write(format_run_lines(qid, ranking, tag))
-        done_path.write_text(header + "".join(f"{qid}\n" for qid in kept), encoding="utf-8")
+        done_path.write_text(header + "".join(f"{qid} {fingerprint(qid)}\n" for qid in kept), encoding="utf-8")
     logger.info("%s: resuming, %d queries already done", output, len(kept))
     return kept, set(kept)
 
@@ -237,7 +261,8 @@ def rerank(
         query_ids: queries to re-rank (default: every query of ``candidates``).
         tag: run name for the last TREC column.
         resume: continue a previous, interrupted call with the same output and settings (model, max length,
-            depth, dtype; other settings raise a ValueError); False starts afresh.
+            depth, dtype; other settings raise a ValueError), keeping the finished queries whose inputs are the same
+            (the others are scored again); False starts afresh.
         window: pairs scored together: consecutive whole queries are gathered until they hold this many, their
             pairs sorted by length and cut into full batches across queries (default: 16 of the scorer's
             batches; 1 scores query by query). Each window's queries are written together once all are scored.
@@ -259,7 +284,11 @@ def rerank(
     if long_documents is not None and long_documents.mode != "firstp":  # FirstP runs keep their settings line too
         settings += f" long_documents={long_documents.setting().replace(' ', ',')}"
     scorer = with_long_documents(scorer, long_documents)
-    run, done = _resume_state(output, resume, tag, settings)
+
+    def fingerprint(qid: str) -> str:
+        return query_fingerprint(collection, candidates, qid)
+
+    run, done = _resume_state(output, resume, tag, settings, fingerprint)
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
     work = _work(collection, candidates, ids, depth)
     missing_docs = 0
@@ -274,7 +303,7 @@ def rerank(
             # the same windows (and batches) as an uninterrupted run and writes the same scores
             out.write("".join(format_run_lines(qid, ranking, tag) for qid, ranking, _ in finished))
             out.flush()
-            done_log.write("".join(f"{qid}\n" for qid, _, _ in finished))
+            done_log.write("".join(f"{qid} {fingerprint(qid)}\n" for qid, _, _ in finished))
             done_log.flush()
             for qid, ranking, unknown in finished:
                 run[qid] = ranking
