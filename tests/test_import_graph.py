@@ -73,6 +73,8 @@ def kit_imports(path: Path, modules: dict[str, Path]) -> Iterator[tuple[int, str
 
 
 def layer_of(module: str) -> int:
+    if module == "wikiformer_kit":  # the package's __init__: its version, nothing else
+        return 0
     for index, prefixes in enumerate(LAYERS):
         if any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes):
             return index

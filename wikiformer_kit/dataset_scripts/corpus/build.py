@@ -19,6 +19,7 @@ from wikiformer_kit.dataset_scripts.corpus.empty import (
 )
 from wikiformer_kit.dataset_scripts.corpus.folder import BUILD_RECORD, corpus_languages
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
+from wikiformer_kit.dataset_scripts.corpus.made_from import check_made_from, made_from
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 from wikiformer_kit.dataset_scripts.corpus.reading import resolve_read_ahead
 from wikiformer_kit.dataset_scripts.corpus.source_license import source_license
@@ -81,11 +82,15 @@ def build_corpus(
     Writes ``data/*.parquet`` (Articles, :data:`~dataset_scripts.corpus.article.ARTICLE_SCHEMA`),
     ``redirects/*.parquet``, ``skipped/*.parquet``, ``build_stats.json`` (the input names, their formats, the options,
     the number of shards and the statistics: :func:`.folder.read_build_record`) and a ``README.md`` card that
-    ``datasets.load_dataset`` reads. A rerun into the same folder resumes: finished shards are not read again.
+    ``datasets.load_dataset`` reads. A rerun into the same folder resumes (finished shards are not read again) when
+    its input files and options are the ones the earlier work was made from (:mod:`.made_from`); else it builds the
+    corpus again, saying what changed.
     The stage prints one line; its output goes to ``stage_log`` (default: ``output_dir/logs/corpus.log``).
     """
     output_dir = Path(output_dir)
     shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
+    if check_made_from(output_dir, made_from([shard.path for shard in shards], options)):
+        shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)  # the earlier plan went with it
     output_dir.mkdir(parents=True, exist_ok=True)
     # Files in input folders that no reader knows are recorded as skipped by the first task.
     read_ahead = resolve_read_ahead(options.read_ahead, min(executor.num_proc, len(shards)), executor.kind)
