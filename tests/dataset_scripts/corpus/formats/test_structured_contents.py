@@ -220,3 +220,34 @@ def test_one_two_or_three_processes_build_the_same_corpus_from_a_parquet_file(tm
         corpora[processes], shards = build_corpus(path, tmp_path / f"corpus-{processes}", processes)
         assert len(shards) == processes and all(shard["row_groups"] == (processes > 1) for shard in shards)
     assert corpora[1] == corpora[2] == corpora[3] and len(corpora[1]) == sum(ROW_GROUPS)
+
+
+def test_a_record_without_a_name_is_a_counted_skip_never_a_made_up_title(tmp_path):
+    """A null, non-string or blank ``name`` (in NDJSON and in a Parquet row): a ``no-title`` skip, in both Enterprise
+    readers; a made-up title ("row 2", the identifier) would become an ATI query."""
+    import pyarrow.json
+    import pyarrow.parquet as pq
+
+    good = json.loads(SAMPLE.read_bytes())
+    nameless = [{**good, "name": name, "identifier": 1000 + n} for n, name in enumerate((None, 1157, "  "))]
+    path = tmp_path / "part.ndjson"
+    path.write_text("\n".join(json.dumps(record) for record in [*nameless, good]) + "\n")
+    found, skipped, reasons = split_records(structured_contents.read(path, OPTIONS))
+    assert [a.title for a in found] == ["Montreal"] and reasons == {"no-title": 3}
+    typed = tmp_path / "typed.ndjson"  # a Parquet column holds one type: null and blank names
+    typed.write_text("\n".join(json.dumps(r) for r in [nameless[0], nameless[2], good]) + "\n")
+    rows = tmp_path / "part.parquet"
+    pq.write_table(pyarrow.json.read_json(typed), rows)
+    found, _, reasons = split_records(structured_contents.read(rows, OPTIONS))
+    assert [a.title for a in found] == ["Montreal"] and reasons == {"no-title": 2}
+    html = json.loads(next(line for line in gzip_lines(HTML_DUMP) if line.strip()))
+    records = tmp_path / "html.ndjson"
+    records.write_text(json.dumps({**html, "name": None}) + "\n" + json.dumps(html) + "\n")
+    found, _, reasons = split_records(enterprise_html.read(records, OPTIONS))
+    assert [a.title for a in found] == [html["name"]] and reasons == {"no-title": 1}
+
+
+def gzip_lines(archive) -> list[bytes]:
+    with tarfile.open(archive) as tar:
+        member = next(m for m in tar.getmembers() if m.isfile())
+        return tar.extractfile(member).read().splitlines()

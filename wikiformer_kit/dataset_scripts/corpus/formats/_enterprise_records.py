@@ -19,6 +19,7 @@ from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces
 
 _TAR_MAGIC = slice(257, 262)
+NO_TITLE = "the record's name is missing, null or not a string (a title is never made up: it would be an ATI query)"
 RecordParser = Callable[[bytes, str, str, ReaderOptions], list[Article | Redirect | Skipped]]
 _BROKEN = (EOFError, OSError, zlib.error, lzma.LZMAError, tarfile.TarError)
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")

@@ -40,6 +40,7 @@ from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguati
 from wikiformer_kit.dataset_scripts.corpus.formats import structured_contents
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder
 from wikiformer_kit.dataset_scripts.corpus.formats._enterprise_records import (
+    NO_TITLE,
     first_record_line,
     is_plain_ndjson,
     load_record,
@@ -136,6 +137,8 @@ def parse_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> l
 def parse_page(html: str, record: dict[str, Any], file: str, where: str, options: ReaderOptions) -> Article | Skipped:
     """The Article of one record's Parsoid HTML (``options.language`` is the record's language)."""
     title = record.get("name") if isinstance(record.get("name"), str) else ""
+    if not title.strip():
+        return Skipped("no-title", file, where, NO_TITLE)
     page_id = str(record.get("identifier") or where)
     tree = parse_document(html)
     if tree is None:

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, normalize_space
 from wikiformer_kit.dataset_scripts.corpus.formats._enterprise_records import (
+    NO_TITLE,
     first_record_line,
     is_plain_ndjson,
     load_record,
@@ -201,8 +202,10 @@ def parse_loaded(record: dict[str, Any], where: str, file: str, options: ReaderO
         return Skipped("no-sections", file, where, "no sections or article_sections list in the record")
     language = record_language(record) or options.language
     title = record.get("name") if isinstance(record.get("name"), str) else ""
+    if not title.strip():
+        return Skipped("no-title", file, where, NO_TITLE)
     url = record.get("url") if isinstance(record.get("url"), str) else ""
-    builder = ArticleBuilder(str(record.get("identifier") or where), title or where, NAME, file,
+    builder = ArticleBuilder(str(record.get("identifier") or where), title, NAME, file,
                              replace(options, language=language), url=url)  # fmt: skip
     writer = _PartWriter(builder, urlsplit(url).netloc, language)
     parts = [part for part in map(_as_part, sections) if part is not None]
