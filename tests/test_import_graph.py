@@ -23,6 +23,7 @@ LAYERS = [
     (
         "wikiformer_kit.eval",
         "wikiformer_kit.dataset_scripts.atomic_files",
+        "wikiformer_kit.dataset_scripts.folder_lock",
         "wikiformer_kit.dataset_scripts.fingerprint",
         "wikiformer_kit.dataset_scripts.build_params",
         "wikiformer_kit.dataset_scripts.stage_console",

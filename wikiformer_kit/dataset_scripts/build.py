@@ -194,7 +194,21 @@ def build_options(args: argparse.Namespace, argv: list[str]):
 @one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the build; returns the process exit code (0: every requested task written and pushed)."""
+    from wikiformer_kit.dataset_scripts.folder_lock import FolderInUseError, holding
+
     args = parse_args(argv)
+    if args.plan or not args.output_dir:
+        return run(args, argv)
+    try:
+        with holding(args.output_dir, "a task build"):  # before the build's libraries load: a refusal is at once
+            return run(args, argv)
+    except FolderInUseError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def run(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """The build of a parsed command line, its summary and its push; returns the exit code."""
     from wikiformer_kit.dataset_scripts.corpus.empty import EmptyCorpusError
     from wikiformer_kit.dataset_scripts.tasks.build import BuildParametersError, build_datasets, push
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import CorpusLayoutError

@@ -34,6 +34,7 @@ from wikiformer_kit.dataset_scripts.corpus.steps import ArticleExtractor, Corpus
 from wikiformer_kit.dataset_scripts.corpus.summary import split_template_counts
 from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, make_executor
 from wikiformer_kit.dataset_scripts.fingerprint import stamp, stamped_pattern, unstamp
+from wikiformer_kit.dataset_scripts.folder_lock import holding
 
 SHARD_PLAN = Path("logs") / "shards.json"
 """Where a build records its shards (relative to its output folder), for a rerun to resume on the same ones."""
@@ -87,49 +88,52 @@ def build_corpus(
     corpus again, saying what changed.
     The stage prints one line; its output goes to ``stage_log`` (default: ``output_dir/logs/corpus.log``).
     """
-    output_dir = Path(output_dir)
-    shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
-    if check_made_from(output_dir, made_from([shard.path for shard in shards], options)):
-        shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)  # the earlier plan went with it
-    output_dir.mkdir(parents=True, exist_ok=True)
-    # Files in input folders that no reader knows are recorded as skipped by the first task.
-    read_ahead = resolve_read_ahead(options.read_ahead, min(executor.num_proc, len(shards)), executor.kind)
-    reader = ShardReader(shards, options.reader, options.limit, extra_skipped=unknown, read_ahead=read_ahead)
-    pipeline = [reader, ArticleExtractor(options.reader)]
-    pipeline.append(CorpusWriter(output_dir))
-    run = make_executor(
-        executor,
-        pipeline,
-        tasks=len(shards),
-        logging_dir=str(output_dir / "logs"),
-        job_name="wikiformer-corpus",
-        stage="corpus",
-        stage_log=Path(stage_log) if stage_log else output_dir / "logs" / "corpus.log",
-        preload=("wikiformer_kit.dataset_scripts.corpus.steps", *format_modules_of(shards), "pandas"),
-    )
-    config_folders = [output_dir / folder for folder in CONFIG_SCHEMAS]
-    unstamp(config_folders)  # resuming: the writers and datatrove see the names they wrote
-    clear_placeholders(output_dir)
-    run.run()
-    if executor.kind == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
-        return Counter()  # jobs submitted: they write the corpus; the rerun that finds them done writes the card
-    stats, templates_cut = split_template_counts(merged_stats(output_dir))
-    write_placeholders(output_dir)
-    fingerprint = stamp(output_dir, config_folders)
-    names = [Path(p).name for p in inputs]
-    # the formats decide the licence the cards state (corpus/source_license.py)
-    formats = sorted({shard.fmt for shard in shards})
-    write_card(output_dir, names, stats, formats, fingerprint)
-    record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
-    record["templates_cut"] = templates_cut  # by name, most cut first: the templates a table could render
-    # the language each dump names (<siteinfo>) wins over the reader's default: record what was built
-    languages = corpus_languages(output_dir)
-    if languages:
-        record["languages"] = languages
-        record["options"]["reader"]["language"] = ",".join(languages)
-    record["shards"] = len(shards)
-    (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
-    return stats
+    with holding(output_dir, "a corpus build"):
+        output_dir = Path(output_dir)
+        shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
+        if check_made_from(output_dir, made_from([shard.path for shard in shards], options)):
+            shards, unknown = shard_plan(
+                inputs, output_dir, options, executor.num_proc
+            )  # the earlier plan went with it
+        output_dir.mkdir(parents=True, exist_ok=True)
+        # Files in input folders that no reader knows are recorded as skipped by the first task.
+        read_ahead = resolve_read_ahead(options.read_ahead, min(executor.num_proc, len(shards)), executor.kind)
+        reader = ShardReader(shards, options.reader, options.limit, extra_skipped=unknown, read_ahead=read_ahead)
+        pipeline = [reader, ArticleExtractor(options.reader)]
+        pipeline.append(CorpusWriter(output_dir))
+        run = make_executor(
+            executor,
+            pipeline,
+            tasks=len(shards),
+            logging_dir=str(output_dir / "logs"),
+            job_name="wikiformer-corpus",
+            stage="corpus",
+            stage_log=Path(stage_log) if stage_log else output_dir / "logs" / "corpus.log",
+            preload=("wikiformer_kit.dataset_scripts.corpus.steps", *format_modules_of(shards), "pandas"),
+        )
+        config_folders = [output_dir / folder for folder in CONFIG_SCHEMAS]
+        unstamp(config_folders)  # resuming: the writers and datatrove see the names they wrote
+        clear_placeholders(output_dir)
+        run.run()
+        if executor.kind == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
+            return Counter()  # jobs submitted: they write the corpus; the rerun that finds them done writes the card
+        stats, templates_cut = split_template_counts(merged_stats(output_dir))
+        write_placeholders(output_dir)
+        fingerprint = stamp(output_dir, config_folders)
+        names = [Path(p).name for p in inputs]
+        # the formats decide the licence the cards state (corpus/source_license.py)
+        formats = sorted({shard.fmt for shard in shards})
+        write_card(output_dir, names, stats, formats, fingerprint)
+        record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
+        record["templates_cut"] = templates_cut  # by name, most cut first: the templates a table could render
+        # the language each dump names (<siteinfo>) wins over the reader's default: record what was built
+        languages = corpus_languages(output_dir)
+        if languages:
+            record["languages"] = languages
+            record["options"]["reader"]["language"] = ",".join(languages)
+        record["shards"] = len(shards)
+        (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
+        return stats
 
 
 def format_modules_of(shards: list[Shard]) -> list[str]:

@@ -19,6 +19,7 @@ from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_cor
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, chain_executors
 from wikiformer_kit.dataset_scripts.fingerprint import unstamp
+from wikiformer_kit.dataset_scripts.folder_lock import holding
 from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, corpus_files, plan_units
 from wikiformer_kit.dataset_scripts.tasks.language_model import LANGUAGE_STOPWORDS, STEMMERS, stemmer_algorithm
@@ -279,19 +280,20 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
         EmptyCorpusError: the corpus has no article (nothing of the build is written after it).
         Exception: whatever stopped a stage (a rerun resumes).
     """
-    prepared = prepare_build(build)
-    if prepared is None:
-        return None
-    build, layout = prepared.build, prepared.layout
-    baselines = (build.prop, build.harp, build.attention_cache)
-    executors = make_executors(
-        build.executor, layout, prepared.units, prepared.redirects, build.tasks, build.sampling, prepared.build_info,
-        baselines,
-    )  # fmt: skip
-    executors.run()
-    if build.executor.kind == "slurm":
-        return None
-    return json.loads((layout.work / "summary.json").read_text("utf-8"))
+    with holding(build.output_dir, "a task build"):
+        prepared = prepare_build(build)
+        if prepared is None:
+            return None
+        build, layout = prepared.build, prepared.layout
+        baselines = (build.prop, build.harp, build.attention_cache)
+        executors = make_executors(
+            build.executor, layout, prepared.units, prepared.redirects, build.tasks, build.sampling, prepared.build_info,
+            baselines,
+        )  # fmt: skip
+        executors.run()
+        if build.executor.kind == "slurm":
+            return None
+        return json.loads((layout.work / "summary.json").read_text("utf-8"))
 
 
 def push(layout: BuildLayout, tasks, namespace: str, private: bool, written: list[str]) -> list[str]:

@@ -14,6 +14,7 @@ from wikiformer_kit.dataset_scripts.build_params import record_parameters
 from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, chain_executors
+from wikiformer_kit.dataset_scripts.folder_lock import holding
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, corpus_files, plan_units
 from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 from wikiformer_kit.dataset_scripts.wikir.steps import AssembleStep, ExtractStep, WikirLayout
@@ -74,51 +75,52 @@ def build_wikir(
     Raises:
         WikirParametersError: ``output_dir`` holds a build made with other options or another corpus.
     """
-    output_dir = Path(output_dir)
-    layout = WikirLayout(output_dir)
-    data_files, redirect_files = corpus_files(Path(corpus_dir))
-    units = plan_units(data_files, articles_per_unit)
-    if not random_sample:
-        units = limit_units(units, max_articles)
-    elif max_articles is not None and max_articles < 1:
-        raise ValueError(f"max_articles must be >= 1, got {max_articles}")
-    language = corpus_language(data_files[0])
-    params = {
-        "options": options.to_dict(),
-        "max_articles": max_articles,
-        **({"random_sample": True} if random_sample else {}),
-        "units": len(units),
-        "corpus": [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files],
-    }
-    _check_parameters(layout, params)
-    info = {
-        "source": f"the corpus folder `{Path(corpus_dir).name}`",
-        "command": "python -m dataset_scripts.wikir",
-        "name": f"WIKIR ({language or 'unknown language'})",
-        **(info or {}),
-        "options": options.to_dict(),
-        "language": language,
-        "export": list(export_formats),
-        **({"random_sample": max_articles} if random_sample and max_articles is not None else {}),
-    }
-    world = max(1, min(executor.num_proc, len(units)))
-    stages = [
-        ("extract", [ExtractStep(output_dir, units, options)], world),
-        ("assemble", [AssembleStep(output_dir, units, redirect_files, info)], 1),
-    ]
-    # the outputs (the last stage) follow the latest command line
-    # the stages' console logs in the work folder, which a push leaves out
-    run = chain_executors(
-        executor,
-        stages,
-        logs=layout.logs,
-        job_prefix="wikir",
-        preload=("wikiformer_kit.dataset_scripts.wikir.steps", "pandas"),
-        stage_logs=layout.work / "logs",
-    )
-    run.run()
-    summary_path = layout.work / "summary.json"
-    return json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {}
+    with holding(output_dir, "a WIKIR build"):
+        output_dir = Path(output_dir)
+        layout = WikirLayout(output_dir)
+        data_files, redirect_files = corpus_files(Path(corpus_dir))
+        units = plan_units(data_files, articles_per_unit)
+        if not random_sample:
+            units = limit_units(units, max_articles)
+        elif max_articles is not None and max_articles < 1:
+            raise ValueError(f"max_articles must be >= 1, got {max_articles}")
+        language = corpus_language(data_files[0])
+        params = {
+            "options": options.to_dict(),
+            "max_articles": max_articles,
+            **({"random_sample": True} if random_sample else {}),
+            "units": len(units),
+            "corpus": [[p.name, pq.ParquetFile(p).metadata.num_rows] for p in data_files],
+        }
+        _check_parameters(layout, params)
+        info = {
+            "source": f"the corpus folder `{Path(corpus_dir).name}`",
+            "command": "python -m dataset_scripts.wikir",
+            "name": f"WIKIR ({language or 'unknown language'})",
+            **(info or {}),
+            "options": options.to_dict(),
+            "language": language,
+            "export": list(export_formats),
+            **({"random_sample": max_articles} if random_sample and max_articles is not None else {}),
+        }
+        world = max(1, min(executor.num_proc, len(units)))
+        stages = [
+            ("extract", [ExtractStep(output_dir, units, options)], world),
+            ("assemble", [AssembleStep(output_dir, units, redirect_files, info)], 1),
+        ]
+        # the outputs (the last stage) follow the latest command line
+        # the stages' console logs in the work folder, which a push leaves out
+        run = chain_executors(
+            executor,
+            stages,
+            logs=layout.logs,
+            job_prefix="wikir",
+            preload=("wikiformer_kit.dataset_scripts.wikir.steps", "pandas"),
+            stage_logs=layout.work / "logs",
+        )
+        run.run()
+        summary_path = layout.work / "summary.json"
+        return json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else {}
 
 
 def limit_units(units: Sequence[Unit], max_articles: int | None) -> list[Unit]:
