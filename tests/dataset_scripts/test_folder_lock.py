@@ -58,8 +58,17 @@ def test_a_lock_left_by_a_process_that_is_gone_is_taken_over(tmp_path, capsys):
 
 
 def test_a_live_holder_is_named_and_its_lock_kept(tmp_path):
-    with holding(tmp_path, "a WIKIR build"):
-        with pytest.raises(FolderInUseError, match=r"being written by a WIKIR build \(process \d+"):
-            with holding(tmp_path):
-                pass
-        assert (tmp_path / LOCK).exists()
+    holder = {
+        "pid": os.getppid(),
+        "host": socket.gethostname(),
+        "started": "2026-01-01 00:00:00",
+        "what": "a WIKIR build",
+    }
+    (tmp_path / LOCK).write_text(json.dumps(holder))  # the process that started this one: alive
+    with pytest.raises(FolderInUseError, match=rf"being written by a WIKIR build \(process {os.getppid()} on"):
+        with holding(tmp_path):
+            pass
+    assert json.loads((tmp_path / LOCK).read_text()) == holder
+    with holding(tmp_path / "new" / "deeper"):  # made for the block, left empty: removed again, parents too
+        pass
+    assert not (tmp_path / "new").exists()

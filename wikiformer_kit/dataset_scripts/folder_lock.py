@@ -26,7 +26,7 @@ def holding(folder: str | Path, what: str = "a build") -> Iterator[None]:
     """Hold ``folder`` for the duration of the block (created if needed, and removed again if the block left it
     empty); raises :class:`FolderInUseError` when a live process holds it."""
     folder = Path(folder)
-    created = not folder.exists()
+    created = [f for f in (folder, *folder.parents) if not f.exists()]  # this folder and the parents made for it
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK
     mine = {
@@ -66,8 +66,9 @@ def holding(folder: str | Path, what: str = "a build") -> Iterator[None]:
     finally:
         if (_read(path) or {}).get("pid") == mine["pid"]:
             path.unlink(missing_ok=True)
-        if created and folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()  # a build that wrote nothing leaves no folder behind
+        for made in created:  # a build that wrote nothing leaves no folder behind
+            if made.is_dir() and not any(made.iterdir()):
+                made.rmdir()
 
 
 def _read(path: Path) -> dict | None:
