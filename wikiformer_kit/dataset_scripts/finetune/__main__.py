@@ -27,6 +27,7 @@ from pathlib import Path
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
+from wikiformer_kit.dataset_scripts.hub.report import push_and_report
 
 
 def _flag(group, name: str, **kwargs) -> None:
@@ -148,10 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if left_out:
         print("left out: " + ", ".join(f"{k} {v:,}" for k, v in left_out.items()))
     if repo_id:
-        try:
-            print(f"pushed {args.output_dir} -> {repo_id} ({push(args.output_dir, repo_id, args.private)})")
-        except Exception as error:  # any client or network error: the local dataset stays; say what to rerun
-            print(f"push to {repo_id} failed: {error}; rerun the same command to push again", file=sys.stderr)
+        if not push_and_report(args.output_dir, repo_id, lambda: push(args.output_dir, repo_id, args.private)):
             return 1
     return 0
 

@@ -27,6 +27,7 @@ from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments
 from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
+from wikiformer_kit.dataset_scripts.hub.report import push_and_report
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files
 from wikiformer_kit.dataset_scripts.wikir.build import WikirParametersError, build_wikir, prepare_corpus
 from wikiformer_kit.dataset_scripts.wikir.export import FORMATS
@@ -195,10 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.nano:
         print(nano_line(export_nano([args.output_dir], args.output_dir / "nano", args.nano, args.nano_seed)))
     if args.push_to_hub:
-        try:
-            print(f"pushed {args.output_dir} -> {repo_id} ({push(args.output_dir, repo_id, args.private)})")
-        except Exception as error:  # any client or network error: the local collection stays; say what to rerun
-            print(f"push to {repo_id} failed: {error}; rerun the same command to push again", file=sys.stderr)
+        if not push_and_report(args.output_dir, repo_id, lambda: push(args.output_dir, repo_id, args.private)):
             return 1
     return 0
 
@@ -209,10 +207,7 @@ def export_only(args: argparse.Namespace) -> int:
     print(nano_line(summary))
     if args.push_to_hub:
         repo_id = f"{args.push_to_hub}/{args.repo_name or 'NanoWIKIR'}"
-        try:
-            print(f"pushed {args.output_dir} -> {repo_id} ({push(args.output_dir, repo_id, args.private)})")
-        except Exception as error:  # any client or network error: the local dataset stays; say what to rerun
-            print(f"push to {repo_id} failed: {error}; rerun the same command to push again", file=sys.stderr)
+        if not push_and_report(args.output_dir, repo_id, lambda: push(args.output_dir, repo_id, args.private)):
             return 1
     return 0
 
