@@ -251,3 +251,14 @@ def gzip_lines(archive) -> list[bytes]:
     with tarfile.open(archive) as tar:
         member = next(m for m in tar.getmembers() if m.isfile())
         return tar.extractfile(member).read().splitlines()
+
+
+def test_a_record_nested_past_the_recursion_limit_is_one_counted_skip(tmp_path):
+    """Nested deeper than the JSON parser follows: a ``too-deep`` skip, and the record after it read (the parts' walk
+    itself is iterative)."""
+    part = '{"type": "section", "name": "S", "has_parts": ['
+    deep = f'{{"name": "Deep", "identifier": 1, "sections": [{part * 3000}{{"type": "paragraph"}}{"]}" * 3000}]}}'
+    path = tmp_path / "deep.ndjson"
+    path.write_text(deep + "\n" + SAMPLE.read_text().strip() + "\n")
+    found, skipped, reasons = split_records(structured_contents.read(path, OPTIONS))
+    assert [a.title for a in found] == ["Montreal"] and reasons == {"too-deep": 1}

@@ -19,6 +19,7 @@ from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces
 
 _TAR_MAGIC = slice(257, 262)
+TOO_DEEP = "the record nests deeper than Python's recursion limit lets it be read; the records around it are kept"
 NO_TITLE = "the record's name is missing, null or not a string (a title is never made up: it would be an ATI query)"
 RecordParser = Callable[[bytes, str, str, ReaderOptions], list[Article | Redirect | Skipped]]
 _BROKEN = (EOFError, OSError, zlib.error, lzma.LZMAError, tarfile.TarError)
@@ -162,7 +163,7 @@ def read_byte_range(
 
 def load_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> tuple[dict[str, Any], str] | Skipped:
     """One NDJSON line as its JSON object and ``where`` with the record's name added, or the Skipped saying why
-    not (``too-large``, ``non-utf8``, ``bad-json``, ``bad-record``)."""
+    not (``too-large``, ``non-utf8``, ``bad-json``, ``too-deep``, ``bad-record``)."""
     if options.max_article_bytes and len(raw) > options.max_article_bytes:
         return Skipped("too-large", file, where, f"{len(raw)} bytes > max_article_bytes={options.max_article_bytes}")
     try:
@@ -171,6 +172,8 @@ def load_record(raw: bytes, file: str, where: str, options: ReaderOptions) -> tu
         return Skipped("non-utf8", file, where, f"invalid UTF-8 at byte {error.start} of the line")
     except json.JSONDecodeError as error:
         return Skipped("bad-json", file, where, f"{error.msg} at column {error.colno}")
+    except RecursionError:
+        return Skipped("too-deep", file, where, TOO_DEEP)
     if not isinstance(record, dict):
         return Skipped("bad-record", file, where, "not a JSON object")
     title = record.get("name") if isinstance(record.get("name"), str) else ""
