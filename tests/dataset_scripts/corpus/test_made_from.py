@@ -50,3 +50,10 @@ def test_another_input_or_other_options_rebuild_and_the_same_ones_reuse(tmp_path
 def ids_of_a_fresh_build(inputs, folder, options=CorpusOptions()) -> list[str]:
     build_corpus(inputs, folder, options)
     return ids(folder)
+
+
+def test_the_same_file_given_twice_is_read_once_and_counted(tmp_path):
+    twice = build_corpus([LTGWIKI, LTGWIKI.parent / ".." / LTGWIKI.parent.name / LTGWIKI.name], tmp_path / "twice")
+    once = build_corpus([LTGWIKI], tmp_path / "once")
+    assert twice["articles"] == once["articles"] and twice["skipped:duplicate-input"] == 1
+    assert ids(tmp_path / "twice") == ids(tmp_path / "once")

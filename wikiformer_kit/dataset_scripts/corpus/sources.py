@@ -243,13 +243,20 @@ def plan_shards(
 
     Returns:
         The shards, and a Skipped record for each file inside a directory whose format is unknown (a file named
-        directly with an unknown format raises :class:`CorpusFormatError` instead: the run would be wrong).
+        directly with an unknown format raises :class:`CorpusFormatError` instead: the run would be wrong) and for
+        each file given again (read once).
     """
     planned: list[Shard | tuple[Path, str, list[int]]] = []  # whole-file shards, and dumps with their offsets
     index_of: dict[Path, Path] = {}
     skipped: list[Skipped] = []
     fixed = None if fmt == "auto" else get_format(fmt)
-    files = _expand(inputs)
+    files, seen = [], set()
+    for path, named in _expand(inputs):
+        if path.resolve() in seen:  # a record read twice would multiply its task rows
+            skipped.append(Skipped("duplicate-input", str(path), "", "the same file given again: read once"))
+            continue
+        seen.add(path.resolve())
+        files.append((path, named))
     check_parts([path for path, _ in files])
     for path, named in files:
         module = fixed or detect_format(path)
