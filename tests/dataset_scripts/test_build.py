@@ -319,3 +319,11 @@ def test_every_output_file_is_byte_identical_whatever_the_processes(built, tmp_p
     assert len(outputs[1]) > 8 and any(name.endswith("README.md") for name in outputs[1])
     assert outputs[2] == outputs[1]
     assert outputs[3] == outputs[1]
+
+
+def test_an_output_folder_that_is_a_file_is_named_not_called_an_interruption(tmp_path, capsys):
+    taken = tmp_path / "out"
+    taken.write_text("not a folder")
+    assert main(["--input", str(ENWIKI_SAMPLE), "--output-dir", str(taken)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert str(taken) in line and "interrupted" not in line

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
+from wikiformer_kit.cli.errors import one_line
 from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
 from wikiformer_kit.dataset_scripts.corpus.folder import is_corpus_dir
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
@@ -234,8 +235,12 @@ def run(args: argparse.Namespace, argv: list[str] | None) -> int:
             shutil.rmtree(path, ignore_errors=True)
         print(f"error: {error}; nothing was built", file=sys.stderr)
         return 2
-    except Exception as error:
-        print(f"build interrupted ({error}); rerun the same command to resume", file=sys.stderr)
+    except Exception as error:  # only Ctrl-C or SIGTERM is an interruption (one_line_errors says so): name the cause
+        print(
+            f"error: the build stopped: {one_line(error)}; the stages finished before it are kept, so the same command "
+            "resumes once the cause is fixed",
+            file=sys.stderr,
+        )
         return 1
     if summary is None:
         print(f"jobs submitted; rerun the same command when they are done to {'push' if args.push_to_hub else 'check'}")
