@@ -41,8 +41,6 @@ COLLECTION_SOURCES = {
 """What the kit's vendored evaluation samples are samples of, and the terms of their text (for the card)."""
 TRANSFORMERS_RANGE = "4.46 to 5.x"
 """The transformers versions the remote code is tested with."""
-CARD_MEASURES = HUB_METRICS
-"""Measures (as ``eval`` names them) that go into model-index, with their Hub metric types."""
 
 DEFAULT_LIMITATIONS = (
     "A cross-encoder re-ranks a first stage's candidates; it does not retrieve from a corpus by itself. "
@@ -221,7 +219,7 @@ class Evaluation:
             shown = [
                 f"{display_name(m)} {values[m]:.3f}"
                 for m in self.comparison.measures
-                if m in CARD_MEASURES and m in values
+                if m in HUB_METRICS and m in values
             ]
             if shown:
                 parts.append(f"{names[system]}: {', '.join(shown)}")
@@ -262,13 +260,13 @@ class Evaluation:
                 task_type=task_type,
                 task_name=task_name,
                 **self.model_index_dataset(),
-                metric_type=CARD_MEASURES[measure],
+                metric_type=HUB_METRICS[measure],
                 metric_name=display_name(measure),
                 metric_value=round(float(shown.means[names[system]][measure]), 4),
             )
             for system, task_type, task_name in entries
             for measure in shown.measures
-            if measure in CARD_MEASURES
+            if measure in HUB_METRICS
         ]
 
     def hub_results(self) -> list[HubResult]:
@@ -401,7 +399,7 @@ METHODS = {
         HARP.citation,
     ),
 }
-"""Per pre-training method: the card's opening sentence and the BibTeX entry ."""
+"""Per pre-training method: the card's opening sentence and the BibTeX entry."""
 
 
 def hub_results(inputs: CardInputs) -> list[HubResult]:

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 logger = logging.getLogger(__name__)
 
@@ -93,21 +92,10 @@ def check_set_names(names: Sequence[str], dataset_id: str | Path) -> None:
 
 
 def dataset_sets(dataset_id: str | Path) -> list[str]:
-    """The sets of a dataset in NanoBEIR's layout: the splits of its ``bm25`` subset, as its card's ``configs``
-    names them (a local folder) or as the Hub's client lists them."""
-    if Path(dataset_id).is_dir():
-        text = (
-            (Path(dataset_id) / "README.md").read_text(encoding="utf-8")
-            if Path(dataset_id, "README.md").is_file()
-            else ""
-        )
-        header = yaml.safe_load(text.split("---")[1]) if text.startswith("---") else {}
-        configs = {c.get("config_name"): c for c in (header or {}).get("configs", []) if isinstance(c, dict)}
-        splits = [f["split"] for f in configs.get("bm25", {}).get("data_files", []) if isinstance(f, dict)]
-    else:
-        from datasets import get_dataset_split_names
+    """The sets of a dataset in NanoBEIR's layout (a Hub id or a local folder): the splits of its ``bm25`` subset."""
+    from datasets import get_dataset_split_names
 
-        splits = get_dataset_split_names(str(dataset_id), "bm25")
+    splits = get_dataset_split_names(str(dataset_id), "bm25")
     if not splits:
         raise ValueError(f"{dataset_id}: no bm25 subset with splits; a NanoBEIR-layout dataset has one split a set")
     return list(splits)

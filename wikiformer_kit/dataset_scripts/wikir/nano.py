@@ -18,6 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
+from huggingface_hub import DatasetCard
 
 from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 from wikiformer_kit.eval.collections import load_collection
@@ -38,9 +39,7 @@ def is_wikir_dir(path: str | Path) -> bool:
 
 def wikir_language(folder: Path) -> str:
     """The language a WIKIR build's card declares."""
-    text = (folder / "README.md").read_text(encoding="utf-8")
-    header = yaml.safe_load(text.split("---")[1]) if text.startswith("---") else {}
-    language = (header or {}).get("language")
+    language = DatasetCard.load(folder / "README.md").data.language
     language = language[0] if isinstance(language, list) and language else language
     if not isinstance(language, str) or not language:
         raise ValueError(f"{folder}/README.md: names no language; a WIKIR build's card does")

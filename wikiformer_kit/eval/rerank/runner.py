@@ -58,7 +58,8 @@ def _resume_state(output: Path, resume: bool, tag: str, settings: str, fingerpri
             "use the same settings to resume, another output, or resume=False (--no-resume) to start afresh"
         )
     recorded = dict((line.split() + [""])[:2] for line in lines[1:] if line.strip())
-    done = {qid for qid, made_from in recorded.items() if made_from == fingerprint(qid)}
+    current = {qid: fingerprint(qid) for qid in recorded}
+    done = {qid for qid, made_from in recorded.items() if made_from == current[qid]}
     if len(done) < len(recorded):
         logger.warning(
             "%s: %d of the %d queries finished earlier were scored from other candidates or texts (another --k, "
@@ -74,7 +75,7 @@ def _resume_state(output: Path, resume: bool, tag: str, settings: str, fingerpri
         with open(output, "w", encoding="utf-8") as out:
             for qid, ranking in kept.items():
                 out.write(format_run_lines(qid, ranking, tag))
-        done_path.write_text(header + "".join(f"{qid} {fingerprint(qid)}\n" for qid in kept), encoding="utf-8")
+        done_path.write_text(header + "".join(f"{qid} {current[qid]}\n" for qid in kept), encoding="utf-8")
     logger.info("%s: resuming, %d queries already done", output, len(kept))
     return kept, set(kept)
 
