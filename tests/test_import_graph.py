@@ -25,6 +25,7 @@ LAYERS = [
         "wikiformer_kit.dataset_scripts.atomic_files",
         "wikiformer_kit.dataset_scripts.folder_lock",
         "wikiformer_kit.dataset_scripts.fingerprint",
+        "wikiformer_kit.dataset_scripts.file_states",
         "wikiformer_kit.dataset_scripts.build_params",
         "wikiformer_kit.dataset_scripts.stage_console",
         "wikiformer_kit.dataset_scripts.local_executor",

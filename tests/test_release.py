@@ -284,3 +284,34 @@ def test_verbose_stages_print_the_commands_output(tmp_path, capfd):
     Stages(tmp_path, redo=None, verbose=True).run("eval", [[sys.executable, "-c", "print('table')"]])
     out = capfd.readouterr().out
     assert "[eval] $ python -c " in out and "table" in out and not (tmp_path / "logs").exists()
+
+
+def test_a_stage_is_reused_only_while_its_inputs_and_the_stages_before_it_are_unchanged(tmp_path, capsys):
+    from wikiformer_kit.release import Stages
+
+    dump = tmp_path / "dump.xml"
+    dump.write_text("first download, cut short")
+    out = tmp_path / "out"
+    copy = [sys.executable, "-c", "import shutil, sys; shutil.copy(sys.argv[1], sys.argv[2])"]
+    datasets = [*copy, str(dump), str(out / "rows.txt")]
+    train = [*copy, str(out / "rows.txt"), str(out / "model.txt")]
+
+    def run_both():
+        stages = Stages(out, redo=None)
+        stages.run("datasets", [datasets])
+        stages.run("train", [train])
+        return capsys.readouterr().out
+
+    run_both()
+    assert run_both().count("finished earlier with the same command: reused") == 2
+    dump.write_text("the whole download, under the same name")
+    console = run_both()
+    assert "[datasets] finished earlier from other inputs (input replaced (size or time): dump.xml)" in console
+    assert "[train] finished earlier from other inputs (stage datasets ran again)" in console
+    assert (out / "model.txt").read_text() == "the whole download, under the same name"
+    assert run_both().count("reused") == 2
+
+    other = tmp_path / "other.xml"
+    other.write_text("another input")
+    Stages(out, redo=None).run("datasets", [[*copy, str(other), str(out / "rows.txt")]])
+    assert "other command line; other input: other.xml; input no longer given: dump.xml" in capsys.readouterr().out

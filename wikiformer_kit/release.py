@@ -32,13 +32,15 @@ defaults to ``output/release-<system>``). ``--harp-variant original`` or ``--pro
 baseline's datasets as its authors' code built them (``--stopwords FILE``: e.g. HARP's own list), and the dataset
 cards' "As built:" line names the variant; HARP's importance model stays the backbone the config trains.
 
-A rerun reuses every stage that finished with the same command (``OUT/stages/*.json``); ``--redo STAGE`` runs
-one again (and the stages after it).
+A rerun reuses every stage that finished with the same command, the same input files (size and time) and the
+same kit, after the same earlier stages (``OUT/stages/*.json``); otherwise one line says what changed and the
+stage runs again. ``--redo STAGE`` runs one again (and the stages after it).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import re
@@ -48,9 +50,12 @@ import sys
 import time
 from pathlib import Path
 
+from wikiformer_kit import __version__
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.durations import duration
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
+from wikiformer_kit.dataset_scripts.file_states import changed_files, file_states
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
 from wikiformer_kit.eval.hub_results import hub_collection
 from wikiformer_kit.home import find_kit_file, kit_environment, kit_file
@@ -192,7 +197,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 class Stages:
-    """Runs stage commands, recording each finished one so that a rerun with the same command reuses it.
+    """Runs stage commands, recording what each finished one was made from so that a rerun reuses it only when
+    nothing changed.
 
     By default each stage is one console line (and a progress bar on a terminal, following the command's own
     bars): the commands' full output goes to ``OUT/logs/<stage>.log``, and its tail is shown if a command fails.
@@ -200,27 +206,57 @@ class Stages:
     """
 
     def __init__(self, output_dir: Path, redo: str | None, verbose: bool = False):
+        self.output_dir = output_dir
         self.record_dir = output_dir / "stages"
         self.record_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir = output_dir / "logs"
         self.redo_from = STAGES.index(redo) if redo else len(STAGES)
         self.verbose = verbose
 
-    def done(self, stage: str, signature: object) -> bool:
+    def signature(self, stage: str, arguments: list) -> dict:
+        """What ``stage`` is made from: its arguments, the size and time of every file or folder they name outside
+        the release's own folder, the kit's version, and the records of the stages before it (one that ran again
+        with other inputs makes this one stale)."""
+        earlier = {
+            name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            for name in STAGES[: STAGES.index(stage)]
+            if (path := self.record_dir / f"{name}.json").is_file()
+        }
+        tokens = [str(item) for part in arguments for item in (part if isinstance(part, list) else [part])]
+        return {
+            "arguments": arguments,
+            "inputs": file_states(tokens, outside=[self.output_dir]),
+            "kit": __version__,
+            "after": earlier,
+        }
+
+    def done(self, stage: str, signature: dict) -> bool:
+        """Whether ``stage`` finished earlier from ``signature``; when it finished from something else, one line
+        says what changed."""
         record = self.record_dir / f"{stage}.json"
         if STAGES.index(stage) >= self.redo_from or not record.exists():
             return False
-        return json.loads(record.read_text(encoding="utf-8")) == signature
+        try:
+            before = json.loads(record.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            before = None
+        if before == signature:
+            return True
+        print(f"[{stage}] finished earlier from other inputs ({stage_changes(before, signature)}): running it again")
+        return False
 
-    def finish(self, stage: str, signature: object) -> None:
-        (self.record_dir / f"{stage}.json").write_text(json.dumps(signature, indent=1), encoding="utf-8")
+    def finish(self, stage: str, signature: dict) -> None:
+        atomic_write(
+            self.record_dir / f"{stage}.json",
+            lambda tmp: tmp.write_text(json.dumps(signature, indent=1), encoding="utf-8"),
+        )
 
     def run(self, stage: str, commands: list[list[str]], describe=None) -> None:
         """Run the stage's commands (each a subprocess in the current directory) unless already done.
 
         ``describe``, if given, returns what the stage produced, for its console line.
         """
-        signature = [command[1:] for command in commands]  # not the interpreter path
+        signature = self.signature(stage, [command[1:] for command in commands])  # not the interpreter path
         if self.done(stage, signature):
             print(f"[{stage}] finished earlier with the same command: reused", flush=True)
             return
@@ -253,6 +289,26 @@ class Stages:
 
 _PROGRESS = re.compile(rb"(\d+)/(\d+) \[")
 """A tqdm bar's ``n/total [``, as the stage commands print them."""
+
+
+def stage_changes(before: dict | None, now: dict) -> str:
+    """What differs between a stage's recorded signature and this run's, in words."""
+    if not isinstance(before, dict) or "arguments" not in before:
+        return "its record is from an older kit or damaged"
+    said = []
+    if before["arguments"] != now["arguments"]:
+        said.append("other command line")
+    said += changed_files(before.get("inputs", {}), now["inputs"])
+    if before.get("after") != now["after"]:
+        again = sorted(
+            k
+            for k in set(before.get("after", {})) | set(now["after"])
+            if before.get("after", {}).get(k) != now["after"].get(k)
+        )
+        said.append(f"stage {', '.join(again)} ran again")
+    if before.get("kit") != now["kit"]:
+        said.append(f"the kit's version {before.get('kit')} -> {now['kit']}")
+    return "; ".join(said) or "its record differs"
 
 
 def run_logged(command: list[str], log: Path, label: str, shown: str) -> int:
@@ -511,7 +567,8 @@ def main(argv: list[str] | None = None) -> int:
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
         stages.run("train", [command], describe=lambda: describe_training(train_dir))
     if "export" in selected:
-        if not stages.done("export", [str(train_dir), args.eval_max_length]):
+        export_signature = stages.signature("export", [str(train_dir), args.eval_max_length])
+        if not stages.done("export", export_signature):
             if not args.verbose:  # in-process: no loading and writing bars on the console
                 from huggingface_hub.utils import disable_progress_bars
                 from transformers.utils.logging import disable_progress_bar
@@ -520,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
                 disable_progress_bars()
             export_model(train_dir, model_dir, args.eval_max_length)
             fresh_head_baseline(config, out / "baseline" / "minilm-fresh-head", args.seed)
-            stages.finish("export", [str(train_dir), args.eval_max_length])
+            stages.finish("export", export_signature)
             stages.redo_from = min(stages.redo_from, STAGES.index("eval"))  # eval stores the fusion in config.json
             print(f"[export] done: {_short(model_dir)} (and the untrained-head baseline for the comparison)")
     if "eval" in selected:
