@@ -121,6 +121,19 @@ def test_resume_writes_only_missing_shards_and_refuses_other_options(handmade, t
     assert all(len(r["negatives"]) <= 5 for r in _rows(out))
 
 
+def test_a_changed_collection_file_is_never_resumed(handmade, tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["--collection", str(handmade), "--output-dir", str(out), "--shard-queries", "2"]
+    assert main(argv) == 0
+    assert main(argv) == 0  # unchanged: resumed
+    with (handmade / "qrels.txt").open("a") as qrels:
+        qrels.write("q6 0 d18 2\n")
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "other inputs (input replaced (size or time): qrels.txt)" in capsys.readouterr().err
+    assert main([*argv, "--overwrite"]) == 0
+
+
 def test_cli_snake_case_aliases_bad_window_and_empty_result(handmade, tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["--collection", str(handmade), "--output_dir", str(out), "--min_rank", "2", "--max_rank", "9"]) == 0

@@ -7,6 +7,7 @@ import logging
 import math
 from pathlib import Path
 
+from wikiformer_kit.dataset_scripts.file_states import file_states
 from wikiformer_kit.dataset_scripts.finetune.card import write_card
 from wikiformer_kit.dataset_scripts.finetune.false_negatives import FalseNegativeFilter
 from wikiformer_kit.dataset_scripts.finetune.mine import CandidateSource, mine_queries
@@ -30,6 +31,15 @@ def source_record(source: Source) -> str:
     elif Path(base).exists():
         base = str(Path(base).resolve())
     return base + (f"#{part}" if part else "")
+
+
+def source_files(source: Source) -> dict[str, list[int]]:
+    """The size and time of every local file the source reads (none for a Hub id or an ``irds:`` collection)."""
+    if source.triples is not None:
+        return file_states([source.triples])
+    base, _ = split_spec(source.spec)
+    prefix, colon, rest = base.partition(":")
+    return file_states([rest if colon and not Path(base).exists() else base])
 
 
 def build_groups(
@@ -66,7 +76,12 @@ def build_groups(
         if not query_ids:
             raise ValueError(f"{source.spec}: no judged query with a text; nothing to mine")
         shards = math.ceil(len(query_ids) / options.shard_queries)
-    record = {"source": source_record(source), "options": options.to_dict(), "shards": shards}
+    record = {
+        "source": source_record(source),
+        "inputs": source_files(source),
+        "options": options.to_dict(),
+        "shards": shards,
+    }
     if source.collection is not None:
         record["relevance_level"] = source.collection.relevance_level
     output = ShardedOutput(output_dir, record, shards, overwrite)

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
+from wikiformer_kit.dataset_scripts.file_states import changed_files
 
 TEXT, TEXTS = datasets.Value("string"), datasets.List(datasets.Value("string"))
 FEATURES = datasets.Features(
@@ -103,6 +104,12 @@ class ShardedOutput:
             if previous != record:
                 if not overwrite:
                     changed = sorted(k for k in set(previous) | set(record) if previous.get(k) != record.get(k))
+                    if "inputs" in changed:  # name the files
+                        changed[changed.index("inputs")] = (
+                            "inputs ("
+                            + "; ".join(changed_files(previous.get("inputs", {}), record["inputs"]) or ["not recorded"])
+                            + ")"
+                        )
                     raise RunMismatchError(
                         f"{self.folder} holds a mining run with other {', '.join(changed)}; rerun with the same "
                         "command to resume it, or give --overwrite (or another --output-dir) to start again"
