@@ -264,3 +264,26 @@ def test_max_articles_takes_the_first_articles_or_the_originals_random_sample(en
     assert len(documents(first)) < 30 and len(documents(drawn)) == len(documents(reseeded)) == 30
     assert documents(drawn) != documents(reseeded) and not documents(drawn) <= documents(first)
     assert summary["stats"]["skipped: not in the random sample of articles"] > 0
+
+
+def test_a_replaced_dump_is_extracted_again_not_reused(tmp_path, capsys):
+    import bz2
+
+    from tests.conftest import ENWIKI_SAMPLE
+
+    xml = bz2.decompress(ENWIKI_SAMPLE.read_bytes()).decode("utf-8")
+    pages = xml.split("</page>")
+    dump = tmp_path / "enwiki.xml"
+    dump.write_text("</page>".join(pages[:120]) + "</page>\n</mediawiki>\n", encoding="utf-8")  # a cut download
+    out, fresh = tmp_path / "wikir", tmp_path / "fresh"
+    assert main(["--input", str(dump), "--output-dir", str(out), "--min-links", "1"]) == 0
+    cut = json.loads((out / ".build" / "summary.json").read_text())
+    dump.write_text(xml, encoding="utf-8")  # then the whole file under the same name
+    capsys.readouterr()
+    assert main(["--input", str(dump), "--output-dir", str(out), "--min-links", "1"]) == 0
+    console = capsys.readouterr()
+    assert "the corpus changed since the earlier build there: extracting it again" in console.out + console.err
+    assert main(["--input", str(dump), "--output-dir", str(fresh), "--min-links", "1"]) == 0
+    whole = json.loads((fresh / ".build" / "summary.json").read_text())
+    assert json.loads((out / ".build" / "summary.json").read_text()) == whole != cut
+    assert qrels(out, "validation") == qrels(fresh, "validation")

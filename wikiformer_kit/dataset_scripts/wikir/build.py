@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -139,7 +140,23 @@ def limit_units(units: Sequence[Unit], max_articles: int | None) -> list[Unit]:
     return kept
 
 
+CORPUS_PARAMETERS = ("corpus", "units")
+"""What a changed corpus changes in the parameters record (its files' fingerprinted names and row counts)."""
+
+
 def _check_parameters(layout: WikirLayout, params: dict[str, Any]) -> None:
+    """Record the parameters; where the folder holds a build of another corpus under the same options (its dump was
+    replaced, or rebuilt), say so and extract again; other options are refused."""
+    record = layout.work / "params.json"
+    if record.is_file():
+        before = json.loads(record.read_text("utf-8"))
+        changed = {k for k in set(before) | set(params) if before.get(k) != params.get(k)}
+        if changed and changed <= set(CORPUS_PARAMETERS):
+            print(f"[wikir] {layout.root}: the corpus changed since the earlier build there: extracting it again")
+            shutil.rmtree(layout.work / "extract", ignore_errors=True)
+            for stage_logs in layout.work.joinpath("logs").glob("*-w*"):
+                shutil.rmtree(stage_logs, ignore_errors=True)
+            record.unlink()
     record_parameters(
         layout.root, layout.work, params, what="a WIKIR build", error=WikirParametersError, expand=("options",)
     )
