@@ -121,3 +121,29 @@ def test_the_build_command_reads_a_dump_on_the_hub_and_names_a_missing_one(hub, 
     )  # fmt: skip
     assert missing.returncode != 0
     assert "hf://datasets/ns/enterprise/absent.json.tar.gz: no such file or folder on the Hub" in missing.stderr
+
+
+def test_without_the_hub_a_cached_file_is_read_and_anything_else_named_in_one_line(hub, dataset_repo, tmp_path):
+    env = hub.env(tmp_path / "home_user")
+    url = f"hf://datasets/ns/enterprise/structured/{STRUCTURED}"
+
+    def build(*inputs, **changes):
+        command = [sys.executable, "-m", "dataset_scripts.corpus", "--input", *inputs, "--output-dir"]
+        return subprocess.run(
+            [*command, str(tmp_path / f"out{len(list(tmp_path.iterdir()))}")],
+            cwd=PROJECT_ROOT, env={**env, **changes}, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+
+    unreachable = build(url, HF_ENDPOINT="http://127.0.0.1:9")  # nothing listens there
+    assert unreachable.returncode == 2, unreachable.stderr
+    assert unreachable.stderr.strip().splitlines()[-1] == (
+        f"error: {url} is not in the cache and the Hub cannot be reached (no connection to http://127.0.0.1:9); "
+        "connect to the network (or unset HF_HUB_OFFLINE) once to download it, or give a local copy"
+    )
+    offline = build(url, HF_HUB_OFFLINE="1")
+    assert f"error: {url} is not in the cache and the Hub cannot be reached (HF_HUB_OFFLINE is set)" in offline.stderr
+    assert build(url).returncode == 0  # online: fetched into the cache
+    cached = build(url, HF_HUB_OFFLINE="1")
+    assert cached.returncode == 0, cached.stderr  # offline, from the cache
+    folder = build("hf://datasets/ns/enterprise/structured", HF_HUB_OFFLINE="1")
+    assert "a folder cannot be listed without the Hub (HF_HUB_OFFLINE is set)" in folder.stderr

@@ -36,8 +36,15 @@ def hub_files(url: str) -> list[tuple[Path, bool]]:
     from huggingface_hub import HfFileSystem, hf_hub_download
     from huggingface_hub.errors import HfHubHTTPError
 
-    filesystem = HfFileSystem()
+    from wikiformer_kit.cli.hub_access import hub_offline, hub_unreachable
+
     try:
+        if hub_offline():  # no listing without the Hub: a file named directly may still be in the cache
+            local = Path(hf_hub_download(**_file_of(url)))
+            if not local.is_file():  # the cache holds a folder of that name: some of its files, maybe not all
+                raise ValueError(f"{url}: a folder cannot be listed without the Hub")
+            return [(local, True)]
+        filesystem = HfFileSystem()
         found, named = _listing(filesystem, url)
         files = []
         for path in found:
@@ -48,11 +55,39 @@ def hub_files(url: str) -> list[tuple[Path, bool]]:
                 resolved.repo_id, resolved.path_in_repo, repo_type=resolved.repo_type, revision=resolved.revision
             )
             files.append((Path(local), named))
-    except (HfHubHTTPError, OSError) as error:
-        raise CorpusFormatError(f"{url}: cannot read it from the Hub: {error}") from error
+    except ValueError as error:  # a folder or glob, offline
+        if not hub_offline():
+            raise
+        raise CorpusFormatError(f"{error} (HF_HUB_OFFLINE is set): name a file, or unset HF_HUB_OFFLINE") from error
+    except Exception as error:
+        unreachable = hub_unreachable(url, error)
+        if unreachable:
+            raise CorpusFormatError(unreachable) from error
+        if isinstance(error, (HfHubHTTPError, OSError)):
+            raise CorpusFormatError(f"{url}: cannot read it from the Hub: {error}") from error
+        raise
     if not files:
         raise CorpusFormatError(f"{url}: no such file or folder on the Hub (or none but hidden files in it)")
     return files
+
+
+def _file_of(url: str) -> dict:
+    """``hf_hub_download``'s arguments for a URL naming one file (``hf://datasets/owner/name[@revision]/path``)."""
+    if any(character in url for character in _GLOB_CHARACTERS):
+        raise ValueError(f"{url}: a glob cannot be listed without the Hub")
+    parts = url.removeprefix(HUB_PREFIX).split("/")
+    kinds = {"datasets": "dataset", "spaces": "space"}
+    repo_type = kinds.get(parts[0])
+    parts = parts[1:] if repo_type else parts
+    if len(parts) < 3:
+        raise ValueError(f"{url}: a folder cannot be listed without the Hub")
+    name, _, revision = parts[1].partition("@")
+    return {
+        "repo_id": f"{parts[0]}/{name}",
+        "filename": "/".join(parts[2:]),
+        "repo_type": repo_type or "model",
+        "revision": revision or None,
+    }
 
 
 def _listing(filesystem, url: str) -> tuple[list[str], bool]:
