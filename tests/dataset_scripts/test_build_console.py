@@ -3,6 +3,7 @@ executor's logs in OUT/logs/<stage>.log; ``--verbose`` prints them instead."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -66,3 +67,19 @@ def test_the_corpus_command_prints_its_stage_line_and_summary(tmp_path):
     assert STAGE_LINE.fullmatch(first) and first.endswith(str(out / "logs" / "corpus.log"))
     assert len(summary) <= 6 and "articles" in "".join(summary) and not has_emoji(result.stdout + result.stderr)
     assert "Stats" in (out / "logs" / "corpus.log").read_text()
+
+
+def test_offline_an_importance_model_not_in_the_cache_is_refused_before_the_corpus_is_read(tmp_path):
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-m", "dataset_scripts.build", "--input", str(ENWIKI_SAMPLE), "--output-dir", str(out),
+         "--tasks", "harp", "--harp-variant", "original"],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "error: the HARP importance model google-bert/bert-base-uncased: not in the cache and the Hub cannot be "
+        "reached (HF_HUB_OFFLINE is set); unset HF_HUB_OFFLINE once to download it, or give a local model folder"
+    )
+    assert not (out / "corpus").exists()

@@ -40,3 +40,29 @@ def hub_unreachable(what: str, error: BaseException) -> str | None:
         f"{what} is not in the cache and the Hub cannot be reached ({reason}); connect to the network (or unset "
         "HF_HUB_OFFLINE) once to download it, or give a local copy"
     )
+
+
+def check_cached_model(name: str, option: str) -> None:
+    """In offline mode, refuse a Hub id whose files are not in the cache, before anything slow runs (a folder, the
+    embedded model and any name online are left to the loaders).
+
+    Raises:
+        cli.InputError: offline, and ``name`` is neither a local path nor a cached repository.
+    """
+    from pathlib import Path
+
+    from huggingface_hub import try_to_load_from_cache
+
+    from wikiformer_kit.cli.errors import InputError
+
+    if not name or name.startswith("embedded:") or Path(name).expanduser().exists() or not hub_offline():
+        return
+    try:
+        cached = try_to_load_from_cache(name, "config.json")
+    except ValueError:  # not a repository id at all
+        cached = None
+    if not isinstance(cached, str):
+        raise InputError(
+            f"{option} {name}: not in the cache and the Hub cannot be reached (HF_HUB_OFFLINE is set); unset "
+            "HF_HUB_OFFLINE once to download it, or give a local model folder"
+        )

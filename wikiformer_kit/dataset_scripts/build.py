@@ -24,14 +24,15 @@ from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
-from wikiformer_kit.cli.errors import one_line
+from wikiformer_kit.cli.errors import InputError, one_line
+from wikiformer_kit.cli.hub_access import check_cached_model
 from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
 from wikiformer_kit.dataset_scripts.corpus.folder import is_corpus_dir
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 from wikiformer_kit.dataset_scripts.corpus.summary import corpus_summary
 from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
 from wikiformer_kit.dataset_scripts.tasks.baseline_options import add_arguments, options_from_args
-from wikiformer_kit.dataset_scripts.tasks.names import ALL_TASKS, DEFAULT_TASKS, parse_tasks
+from wikiformer_kit.dataset_scripts.tasks.names import ALL_TASKS, DEFAULT_TASKS, SYSTEMS, parse_tasks
 from wikiformer_kit.dataset_scripts.tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
 
 # The build itself (datasets, pyarrow, datatrove, the samplers) is imported when a build runs, not for --help.
@@ -176,10 +177,13 @@ def build_options(args: argparse.Namespace, argv: list[str]):
         keep_end_matter=args.keep_sections,
     )
     prop, harp, attention_cache = options_from_args(args)
+    tasks = parse_tasks(args.tasks)
+    if set(tasks) & set(SYSTEMS["harp"]):
+        check_cached_model(harp.importance_model, "the HARP importance model")  # before the corpus is read
     return BuildOptions(
         inputs=tuple(args.input),
         output_dir=args.output_dir or Path("."),
-        tasks=parse_tasks(args.tasks),
+        tasks=tasks,
         sampling=sampling,
         corpus=corpus_options(args),
         executor=executor_options(args),
@@ -219,8 +223,8 @@ def run(args: argparse.Namespace, argv: list[str] | None) -> int:
         build = build_options(args, argv if argv is not None else sys.argv[1:])
         if args.plan:
             return plan_main(args, build)
-    except (KeyError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (KeyError, ValueError) as error:  # InputError among them
+        print(f"error: {one_line(error) if isinstance(error, InputError) else error}", file=sys.stderr)
         return 2
     layout = BuildLayout(build.output_dir)
     made_here = [p for p in (layout.root, layout.root / "corpus", layout.root / "logs") if not p.exists()]
