@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     argv = list(sys.argv[1:] if argv is None else argv)
     model_args, data_args, training_args = parse_arguments(argv)
     check_train_datasets(data_args.train_datasets, config_file(argv))
+    check_collection_paths(data_args, config_file(argv))
     check_model_folders(model_args)
 
     import logging
@@ -211,6 +212,7 @@ def check_config_argument(argv: list[str]) -> None:
 def check_model_folders(model_args: ModelArguments) -> None:
     """Refuse, before torch loads, a local model_name_or_path (or tokenizer_name) folder without config.json, the
     weights or the tokenizer files, naming what is missing (see :func:`cli.model_folder.check_model_folder`)."""
+    from wikiformer_kit.cli.hub_access import check_cached_model
     from wikiformer_kit.cli.model_folder import check_model_folder
 
     separate_tokenizer = bool(model_args.tokenizer_name)
@@ -222,6 +224,30 @@ def check_model_folders(model_args: ModelArguments) -> None:
     )
     if separate_tokenizer:
         check_model_folder(model_args.tokenizer_name, "tokenizer_name", model=False)
+    check_cached_model(model_args.model_name_or_path or "", "model_name_or_path")
+
+
+def check_collection_paths(data_args, config: Path | None = None) -> None:
+    """Refuse, before any model is loaded, an ``eval_dir`` or ``test_dirs`` entry naming a local path that is not
+    there (a prefixed spec, ``hf:ID`` or ``irds:ID``, is left to the collection readers).
+
+    Raises:
+        cli.InputError: naming the option, the path, the folder it was looked for in and the config it came from.
+    """
+    from wikiformer_kit.eval.collections.resolve import FORMATS
+
+    named = [("eval_dir", data_args.eval_dir)] + [("test_dirs", value) for value in data_args.test_dirs or []]
+    for option, value in named:
+        if not value or value.split(":", 1)[0] in FORMATS:
+            continue
+        location = value.split("#", 1)[0]
+        if "," in location or Path(location).exists():
+            continue
+        origin = f" (from {config}; a relative path there is read from the current folder)" if config else ""
+        raise InputError(
+            f"{option} {value}: no such collection folder or file in {Path.cwd()}{origin}; give its path, or run "
+            "from the folder it is relative to"
+        )
 
 
 def config_file(argv: list[str]) -> Path | None:

@@ -76,6 +76,39 @@ def test_train_on_bad_command_lines(argv, expected, tmp_path, monkeypatch, capsy
     assert expected in _one_error_line(capsys)
 
 
+def test_a_copied_config_with_a_relative_eval_dir_is_refused_before_anything_loads(tmp_path, monkeypatch, capsys):
+    from wikiformer_kit.train import cli_main
+
+    for task in ("srr", "rwi", "ati", "ltm"):
+        (tmp_path / "tasks" / f"wikiformer-{task}").mkdir(parents=True)
+    demo = (PROJECT_ROOT / "wikiformer_kit" / "configs" / "demo-cpu.yaml").read_text()
+    config = tmp_path / "copy.yaml"
+    config.write_text(demo.replace("output/demo-tasks/", "tasks/"))
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["copy.yaml"]) == 2
+    assert _one_error_line(capsys) == (
+        f"error: eval_dir data/samples/eval/dl20-mini: no such collection folder or file in {tmp_path} (from "
+        "copy.yaml; a relative path there is read from the current folder); give its path, or run from the folder "
+        "it is relative to"
+    )
+
+
+def test_offline_a_backbone_not_in_the_cache_is_refused_before_anything_loads(tmp_path, monkeypatch, capsys):
+    from huggingface_hub import constants
+
+    from wikiformer_kit.train import cli_main
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    folder = tmp_path / "srr"
+    folder.mkdir()
+    argv = ["--train_datasets", str(folder), "--output_dir", str(tmp_path / "out"), "--model_name_or_path"]
+    assert cli_main([*argv, "google-bert/bert-base-uncased"]) == 2
+    assert "model_name_or_path google-bert/bert-base-uncased: not in the cache and the Hub cannot be reached (" in (
+        _one_error_line(capsys)
+    )
+
+
 def test_a_broken_config_names_the_file(tmp_path, capsys):
     from wikiformer_kit.train import cli_main
 
