@@ -565,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
         command += task_settings(config, datasets) if len(datasets) != len(config.get("train_datasets", [])) else []
         command += ["--test_dirs", str(wikir_dir / "test")] if dev.on_wikir else []
         command += [item for key, value in overrides.items() for item in (f"--{key}", str(value))]
-        stages.run("train", [command], describe=lambda: describe_training(train_dir))
+        stages.run("train", [command], describe=lambda: describe_training(train_dir, config))
     if "export" in selected:
         export_signature = stages.signature("export", [str(train_dir), args.eval_max_length])
         if not stages.done("export", export_signature):
@@ -618,8 +618,9 @@ def describe_datasets(out: Path, tasks: tuple[str, ...]) -> str:
     return ", ".join(f"{task} {rows.get(task, {}).get('rows', 0):,} rows" for task in tasks)
 
 
-def describe_training(train_dir: Path) -> str:
-    """Steps run and the kept checkpoint's zero-shot metric, from the trainer's state."""
+def describe_training(train_dir: Path, config: dict) -> str:
+    """Steps run and the kept checkpoint's selection figure, from the trainer's state, named with the pair length
+    it was measured at (the evaluation stage measures at ``--eval-max-length``)."""
     path = train_dir / "trainer_state.json"
     if not path.exists():
         return _short(train_dir)
@@ -630,7 +631,9 @@ def describe_training(train_dir: Path) -> str:
         if state.get("best_model_checkpoint")
         else ""
     )
-    metric = f" (best dev metric {best:.4f}{kept})" if best is not None else ""
+    name = measure_label(str(config.get("metric_for_best_model", "metric")))
+    length = config.get("eval_max_length", 512)
+    metric = f" (best dev {name} {best:.4f} at {length}-token pairs{kept})" if best is not None else ""
     return f"{state.get('global_step')} steps{metric}"
 
 

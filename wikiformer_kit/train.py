@@ -176,7 +176,10 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     trainer.save_model()
     test_metrics = {}
     for test_set in test_sets:  # the kept model, once, on collections that never chose a checkpoint
-        test_metrics.update(trainer.evaluate(test_set, metric_key_prefix=f"test_{test_set.name}"))
+        prefix = f"test_{test_set.name}"
+        test_metrics.update(trainer.evaluate(test_set, metric_key_prefix=prefix))
+        # how these figures were measured, beside them: another length or depth gives other figures
+        test_metrics.update(test_settings(prefix, test_set, data_args.eval_max_length, data_args.eval_depth))
     trainer.log_metrics("train", result.metrics)
     trainer.save_metrics("train", result.metrics)
     if test_metrics:  # on the console and in test_results.json: once training ends, logged values are not printed
@@ -186,6 +189,15 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     if training_args.push_to_hub:
         trainer.push_to_hub(commit_message="Wikiformer training run")
     return trainer
+
+
+def test_settings(prefix: str, test_set, max_length: int, depth: int | None) -> dict[str, int | str]:
+    """The settings a test set's figures were measured at (pair length, candidates re-ranked, first stage), as
+    metrics beside them, so that a figure in ``test_results.json`` is never read as one measured otherwise."""
+    settings: dict[str, int | str] = {f"{prefix}_pair_tokens": max_length}
+    if hasattr(test_set, "candidates"):
+        settings[f"{prefix}_candidates"] = f"{test_set.first_stage} top {depth}" if depth else test_set.first_stage
+    return settings
 
 
 def check_config_argument(argv: list[str]) -> None:

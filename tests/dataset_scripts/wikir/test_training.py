@@ -74,4 +74,7 @@ def test_fine_tune_on_wikir_and_select_on_its_validation_split(tmp_path):
     # the test split, evaluated once on the kept model: on the console and in test_results.json
     tested = json.loads((out / "test_results.json").read_text())
     assert set(tested) >= {"test_wikir-en-mini-test_ndcg@10", "test_wikir-en-mini-test_mrr@10"}
+    # measured at training's evaluation settings, named beside the figures (the release measures at its own)
+    assert tested["test_wikir-en-mini-test_pair_tokens"] == 512  # the eval_max_length default
+    assert tested["test_wikir-en-mini-test_candidates"].endswith(" top 10")
     assert "***** test metrics *****" in result.stdout + result.stderr
