@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -9,6 +10,7 @@ from wikiformer_kit.eval.collections import (
     CollectionFormatError,
     load_beir_folder,
     load_collection,
+    read_jsonl_queries,
     read_rankllm_candidates,
 )
 
@@ -112,3 +114,20 @@ def test_hf_dataset_folder_in_fresh_process(tmp_path, dl20_parts, layout):
             "grade": 2,
             "name": "dl20",
         }
+
+
+def test_a_null_query_text_is_a_counted_skip_naming_the_file_and_query(tmp_path, dl20_parts, caplog):
+    documents, queries, qrels = dl20_parts
+    write_beir_folder(tmp_path / "dl20", documents, {**queries, "23849": None}, qrels)
+    with caplog.at_level(logging.WARNING):
+        collection = load_collection(str(tmp_path / "dl20"))
+    assert "23849" not in collection.queries and len(collection.queries) == 9
+    assert f"{tmp_path / 'dl20' / 'queries.jsonl'}: 1 queries with a null text skipped (e.g. ['23849'])" in caplog.text
+
+
+def test_a_null_query_text_of_ir_datasets_jsonl_is_a_counted_skip(tmp_path, caplog):
+    path = tmp_path / "queries.jsonl"
+    path.write_text('{"query_id": "1", "text": "a query"}\n{"query_id": "2", "text": null}\n', encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        assert read_jsonl_queries(path) == {"1": "a query"}
+    assert f"{path}: 1 queries with a null text skipped (e.g. ['2'])" in caplog.text

@@ -14,6 +14,7 @@ import pytest
 from tests.eval.conftest import CRANFIELD_MINI, DL20_MINI
 from wikiformer_kit.eval.collections import CollectionFormatError, load_collection
 from wikiformer_kit.eval.collections.smart import read_smart_documents
+from wikiformer_kit.eval.collections.sniff import LAYOUTS
 from wikiformer_kit.eval.first_stage import first_stage_run
 from wikiformer_kit.eval.metrics import RunMismatchError, evaluate_run
 
@@ -236,3 +237,25 @@ def test_msmarco_top1000_candidates_with_texts(tmp_path):
     assert collection.queries == {"188714": "foods and supplements to lower blood sugar"}
     assert collection.documents["1000084"] == "Cinnamon may help."
     assert collection.runs["top1000"] == {"188714": {"1000052": 0.0, "1000084": 0.0}}
+
+
+def test_a_file_in_no_known_layout_is_refused_listing_the_layouts_read(tmp_path):
+    (tmp_path / "notes.txt").write_text("BM25 run from last week, see the wiki\n")
+    with pytest.raises(CollectionFormatError, match=r"notes.txt: not a collection file: no known layout") as error:
+        load_collection(str(tmp_path / "notes.txt"))
+    message = str(error.value)
+    assert f"the layouts read: {LAYOUTS}" in message and "TREC qrels" in message and "JSON lines" in message
+    assert ".py" not in message
+
+
+@pytest.mark.parametrize("kept", [0.1, 0.9])  # less than the 8 KB sniffed, or more
+def test_a_truncated_compressed_file_is_refused_as_truncated(tmp_path, kept):
+    import gzip
+
+    shutil.copytree(DL20_MINI, tmp_path / "c")
+    qrels = tmp_path / "c" / "qrels.txt"
+    data = gzip.compress(qrels.read_bytes())
+    qrels.unlink()
+    (tmp_path / "c" / "qrels.txt.gz").write_bytes(data[: int(len(data) * kept)])
+    with pytest.raises(CollectionFormatError, match=r"qrels.txt.gz:\d+: cannot be read to the end: truncated or dam"):
+        load_collection(str(tmp_path / "c"))

@@ -5,6 +5,7 @@ benchmark run on it."""
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -60,3 +61,62 @@ def test_a_qrels_file_beside_is_the_judgments(tmp_path):
     collection = load_collection(str(tmp_path))
     assert sum(len(docs) for docs in collection.qrels.values()) == 30  # the judged 0s too, from the file
     assert collection.qrels["THUMSR-22"][records[2]["paper_id"]] == 0
+
+
+def write_records(path, records: list[dict]) -> None:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+
+
+def candidate(query_id="1", doc_id="a", query="a query", doc="a document", **more) -> dict:
+    return {"query_id": query_id, "doc_id": doc_id, "query": query, "doc": doc, **more}
+
+
+def test_a_retrieval_score_that_is_not_a_number_names_file_and_line(tmp_path):
+    path = tmp_path / "test.jsonl"
+    write_records(path, [candidate(retrieval_score=3.5), candidate(doc_id="b", retrieval_score="high")])
+    with pytest.raises(
+        CollectionFormatError, match=rf"^{path}:2: retrieval_score 'high' of query '1', document 'b' is not a number"
+    ):
+        read_openmatch_candidates(path)
+
+
+def test_numbers_written_as_text_are_scores(tmp_path):
+    path = tmp_path / "test.jsonl"
+    write_records(path, [candidate(retrieval_score="3.5"), candidate(doc_id="b", retrieval_score=2)])
+    assert read_openmatch_candidates(path)[2] == {"1": {"a": 3.5, "b": 2.0}}
+
+
+def test_an_id_given_again_with_another_text_keeps_the_first_and_is_counted(tmp_path, caplog):
+    path = tmp_path / "test.jsonl"
+    records = [
+        candidate(),
+        candidate(query_id="2", doc="a document"),  # the same text again: silent
+        candidate(query_id="2", doc="another document"),
+        candidate(query_id="2", doc_id="b", query="another query"),
+    ]
+    write_records(path, records)
+    with caplog.at_level(logging.WARNING):
+        documents, queries, run, _ = read_openmatch_candidates(path)
+    assert documents == {"a": "a document", "b": "a document"}
+    assert queries == {"1": "a query", "2": "a query"}
+    assert run == {"1": {"a": 0.0}, "2": {"a": 0.0, "b": -1.0}}
+    assert f"{path}: 2 ids given again with another text, the first text kept (e.g. document 'a' at line 3)" in (
+        caplog.text
+    )
+
+
+def test_a_null_query_text_is_a_counted_skip_naming_the_query(tmp_path, caplog):
+    path = tmp_path / "test.jsonl"
+    write_records(path, [candidate(query=None), candidate(query_id="2", doc_id="b", query="q2", doc=None)])
+    with caplog.at_level(logging.WARNING):
+        documents, queries, run, _ = read_openmatch_candidates(path)
+    assert queries == {"2": "q2"} and documents == {"a": "a document"}
+    assert set(run) == {"1", "2"}  # the run keeps them: the query goes unranked, the document missing, both counted
+    assert f"{path}: 2 null texts not read (e.g. query '1' at line 1)" in caplog.text
+
+
+def test_a_text_that_is_not_text_names_file_and_line(tmp_path):
+    path = tmp_path / "test.jsonl"
+    write_records(path, [candidate(), candidate(query=["a", "list"])])
+    with pytest.raises(CollectionFormatError, match=rf"^{path}:2: the text of query '1' is a list, not text"):
+        read_openmatch_candidates(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Collection, Qrels
@@ -17,6 +18,21 @@ logger = logging.getLogger(__name__)
 
 def _document_text(title: str | None, text: str | None) -> str:
     return f"{title or ''} {text or ''}".strip()
+
+
+def query_texts(rows: Iterable[tuple[object, object]], source: str | Path) -> dict[str, str]:
+    """Query id -> text from ``(id, text)`` rows; a query whose text is null is skipped, counted in a warning naming
+    ``source`` and the first ids (it has nothing to rank by)."""
+    queries: dict[str, str] = {}
+    null: list[str] = []
+    for query_id, text in rows:
+        if text is None:
+            null.append(str(query_id))
+        else:
+            queries[str(query_id)] = str(text)
+    if null:
+        logger.warning("%s: %d queries with a null text skipped (e.g. %s)", source, len(null), null[:3])
+    return queries
 
 
 def read_jsonl(path: str | Path, required: tuple[str, ...]) -> list[dict]:
@@ -89,7 +105,8 @@ def load_beir_folder(folder: str | Path, split: str = "test", name: str | None =
         str(r["_id"]): _document_text(r.get("title"), r["text"])
         for r in read_jsonl(folder / "corpus.jsonl", ("_id", "text"))
     }
-    queries = {str(r["_id"]): r["text"] for r in read_jsonl(folder / "queries.jsonl", ("_id", "text"))}
+    queries_path = folder / "queries.jsonl"
+    queries = query_texts(((r["_id"], r["text"]) for r in read_jsonl(queries_path, ("_id", "text"))), queries_path)
     return Collection(name or folder.name, documents, queries, read_beir_qrels_tsv(qrels_path))
 
 
@@ -139,5 +156,5 @@ def load_hf_collection(source: str, split: str = "test", name: str | None = None
     qrels: Qrels = {}
     for qid, docid, score in zip(qrels_rows["query-id"], qrels_rows["corpus-id"], qrels_rows["score"], strict=True):
         qrels.setdefault(str(qid), {})[str(docid)] = int(score)
-    query_texts = {str(i): t for i, t in zip(queries["_id"], queries["text"], strict=True)}
-    return Collection(name or Path(source.rstrip("/")).name, documents, query_texts, qrels)
+    texts = query_texts(zip(queries["_id"], queries["text"], strict=True), f"{source} queries")
+    return Collection(name or Path(source.rstrip("/")).name, documents, texts, qrels)

@@ -95,7 +95,8 @@ def load_files(
             documentation.append(path.name)
         elif found.kind is None:
             if explicit:
-                raise CollectionFormatError(path, f"not a collection file: {found.reason}")
+                layouts = f"; the layouts read: {LAYOUTS}" if found.unknown else ""
+                raise CollectionFormatError(path, f"not a collection file: {found.reason}{layouts}")
             logger.warning("%s: not read: %s", path, found.reason)
             not_read[str(path)] = found.reason
         else:
@@ -277,8 +278,8 @@ def read_tsv_documents(path: str | Path) -> dict[str, str]:
         columns = line.rstrip("\r\n").split("\t")
         if len(columns) < 2:
             raise CollectionFormatError(path, "expected 'docid<TAB>text'", number)
-        if len(columns) == 4 and re.match(r"https?://", columns[1]):
-            columns = [columns[0], columns[2], columns[3]]
+        if len(columns) >= 4 and re.match(r"https?://", columns[1]):  # a body's own tabs make more than 4
+            columns = [columns[0], *columns[2:]]
         documents[columns[0]] = " ".join(" ".join(columns[1:]).split())
     return documents
 

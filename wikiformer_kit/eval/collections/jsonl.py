@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wikiformer_kit.eval.collections.beir import read_jsonl
+from wikiformer_kit.eval.collections.beir import query_texts, read_jsonl
 from wikiformer_kit.eval.collections.collection import Qrels
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
 
@@ -44,14 +44,17 @@ def read_jsonl_documents(path: str | Path) -> dict[str, str]:
 def read_jsonl_queries(path: str | Path) -> dict[str, str]:
     """Queries of a JSON-lines file: id -> text (see the module docstring).
 
+    A query whose text is null is skipped, counted in a warning.
+
     Raises:
         CollectionFormatError: a line that is not a JSON object, or a record without an id or text.
     """
-    queries = {}
+    rows = []
     for number, record in enumerate(read_jsonl(path, ()), start=1):
-        qid = str(record[_first_key(record, ("query_id", "qid", "_id", "id"), path, number)])
-        queries[qid] = " ".join(str(record[_first_key(record, ("text", "query", "title"), path, number)]).split())
-    return queries
+        qid = record[_first_key(record, ("query_id", "qid", "_id", "id"), path, number)]
+        text = record[_first_key(record, ("text", "query", "title"), path, number)]
+        rows.append((qid, None if text is None else " ".join(str(text).split())))
+    return query_texts(rows, path)
 
 
 def read_jsonl_qrels(path: str | Path) -> Qrels:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Qrels, Run
@@ -29,35 +30,90 @@ def read_openmatch_candidates(path: str | Path) -> tuple[dict[str, str], dict[st
 
     Returns:
         ``(documents, queries, run, labels)``: the candidates' texts, the queries' texts, the first stage's run
-        (``retrieval_score``; candidates without one ranked in file order) and the positive labels as qrels.
+        (``retrieval_score``; candidates without one ranked in file order) and the positive labels as qrels. An id
+        given again with another text keeps its first text, and a null text is not read (the query then goes
+        unranked, the document is missing): both counted in a warning naming the first.
 
     Raises:
-        CollectionFormatError: a line that is not a JSON object with ``query_id``, ``doc_id``, ``query`` and ``doc``
-            (file and line named).
+        CollectionFormatError: a line that is not a JSON object with ``query_id``, ``doc_id``, ``query`` and ``doc``,
+            a text that is not text, or a ``retrieval_score`` that is not a number (file and line named).
     """
     documents: dict[str, str] = {}
     queries: dict[str, str] = {}
     run: Run = {}
     labels: Qrels = {}
+    conflicts: list[str] = []
+    null_texts: list[str] = []
     for number, line in numbered_lines(path):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-            query_id, doc_id = str(record["query_id"]), str(record.get("doc_id", record.get("paper_id")))
-            if doc_id == "None":
-                raise KeyError("doc_id")
-            query, doc = str(record["query"]), str(record["doc"])
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise CollectionFormatError(
-                path, f"not an OpenMatch candidate {{{', '.join(KEYS)}, ...}}: {type(error).__name__} {error}", number
-            ) from None
-        queries.setdefault(query_id, query)
-        documents.setdefault(doc_id, doc)
+        record, query_id, doc_id = _record(path, line, number)
+        for kind, key, texts in (("query", query_id, queries), ("document", doc_id, documents)):
+            text = _text(path, record["query" if kind == "query" else "doc"], f"{kind} {key!r}", number)
+            if text is None:
+                null_texts.append(f"{kind} {key!r} at line {number}")
+            elif key not in texts:
+                texts[key] = text
+            elif texts[key] != text:
+                conflicts.append(f"{kind} {key!r} at line {number}")
         ranking = run.setdefault(query_id, {})
-        score = record.get("retrieval_score")
-        ranking.setdefault(doc_id, float(score) if score is not None else -float(len(ranking)))
+        ranking.setdefault(doc_id, _score(path, record, f"query {query_id!r}, document {doc_id!r}", number, ranking))
         label = record.get("label")
         if isinstance(label, int) and label > 0:
             labels.setdefault(query_id, {})[doc_id] = label
+    if conflicts:
+        logger.warning(
+            "%s: %d ids given again with another text, the first text kept (e.g. %s)",
+            path,
+            len(conflicts),
+            conflicts[0],
+        )
+    if null_texts:
+        logger.warning(
+            "%s: %d null texts not read (e.g. %s): a query without text is not ranked, a document without text is "
+            "missing",
+            path,
+            len(null_texts),
+            null_texts[0],
+        )
     return documents, queries, run, labels
+
+
+def _record(path: str | Path, line: str, number: int) -> tuple[dict, str, str]:
+    """The JSON object of a line with its query and document ids."""
+    try:
+        record = json.loads(line)
+        query_id, doc_id = str(record["query_id"]), str(record.get("doc_id", record.get("paper_id")))
+        if doc_id == "None":
+            raise KeyError("doc_id")
+        missing = [key for key in ("query", "doc") if key not in record]
+        if missing:
+            raise KeyError(missing[0])
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise CollectionFormatError(
+            path, f"not an OpenMatch candidate {{{', '.join(KEYS)}, ...}}: {type(error).__name__} {error}", number
+        ) from None
+    return record, query_id, doc_id
+
+
+def _text(path: str | Path, value, what: str, number: int) -> str | None:
+    """A query's or document's text (numbers as written); None for null."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise CollectionFormatError(path, f"the text of {what} is a {type(value).__name__}, not text", number)
+
+
+def _score(path: str | Path, record: dict, what: str, number: int, ranking: dict) -> float:
+    """The candidate's ``retrieval_score``; without one, after the query's candidates so far (file order)."""
+    score = record.get("retrieval_score")
+    if score is None:
+        return -float(len(ranking))
+    try:
+        value = float(score)
+        if isinstance(score, bool) or not math.isfinite(value):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise CollectionFormatError(path, f"retrieval_score {score!r} of {what} is not a number", number) from None
+    return value

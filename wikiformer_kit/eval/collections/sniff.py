@@ -15,7 +15,9 @@ Layouts recognised, as the tools that write them lay them out:
   (``qid<TAB>pid<TAB>query<TAB>passage``);
 * archives of a collection (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``).
 
-Files may be compressed (``.gz``, ``.bz2``, ``.xz``) and start with a byte-order mark.
+Files may be compressed (``.gz``, ``.bz2``, ``.xz``; a truncated one is sniffed from what decompresses, so that its
+reader names the damage) and start with a byte-order mark; UTF-16 without one is named as such, not read. A
+tab-separated file named ``*lookup*`` is MS MARCO's lookup whatever its rows hold (its reader checks them).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from wikiformer_kit.eval.collections.archive import is_archive
 from wikiformer_kit.eval.collections.msmarco_docs import LOOKUP_KIND, sniff_lookup
-from wikiformer_kit.eval.collections.textfile import compression_damage, encoding_of, read_head
+from wikiformer_kit.eval.collections.textfile import UTF16_HINT, compression_damage, encoding_of, looks_utf16, read_head
 
 DOCUMENTATION = re.compile(r"^(README|LICEN[CS]E|COPYING|NOTICE|CHANGES)|\.(md|readme|rst|html?|pdf|done)$", re.I)
 """Files that describe a collection rather than belong to it: logged as not read, never an error."""
@@ -35,21 +37,26 @@ DOCUMENTATION = re.compile(r"^(README|LICEN[CS]E|COPYING|NOTICE|CHANGES)|\.(md|r
 DOCUMENT_NAMES = re.compile(r"corpus|collection|docs|documents|passages", re.I)
 QUERY_NAMES = re.compile(r"quer|topic|qry", re.I)
 LAYOUTS = (
-    "TREC qrels, runs and topics (tab or space separated), TREC SGML <DOC>/<top> blocks, SMART .I records, MS MARCO "
-    "TSV files (collection, documents with their lookup, queries, top1000), JSON lines (Pyserini, ir_datasets, BEIR, "
-    "OpenMatch), rank_llm candidates, the LISA files, and archives of these, plain or .gz/.bz2/.xz"
+    "TREC qrels, runs and topics, TREC SGML <DOC>/<top> blocks, SMART .I records, MS MARCO TSV (collection, "
+    "documents with their lookup, queries, top1000), JSON lines (Pyserini, ir_datasets, BEIR, OpenMatch), rank_llm "
+    "candidates, LISA files, archives of these; plain or .gz/.bz2/.xz"
 )
 """The layouts a collection folder is read in, as an error message lists them (the module docstring says more)."""
+LOOKUP_NAME = re.compile(r"lookup", re.I)
+"""A tab-separated file named so is MS MARCO's lookup whatever its rows hold (a damaged one is refused by its reader,
+never read as documents)."""
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _INTEGER = re.compile(r"-?\d+")
 
 
 @dataclass(frozen=True)
 class Sniffed:
-    """What `sniff` found: a ``kind`` (None: not a collection file) and, for files not read, why."""
+    """What `sniff` found: a ``kind`` (None: not a collection file) and, for files not read, why (``unknown``: text
+    in no layout the kit reads)."""
 
     kind: str | None
     reason: str = ""
+    unknown: bool = False
 
 
 def sniff(path: Path) -> Sniffed:
@@ -72,13 +79,17 @@ def sniff(path: Path) -> Sniffed:
         return Sniffed(None, compression_damage(path) or "empty file")
     encoding = encoding_of(raw)
     if encoding == "utf-8" and b"\0" in raw:
+        if looks_utf16(raw):
+            return Sniffed(None, f"UTF-16 text without a byte-order mark: {UTF16_HINT}")
         return Sniffed(None, "binary file (NUL bytes)")
     head = raw.decode(encoding, errors="replace").lstrip("\ufeff")
-    if len(raw) == 8192:  # the last line may be cut
+    if len(raw) == 8192 or compression_damage(path):  # the last line may be cut
         head = head[: head.rfind("\n") + 1] or head
     stripped = head.lstrip()
     if stripped.startswith("["):
-        return Sniffed("rankllm") if re.match(r"\[\s*(\{\s*\"(query|hits)\"|\])", stripped) else Sniffed(None, "JSON")
+        if re.match(r"\[\s*(\{\s*\"(query|hits)\"|\])", stripped):
+            return Sniffed("rankllm")
+        return Sniffed(None, "JSON, not rank_llm candidates", unknown=True)
     if stripped.startswith("{"):
         if path.suffix == ".json":  # one JSON object (a metrics or metadata file), not JSON lines
             return Sniffed("documentation")
@@ -97,6 +108,8 @@ def sniff(path: Path) -> Sniffed:
 
 
 def _sniff_lines(path: Path, lines: list[str]) -> Sniffed:
+    if LOOKUP_NAME.search(path.name) and "\t" in lines[0]:
+        return Sniffed(LOOKUP_KIND)
     rows = [line.split() for line in lines[:200]]
     first = rows[0]
     width = len(first)
@@ -116,14 +129,14 @@ def _sniff_lines(path: Path, lines: list[str]) -> Sniffed:
             return Sniffed("tsv-documents")
         if QUERY_NAMES.search(path.name):
             return Sniffed("topics")
-        if len(columns) == 4 and re.match(r"https?://", columns[1]):
+        if len(columns) >= 4 and re.match(r"https?://", columns[1]):  # tabs in a body make more than 4
             return Sniffed("tsv-documents")
         if len(columns) == 4 and all(_INTEGER.fullmatch(c) for c in columns[:2]):
             return Sniffed("msmarco-top1000")  # qid, pid, query, passage: candidates with their texts
         if len(columns) == 2:
             words = [len(line.partition("\t")[2].split()) for line in lines]
             return Sniffed("tsv-documents" if sum(words) / len(words) > 20 else "topics")
-    return Sniffed(None, f"no known layout (first line {lines[0][:80].strip()!r})")
+    return Sniffed(None, f"no known layout (first line {lines[0][:80].strip()!r})", unknown=True)
 
 
 def _sniff_lisa(head: str) -> str | None:
@@ -176,9 +189,9 @@ def _sniff_jsonl(path: Path, head: str) -> Sniffed:
     try:
         record = json.loads(line)
     except json.JSONDecodeError:
-        return Sniffed(None, "JSON, but not one object a line")
+        return Sniffed(None, "JSON, but not one object a line", unknown=True)
     if not isinstance(record, dict):
-        return Sniffed(None, "JSON lines without objects")
+        return Sniffed(None, "JSON lines without objects", unknown=True)
     keys = set(record)
     if {"query_id", "query", "doc"} <= keys and keys & {"doc_id", "paper_id"}:
         return Sniffed("openmatch")
@@ -192,4 +205,4 @@ def _sniff_jsonl(path: Path, head: str) -> Sniffed:
         if QUERY_NAMES.search(path.name):
             return Sniffed("jsonl-queries")
         return Sniffed("jsonl-documents" if DOCUMENT_NAMES.search(path.name) or "title" in keys else "jsonl-queries")
-    return Sniffed(None, f"JSON lines with keys {sorted(keys)[:6]} (no known layout)")
+    return Sniffed(None, f"JSON lines with keys {sorted(keys)[:6]} (no known layout)", unknown=True)

@@ -14,6 +14,7 @@ import gzip
 import io
 import json
 import lzma
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -23,6 +24,10 @@ from wikiformer_kit.eval.collections.errors import CollectionFormatError
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 """Single compressed files, read through (an archive of several files is `eval.collections.archive`'s job)."""
 
+UTF16_HINT = "re-encode it as UTF-8 (iconv -f UTF-16 -t UTF-8)"
+"""What to do with a UTF-16 file that a reader of bytes (or sniffing, without a byte-order mark) cannot read."""
+
+_MAGIC = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
@@ -43,25 +48,76 @@ def encoding_of(head: bytes) -> str:
     return next((encoding for bom, encoding in _BOMS if head.startswith(bom)), "utf-8")
 
 
+DAMAGE_ERRORS = (OSError, EOFError, lzma.LZMAError, zlib.error)
+"""What decompressing a truncated or corrupt ``.gz``, ``.bz2`` or ``.xz`` file raises."""
+
+
+def damaged(error: BaseException) -> str:
+    """The message for a file that cannot be read to its end: truncated or corrupt, so to be fetched again."""
+    return f"truncated or damaged ({str(error) or type(error).__name__}): download it again"
+
+
+def looks_utf16(raw: bytes) -> bool:
+    """UTF-16 without a byte-order mark: mostly-ASCII text with a NUL byte beside each character."""
+    pairs = len(raw) // 2
+    return pairs > 0 and max(raw[0::2].count(0), raw[1::2].count(0)) > 0.8 * pairs
+
+
 def read_head(path: str | Path, size: int = 8192) -> bytes:
-    """The first ``size`` bytes of a file, decompressed; empty when the file cannot be read."""
+    """The first ``size`` bytes of a file, decompressed; of a truncated compressed file, what decompresses before
+    the damage (so that it is recognised, and its reader names the damage); empty when nothing can be read."""
+    name = str(path)
+    suffix = next((s for s in COMPRESSED_SUFFIXES if name.endswith(s)), None)
     try:
-        with open_binary(path) as stream:
+        with open(path, "rb") as raw:
+            if suffix is None:
+                return raw.read(size)
+            return _decompressed_head(raw, suffix, size)
+    except OSError:
+        return b""
+
+
+def _decompressed_head(raw: BinaryIO, suffix: str, size: int) -> bytes:
+    decompressor = _decompressor(suffix)
+    head = b""
+    try:
+        while len(head) < size and (data := raw.read(4096)):
+            while data:
+                head += decompressor.decompress(data)
+                data = b""
+                if decompressor.eof:  # one member ends; another may follow (concatenated .gz files)
+                    data, decompressor = decompressor.unused_data, _decompressor(suffix)
+    except (*DAMAGE_ERRORS, ValueError):
+        pass  # the head decompressed before the damage
+    return head[:size]
+
+
+def _decompressor(suffix: str):
+    if suffix == ".gz":
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return bz2.BZ2Decompressor() if suffix == ".bz2" else lzma.LZMADecompressor()
+
+
+def _raw_head(path: str | Path, size: int) -> bytes:
+    try:
+        with open(path, "rb") as stream:
             return stream.read(size)
-    except (OSError, EOFError, lzma.LZMAError):
+    except OSError:
         return b""
 
 
 def compression_damage(path: str | Path) -> str | None:
-    """Why a file named ``.gz``, ``.bz2`` or ``.xz`` cannot be decompressed (damaged, or not compressed at all),
-    or None when it can (or is not named as compressed)."""
+    """Why a file named ``.gz``, ``.bz2`` or ``.xz`` cannot be decompressed within its first 8 KB (truncated or
+    damaged, or not compressed at all), or None when it can (or is not named as compressed)."""
     suffix = next((s for s in COMPRESSED_SUFFIXES if str(path).endswith(s)), None)
     if suffix is None:
         return None
     try:
         with open_binary(path) as stream:
             stream.read(8192)
-    except (OSError, EOFError, lzma.LZMAError) as error:
+    except DAMAGE_ERRORS as error:
+        if _MAGIC[suffix] == _raw_head(path, len(_MAGIC[suffix])):  # a compressed file, cut or corrupt
+            return f"not a valid {suffix[1:]} file: {damaged(error)}"
         return f"not a valid {suffix[1:]} file ({error}): damaged, or not compressed although named {suffix}"
     return None
 
@@ -106,6 +162,8 @@ def numbered_lines(path: str | Path, errors: str = "strict") -> Iterator[tuple[i
         if encoding != "utf-16":  # UTF-8 is decoded line by line, so an error names its own line
             with open_binary(path) as stream:
                 for number, raw in enumerate(stream, start=1):
+                    if number == 1 and b"\0" in raw and looks_utf16(raw):
+                        raise CollectionFormatError(path, f"UTF-16 text without a byte-order mark: {UTF16_HINT}", 1)
                     line = raw.decode("utf-8-sig" if number == 1 else "utf-8", errors)
                     yield number, line.replace("\r\n", "\n")
         else:
@@ -114,5 +172,5 @@ def numbered_lines(path: str | Path, errors: str = "strict") -> Iterator[tuple[i
                     yield number, line
     except UnicodeDecodeError as error:
         raise CollectionFormatError(path, f"not text in the expected encoding ({error.reason})", number) from None
-    except (EOFError, OSError, lzma.LZMAError) as error:
-        raise CollectionFormatError(path, f"cannot be read to the end ({error})", number + 1) from None
+    except DAMAGE_ERRORS as error:
+        raise CollectionFormatError(path, f"cannot be read to the end: {damaged(error)}", number + 1) from None
