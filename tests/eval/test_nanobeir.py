@@ -6,6 +6,7 @@ Cranfield with the kit's BM25), in a local folder with the Hub dataset's layout,
 
 from __future__ import annotations
 
+import logging
 import math
 import uuid
 
@@ -176,3 +177,47 @@ def test_model_in_memory_gives_the_checkpoints_figures(nano_folder, spread_ranke
     )
     for key, value in from_folder.items():
         assert in_memory[key] == pytest.approx(value, abs=1e-6), key
+
+
+def nano_folder_of(tmp_path, corpus: list[dict], queries: list[dict]):
+    """A one-set NanoBEIR-layout folder (NanoNQ) of these corpus and queries rows: q1 judges d1, BM25 gives d1, d2."""
+    subsets = {
+        "corpus": corpus,
+        "queries": queries,
+        "qrels": [{"query-id": "q1", "corpus-id": "d1"}],
+        "bm25": [{"query-id": "q1", "corpus-ids": ["d1", "d2"]}],
+    }
+    folder = tmp_path / f"NanoBEIR-crafted-{uuid.uuid4().hex}"
+    write_nanobeir_folder(folder, {"NanoNQ": subsets})
+    return folder
+
+
+CORPUS = [{"_id": "d1", "text": "a document"}, {"_id": "d2", "text": "another document"}]
+
+
+def test_an_id_given_twice_with_another_text_keeps_the_last_as_sentence_transformers_counted(tmp_path, caplog):
+    queries = [
+        {"_id": "q1", "text": "the first text"},
+        {"_id": "q1", "text": "the second text"},
+        {"_id": "q2", "text": "a query"},
+        {"_id": "q2", "text": "a query"},  # the same text again: silent
+    ]
+    folder = nano_folder_of(tmp_path, [*CORPUS, {"_id": "d2", "text": "a third text"}], queries)
+    with caplog.at_level(logging.WARNING):
+        (query,) = load_nano_queries(folder, "nq")
+    assert query.query == "the second text" and query.documents == ["a document", "a third text"]
+    assert f"{folder} NanoNQ queries subset: 1 ids given again with another text, the last kept as " in caplog.text
+    assert f"{folder} NanoNQ corpus subset: 1 ids given again with another text, the last kept as " in caplog.text
+
+
+def test_a_null_query_text_is_named_when_read(tmp_path):
+    folder = nano_folder_of(tmp_path, CORPUS, [{"_id": "q1", "text": None}, {"_id": "q2", "text": "a query"}])
+    with pytest.raises(ValueError, match=r"NanoNQ: query 'q1' has no text \(null\) in the queries subset"):
+        load_nano_queries(folder, "nq")
+
+
+def test_a_null_candidate_text_is_named_when_read(tmp_path):
+    corpus = [CORPUS[0], {"_id": "d2", "text": None}]
+    folder = nano_folder_of(tmp_path, corpus, [{"_id": "q1", "text": "a query"}])
+    with pytest.raises(ValueError, match=r"NanoNQ: document 'd2' of query 'q1' has no text \(null\) in the corpus"):
+        load_nano_queries(folder, "nq")

@@ -4,12 +4,16 @@
   ``--output-dir`` and ``--output_dir`` work in every command, as in ``train.py``;
 - the inputs are given as positional arguments or with ``--input``, in every command that reads files;
 - ``--help`` shows each option's default (where it has one worth showing) and ``--debug``;
-- a bad command line is one line: ``error: ... (see PROG --help)``, exit code 2.
+- a bad command line is one line: ``error: ... (see PROG --help)``, exit code 2;
+- an option is never abbreviated (``--out`` is not ``--output-dir``), and an unknown option names itself (with the
+  known option it is closest to) even where a required option is missing too: ``--modle M`` is "unrecognized
+  option --modle (did you mean --model?)", not "the following arguments are required: --model".
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import sys
 from collections.abc import Sequence
@@ -92,11 +96,13 @@ class KitArgumentParser(argparse.ArgumentParser):
     ):
         kwargs.setdefault("formatter_class", KitHelpFormatter)
         kwargs.setdefault("epilog", SPELLING_NOTE)
+        kwargs.setdefault("allow_abbrev", False)  # a mistyped option must not become another one, or a missing one
         if "prog" in kwargs:
             kwargs["prog"] = command_name(kwargs["prog"])
         super().__init__(*args, **kwargs)
         self._input_default = input_default
         self._takes_input = input_help is not None
+        self._given: list[str] = []
         if self._takes_input:
             self.add_argument("input", nargs="*", action="extend", type=input_type, metavar="INPUT", help=input_help)
             self.add_argument(
@@ -126,6 +132,7 @@ class KitArgumentParser(argparse.ArgumentParser):
         end = args.index("--") if "--" in args else len(args)
         known = self._option_string_actions
         args = [twin_spelling(a, known) for a in args[:end]] + args[end:]
+        self._given = args[:end]
         namespace, extras = super().parse_known_args(args, namespace)
         if self._takes_input and not namespace.input:
             if self._input_default is None:
@@ -139,4 +146,52 @@ class KitArgumentParser(argparse.ArgumentParser):
         return namespace, extras
 
     def error(self, message: str) -> None:
+        known = self.known_options()
+        unknown = self.unknown_options(known)
+        if unknown and not message.startswith("unrecognized arguments"):
+            # argparse checks required options before it reports unknown ones: the unknown one is the mistake
+            message = f"{unknown_options_message(unknown, known)}; {message}"
+        elif unknown:
+            message = unknown_options_message(unknown, known)
         one_line_usage_error(self.prog, message)
+
+    def known_options(self) -> set[str]:
+        """The option strings of this parser and of the subcommand on the command line (of every subcommand when
+        none is there)."""
+        known = set(self._option_string_actions)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = [action.choices[token] for token in self._given if token in action.choices][:1]
+                for sub in chosen or action.choices.values():
+                    known |= set(sub._option_string_actions)
+        return known
+
+    def unknown_options(self, known: set[str]) -> list[str]:
+        """The options of the command line being parsed that are not in ``known``."""
+        given = (token.partition("=")[0] for token in self._given)
+        return [
+            token
+            for token in given
+            if token.startswith("-") and token != "-" and not _is_number(token) and token not in known
+        ]
+
+
+def unknown_options_message(unknown: list[str], known: set[str] | dict[str, Any]) -> str:
+    """``unrecognized option --modle (did you mean --model?)``: each unknown option with the known one it is
+    closest to (the options it begins, for a shortened one), where there is one."""
+    long_options = sorted(k for k in known if k.startswith("--"))
+    parts = []
+    for token in unknown:
+        close = [k for k in long_options if k.startswith(token)][:3] or difflib.get_close_matches(
+            token, long_options, n=1, cutoff=0.75
+        )
+        parts.append(token + (f" (did you mean {' or '.join(close)}?)" if close else ""))
+    return f"unrecognized option{'s' if len(parts) > 1 else ''} " + ", ".join(parts)
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True

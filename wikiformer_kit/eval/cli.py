@@ -25,11 +25,11 @@ from pathlib import Path
 
 from wikiformer_kit.cli import InputError, KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.errors import RESTARTS, RESUMES, one_line
-from wikiformer_kit.cli.model_folder import check_model_folder
 from wikiformer_kit.eval.collections import Collection, Run, read_trec_run, write_trec_run
 from wikiformer_kit.eval.collections.relevance import is_graded
 from wikiformer_kit.eval.collections.trec import ranked
 from wikiformer_kit.eval.metrics import DEFAULT_MEASURES, check_run_documents, evaluate_run
+from wikiformer_kit.eval.preflight import check_model, check_output_file, check_output_folder
 from wikiformer_kit.eval.splits import load_collection_part
 
 logger = logging.getLogger("eval")
@@ -173,7 +173,7 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
     collection's first run, or BM25 when it has none."""
     if args.candidates:
         if Path(args.candidates).is_file():
-            name, run = Path(args.candidates).stem, read_trec_run(args.candidates)
+            name, run = Path(args.candidates).stem, _read_run(args.candidates)
         elif args.candidates in collection.runs:
             name, run = args.candidates, collection.runs[args.candidates]
         else:
@@ -181,13 +181,48 @@ def _candidates(args: argparse.Namespace, collection: Collection, query_ids: lis
                 f"--candidates {args.candidates!r} is neither a file nor a run of {collection.name} "
                 f"{sorted(collection.runs)}: give a TREC run file or one of those names"
             )
-        wanted = set(query_ids)
-        run = {qid: dict(ranked(ranking)[: args.k]) for qid, ranking in run.items() if qid in wanted}
+        run = {
+            qid: dict(ranked(ranking)[: args.k])
+            for qid, ranking in _known_queries(run, collection, query_ids, args.candidates).items()
+        }
         return name, _checked(collection, run, args.candidates)
     method = args.first_stage or ("given" if collection.runs else "bm25")
     name = next(iter(collection.runs)) if method == "given" else method
     logger.info("candidates: %s (top %d)", name, args.k)
     return name, _checked(collection, _first_stage(args, collection, method, query_ids), name)
+
+
+def _known_queries(run: Run, collection: Collection, query_ids: list[str], source: str) -> Run:
+    """The rankings of ``run`` for ``query_ids``. Its queries that the collection does not have are counted in a
+    warning naming ``source``; a run with none of the collection's queries, or none of those ranked, is refused."""
+    unknown = [qid for qid in run if qid not in collection.queries and qid not in collection.qrels]
+    if len(unknown) == len(run):
+        raise InputError(
+            f"{source}: none of its {len(run):,} queries ({_some(unknown)}) is a query of {collection.name} "
+            f"({_some(list(collection.queries))}); was the run made on another collection?"
+        )
+    if unknown:
+        logger.warning(
+            "%s: %d of its %d queries are not queries of %s and are left out (e.g. %s)",
+            source,
+            len(unknown),
+            len(run),
+            collection.name,
+            _some(unknown),
+        )
+    wanted = set(query_ids)
+    kept = {qid: ranking for qid, ranking in run.items() if qid in wanted}
+    if not kept:
+        raise InputError(
+            f"{source}: none of its {len(run) - len(unknown):,} queries of {collection.name} is among the "
+            f"{len(query_ids):,} queries ranked ({_some(query_ids)}: the judged ones, cut by --max-queries or a "
+            "#part); give a run of those queries"
+        )
+    return kept
+
+
+def _some(ids: list[str], shown: int = 2) -> str:
+    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
 
 
 def _checked(collection: Collection, candidates: Run, source: str) -> Run:
@@ -218,24 +253,11 @@ def _fusion_setting(args: argparse.Namespace, scorer) -> tuple[str, float] | Non
     return method, alpha
 
 
-def check_model_path(model: str) -> None:
-    """Refuse a ``--model`` that names a local folder (absolute, ``./``, ``~``, or deeper than a Hub id's
-    ``namespace/name``) that is not there, before a library turns it into a Hub look-up error."""
-    if Path(model).expanduser().exists():
-        return
-    if Path(model).is_absolute() or model.startswith((".", "~")) or model.strip("/").count("/") > 1:
-        raise InputError(
-            f"--model {model}: no such checkpoint folder; give a folder holding config.json and the weights "
-            "(python release.py writes one to OUT/wikiformer) or a Hub id such as namespace/name"
-        )
-
-
 def _scorer(args: argparse.Namespace):
-    """The run tag of the model (``--tag``, else its folder name) and its scorer."""
+    """The run tag of the model (``--tag``, else its folder name) and its scorer (the model was checked before
+    anything loaded: `_check_before_loading`)."""
     from wikiformer_kit.eval.rerank import PairScorer
 
-    check_model_path(args.model)
-    check_model_folder(args.model, "--model")
     tag = args.tag or Path(args.model.rstrip("/")).name or "rerank"
     try:
         scorer = PairScorer(
@@ -246,7 +268,16 @@ def _scorer(args: argparse.Namespace):
     return tag, scorer
 
 
-def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, query_ids, scorer, path: Path, tag):
+def _rerank(
+    args: argparse.Namespace,
+    collection: Collection,
+    candidates: Run,
+    query_ids,
+    scorer,
+    path: Path,
+    tag,
+    on_new_settings: str = "raise",
+):
     """The model's run over the first stage's candidates, resumable from ``path`` unless ``--no-resume``."""
     from wikiformer_kit.eval.rerank import rerank
 
@@ -260,17 +291,28 @@ def _rerank(args: argparse.Namespace, collection: Collection, candidates: Run, q
         tag=tag,
         resume=not args.no_resume,
         long_documents=_long_documents(args),
+        on_new_settings=on_new_settings,
     )
 
 
+def _check_rerank_options(args: argparse.Namespace) -> None:
+    """Refuse a bad ``--alpha``, passage window or stride before anything loads."""
+    if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
+        raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
+    _long_documents(args)
+
+
 def cmd_rerank(args: argparse.Namespace) -> int:
+    _check_rerank_options(args)
+    return _rerank_and_evaluate(args, _load(args))
+
+
+def _rerank_and_evaluate(args: argparse.Namespace, collection: Collection, on_new_settings: str = "raise") -> int:
+    """``eval rerank`` on a loaded collection: the candidates, the model's run (and its fusion), their figures."""
     from wikiformer_kit.eval.hub_results import rerank_hub_results, write_eval_results
     from wikiformer_kit.eval.rerank import check_first_stage_scores, fuse_run, reranked_head, with_tail
 
-    if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
-        raise ValueError(f"--alpha must be in [0, 1] (the re-ranker's weight), got {args.alpha}")
-    long_documents = _long_documents(args)  # a bad window or stride is refused before anything loads
-    collection = _load(args)
+    long_documents = _long_documents(args)
     query_ids = _query_ids(collection, args.max_queries)
     name, candidates = _candidates(args, collection, query_ids)
     out = Path(args.output_dir)
@@ -280,7 +322,7 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     fusion = _fusion_setting(args, scorer)
     if fusion:
         check_first_stage_scores(candidates, name)  # before any scoring: a rank-only run fails fast
-    run = _rerank(args, collection, candidates, query_ids, scorer, out / f"{tag}.run", tag)
+    run = _rerank(args, collection, candidates, query_ids, scorer, out / f"{tag}.run", tag, on_new_settings)
     systems = {name: candidates, tag: run}
     if fusion:
         fused_tag = f"{tag}+{name}"
@@ -312,12 +354,11 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_script_ndcg(args: argparse.Namespace, bench, out: Path, measured: dict[str, dict[str, float]]) -> None:
+def _add_script_ndcg(bench, qrels, out: Path, measured: dict[str, dict[str, float]]) -> None:
     """Add nDCG as LeCaRD's metrics.py computes it (`eval.metrics.lecard`) to each system's figures, over the
     labelled queries that were ranked, from the runs ``eval rerank`` wrote in ``out``."""
     from wikiformer_kit.eval.metrics.lecard import lecard_ndcg_mean
 
-    qrels = load_collection_part(args.collection, args.relevance_level).qrels
     for label, means in measured.items():
         run = read_trec_run(out / f"{label}.run")
         labels = {query: qrels[query] for query in run if query in qrels}
@@ -327,8 +368,10 @@ def _add_script_ndcg(args: argparse.Namespace, bench, out: Path, measured: dict[
 
 def cmd_paper(args: argparse.Namespace) -> int:
     """One benchmark of the paper's Tables 2-4: re-rank its candidates with the model, measure the paper's measures
-    and write the paper's table with the user's rows under it (``OUT/paper-table.md``)."""
-    from wikiformer_kit.eval.paper_tables import benchmark, paper_figures, paper_table
+    and write the paper's table with the user's rows under it (``OUT/paper-table.md``). The collection is checked
+    against the benchmark's before anything is scored; a run resumed with other settings or another model's files
+    is scored again, with a warning saying what changed."""
+    from wikiformer_kit.eval.paper_tables import benchmark, check_collection, paper_figures, paper_table
 
     bench = benchmark(args.benchmark)
     setting = args.setting or next(iter(bench.rows))
@@ -337,12 +380,15 @@ def cmd_paper(args: argparse.Namespace) -> int:
     args.fusion, args.alpha = "none", None
     if args.first_stage is None and args.k1 is None and args.b is None:
         args.paper_bm25 = True  # where the collection ships no candidates, BM25 as the paper set it
-    cmd_rerank(args)
+    _check_rerank_options(args)
+    collection = _load(args)
+    check_collection(bench, collection.qrels, args.collection)
+    _rerank_and_evaluate(args, collection, on_new_settings="restart")
     out = Path(args.output_dir)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     measured = {label: dict(result["means"]) for label, result in metrics.items()}
     if bench.script_cutoffs:
-        _add_script_ndcg(args, bench, out, measured)
+        _add_script_ndcg(bench, collection.qrels, out, measured)
     queries = max(result.get("num_queries") or 0 for result in metrics.values())
     table = paper_table(bench, setting, measured, queries)
     (out / "paper-table.md").write_text(table, encoding="utf-8")
@@ -408,14 +454,37 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_nanobeir_data(args: argparse.Namespace) -> None:
+    """Refuse NanoBEIR data that cannot be read before it is fetched: a Hub id neither cached nor reachable (one
+    line, at once, instead of the loaders' retries), or a local folder without the bm25 subset."""
+    from wikiformer_kit.eval.nanobeir import DEFAULT_DATASET_ID, check_set_names, split_name
+    from wikiformer_kit.eval.preflight import check_dataset_layout, check_hub_repo, in_hub_cache, looks_local
+
+    data = str(args.data or DEFAULT_DATASET_ID)
+    what = f"--data {data}" if args.data else f"the NanoBEIR data {data} (--data)"
+    path = Path(data).expanduser()
+    layout = "give a Hub dataset id or a local folder of NanoBEIR's layout (subsets corpus, queries, qrels, bm25)"
+    if args.sets:
+        check_set_names(args.sets, data)  # a set NanoBEIR does not have is refused before anything is fetched
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{what}: a file, not a folder; {layout}")
+    if not path.exists() and looks_local(data):
+        raise InputError(f"{what}: no such folder; {layout}")
+    if not path.exists():
+        if in_hub_cache(data, "dataset"):
+            return  # read from the cache by the loader; listing it here could wait on a network that is not there
+        check_hub_repo(data, "dataset", what, "give --data FOLDER, a local copy of the same layout")
+    splits = [split_name(name) for name in args.sets or ()]
+    check_dataset_layout(data, ("corpus", "queries", "qrels", "bm25"), what, splits, "bm25")
+
+
 def cmd_nanobeir(args: argparse.Namespace) -> int:
+    _check_nanobeir_data(args)  # first: before the imports of torch and the scorer, which take seconds
+
     from wikiformer_kit.eval.hub_results import nanobeir_hub_results, write_eval_results
     from wikiformer_kit.eval.nanobeir import DEFAULT_DATASET_ID, NanoBEIREvaluator
     from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 
-    args.model = args.model or args.model_option
-    if not args.model:
-        raise InputError("python -m eval nanobeir: give the checkpoint, MODEL or --model MODEL")
     args.tag = None
     long_documents = _long_documents(args)
     evaluator = NanoBEIREvaluator(
@@ -711,11 +780,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_before_loading(args: argparse.Namespace) -> None:
+    """What every subcommand checks before it loads anything: its output folder or file, and its model (a folder
+    with config.json, weights and tokenizer, or a Hub id that is cached or on a reachable Hub)."""
+    if args.command == "nanobeir":
+        args.model = args.model or args.model_option
+        if not args.model:
+            raise InputError("python -m eval nanobeir: give the checkpoint, MODEL or --model MODEL")
+    if getattr(args, "output_dir", None):
+        check_output_folder(args.output_dir)
+    if getattr(args, "output", None):
+        check_output_file(args.output)
+    if getattr(args, "model", None):
+        check_model(args.model, "--model")
+    dense = "dense" in (getattr(args, "method", None), getattr(args, "first_stage", None))
+    if dense and args.dense_model:
+        check_model(args.dense_model, "--dense-model")
+
+
 def interrupted(argv: list[str]) -> str:
     """The Ctrl-C line: re-ranking resumes from its run file (unless ``--no-resume``); the other subcommands start
     again."""
     command = next((a for a in argv if not a.startswith("-")), None)  # the options before it take no value
-    resumes = command in ("rerank", "tune-fusion") and not {"--no-resume", "--no_resume"} & set(argv)
+    resumes = command in ("rerank", "tune-fusion", "paper") and not {"--no-resume", "--no_resume"} & set(argv)
     return RESUMES if resumes else RESTARTS
 
 
@@ -729,11 +816,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:  # bm25s sets its own logger to DEBUG, which the root handler would print
         logging.getLogger("bm25s").setLevel(logging.WARNING)
     try:
+        _check_before_loading(args)
         return args.func(args)
     except (ValueError, FileNotFoundError) as error:  # bad input (CollectionFormatError is a ValueError)
         if args.verbose:
             raise
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {one_line(error)}", file=sys.stderr)  # one line, however long the library's message
         return 2
 
 

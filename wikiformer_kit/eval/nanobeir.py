@@ -126,16 +126,20 @@ def load_subset(dataset_id: str | Path, subset: str, split: str):
 def load_nano_queries(dataset_id: str | Path, name: str, rerank_k: int = 100) -> list[NanoQuery]:
     """The queries of NanoBEIR set ``name`` with their positives and BM25 top ``rerank_k``, in the bm25 subset's order.
 
+    An id given twice in the corpus or queries subset keeps its last text, as sentence-transformers' evaluator does
+    (another text is counted in a warning).
+
     Raises:
-        ValueError: a subset missing, or an id of the bm25 or qrels subset that the queries or corpus lack (named).
+        ValueError: a subset missing, an id of the bm25 or qrels subset that the queries or corpus lack, or a query
+            or candidate whose text is null (named).
     """
     split = split_name(name)
     corpus = load_subset(dataset_id, "corpus", split)
     queries = load_subset(dataset_id, "queries", split)
     qrels = load_subset(dataset_id, "qrels", split)
     bm25 = load_subset(dataset_id, "bm25", split)
-    texts = dict(zip(corpus["_id"], corpus["text"], strict=True))
-    query_texts = dict(zip(queries["_id"], queries["text"], strict=True))
+    texts = _last_texts(corpus["_id"], corpus["text"], f"{dataset_id} {split} corpus subset")
+    query_texts = _last_texts(queries["_id"], queries["text"], f"{dataset_id} {split} queries subset")
     # a set per query, filled in the qrels' order, as sentence-transformers does: the same positives' order
     positive_ids: dict[str, set[str]] = {}
     for row in qrels:
@@ -148,6 +152,11 @@ def load_nano_queries(dataset_id: str | Path, name: str, rerank_k: int = 100) ->
                 f"{dataset_id} {split}: document {document_id!r} of query {query_id!r} in the {subset} subset is "
                 "not in the corpus subset; use a complete copy of the dataset"
             )
+        if texts[document_id] is None:
+            raise ValueError(
+                f"{dataset_id} {split}: document {document_id!r} of query {query_id!r} has no text (null) in the "
+                "corpus subset"
+            )
         return texts[document_id]
 
     result = []
@@ -157,6 +166,8 @@ def load_nano_queries(dataset_id: str | Path, name: str, rerank_k: int = 100) ->
             raise ValueError(
                 f"{dataset_id} {split}: query {query_id!r} of the bm25 subset is not in the queries subset"
             )
+        if query_texts[query_id] is None:
+            raise ValueError(f"{dataset_id} {split}: query {query_id!r} has no text (null) in the queries subset")
         if query_id not in positive_ids:
             raise ValueError(f"{dataset_id} {split}: query {query_id!r} of the bm25 subset has no qrels row")
         if not row["corpus-ids"]:
@@ -172,6 +183,25 @@ def load_nano_queries(dataset_id: str | Path, name: str, rerank_k: int = 100) ->
     if not result:
         raise ValueError(f"{dataset_id} {split}: the bm25 subset has no queries")
     return result
+
+
+def _last_texts(ids: Sequence[str], texts: Sequence[str | None], where: str) -> dict[str, str | None]:
+    """Id -> text, the last text of an id given twice (sentence-transformers' evaluator reads the subsets into a
+    dict, so its published figures keep the last); ids given again with another text counted in a warning."""
+    mapping: dict[str, str | None] = {}
+    conflicts = []
+    for key, text in zip(ids, texts, strict=True):
+        if key in mapping and mapping[key] != text:
+            conflicts.append(key)
+        mapping[key] = text
+    if conflicts:
+        logger.warning(
+            "%s: %d ids given again with another text, the last kept as sentence-transformers keeps it (e.g. %r)",
+            where,
+            len(set(conflicts)),
+            conflicts[0],
+        )
+    return mapping
 
 
 def ranking_metrics(is_relevant: Sequence[int], scores: Sequence[float], at_k: int) -> tuple[float, float, float]:

@@ -4,11 +4,17 @@ p < 0.05; ``NA``: not reported), so that ``python -m eval paper BENCHMARK`` prin
 
 The measures are ir_measures names (``RR@10`` is the paper's MRR@10, ``nDCG@10`` its N@10). The paper's text names
 P@5 and nDCG@10 for TREC-COVID, but its Table 3 prints nDCG@10 only: P@5 is measured and has no paper figure.
+
+Each benchmark also says what its collection looks like as distributed (`CollectionShape`: its judged query ids
+where they are known, how many, their grades, the shape of its document ids), so that a collection of another
+benchmark is refused before anything is scored (`check_collection`) instead of printed under the paper's rows; a
+sample of a benchmark's queries passes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 SETTINGS = ("zero-shot", "fine-tuned")
 PAPER = "Wikiformer: Pre-training with Structured Information of Wikipedia for Ad-hoc Retrieval (AAAI 2024)"
@@ -32,6 +38,94 @@ class PaperFigure:
         return "NA" if self.value is None else f"{self.value:.4f}" + ("\\*" if self.worse else "")
 
 
+TREC_DL_2019_JUDGED = frozenset(
+    "19335 47923 87181 87452 104861 130510 131843 146187 148538 156493 168216 182539 183378 207786 264014 359349 "
+    "405717 443396 451602 489204 490595 527433 573724 833860 855410 915593 962179 1037798 1063750 1103812 1106007 "
+    "1110199 1112341 1113437 1114646 1114819 1115776 1117099 1121402 1121709 1124210 1129237 1133167".split()
+)
+"""The 43 queries NIST judged for TREC DL 2019's document ranking (``2019qrels-docs.txt``)."""
+
+LECARD_QUERIES = frozenset(
+    "5156 4891 5187 330 706 259 221 2132 2143 1972 1978 2361 2373 2331 3228 3746 3765 3342 1405 1430 1325 1355 4738 "
+    "4794 4829 4719 883 836 837 861 3952 3878 3943 4023 5511 5504 5561 2174 2198 2186 2203 5193 5239 5223 6905 6909 "
+    "6917 3805 3817 3814 3862 6820 6775 6816 6706 6700 6652 2403 2387 2430 6394 6432 6409 6282 4852 4873 4863 4847 "
+    "6094 6072 6046 6081 -1071 -991 -5180 -743 -3859 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 "
+    "24 25 26 27 28 29".split()
+)
+"""LeCaRD's 107 labelled queries by ``ridx`` (the keys of its ``label_top30_dict.json``, vendored in
+``data/samples/eval/lecard``)."""
+
+
+@dataclass(frozen=True)
+class CollectionShape:
+    """What a benchmark's collection looks like as distributed, checked before a run (`check_collection`).
+
+    Args:
+        looks_like: the same in words, shown when a collection does not match.
+        judged_queries: at most this many judged queries (a sample has fewer); None where it is not known.
+        query_ids: the judged query ids where they are known: a collection's must be among them.
+        other_query_ids: another benchmark's judged queries on the same documents: none may be among them.
+        query_id: a pattern every judged query id matches.
+        document_id: a pattern every judged document id matches.
+        grades: the grades its judgments use.
+        judgments_per_query: at most this many judged documents a query, where the benchmark fixes it.
+    """
+
+    looks_like: str
+    judged_queries: int | None
+    query_ids: frozenset[str] = field(default_factory=frozenset)
+    other_query_ids: frozenset[str] = field(default_factory=frozenset)
+    query_id: str = r".+"
+    document_id: str = r".+"
+    grades: tuple[int, ...] = (0, 1, 2, 3)
+    judgments_per_query: int | None = None
+
+    def mismatch(self, qrels: dict[str, dict[str, int]]) -> str | None:
+        """Why these judgments are not this benchmark's (the first reason found), or None when they may be."""
+        if not qrels:
+            return "it has no judgments (qrels)"
+        if self.judged_queries is not None and len(qrels) > self.judged_queries:
+            return f"{len(qrels):,} judged queries, more than its {self.judged_queries:,}"
+        outside = [q for q in qrels if self.query_ids and q not in self.query_ids]
+        checks = (
+            # most of them, not any: a list of known ids is the one part of this check that a typo could break
+            ("query ids not its", outside if len(outside) * 2 > len(qrels) else []),
+            ("query ids of another benchmark's", [q for q in qrels if q in self.other_query_ids]),
+            ("query ids unlike its", [q for q in qrels if not re.fullmatch(self.query_id, q)]),
+            (
+                "document ids unlike its",
+                [d for judged in qrels.values() for d in judged if not re.fullmatch(self.document_id, d)],
+            ),
+            (
+                "grades it lacks",
+                sorted({g for judged in qrels.values() for g in judged.values()} - set(self.grades)),
+            ),
+        )
+        for what, found in checks:
+            if found:
+                return f"{what}: {_examples(found)}"
+        if self.judgments_per_query is not None:
+            over = [q for q, judged in qrels.items() if len(judged) > self.judgments_per_query]
+            if over:
+                plural = "s" if self.judgments_per_query > 1 else ""
+                return f"more than {self.judgments_per_query} judged document{plural} a query: {_examples(over)}"
+        return None
+
+
+def describe_qrels(qrels: dict[str, dict[str, int]]) -> str:
+    """What a collection's judgments look like, in a few words: counts, grades, a document id."""
+    if not qrels:
+        return "no judgments"
+    document = next(d for judged in qrels.values() for d in judged)
+    grades = sorted({g for judged in qrels.values() for g in judged.values()})
+    return f"{len(qrels):,} judged queries graded {','.join(map(str, grades))}, documents like {document}"
+
+
+def _examples(items, shown: int = 2) -> str:
+    items = [str(item) for item in items]
+    return ", ".join(items[:shown]) + (", ..." if len(items) > shown else "")
+
+
 @dataclass(frozen=True)
 class PaperBenchmark:
     """A benchmark of the paper with its settings and figures.
@@ -48,6 +142,7 @@ class PaperBenchmark:
         extra_measures: measured as well, without a paper figure (TREC-COVID's P@5).
         script_cutoffs: nDCG cut-offs also computed as the benchmark's own script computes them (LeCaRD's
             ``metrics.py``, `eval.metrics.lecard`), shown as ``LeCaRD-nDCG@k``.
+        collection: what its collection looks like as distributed (checked before a run).
     """
 
     name: str
@@ -60,6 +155,7 @@ class PaperBenchmark:
     rows: dict[str, dict[str, tuple[str, ...]]]
     extra_measures: tuple[str, ...] = ()
     script_cutoffs: tuple[int, ...] = ()
+    collection: CollectionShape | None = None
 
     def figures(self, setting: str) -> dict[str, list[PaperFigure]]:
         """The paper's rows of ``setting``, each cell parsed.
@@ -146,6 +242,15 @@ BENCHMARKS = {
             "the official top 100 (msmarco-docdev-top100)",
             100,
             _table2_rows(slice(0, 2)),
+            collection=CollectionShape(
+                "<=5,193 judged queries with numeric ids, one judged document each (grade 1), documents D<number>",
+                5193,
+                other_query_ids=TREC_DL_2019_JUDGED,
+                query_id=r"\d+",
+                document_id=r"D\d+",
+                grades=(1,),
+                judgments_per_query=1,
+            ),
         ),
         PaperBenchmark(
             "trec-dl-2019-doc",
@@ -156,6 +261,12 @@ BENCHMARKS = {
             "the official top 100 (msmarco-doctest2019-top100)",
             100,
             _table2_rows(slice(2, 4)),
+            collection=CollectionShape(
+                "NIST's 43 judged queries (19335, 47923, ...) graded 0-3, documents D<number>",
+                43,
+                query_ids=TREC_DL_2019_JUDGED,
+                document_id=r"D\d+",
+            ),
         ),
         PaperBenchmark(
             "trec-covid-round2",
@@ -167,6 +278,13 @@ BENCHMARKS = {
             60,
             _table3_rows(),
             extra_measures=("P@5",),
+            # OpenMatch's files name the topics by their own ids: the documents tell the collection
+            collection=CollectionShape(
+                "<=35 judged topics graded 0-2, CORD-19 documents (cord_uid or cord_uid_N)",
+                35,
+                document_id=r"(?=[0-9a-z]*[a-z])[0-9a-z]{8}(_\d+)?",
+                grades=(0, 1, 2),
+            ),
         ),
         PaperBenchmark(
             "lecard",
@@ -178,6 +296,13 @@ BENCHMARKS = {
             100,
             _table4_rows(slice(0, 2)),
             script_cutoffs=(5, 15),
+            collection=CollectionShape(
+                "LeCaRD's 107 labelled queries (5156, 4891, ...) graded 0-3, <=33 labels each, numeric candidate ids",
+                107,
+                query_ids=LECARD_QUERIES,
+                document_id=r"\d+",
+                judgments_per_query=33,
+            ),
         ),
         PaperBenchmark(
             "cail-lcr",
@@ -189,6 +314,14 @@ BENCHMARKS = {
             100,
             _table4_rows(slice(2, 4)),
             script_cutoffs=(5, 15),
+            # CAIL's training queries are LeCaRD's and its test queries are not published: the ids are not checked
+            collection=CollectionShape(
+                "numeric query ids (ridx) graded 0-3, <=33 labels each, numeric candidate ids",
+                None,
+                query_id=r"-?\d+",
+                document_id=r"\d+",
+                judgments_per_query=33,
+            ),
         ),
     )
 }
@@ -200,6 +333,26 @@ def benchmark(name: str) -> PaperBenchmark:
     if name not in BENCHMARKS:
         raise ValueError(f"no paper benchmark {name!r}: choose one of {', '.join(BENCHMARKS)}")
     return BENCHMARKS[name]
+
+
+def check_collection(bench: PaperBenchmark, qrels: dict[str, dict[str, int]], source: str) -> None:
+    """Refuse judgments that are not ``bench``'s (another benchmark's collection), naming the benchmark, what its
+    collection looks like and what this one looks like; a sample of the benchmark's queries passes.
+
+    Raises:
+        ValueError: one line.
+    """
+    if bench.collection is None:
+        return
+    why = bench.collection.mismatch(qrels)
+    if why is None:
+        return
+    alike = [other.name for other in BENCHMARKS.values() if other.collection and not other.collection.mismatch(qrels)]
+    looks = f" (it looks like {' or '.join(name + chr(39) + 's' for name in alike)})" if alike and qrels else ""
+    raise ValueError(
+        f"--collection {source}: not {bench.name}'s ({why}); it has {describe_qrels(qrels)}{looks}; "
+        f"{bench.name} has {bench.collection.looks_like}; give its collection or a sample of it"
+    )
 
 
 def paper_table(bench: PaperBenchmark, setting: str, measured: dict[str, dict[str, float]], queries: int) -> str:

@@ -55,8 +55,9 @@ def test_rerank_rescores_the_top_depth_and_keeps_the_first_stages_tail_below(dl2
     assert read_trec_run(tmp_path / "r.run") == run
     done = (tmp_path / "r.run.done").read_text().splitlines()
     assert done[0].startswith("# model=") and done[0].endswith("max_length=64 depth=4")
-    assert [line.split()[0] for line in done[1:]] == ids  # each with the fingerprint of what it was scored from
-    assert all(len(line.split()[1]) == 16 for line in done[1:])
+    assert done[1].startswith("# model ") and len(done[1].split()[-1]) == 16  # the model's files
+    assert [line.split()[0] for line in done[2:]] == ids  # each with the fingerprint of what it was scored from
+    assert all(len(line.split()[1]) == 16 for line in done[2:])
 
 
 def test_resume_skips_finished_queries_and_redoes_interrupted_ones(dl20, scorer, tmp_path):
@@ -132,7 +133,7 @@ def test_an_interruption_mid_batch_across_two_queries_resumes_to_the_identical_r
         rerank(dl20, candidates, interrupted, output, **settings)
     first_window = list(dl20.queries)[:3]
     assert interrupted.batches == [8, 1, 8] and interrupted.calls == [9, 9]
-    assert [line.split()[0] for line in (tmp_path / "r.run.done").read_text().splitlines()[1:]] == first_window
+    assert [line.split()[0] for line in (tmp_path / "r.run.done").read_text().splitlines()[2:]] == first_window
     assert read_trec_run(output).keys() == set(first_window)
     resumed = CountingScorer(scorer)
     rerank(dl20, candidates, resumed, output, **settings)

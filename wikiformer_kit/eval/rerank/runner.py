@@ -1,9 +1,11 @@
 """Re-ranking a candidate run resumably, in windows of consecutive queries whose pairs fill the model's batches
 across queries: each finished window's queries are appended to the TREC run file and recorded in ``<run>.done``
-(whose first line records the model, max length, depth, a non-float32 dtype and MaxP or SumP with its passages; each
-query's line, a fingerprint of what it was scored from: its text, its candidates with their first-stage scores and
-their texts); a restarted run with the same settings skips the queries recorded there with the same inputs, and
-scores again those whose inputs changed (another ``--k``, first stage or collection)."""
+(whose first line records the model, max length, depth, a non-float32 dtype and MaxP or SumP with its passages; its
+second, the model's files (`model_identity`); each query's line, a fingerprint of what it was scored from: its text,
+its candidates with their first-stage scores and their texts); a restarted run with the same settings skips the
+queries recorded there with the same inputs, and scores again those whose inputs changed (another ``--k``, first
+stage or collection), and all of them when the model's files changed (a checkpoint saved again in the same
+folder)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import hashlib
 import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 from tqdm.auto import tqdm
 
@@ -42,22 +45,80 @@ def query_fingerprint(collection: Collection, candidates: Run, qid: str) -> str:
     return digest.hexdigest()
 
 
-def _resume_state(output: Path, resume: bool, tag: str, settings: str, fingerprint) -> tuple[Run, set[str]]:
+def model_identity(model_path: str) -> str:
+    """What a resumed run's model must still be, as 16 hex digits: the names, sizes and modification times of the
+    files of its folder, or of the Hub cache's snapshot of a Hub id; the name itself where neither is there (a
+    model in memory)."""
+    path = Path(model_path).expanduser()
+    if not path.is_dir():
+        path = _hub_snapshot(model_path) or path
+    if not path.is_dir():
+        return model_path
+    digest = hashlib.blake2b(digest_size=8)
+    for file in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
+        stat = file.stat()
+        digest.update(f"{file.name}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _hub_snapshot(model_id: str) -> Path | None:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(model_id, "config.json")
+    except Exception:  # not a Hub id: no snapshot
+        return None
+    return Path(cached).parent if isinstance(cached, str) else None
+
+
+def _changes(previous: str, now: str) -> str:
+    """``depth 3 -> 5, dtype float32 -> bfloat16``: the settings that differ between two settings lines."""
+    before, after = (dict((item.split("=", 1) + [""])[:2] for item in line.split()) for line in (previous, now))
+    keys = [*before, *(key for key in after if key not in before)]
+    return ", ".join(
+        f"{key} {before.get(key, '(none)')} -> {after.get(key, '(none)')}"
+        for key in keys
+        if before.get(key) != after.get(key)
+    )
+
+
+def _start(output: Path, header: str) -> tuple[Run, set[str]]:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text("", encoding="utf-8")
+    _done_path(output).write_text(header, encoding="utf-8")
+    return {}, set()
+
+
+def _resume_state(
+    output: Path, resume: bool, tag: str, settings: str, fingerprint, identity: str, on_new_settings: str = "raise"
+) -> tuple[Run, set[str]]:
     done_path = _done_path(output)
-    header = f"# {settings}\n"
+    header = f"# {settings}\n# model {identity}\n"
     if not resume or not output.exists() or not done_path.exists():
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text("", encoding="utf-8")
-        done_path.write_text(header, encoding="utf-8")
-        return {}, set()
+        return _start(output, header)
     lines = done_path.read_text(encoding="utf-8").splitlines()
     previous_settings = lines[0][2:] if lines and lines[0].startswith("# ") else None
     if previous_settings != settings:
+        if on_new_settings == "restart":
+            logger.warning(
+                "%s: started with other settings (%s); scoring all its queries again",
+                output,
+                _changes(previous_settings or "", settings),
+            )
+            return _start(output, header)
         raise ValueError(
             f"{output} was started with different settings ({previous_settings}; now {settings}): "
             "use the same settings to resume, another output, or resume=False (--no-resume) to start afresh"
         )
-    recorded = dict((line.split() + [""])[:2] for line in lines[1:] if line.strip())
+    previous_identity = next((line[len("# model ") :] for line in lines[1:2] if line.startswith("# model ")), None)
+    if previous_identity is not None and previous_identity != identity:
+        logger.warning(
+            "%s: the model's files changed since this run was started (%s saved again?); scoring all its queries again",
+            output,
+            settings.split()[0].removeprefix("model="),
+        )
+        return _start(output, header)
+    recorded = dict((line.split() + [""])[:2] for line in lines[1:] if line.strip() and not line.startswith("#"))
     current = {qid: fingerprint(qid) for qid in recorded}
     done = {qid for qid, made_from in recorded.items() if made_from == current[qid]}
     if len(done) < len(recorded):
@@ -75,7 +136,8 @@ def _resume_state(output: Path, resume: bool, tag: str, settings: str, fingerpri
         with open(output, "w", encoding="utf-8") as out:
             for qid, ranking in kept.items():
                 out.write(format_run_lines(qid, ranking, tag))
-        done_path.write_text(header + "".join(f"{qid} {current[qid]}\n" for qid in kept), encoding="utf-8")
+    # the header again: a run started before the model's files were recorded records them from now on
+    done_path.write_text(header + "".join(f"{qid} {current[qid]}\n" for qid in kept), encoding="utf-8")
     logger.info("%s: resuming, %d queries already done", output, len(kept))
     return kept, set(kept)
 
@@ -244,6 +306,7 @@ def rerank(
     resume: bool = True,
     window: int | None = None,
     long_documents: LongDocuments | None = None,
+    on_new_settings: Literal["raise", "restart"] = "raise",
 ) -> Run:
     """Re-rank the top ``depth`` candidates of every query and write the new run in TREC format.
 
@@ -262,13 +325,16 @@ def rerank(
         query_ids: queries to re-rank (default: every query of ``candidates``).
         tag: run name for the last TREC column.
         resume: continue a previous, interrupted call with the same output and settings (model, max length,
-            depth, dtype; other settings raise a ValueError), keeping the finished queries whose inputs are the same
-            (the others are scored again); False starts afresh.
+            depth, dtype; other settings raise a ValueError, see ``on_new_settings``), keeping the finished queries
+            whose inputs are the same (the others are scored again; all of them when the model's files changed,
+            with a warning); False starts afresh.
         window: pairs scored together: consecutive whole queries are gathered until they hold this many, their
             pairs sorted by length and cut into full batches across queries (default: 16 of the scorer's
             batches; 1 scores query by query). Each window's queries are written together once all are scored.
         long_documents: FirstP (the default: each pair cut at the scorer's max length), or MaxP or SumP over
             overlapping passages (`eval.rerank.long_documents`); recorded in ``<output>.done``'s settings.
+        on_new_settings: what a resume started with other settings does: ``raise`` (a ValueError naming both) or
+            ``restart`` (a warning naming what changed, then every query scored again).
 
     Returns:
         The re-ranked run (resumed queries included).
@@ -284,12 +350,13 @@ def rerank(
         settings += f" dtype={dtype}"
     if long_documents is not None and long_documents.mode != "firstp":  # FirstP runs keep their settings line too
         settings += f" long_documents={long_documents.setting().replace(' ', ',')}"
+    identity = model_identity(str(getattr(scorer, "model_path", type(scorer).__name__)))
     scorer = with_long_documents(scorer, long_documents)
 
     def fingerprint(qid: str) -> str:
         return query_fingerprint(collection, candidates, qid)
 
-    run, done = _resume_state(output, resume, tag, settings, fingerprint)
+    run, done = _resume_state(output, resume, tag, settings, fingerprint, identity, on_new_settings)
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
     work = _work(collection, candidates, ids, depth)
     missing_docs = 0
