@@ -5,15 +5,16 @@ them are the same; otherwise it says what changed in one line and builds the cor
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
 
 from wikiformer_kit import __version__
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 from wikiformer_kit.dataset_scripts.corpus.empty import CONFIG_SCHEMAS
 from wikiformer_kit.dataset_scripts.corpus.folder import BUILD_RECORD
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
+from wikiformer_kit.dataset_scripts.file_states import changed_files, file_states
 
 INPUT_RECORD = Path("logs") / "inputs.json"
 NOT_IN_THE_ROWS = ("read_ahead", "streams_per_shard")
@@ -22,25 +23,14 @@ NOT_IN_THE_ROWS = ("read_ahead", "streams_per_shard")
 
 def made_from(paths: list[str], options: CorpusOptions) -> dict:
     """The record of a build over the input files ``paths`` (the shards' files) with ``options``."""
-    files = {}
-    for path in sorted(set(paths)):
-        stat = os.stat(path)
-        files[str(Path(path).resolve())] = [stat.st_size, stat.st_mtime_ns]
     kept = {key: value for key, value in options.to_dict().items() if key not in NOT_IN_THE_ROWS}
-    return json.loads(json.dumps({"files": files, "options": kept, "kit": __version__}))  # as it reads back
+    record = {"files": file_states(paths), "options": kept, "kit": __version__}
+    return json.loads(json.dumps(record))  # as it reads back
 
 
 def changes(before: dict, now: dict) -> list[str]:
     """What differs between two records, in words (empty when nothing does)."""
-    said = []
-    old, new = before.get("files", {}), now["files"]
-    for label, names in (
-        ("other input", [p for p in new if p not in old]),
-        ("input no longer given", [p for p in old if p not in new]),
-        ("input replaced (size or time)", [p for p in new if p in old and old[p] != new[p]]),
-    ):
-        if names:
-            said.append(f"{label}: {', '.join(Path(n).name for n in names[:3])}{' ...' if len(names) > 3 else ''}")
+    said = changed_files(before.get("files", {}), now["files"])
     options = sorted(
         k
         for k in set(before.get("options", {})) | set(now["options"])
@@ -77,8 +67,6 @@ def check_made_from(output_dir: Path, record: dict) -> bool:
             shutil.rmtree(output_dir / folder, ignore_errors=True)
         for file in (BUILD_RECORD, "README.md", "logs/shards.json"):
             (output_dir / file).unlink(missing_ok=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return stale
