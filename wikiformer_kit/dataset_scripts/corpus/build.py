@@ -11,6 +11,7 @@ from pathlib import Path
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.dataset_scripts.corpus.category_sources import categories_note
 from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity
+from wikiformer_kit.dataset_scripts.corpus.duplicates import drop_duplicates
 from wikiformer_kit.dataset_scripts.corpus.empty import (
     CONFIG_SCHEMAS,
     clear_placeholders,
@@ -86,6 +87,8 @@ def build_corpus(
     ``datasets.load_dataset`` reads. A rerun into the same folder resumes (finished shards are not read again) when
     its input files and options are the ones the earlier work was made from (:mod:`.made_from`); else it builds the
     corpus again, saying what changed.
+    An article read twice (the same page id or title in one language, in one input or across inputs) is kept once,
+    the first in input order, and the later copies are counted skips (:mod:`.duplicates`).
     The stage prints one line; its output goes to ``stage_log`` (default: ``output_dir/logs/corpus.log``).
     """
     with holding(output_dir, "a corpus build"):
@@ -117,6 +120,7 @@ def build_corpus(
         run.run()
         if executor.kind == "slurm" and getattr(run, "job_id", -1) not in (None, -1):
             return Counter()  # jobs submitted: they write the corpus; the rerun that finds them done writes the card
+        drop_duplicates(output_dir)  # across tasks: each saw only its own shard
         stats, templates_cut = split_template_counts(merged_stats(output_dir))
         write_placeholders(output_dir)
         fingerprint = stamp(output_dir, config_folders)

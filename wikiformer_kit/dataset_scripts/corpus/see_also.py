@@ -182,6 +182,9 @@ def find_see_also_sections(
 
 
 _LIST_ITEM = re.compile(r"^[ \t]*[*#]+[ \t]*(.*)$", re.M)
+_LIST_MARKS = re.compile(r"^[*#:;]{2,}", re.M)
+"""A nested list item's markers: mwparserfromhell makes a node of each, so a list nested thousands deep takes
+seconds to parse; one marker holds the same links."""
 _WIKILINK = re.compile(r"\[\[([^\[\]|]*)(?:\|[^\[\]]*)?\]\]")
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _TABLE = re.compile(r"^[ \t]*\{\|(?:(?!^[ \t]*\{\|).)*?^[ \t]*\|\}", re.M | re.S)
@@ -272,7 +275,7 @@ def see_also_targets(section_wikitext: str, namespaces: Namespaces = ENGLISH) ->
     Links nested in list templates count; links to files, categories, portals, other wikis, other languages
     and sections of the same page do not.
     """
-    code = mwparserfromhell.parse(section_wikitext)
+    code = mwparserfromhell.parse(_LIST_MARKS.sub("*", section_wikitext))
     targets: list[str] = []
     for node in code.ifilter(
         recursive=True, forcetype=(mwparserfromhell.nodes.Wikilink, mwparserfromhell.nodes.Template)

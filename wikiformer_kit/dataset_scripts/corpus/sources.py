@@ -20,7 +20,17 @@ from pathlib import Path
 from types import ModuleType
 
 from wikiformer_kit.dataset_scripts.corpus.dump_checks import PART_INDEX_NAME, check_index, check_parts, part_index
-from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError, Skipped, open_binary, read_head
+from wikiformer_kit.dataset_scripts.corpus.formats.base import (
+    DAMAGED_PARQUET,
+    PARQUET_MAGIC,
+    CorpusFormatError,
+    Skipped,
+    open_binary,
+    parquet_footer_error,
+    read_head,
+    wide_encoding,
+    without_bom,
+)
 from wikiformer_kit.dataset_scripts.corpus.hub_files import hub_files, hub_url
 
 FORMAT_MODULES = (
@@ -80,11 +90,27 @@ def get_format(name: str) -> ModuleType:
 def detect_format(path: str | Path) -> ModuleType | None:
     """The first format module whose ``sniff`` accepts the file, or None (the modules load in sniffing order, as
     far as needed)."""
-    head = read_head(path)
+    head = without_bom(read_head(path))
     for name in FORMAT_MODULES:
         module = importlib.import_module(f"{__package__}.formats.{name}")
         if module.sniff(Path(path), head):
             return module
+    return None
+
+
+def file_problem(path: Path, module: ModuleType | None) -> tuple[str, str] | None:
+    """Why a file cannot be read, as the format ``module`` (given with ``--format`` or sniffed; None: none
+    recognised it) or any: its skip reason and the message saying what to do; None for a file the reader can try.
+    Text in UTF-16 (or UTF-32), which a reader of UTF-8 would take for bytes that are not UTF-8 (an XML reader,
+    ``READS_WIDE_TEXT``, decodes what the document declares), and a Parquet file whose footer cannot be read."""
+    head = read_head(path)
+    encoding = wide_encoding(head)
+    if encoding is not None and not getattr(module, "READS_WIDE_TEXT", False):
+        return "non-utf8-file", (
+            f"{encoding} text; the readers read UTF-8: re-encode it as UTF-8 (iconv -f {encoding} -t UTF-8)"
+        )
+    if head.startswith(PARQUET_MAGIC) and (error := parquet_footer_error(path)) is not None:
+        return "damaged-file", f"{DAMAGED_PARQUET} ({error})"
     return None
 
 
@@ -114,6 +140,10 @@ def nothing_readable(inputs: list[str | Path], unknown: list[Skipped]) -> str:
             f"{where}: no file to read in it (hidden files, {', '.join(FOLDER_FILES_NOT_READ[1:])} and multistream "
             "indexes are not read); give the folder or files of a dump or corpus"
         )
+    unreadable = [skipped for skipped in unknown if skipped.reason not in ("unknown-format", "duplicate-input")]
+    if unreadable:
+        more = f" (and {len(unreadable) - 1} more such files)" if len(unreadable) > 1 else ""
+        return f"{where}: nothing readable: {unreadable[0].file}: {unreadable[0].detail}{more}"
     names = [Path(skipped.file).name for skipped in unknown]
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     return (
@@ -242,9 +272,9 @@ def plan_shards(
             at least this many shards in all: the number of processes that will read them.
 
     Returns:
-        The shards, and a Skipped record for each file inside a directory whose format is unknown (a file named
-        directly with an unknown format raises :class:`CorpusFormatError` instead: the run would be wrong) and for
-        each file given again (read once).
+        The shards, and a Skipped record for each file inside a directory whose format is unknown or that no
+        reader can read (:func:`file_problem`; a file named directly so raises :class:`CorpusFormatError` instead:
+        the run would be wrong) and for each file given again (read once).
     """
     planned: list[Shard | tuple[Path, str, list[int]]] = []  # whole-file shards, and dumps with their offsets
     index_of: dict[Path, Path] = {}
@@ -260,6 +290,12 @@ def plan_shards(
     check_parts([path for path, _ in files])
     for path, named in files:
         module = fixed or detect_format(path)
+        problem = file_problem(path, module)
+        if problem is not None:
+            if named:
+                raise CorpusFormatError(f"{path}: {problem[1]}")
+            skipped.append(Skipped(problem[0], str(path), "", problem[1]))
+            continue
         if module is None:
             if named:
                 raise CorpusFormatError(f"{path}: {unrecognised_reason(path)}")

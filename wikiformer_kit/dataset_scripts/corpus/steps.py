@@ -2,9 +2,10 @@
 
 One datatrove task per shard (see :mod:`.sources`); ``num_proc`` tasks run at once on the
 ``LocalPipelineExecutor``, and the same steps run on datatrove's Slurm and Ray executors. A task's outputs
-(``data/``, ``redirects/``, ``skipped/`` and ``stats/`` files named by its rank) appear atomically when it
-finishes, and datatrove records finished tasks under ``logs/``, so an interrupted build resumes where it
-stopped, without duplicates.
+(``data/``, ``redirects/``, ``skipped/`` and ``stats/`` files named by its rank, and the keys of its articles under
+``logs/article-keys/``) appear atomically when it finishes, and datatrove records finished tasks under ``logs/``, so
+an interrupted build resumes where it stopped, without duplicates. Articles read twice from the input are taken out
+once every task is done (:mod:`.duplicates`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,29 @@ from wikiformer_kit.dataset_scripts.corpus.sources import Shard
 ROWS_PER_BATCH = 64  # an article row with its links is ~0.3 MB in Python: keep the buffer small
 REDIRECT_SCHEMA = pa.schema([("source", pa.string()), ("target", pa.string())])
 SKIPPED_SCHEMA = pa.schema([(name, pa.string()) for name in ("reason", "file", "record", "detail")])
+KEY_SCHEMA = pa.schema(
+    [("language", pa.string()), ("id", pa.string()), ("title", pa.string()), ("group", pa.int64()),
+     ("position", pa.int64()), ("file", pa.string())]
+)  # fmt: skip
+"""What a task records of each article it writes, row for row with its ``data/`` file, for the build to find the
+articles read twice (:mod:`.duplicates`): the page id and title (in its language), where it stands in the input
+(``group``, ``position``: see :func:`input_group`) and its input file."""
+TITLES_NOT_UNIQUE = frozenset({"msmarco-tsv"})
+"""Formats whose titles are not names of their documents: web pages share titles ("Home", "Untitled"), so only
+their ids must be unique."""
+
+
+def keys_file(output_dir: Path, rank: int) -> Path:
+    """Where task ``rank`` records its articles' keys (:data:`KEY_SCHEMA`): beside datatrove's logs, not a config of
+    the dataset."""
+    return output_dir / "logs" / "article-keys" / f"{rank:05d}.parquet"
+
+
+def article_key(article: Article, group: int, position: int, file: str) -> dict:
+    """An article's row of its task's keys file (:data:`KEY_SCHEMA`)."""
+    title = "" if article.source in TITLES_NOT_UNIQUE else article.title
+    return {"language": article.language, "id": article.id, "title": title, "group": group, "position": position,
+            "file": file}  # fmt: skip
 
 
 class ShardReader(PipelineStep):
@@ -61,18 +85,40 @@ class ShardReader(PipelineStep):
         if rank == 0:
             for number, record in enumerate(self.extra_skipped):
                 yield Document(text="", id=f"unknown/{number}", metadata={"record": record})
+        group = input_group(self.shards, rank)
         with tqdm(total=shard.size, unit="B", unit_scale=True, desc=f"{Path(shard.path).name}[{rank}]") as bar:
             records = read_shard(shard, self.options, self.read_ahead, bar.update)
-            pages = 0
+            pages = records_before = 0
             for number, record in enumerate(records):
                 is_page = isinstance(record, (RawPage, Article))
                 if is_page and self.limit is not None and pages >= self.limit:
                     break
                 pages += is_page
                 self.stat_update(type(record).__name__)
-                yield Document(text="", id=f"{rank}/{number}", metadata={"record": record})
+                # where the record stands in the input (see input_group), for duplicates to keep the first one
+                position = shard.part + shard.parts * records_before if shard.parts > 1 else number
+                records_before += not isinstance(record, Redirect)
+                metadata = {"record": record, "order": (group, position), "file": shard.path}
+                yield Document(text="", id=f"{rank}/{number}", metadata=metadata)
             if not bar.n:
                 bar.update(shard.size)
+
+
+def input_group(shards: list[Shard], rank: int) -> int:
+    """The rank of the first shard that reads the same part of the input as shard ``rank``: shards that share a file
+    by records (``Shard.part`` of ``Shard.parts``) read the same bytes and keep every ``parts``-th record each.
+
+    The shards are planned in input order, so ``(input_group, position)`` orders the records of every shard as the
+    input holds them, where ``position`` is the record's number in its shard, or for a shard of ``parts`` sharing
+    records, ``part + parts * k`` for its ``k``-th record: a reader yields each record of its part as its Redirects
+    then one Article or Skipped (see :mod:`.formats.base`)."""
+    shard = shards[rank]
+    while rank > 0 and shard.parts > 1 and shards[rank - 1].parts == shard.parts:
+        before = shards[rank - 1]
+        if (before.path, before.start, before.end, before.part) != (shard.path, shard.start, shard.end, shard.part - 1):
+            break
+        rank, shard = rank - 1, before
+    return rank
 
 
 class ArticleExtractor(PipelineStep):
@@ -114,13 +160,18 @@ class CorpusWriter(PipelineStep):
             "data": _PartWriter(out / "data" / f"{rank:05d}.parquet", ARTICLE_SCHEMA),
             "redirects": _PartWriter(out / "redirects" / f"{rank:05d}.parquet", REDIRECT_SCHEMA),
             "skipped": _PartWriter(out / "skipped" / f"{rank:05d}.parquet", SKIPPED_SCHEMA),
+            "keys": _PartWriter(keys_file(out, rank), KEY_SCHEMA),
         }
+        articles = 0
         for document in data:
             record = document.metadata["record"]
             stats.update(document.metadata.get("template_counts", {}))
             if isinstance(record, Article):
                 writers["data"].add(record.to_dict())
-                _count_article(stats, record)
+                group, position = document.metadata.get("order", (rank, articles))
+                writers["keys"].add(article_key(record, group, position, document.metadata.get("file", "")))
+                articles += 1
+                count_article(stats, record)
             elif isinstance(record, Redirect):
                 writers["redirects"].add({"source": record.source, "target": record.target})
                 stats["redirects"] += 1
@@ -129,12 +180,13 @@ class CorpusWriter(PipelineStep):
                 stats[f"skipped:{record.reason}"] += 1
         for writer in writers.values():
             writer.close()
-        _write_json_atomically(out / "stats" / f"{rank:05d}.json", dict(stats))
+        write_json_atomically(out / "stats" / f"{rank:05d}.json", dict(stats))
         return
         yield  # a generator with nothing to pass on: this is the last step
 
 
-def _count_article(stats: Counter, article: Article) -> None:
+def count_article(stats: Counter, article: Article) -> None:
+    """Add an article to the build statistics (what the corpus card and ``build_stats.json`` count)."""
     stats["articles"] += 1
     stats["sections"] += len(article.sections)
     stats["links"] += len(article.links)
@@ -178,7 +230,8 @@ class _PartWriter:
             os.replace(self.tmp, self.path)
 
 
-def _write_json_atomically(path: Path, payload: dict) -> None:
+def write_json_atomically(path: Path, payload: dict) -> None:
+    """Write ``payload`` as JSON at ``path``, renamed into place only when complete."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=1, sort_keys=True))

@@ -343,7 +343,9 @@ def test_one_or_two_processes_build_the_same_corpus_from_a_plain_ndjson(tmp_path
     for processes in (1, 2):
         corpora[processes], shards = build_corpus(path, tmp_path / f"corpus-{processes}", processes)
         assert len(shards) == processes and all(shard["parts"] == 1 for shard in shards)
-    assert corpora[1] == corpora[2] and len(corpora[1]) == 12
+        statistics = json.loads((tmp_path / f"corpus-{processes}" / "build_stats.json").read_text())["statistics"]
+        assert statistics["skipped:duplicate-id"] == 8  # each record three times: kept once
+    assert corpora[1] == corpora[2] and len(corpora[1]) == 4
 
 
 def test_see_also_by_structure_where_the_language_has_no_known_heading_as_the_wikitext_path(tmp_path, articles):
@@ -360,6 +362,45 @@ def test_see_also_by_structure_where_the_language_has_no_known_heading_as_the_wi
     wikitext = parse_wikitext("Squirrel", chosen[0]["article_body"]["wikitext"], language=unknown)
     assert (wikitext.see_also, wikitext.see_also_found_by) == (squirrel.see_also, "structure")
     assert (clark.see_also, clark.see_also_found_by) == ([], "")  # Life and References: no list of articles
+
+
+def deeply_nested_list(depth: int, item: str) -> dict:
+    """A page whose last section is a list nested ``depth`` deep (``item(n)``: the ``n``-th item's content), in a
+    language whose See also heading no table names."""
+    lead = '<section data-mw-section-id="0"><p>' + " ".join(f"word{n}" for n in range(40)) + "</p></section>"
+    items = "".join(f"<ul><li>{item(n)}" for n in range(depth)) + "</li></ul>" * depth
+    body = f'{lead}<section data-mw-section-id="1"><h2>Heading</h2>{items}</section>'
+    return {"name": "Deep", "identifier": 7, "in_language": {"identifier": "kk"}, "article_body": {"html": body}}
+
+
+def test_see_also_by_structure_reads_a_deeply_nested_list_once(tmp_path, monkeypatch):
+    from wikiformer_kit.dataset_scripts.corpus.formats import _parsoid, _parsoid_see_also
+
+    calls = 0
+
+    def counted(attributes, tag=""):
+        nonlocal calls
+        calls += 1
+        return _parsoid.is_dropped(attributes, tag)
+
+    monkeypatch.setattr(_parsoid_see_also, "is_dropped", counted)
+    path = tmp_path / "deep.ndjson"
+    record = deeply_nested_list(300, lambda n: f'<a rel="mw:WikiLink" href="./T{n}">T{n}</a>')
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (article,) = enterprise_html.read(path, OPTIONS)
+    assert article.see_also_found_by == "structure" and article.see_also == [f"T{n}" for n in range(300)]
+    assert calls < 10 * 300  # a few times each element (its prose, its items), not once per element above it
+
+
+def test_a_record_of_lists_nested_10000_deep_is_read_in_seconds(tmp_path):
+    import time
+
+    path = tmp_path / "deep.ndjson"
+    path.write_text(json.dumps(deeply_nested_list(10_000, lambda n: "item ")) + "\n", encoding="utf-8")  # 230 kB
+    started = time.perf_counter()
+    (article,) = enterprise_html.read(path, OPTIONS)
+    assert time.perf_counter() - started < 10  # about 1 s; a minute when each item's ancestors were walked
+    assert article.title == "Deep" and article.see_also == []  # items without links: no See also
 
 
 def test_an_arabic_parsoid_page_right_to_left_with_its_see_also_by_name_and_by_structure(tmp_path):
@@ -392,8 +433,8 @@ def test_links_parsoid_marks_as_redirects_or_disambiguation_pages_stay_links_to_
 
 def multi_member_dump(folder: Path, sizes: tuple[int, ...] = (3, 1, 5, 2, 1)) -> Path:
     """A ``.json.tar.gz`` of NDJSON members of ``sizes[m]`` records each, laid out as Wikimedia ships one wiki's dump:
-    the vendored records in turn, each copy with an identifier of its own (so that a record read twice or never
-    shows)."""
+    the vendored records in turn, each copy with an identifier and a name of its own (so that a record read twice or
+    never shows)."""
     lines = [json.loads(line) for data in members().values() for line in data.splitlines() if line.strip()]
     path = folder / "wiki-NS0-20240101-ENTERPRISE-HTML.json.tar.gz"
     number = 0
@@ -402,7 +443,7 @@ def multi_member_dump(folder: Path, sizes: tuple[int, ...] = (3, 1, 5, 2, 1)) ->
             chosen = []
             for _ in range(size):
                 record = lines[number % len(lines)]
-                chosen.append(json.dumps({**record, "identifier": 1000 + number}))
+                chosen.append(json.dumps({**record, "identifier": 1000 + number, "name": f"{record['name']} {number}"}))
                 number += 1
             data = ("\n".join(chosen) + "\n").encode()
             info = tarfile.TarInfo(f"wiki_namespace_0_{member}.ndjson")

@@ -111,9 +111,10 @@ def test_parquet_rows_are_shared_by_parts_and_a_damaged_file_is_a_counted_skip(t
     assert [len(found) for found in parts] == [2, 1]
     damaged = tmp_path / "damaged.parquet"
     data = three.read_bytes()
-    damaged.write_bytes(data[:4] + data[4:200] + b"\0" * (len(data) - 200))  # the footer survives, the pages not
+    damaged.write_bytes(data[:200] + b"\0" * (len(data) - 200))  # the pages and the footer zeroed
     found, skipped, reasons = split_records(structured_contents.read(damaged, OPTIONS))
-    assert reasons == {"truncated": 1} and skipped[0].file == str(damaged) and skipped[0].record == "row 1"
+    assert reasons == {"damaged-file": 1} and skipped[0].file == str(damaged) and found == []
+    assert "download it again" in skipped[0].detail
     assert split_records(structured_contents.read(damaged, OPTIONS, part=(1, 2)))[1] == []  # reported once
 
 
@@ -140,7 +141,7 @@ def test_damaged_parquet_copies_give_articles_and_counted_skips_never_an_error(t
         found, skipped, counted = split_records(structured_contents.read(path, OPTIONS))
         assert all(skip.file == str(path) for skip in skipped)
         reasons.update(counted)
-    assert reasons["truncated"] >= 30 and reasons["non-utf8"] > 0  # a cut footer; a flipped byte in a text
+    assert reasons["damaged-file"] >= 30 and reasons["non-utf8"] > 0  # a cut footer; a flipped byte in a text
 
 
 ROW_GROUPS = (5, 1, 3, 2, 4)
@@ -149,7 +150,8 @@ ROW_GROUPS = (5, 1, 3, 2, 4)
 
 def parquet_of_row_groups(folder, groups=ROW_GROUPS):
     """The sample record as Parquet rows in row groups of ``groups`` rows, each row with an identifier of its own
-    (the record's, times 100, plus the row's number) so that a row read twice or never shows."""
+    (the record's, times 100, plus the row's number) and a name of its own (``Montreal 7``), so that a row read twice
+    or never shows."""
     import pyarrow
     import pyarrow.json
     import pyarrow.parquet as pq
@@ -163,8 +165,10 @@ def parquet_of_row_groups(folder, groups=ROW_GROUPS):
             ids = pyarrow.array(
                 [identifier * 100 + row + n for n in range(size)], record.schema.field("identifier").type
             )
+            names = pyarrow.array([f"{record.column('name')[0].as_py()} {row + n}" for n in range(size)])
             copies = pyarrow.concat_tables([record] * size)
-            writer.write_table(copies.set_column(copies.schema.get_field_index("identifier"), "identifier", ids))
+            copies = copies.set_column(copies.schema.get_field_index("identifier"), "identifier", ids)
+            writer.write_table(copies.set_column(copies.schema.get_field_index("name"), "name", names))
             row += size
     return path
 
@@ -205,12 +209,13 @@ def test_a_row_group_shard_reads_only_its_own_row_groups(tmp_path):
     data[at : at + first.total_compressed_size] = b"\xff" * first.total_compressed_size  # row group 0 unreadable
     path.write_bytes(bytes(data))
     found, skipped, reasons = split_records(structured_contents.read(path, OPTIONS))
-    assert reasons == {"truncated": 1} and skipped[0].record == "row 1" and found == []
+    assert reasons == {"damaged-row-group": 1} and skipped[0].record == "row group 0 (rows 1-5)"
+    assert len(found) == sum(ROW_GROUPS[1:])  # the other row groups are read
     first_shard, second_shard = plan_shards([path], min_shards=2)[0]
     found, skipped, _ = split_records(read_shard(second_shard, OPTIONS, "off", print))
     assert skipped == [] and len(found) == sum(ROW_GROUPS[2:])
     found, skipped, _ = split_records(read_shard(first_shard, OPTIONS, "off", print))
-    assert [skip.reason for skip in skipped] == ["truncated"] and skipped[0].record == "row 1"
+    assert [skip.reason for skip in skipped] == ["damaged-row-group"] and len(found) == ROW_GROUPS[1]
 
 
 def test_one_two_or_three_processes_build_the_same_corpus_from_a_parquet_file(tmp_path):
@@ -220,6 +225,39 @@ def test_one_two_or_three_processes_build_the_same_corpus_from_a_parquet_file(tm
         corpora[processes], shards = build_corpus(path, tmp_path / f"corpus-{processes}", processes)
         assert len(shards) == processes and all(shard["row_groups"] == (processes > 1) for shard in shards)
     assert corpora[1] == corpora[2] == corpora[3] and len(corpora[1]) == sum(ROW_GROUPS)
+
+
+def damage_row_group(path, group: int) -> None:
+    """Overwrite the pages of every column of one row group of a Parquet file (its footer intact)."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(path).metadata.row_group(group)
+    data = bytearray(path.read_bytes())
+    for number in range(metadata.num_columns):
+        column = metadata.column(number)
+        start = min(column.data_page_offset, column.dictionary_page_offset or column.data_page_offset)
+        data[start : start + column.total_compressed_size] = b"\xff" * column.total_compressed_size
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_row_group_is_one_counted_skip_and_every_other_row_is_kept_whatever_the_processes(tmp_path):
+    from wikiformer_kit.dataset_scripts.corpus.build import build_corpus as build
+    from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
+
+    path = parquet_of_row_groups(tmp_path, (20,) * 10)
+    damage_row_group(path, 5)  # rows 101-120
+    expected = [f"Montreal {row}" for row in [*range(100), *range(120, 200)]]
+    for processes in (1, 2, 3, 12):  # 12: more processes than row groups, which are then shared by rows
+        shards = plan_shards([path], min_shards=processes)[0]
+        read = [r for shard in shards for r in read_shard(shard, OPTIONS, "off", print)]
+        found, skipped, reasons = split_records(read)
+        assert sorted(article.title for article in found) == sorted(expected), processes
+        assert reasons == {"damaged-row-group": 1}, processes
+        assert (skipped[0].file, skipped[0].record) == (str(path), "row group 5 (rows 101-120)")
+        assert "the other row groups are read" in skipped[0].detail
+    for processes in (1, 3):
+        stats = build([path], tmp_path / f"corpus-{processes}", executor=ExecutorOptions(num_proc=processes))
+        assert stats["articles"] == 180 and stats["skipped:damaged-row-group"] == 1
 
 
 def test_a_record_without_a_name_is_a_counted_skip_never_a_made_up_title(tmp_path):

@@ -1,9 +1,12 @@
 """The records of the Wikimedia Enterprise dumps (HTML and Structured Contents), shipped the same way: NDJSON files
-or tars of NDJSON members, one record a line; read line by line, shared between processes by records or by byte
-ranges, and the fields both record shapes carry (language, categories)."""
+or tars of NDJSON members (each may be compressed on its own: ``.ndjson.gz``), one record a line; read line by line,
+shared between processes by records or by byte ranges, and the fields both record shapes carry (language,
+categories). A UTF-8 byte-order mark before a file's or a member's first line is read past."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
 import lzma
 import tarfile
@@ -14,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
-from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input, read_head
+from wikiformer_kit.dataset_scripts.corpus.formats.base import (
+    ReaderOptions,
+    Redirect,
+    Skipped,
+    open_input,
+    read_head,
+    without_bom,
+)
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, Namespaces
 
@@ -24,6 +34,9 @@ NO_TITLE = "the record's name is missing, null or not a string (a title is never
 RecordParser = Callable[[bytes, str, str, ReaderOptions], list[Article | Redirect | Skipped]]
 _BROKEN = (EOFError, OSError, zlib.error, lzma.LZMAError, tarfile.TarError)
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_MEMBER_DECOMPRESSORS = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}
+"""Tar members compressed one by one (``wiki_0.ndjson.gz``), read by the suffix of their name."""
 
 
 def _is_tar(head: bytes) -> bool:
@@ -31,11 +44,22 @@ def _is_tar(head: bytes) -> bool:
 
 
 def first_record_line(head: bytes) -> bytes:
-    """The first line of a file's head, or of its first tar member's (as far as the head reaches)."""
+    """The first line of a file's head, or of its first tar member's (as far as the head reaches; a member
+    compressed with gzip is decompressed as far as it reaches)."""
     if _is_tar(head):
-        start = head.find(b'{"', 512)
-        head = head[start:] if start >= 0 else b""
-    return head.lstrip().split(b"\n", 1)[0]
+        head = _first_member_head(head)
+    return without_bom(head).lstrip().split(b"\n", 1)[0]
+
+
+def _first_member_head(head: bytes) -> bytes:
+    """The start of a tar's first NDJSON member as far as a tar's ``head`` holds it (past the member headers)."""
+    plain, packed = head.find(b'{"', 512), head.find(_GZIP_MAGIC, 512)
+    if packed >= 0 and (plain < 0 or packed < plain):
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head[packed:])
+        except zlib.error:
+            return b""
+    return head[plain:] if plain >= 0 else b""
 
 
 def is_plain_ndjson(path: Path) -> bool:
@@ -106,6 +130,8 @@ def _read_tar(
                 stream = archive.extractfile(member)
                 if stream is None:
                     continue
+                decompressor = _MEMBER_DECOMPRESSORS.get(Path(member.name).suffix.lower())
+                stream = decompressor(fileobj=stream) if decompressor is not None else stream
                 for record in _read_lines(stream, path, member.name, options, selector, parse):
                     yield record
                     if isinstance(record, Skipped) and record.reason == "truncated":
@@ -134,6 +160,8 @@ def _read_lines(
         except _BROKEN as error:
             yield Skipped("truncated", str(path), where, f"cannot read further: {error}")
             return
+        if number == 0:
+            raw = without_bom(raw)
         number += 1
         if raw.strip() and selector.take():
             yield from parse(raw, str(path), where, options)
@@ -156,7 +184,7 @@ def read_byte_range(
             if not raw:
                 return
             where = f"line at byte {offset}"
-            offset += len(raw)
+            raw, offset = (without_bom(raw) if offset == 0 else raw), offset + len(raw)
             if raw.strip():
                 yield from parse(raw, str(path), where, options)
 

@@ -14,7 +14,7 @@ import re
 
 from selectolax.lexbor import LexborNode
 
-from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text
+from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text, walk_elements
 from wikiformer_kit.dataset_scripts.corpus.formats._parsoid import (
     HEADINGS,
     element_text,
@@ -46,30 +46,73 @@ def see_also_by_structure(body: LexborNode, namespaces: Namespaces) -> tuple[str
     See also section, or None."""
     top = [node for node in _children(body) if node.tag == "section" and _heading(node) is not None]
     before = _words(_prose(_lead(body)))
+    proses = [_prose(section, skip_heading=True) for section in top]
+    words = [_words(prose) for prose in proses]
+    # whether a later top-level section has too much prose, for each position: read once, not once per candidate
+    late = [False] * len(top)
+    for position in range(len(top) - 2, -1, -1):
+        late[position] = late[position + 1] or words[position + 1] > LATE_PROSE_WORDS
     for position, section in enumerate(top):
         heading = _heading(section)
-        later = top[position + 1 :]
-        if before >= MIN_PROSE_BEFORE and _looks_like_see_also(section, heading, later, namespaces):
-            return element_text(heading), _targets(section, namespaces)
-        before += _words(_prose(section, skip_heading=True))
+        if before >= MIN_PROSE_BEFORE and not late[position]:
+            tree = _looks_like_see_also(section, heading, proses[position], namespaces)
+            if tree is not None:
+                return element_text(heading), _targets(tree, namespaces)
+        before += words[position]
     return None
 
 
+class _SectionTree:
+    """The list items and links of a section that are read (no element between them and the section, themselves
+    included, is dropped from the text), and the list item each link belongs to: found in one walk. Walking up from
+    each item and link instead costs the depth of the lists for every one of them, quadratic (and worse) on deeply
+    nested lists."""
+
+    def __init__(self, section: LexborNode):
+        self.items: list[LexborNode] = []  # in document order
+        self.anchors: list[LexborNode] = []  # in document order
+        self.own_anchors: dict[int, list[LexborNode]] = {}  # by list item (mem_id): its links outside nested lists
+        open_items: list[int | None] = [None]  # for each open element: the innermost list item it is in (or is)
+
+        def enter(node: LexborNode) -> bool:
+            tag = node.tag
+            if tag[0] in "-!":  # text and comments hold no element
+                return False
+            if node.mem_id != section.mem_id:
+                if is_dropped(node.attributes, tag):
+                    return False  # nothing in it is read
+                if tag == "li":
+                    self.items.append(node)
+                elif tag == "a":
+                    self.anchors.append(node)
+                    if open_items[-1] is not None:
+                        self.own_anchors.setdefault(open_items[-1], []).append(node)
+            open_items.append(node.mem_id if tag == "li" else open_items[-1])
+            return True
+
+        def leave(node: LexborNode) -> None:
+            open_items.pop()
+
+        walk_elements(section, enter, leave)
+
+
 def _looks_like_see_also(
-    section: LexborNode, heading: LexborNode, later: list[LexborNode], namespaces: Namespaces
-) -> bool:
+    section: LexborNode, heading: LexborNode, outside: str, namespaces: Namespaces
+) -> _SectionTree | None:
+    """The items and links of a top-level section (its prose outside its lists: ``outside``) when it has the
+    structure of a See also section, else None; the later sections' prose is checked by the caller."""
     if _words(element_text(heading)) > 5 or len(section.css("section")) > 1:  # lexbor matches the section itself
-        return False
+        return None
     if section.css_first(_CITATIONS) is not None:
-        return False
-    if any(_words(_prose(other, skip_heading=True)) > LATE_PROSE_WORDS for other in later):
-        return False
-    items = [item for item in section.css("li") if _is_read(item, section) and _own_text(item).strip()]
+        return None
+    tree = _SectionTree(section)
+    items = [item for item in tree.items if _own_text(item).strip()]
     if not items:
-        return False
+        return None
     entries = links = 0
     for item in items:
-        anchors = [a for a in _own_anchors(item) if _article_target(a, namespaces)]
+        own = tree.own_anchors.get(item.mem_id, [])
+        anchors = [a for a in own if _article_target(a, namespaces)]
         text = _own_text(item)
         prose = text
         for anchor in anchors:
@@ -78,23 +121,22 @@ def _looks_like_see_also(
         if 0 < len(anchors) <= MAX_ITEM_LINKS and _words(prose) <= MAX_ITEM_WORDS and not _DIGIT.search(rest):
             entries += 1
             links += len(anchors)
-        elif any("mw:ExtLink" in (a.attributes.get("rel") or "") for a in _own_anchors(item)):
-            return False  # an external-links list
+        elif any("mw:ExtLink" in (a.attributes.get("rel") or "") for a in own):
+            return None  # an external-links list
     if entries < 0.75 * len(items) or links > 1.5 * entries:
-        return False
-    outside = _prose(section, skip_heading=True)
+        return None
     if _words(outside) > MAX_PROSE_WORDS or _LEAD_IN.search(outside):
-        return False
-    return entries >= MIN_ENTRIES
+        return None
+    return tree if entries >= MIN_ENTRIES else None
 
 
-def _targets(section: LexborNode, namespaces: Namespaces) -> list[str]:
-    targets: list[str] = []
-    for anchor in section.css('a[rel~="mw:WikiLink"]'):
+def _targets(tree: _SectionTree, namespaces: Namespaces) -> list[str]:
+    targets: dict[str, None] = {}
+    for anchor in tree.anchors:
         title = _article_target(anchor, namespaces)
-        if title and _is_read(anchor, section) and title not in targets:
-            targets.append(title)
-    return targets
+        if title:
+            targets.setdefault(title)
+    return list(targets)
 
 
 def _article_target(anchor: LexborNode, namespaces: Namespaces) -> str:
@@ -121,27 +163,6 @@ def _heading(section: LexborNode) -> LexborNode | None:
 def _lead(body: LexborNode) -> LexborNode | None:
     """The section before the first heading (Parsoid's ``data-mw-section-id="0"``)."""
     return next((node for node in _children(body) if node.tag == "section" and _heading(node) is None), None)
-
-
-def _is_read(node: LexborNode, section: LexborNode) -> bool:
-    """Whether no element between ``node`` and ``section`` (``node`` included) is dropped from the text."""
-    while node is not None and node.mem_id != section.mem_id:
-        if is_dropped(node.attributes, node.tag):
-            return False
-        node = node.parent
-    return True
-
-
-def _own_anchors(item: LexborNode) -> list[LexborNode]:
-    """The links of a list item outside its nested lists."""
-    return [a for a in item.css("a") if _is_read(a, item) and _list_item_of(a) == item.mem_id]
-
-
-def _list_item_of(node: LexborNode) -> int | None:
-    node = node.parent
-    while node is not None and node.tag != "li":
-        node = node.parent
-    return node.mem_id if node is not None else None
 
 
 def _own_text(item: LexborNode) -> str:

@@ -10,7 +10,9 @@ A format module (one file per format in this folder) defines:
   - ``read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]``, for formats whose
     reader builds the Articles itself (the structured formats, with :mod:`._builder`). A format that sets
     ``SPLITS_BY_RECORD = True`` (an archive that cannot be cut by bytes) also takes ``part=(k, n)``: parse only
-    every ``n``-th record from the ``k``-th, so that ``n`` tasks share one file (``sources.split_by_records``);
+    every ``n``-th record from the ``k``-th, so that ``n`` tasks share one file (``sources.split_by_records``), and
+    yields each record it parses as its Redirects then one Article or Skipped (how the build knows where each of
+    its articles stands in the file: ``steps.input_group``);
     where its ``splits_by_bytes(path)`` is true (a plain NDJSON file), ``byte_range=(start, end)`` instead: the
     records that start in that byte range (``sources.Shard.line_range``); where its ``row_group_rows(path)`` gives
     the rows of each row group (a Parquet file), ``row_groups=(first, end)``: those row groups only
@@ -27,7 +29,9 @@ A format module (one file per format in this folder) defines:
 
 A reader never raises on one bad record: it yields :class:`Skipped` with the reason, the file and the record
 (page title or id), and goes on. Only an unreadable file as a whole (missing, not this format) raises
-:class:`CorpusFormatError`, naming the file.
+:class:`CorpusFormatError`, naming the file. Every reader reads UTF-8, past a byte-order mark (:func:`without_bom`);
+text in UTF-16 (save to an XML reader: ``READS_WIDE_TEXT``) and a Parquet file whose footer is damaged are refused
+before any reader sees them (``sources.file_problem``).
 """
 
 from __future__ import annotations
@@ -140,6 +144,54 @@ class _CountingReader(io.RawIOBase):
     def close(self) -> None:
         self.file.close()
         super().close()
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The byte-order mark some editors put at the start of a UTF-8 file: read past, never part of a record."""
+
+
+def without_bom(data: bytes) -> bytes:
+    """``data`` without a leading UTF-8 byte-order mark (the first line or head of a file)."""
+    return data[len(UTF8_BOM) :] if data.startswith(UTF8_BOM) else data
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when a file's first bytes are text in that encoding (by its byte-order mark, or
+    printable ASCII with a zero byte beside every character), else None: every reader reads UTF-8."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    sample = head[: min(64, len(head) // 2 * 2)]
+    if len(sample) >= 8:
+        for zeros, text in ((sample[1::2], sample[0::2]), (sample[0::2], sample[1::2])):  # little, big endian
+            if not zeros.strip(b"\x00") and all(32 <= byte < 127 or byte in b"\t\n\r" for byte in text):
+                return "UTF-16"
+    return None
+
+
+PARQUET_MAGIC = b"PAR1"
+DAMAGED_PARQUET = "a damaged Parquet file: its footer (the index of its rows) cannot be read; download it again"
+
+
+def parquet_footer_error(path: str | Path) -> str | None:
+    """Why the footer of a Parquet file cannot be read (cut short, damaged), or None when it can."""
+    import pyarrow  # here: only a Parquet file loads it
+    import pyarrow.parquet
+
+    try:
+        pyarrow.parquet.read_metadata(path)
+    except (OSError, pyarrow.ArrowException, UnicodeDecodeError) as error:
+        return one_line(error)
+    return None
+
+
+def one_line(error: BaseException | str, limit: int = 200) -> str:
+    """An error message as one line of printable text, at most ``limit`` characters (pyarrow's messages about a
+    damaged file span lines and quote its bytes)."""
+    text = "".join(c if c.isprintable() else " " for c in str(error))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def read_head(path: str | Path, size: int = 4096) -> bytes:

@@ -28,6 +28,8 @@ from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOp
 from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
 
 NAME = "mediawiki-xml"
+READS_WIDE_TEXT = True
+"""Text in UTF-16 is read: a dump in UTF-16 is decoded as its start names it (:func:`xml_encoding`)."""
 _CHUNK = 1 << 20
 _DBNAME = re.compile(r"^([a-z_-]+?)wiki")
 _OPEN_ROOT, _CLOSE_ROOT = b"<mediawiki>", b"</mediawiki>"

@@ -46,14 +46,21 @@ from wikiformer_kit.dataset_scripts.corpus.formats._enterprise_records import (
     record_category_titles,
     record_language,
 )
-from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, read_head
+from wikiformer_kit.dataset_scripts.corpus.formats.base import (
+    DAMAGED_PARQUET,
+    PARQUET_MAGIC,
+    ReaderOptions,
+    Redirect,
+    Skipped,
+    one_line,
+    read_head,
+)
 from wikiformer_kit.dataset_scripts.corpus.titles import categories_from_titles, classify_link
 
 NAME = "structured-contents"
 SPLITS_BY_RECORD = True
 
 _SECTION_KEYS = (b'"sections":', b'"article_sections":', b'"has_parts":', b'"infoboxes":', b'"infobox":')
-_PARQUET_MAGIC = b"PAR1"
 _SECTION_COLUMNS = ("sections", "article_sections")
 _READ_COLUMNS = ("name", "identifier", "url", "in_language", "is_part_of", "abstract", "categories", *_SECTION_COLUMNS)
 _ROWS_PER_BATCH = 64
@@ -63,7 +70,7 @@ def sniff(path: Path, head: bytes) -> bool:
     """A Structured Contents record on the first line (in a plain NDJSON file or in the first member of a tar): an
     object with ``name``, ``identifier`` and sections or infoboxes, without an HTML body; or a Parquet file of such
     records (their columns)."""
-    if head.startswith(_PARQUET_MAGIC):
+    if head.startswith(PARQUET_MAGIC):
         columns = _parquet_columns(path)
         return {"name", "identifier"} <= columns and not columns.isdisjoint(_SECTION_COLUMNS)
     first = first_record_line(head)
@@ -98,7 +105,7 @@ def read(
         One :class:`Article` per record, or a :class:`Skipped` naming the file, the member and the line (the row
         of a Parquet file).
     """
-    if read_head(path, len(_PARQUET_MAGIC)) == _PARQUET_MAGIC:
+    if read_head(path, len(PARQUET_MAGIC)) == PARQUET_MAGIC:
         yield from read_parquet(path, options, part, row_groups)
     else:
         yield from read_records(path, options, parse_record, part, byte_range)
@@ -106,13 +113,13 @@ def read(
 
 def splits_by_bytes(path: Path) -> bool:
     """Whether a file can be cut into byte ranges: a plain NDJSON file (not compressed, not a tar, not Parquet)."""
-    return read_head(path, len(_PARQUET_MAGIC)) != _PARQUET_MAGIC and is_plain_ndjson(path)
+    return read_head(path, len(PARQUET_MAGIC)) != PARQUET_MAGIC and is_plain_ndjson(path)
 
 
 def row_group_rows(path: Path) -> list[int] | None:
     """The rows of each row group of a Parquet file (its footer only is read), what processes share it by; None for
     a file of another kind or a footer that cannot be read (the file is then shared by rows)."""
-    if read_head(path, len(_PARQUET_MAGIC)) != _PARQUET_MAGIC:
+    if read_head(path, len(PARQUET_MAGIC)) != PARQUET_MAGIC:
         return None
     import pyarrow.parquet
 
@@ -126,35 +133,51 @@ def row_group_rows(path: Path) -> list[int] | None:
 def read_parquet(
     path: Path, options: ReaderOptions, part: tuple[int, int] | None = None, row_groups: tuple[int, int] | None = None
 ) -> Iterator[Article | Skipped]:
-    """The records of a Parquet file of Structured Contents (the Hub's conversion of the NDJSON files), a batch of
-    rows at a time; ``part`` and ``row_groups`` as in :func:`read` (rows named by their number from 1 over the whole
-    file). A file that cannot be read further ends with ``Skipped(reason="truncated")``, reported by part 0 only."""
+    """The records of a Parquet file of Structured Contents (the Hub's conversion of the NDJSON files), a row group
+    at a time, a batch of rows at a time; ``part`` and ``row_groups`` as in :func:`read` (rows named by their number
+    from 1 over the whole file).
+
+    A row group that cannot be read (its pages damaged) is one ``Skipped(reason="damaged-row-group")`` naming it and
+    its rows, and the other row groups are read: what is kept never depends on how the file is shared. A file whose
+    footer cannot be read gives ``Skipped(reason="damaged-file")``. Either is reported by part 0 only."""
     import pyarrow.parquet  # here: sniffing other files never loads it
 
     number, parts = part or (0, 1)
-    row = taken = 0
     try:
         parquet = pyarrow.parquet.ParquetFile(path)
         columns = [name for name in _READ_COLUMNS if name in parquet.schema_arrow.names]
-        groups = None
-        if row_groups is not None:
-            groups = list(range(*row_groups))
-            row = sum(parquet.metadata.row_group(group).num_rows for group in range(row_groups[0]))
-        for batch in parquet.iter_batches(batch_size=_ROWS_PER_BATCH, row_groups=groups, columns=columns):
-            for record in _batch_rows(batch):
-                row += 1
-                taken += 1
-                if (taken - 1) % parts != number:
-                    continue
-                if record is None:
-                    yield Skipped("non-utf8", str(path), f"row {row}", "a text of the row is not UTF-8")
-                    continue
-                title = record.get("name") if isinstance(record.get("name"), str) else ""
-                where = f"row {row} ({title})" if title else f"row {row}"
-                yield parse_loaded(record, where, str(path), options)
     except (OSError, pyarrow.ArrowException, UnicodeDecodeError) as error:  # a damaged footer or schema
         if number == 0:
-            yield Skipped("truncated", str(path), f"row {row + 1}", f"cannot read the Parquet file further: {error}")
+            yield Skipped("damaged-file", str(path), "", f"{DAMAGED_PARQUET} ({one_line(error)})")
+        return
+    metadata = parquet.metadata
+    first, end = row_groups or (0, metadata.num_row_groups)
+    row = sum(metadata.row_group(group).num_rows for group in range(first))
+    taken = 0
+    for group in range(first, end):
+        size = metadata.row_group(group).num_rows
+        group_start = row
+        try:
+            batches = parquet.read_row_group(group, columns=columns).to_batches(max_chunksize=_ROWS_PER_BATCH)
+            for batch in batches:
+                for record in _batch_rows(batch):
+                    row += 1
+                    taken += 1
+                    if (taken - 1) % parts != number:
+                        continue
+                    if record is None:
+                        yield Skipped("non-utf8", str(path), f"row {row}", "a text of the row is not UTF-8")
+                        continue
+                    title = record.get("name") if isinstance(record.get("name"), str) else ""
+                    where = f"row {row} ({title})" if title else f"row {row}"
+                    yield parse_loaded(record, where, str(path), options)
+        except (OSError, pyarrow.ArrowException) as error:
+            if number == 0:
+                where = f"row group {group} (rows {row + 1}-{group_start + size})"
+                detail = f"cannot read it ({one_line(error)}): its rows are left out, the other row groups are read"
+                yield Skipped("damaged-row-group", str(path), where, detail)
+            taken += group_start + size - row
+            row = group_start + size
 
 
 def _batch_rows(batch: Any) -> list[dict[str, Any] | None]:

@@ -28,7 +28,7 @@ from mwparserfromhell.nodes import Comment, ExternalLink, HTMLEntity, Tag, Templ
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder
-from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input
+from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input, without_bom
 from wikiformer_kit.dataset_scripts.corpus.titles import classify_link, normalize_title
 
 NAME = "wikiextractor-text"
@@ -106,7 +106,8 @@ def _read_lines(path: Path, lines: Iterable[bytes], options: ReaderOptions) -> I
 
 def readable_lines(path: Path, lines: Iterable[bytes]) -> Iterator[bytes | Skipped]:
     """The lines of a stream, then a ``Skipped(reason="truncated")`` instead of an exception if the stream breaks
-    (a truncated ``.bz2``/``.gz`` raises ``EOFError`` part way, a damaged ``.xz`` ``LZMAError``)."""
+    (a truncated ``.bz2``/``.gz`` raises ``EOFError`` part way, a damaged ``.xz`` ``LZMAError``); a UTF-8 byte-order
+    mark before the first line is dropped."""
     iterator = iter(lines)
     number = 0
     while True:
@@ -118,7 +119,7 @@ def readable_lines(path: Path, lines: Iterable[bytes]) -> Iterator[bytes | Skipp
             yield Skipped("truncated", str(path), f"line {number + 1}", f"cannot read further: {error}")
             return
         number += 1
-        yield raw
+        yield without_bom(raw) if number == 1 else raw
 
 
 def read_line_records(

@@ -45,7 +45,7 @@ def read_raw(
     except (OSError, EOFError) as error:
         yield Skipped("unreadable-file", file, title, str(error))
         return
-    text = data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8-sig", errors="replace")  # a byte-order mark is no part of the page
     if not text.strip():
         yield Skipped("empty", file, title, "the file is empty")
     elif (target := redirect_target(text)) is not None:

@@ -37,6 +37,8 @@ from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilde
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped, open_input
 
 NAME = "xml-sections"
+READS_WIDE_TEXT = True
+"""Text in UTF-16 is read: the XML parser decodes the encoding the document declares."""
 
 _TEXT_ELEMENTS = ("content", "abstract", "text", "p", "paragraph")
 
