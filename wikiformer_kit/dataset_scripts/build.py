@@ -10,7 +10,8 @@ Usage::
 writes ``out/wikiformer-<task>/`` (``data/*.parquet`` + ``README.md`` card) for each task. Raw inputs are first
 turned into a Parquet corpus in ``out/corpus`` (``dataset_scripts.corpus``); a folder already holding a built
 corpus (``data/*.parquet``) is used as it is. The build is a datatrove pipeline: rerunning the same command resumes
-an interrupted build, and the same seed and input give byte-identical Parquet files.
+an interrupted build, and the same seed and corpus give byte-identical Parquet files (from raw inputs, at the same
+``--num-proc``: docs/corpus-and-datasets.md).
 """
 
 from __future__ import annotations
