@@ -144,7 +144,7 @@ def plan_main(args: argparse.Namespace, build) -> int:
     clusters = [_cluster(text) for text in args.plan_cluster]
     if args.plan_sample < 1:
         raise ValueError(f"--plan-sample must be >= 1, got {args.plan_sample}")
-    corpus_args = ["--format", args.format, "--language", args.language]
+    corpus_args = ["--format", args.format] + (["--language", args.language] if args.language else [])
     corpus_args += ["--max-article-bytes", str(args.max_article_bytes)]
     for title in args.see_also_title:
         corpus_args += ["--see-also-title", title]

@@ -17,7 +17,12 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("corpus (reading raw inputs)")
     group.add_argument("--format", default="auto", help="auto (sniff each file) or one of: " + ", ".join(FORMAT_NAMES))
     group.add_argument("--limit", type=int, default=None, help="read at most N articles from each shard")
-    group.add_argument("--language", default="en", help="language code when the input does not say (default en)")
+    group.add_argument(
+        "--language",
+        default=None,
+        help="language code of the input, over what a dump says; not given: the dump's <dbname>, else its xml:lang, "
+        "else its <base> host, else its file name (dewiki-...), else en",
+    )
     group.add_argument(
         "--see-also-title",
         action="append",
@@ -46,7 +51,10 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
 def corpus_options(args: argparse.Namespace) -> CorpusOptions:
     """The options :func:`add_corpus_arguments` parsed (``ValueError`` for a bad value)."""
     reader = ReaderOptions(
-        language=args.language, see_also_titles=tuple(args.see_also_title), max_article_bytes=args.max_article_bytes
+        language=args.language or "en",
+        see_also_titles=tuple(args.see_also_title),
+        max_article_bytes=args.max_article_bytes,
+        language_given=args.language is not None,
     )
     return CorpusOptions(
         fmt=args.format,

@@ -131,6 +131,7 @@ def build_corpus(
         record = {"inputs": names, "formats": formats, "options": options.to_dict(), "statistics": dict(stats)}
         record["templates_cut"] = templates_cut  # by name, most cut first: the templates a table could render
         # the language each dump names (<siteinfo>) wins over the reader's default: record what was built
+        record["language_sources"] = dump_languages(shards, options)
         languages = corpus_languages(output_dir)
         if languages:
             record["languages"] = languages
@@ -138,6 +139,18 @@ def build_corpus(
         record["shards"] = len(shards)
         (output_dir / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True))
         return stats
+
+
+def dump_languages(shards: list[Shard], options: CorpusOptions) -> dict[str, list[str]]:
+    """Each MediaWiki dump's language and where it comes from (``--language``, ``<dbname>``, ``xml:lang``,
+    ``<base>``, the file name or the default: see :func:`.formats.mediawiki_xml.dump_language`), by file name."""
+    from wikiformer_kit.dataset_scripts.corpus.formats.mediawiki_xml import NAME, read_siteinfo
+
+    found: dict[str, list[str]] = {}
+    for path in dict.fromkeys(str(shard.path) for shard in shards if shard.fmt == NAME):
+        info = read_siteinfo(path, options=options.reader)
+        found[Path(path).name] = [info["language"], info["language_source"]]
+    return found
 
 
 def format_modules_of(shards: list[Shard]) -> list[str]:

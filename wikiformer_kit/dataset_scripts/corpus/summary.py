@@ -69,6 +69,14 @@ def unknown_language_warnings(languages: Mapping[str, int], see_also_titles: tup
     ]
 
 
+def language_sources_note(sources: Mapping[str, list[str]]) -> str:
+    """The language of each MediaWiki dump and what gave it (``<dbname>``, ``xml:lang``, ``--language`` ...), to
+    follow the See also line (the See also names are the language's): `` (language 'de' of pages.xml from
+    xml:lang)``; empty without a dump."""
+    notes = [f"language {language!r} of {name} from {source}" for name, (language, source) in sources.items()]
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
 def corpus_summary(corpus_dir: str | Path) -> list[str]:
     """The See also line, the templates line and the unknown-language warnings of a built corpus folder (from
     ``build_stats.json``; empty for a folder built elsewhere)."""
@@ -78,7 +86,7 @@ def corpus_summary(corpus_dir: str | Path) -> list[str]:
     titles = tuple(record.get("options", {}).get("reader", {}).get("see_also_titles") or ())
     languages = record.get("languages") or corpus_languages(corpus_dir)
     statistics = record.get("statistics", {})
-    lines = [f"corpus: {see_also_line(statistics)}"]
+    lines = [f"corpus: {see_also_line(statistics)}{language_sources_note(record.get('language_sources', {}))}"]
     if "templates_cut" in statistics:
         lines.append(f"corpus: {templates_line(statistics, record.get('templates_cut', {}))}")
     return [*lines, *unknown_language_warnings(languages, titles)]

@@ -168,6 +168,17 @@ def _gloss(keys: list[str], open: str = " (", separator: str = ", ", close: str 
     return render
 
 
+def _case(change: str) -> Renderer:
+    """A case magic word's argument in that case: ``{{lc:ABC}}`` → "abc", ``{{ucfirst:abc}}`` → "Abc"."""
+    changes: dict[str, Callable[[str], str]] = {
+        "lower": str.lower,
+        "upper": str.upper,
+        "lower_first": lambda text: text[:1].lower() + text[1:],
+        "upper_first": lambda text: text[:1].upper() + text[1:],
+    }
+    return lambda positional, named: changes[change](_arg(positional, 0))
+
+
 def _century(suffix: str) -> Renderer:
     """A French century from its Roman number: ``{{s-|XIV}}`` → "XIVe siècle", ``{{s|I}}`` → "Ier siècle"."""
 
@@ -185,7 +196,7 @@ RULES: dict[str, Callable[..., Renderer]] = {
     "date": lambda: _date, "val": lambda: _val, "as_of": lambda: _as_of, "frac": lambda: _frac,
     "circa": lambda: _circa, "bibleref": lambda: _bibleref, "respell": lambda: _respell, "join": _join,
     "constant": _constant, "prefix": _prefix, "wrap": _wrap, "display": _display, "values": _values,
-    "gloss": _gloss, "century": _century,
+    "gloss": _gloss, "century": _century, "case": _case,
 }  # fmt: skip
 """Rule name (``rule`` of a table entry) → maker of a renderer from the entry's other fields."""
 
@@ -196,6 +207,11 @@ def _renderer(entry: str | dict) -> Renderer:
     return RULES[fields.pop("rule")](**fields)
 
 
+def _is_blank(entry: str | dict) -> bool:
+    """Whether a table entry renders a constant without words (nothing, a space)."""
+    return isinstance(entry, dict) and entry.get("rule") == "constant" and not entry.get("text", "").strip()
+
+
 class LanguageTemplates:
     """One language's part of the table: renderers by name, by name prefix and by name pattern, and the
     templates known to show no words."""
@@ -204,8 +220,13 @@ class LanguageTemplates:
         self.renderers = {name: _renderer(rule) for name, rule in entry.get("render", {}).items()}
         self.prefixes = {prefix: _renderer(rule) for prefix, rule in entry.get("prefixes", {}).items()}
         self.name_patterns = [re.compile(pattern) for pattern in entry.get("name_patterns", [])]
-        self.without_words = frozenset(entry.get("without_words", []))
-        self.without_words_prefixes = tuple(entry.get("without_words_prefixes", []))
+        # a template the table renders as blank on purpose ({{IPAc-en}}, {{nbsp}}) shows no words of the text either
+        self.without_words = frozenset(entry.get("without_words", [])) | {
+            name for name, rule in entry.get("render", {}).items() if _is_blank(rule)
+        }
+        self.without_words_prefixes = tuple(entry.get("without_words_prefixes", [])) + tuple(
+            prefix for prefix, rule in entry.get("prefixes", {}).items() if _is_blank(rule)
+        )
         self.without_words_suffixes = tuple(entry.get("without_words_suffixes", []))
 
     def shows_no_words(self, name: str) -> bool:
@@ -298,19 +319,32 @@ def render_template(wikitext: str, render_nested: Callable[[str], str], language
     parameters = template_parameters(wikitext)
     if parameters is None:
         return None
-    positional: list[str] = []
-    named: dict[str, str] = {}
-    if colon:  # a parser function ({{formatnum:1234}}): its first argument follows the colon
-        positional.append(render_nested(_function_argument(wikitext)))
-    for showkey, key, value in parameters:
-        value = render_nested(value)
-        if showkey:
-            named[key.strip().lower()] = value
-        else:
-            positional.append(value)
-    for number, value in enumerate(positional, 1):
-        named.setdefault(str(number), value)
+    first = [render_nested(_function_argument(wikitext))] if colon else []  # {{formatnum:1234}}: after the colon
+    positional, named = _numbered(first, [(showkey, key, render_nested(value)) for showkey, key, value in parameters])
     return renderer(positional, named)
+
+
+def _numbered(first: list[str], parameters: list[tuple[bool, str, str]]) -> tuple[list[str], dict[str, str]]:
+    """The positional and named parameters as MediaWiki numbers them: an unnamed parameter takes the next number,
+    a named one whose name is a number (``{{lang-la|1=Anno Domini = Лето Господне}}``, where the text holds an
+    equals sign) stands at that number, and of two values for one number the later wins. Numbers no parameter
+    gives are empty; every numbered value is also under its number in the named ones."""
+    numbered: dict[int, str] = dict(enumerate(first, 1))
+    named: dict[str, str] = {}
+    next_number = len(first) + 1
+    for showkey, key, value in parameters:
+        name = key.strip()
+        if not showkey:
+            numbered[next_number] = value
+            next_number += 1
+        elif name.isdecimal() and name.isascii() and (name == "0" or not name.startswith("0")):
+            numbered[int(name)] = value.strip()  # MediaWiki trims named values, not unnamed ones
+        else:
+            named[name.lower()] = value
+    positional = [numbered.get(number, "") for number in range(1, max(numbered, default=0) + 1)]
+    for number, value in numbered.items():
+        named[str(number)] = value
+    return positional, named
 
 
 def template_parameters(wikitext: str) -> list[tuple[bool, str, str]] | None:
@@ -363,19 +397,22 @@ def in_running_text(text: str, start: int, end: int) -> bool:
 
 def count_template(counts: Counter, text: str, start: int, end: int, rendered: str | None, language: str = "") -> None:
     """Count the template ``text[start:end]`` if it stands in running text (:func:`in_running_text`):
-    ``templates_rendered``, ``templates_without_words`` (:func:`shows_no_words`, and the parser functions
-    ``{{#if:...}}``), or ``template_cut:NAME`` for one whose words, if it had any, are lost: what to add to the
-    table."""
+    ``templates_rendered`` for one that rendered words, ``templates_without_words`` (:func:`shows_no_words`, and
+    the parser functions ``{{#if:...}}``), or ``template_cut:NAME`` for one whose words, if it had any, are lost:
+    what to add to the table. A template the table renders but that rendered nothing (``{{formatnum:}}`` of a
+    template that is cut) is counted as cut, unless the table also knows it as one that may show no words (a
+    wrapper such as ``{{要出典|範囲=...}}`` without its text)."""
     if not in_running_text(text, start, end):
         return
-    if rendered is not None:
+    if rendered and not rendered.isspace():
         counts["templates_rendered"] += 1
         return
     name = template_name(text[start:end])
+    function, colon, _ = name.partition(":")
+    if colon and not _NOT_A_NAME.search(function):  # a parser function, {{formatnum:...}} or {{#if:...}}
+        name = function + ":"  # counted by its function's name (its argument may hold templates)
     if _NOT_A_NAME.search(name):  # "{{" of TeX in <math> ({{a} \over {b}}), or markup: no template
         return
-    if ":" in name:  # a parser function, {{formatnum:...}} or {{#if:...}}: counted by its function's name
-        name = name.split(":", 1)[0] + ":"
     if name.startswith("#") or shows_no_words(name, language):
         counts["templates_without_words"] += 1
     else:

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
-from wikiformer_kit.dataset_scripts.tasks.common import count_words
+from wikiformer_kit.dataset_scripts.tasks.common import count_words, end_matter
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
 INDEX_SCHEMA = pa.schema(
@@ -64,10 +64,15 @@ def index_table(articles: Sequence[Article], options: TaskOptions) -> pa.Table:
 
 
 def ltm_text(article: Article, max_words: int) -> tuple[str, int]:
-    """``(truncate_words(article.text, max_words), count_words(article.text))`` without building the whole
-    text: parts are counted one by one and only those within the budget are joined (words never span parts,
-    which ``Article.text`` joins with blank lines)."""
-    parts = [p for p in [article.abstract] + [s.text for s in article.sections] if p]
+    """``(truncate_words(text, max_words), count_words(text))`` of the article's text without its end matter
+    (:func:`~.common.end_matter`: See also, references, external links; left out even with ``--keep-sections``) and
+    without a line that is one of its own See also targets: LTM pairs this text with those targets, and a text
+    that lists its positive's title would teach a re-ranker to match a title string. The whole text is not built:
+    parts are counted one by one and only those within the budget are joined (words never span parts, which
+    ``Article.text`` joins with blank lines)."""
+    left_out = end_matter(article)
+    sections = [s.text for i, s in enumerate(article.sections) if i not in left_out]
+    parts = [p for p in (_without_target_lines(p, article.see_also) for p in [article.abstract, *sections]) if p]
     kept, words = [], 0
     for part in parts:
         count = count_words(part)
@@ -75,6 +80,22 @@ def ltm_text(article: Article, max_words: int) -> tuple[str, int]:
             kept.append(part if max_words <= 0 or words + count <= max_words else _first_words(part, max_words - words))
         words += count
     return "\n\n".join(kept).strip(), words
+
+
+def _without_target_lines(text: str, targets: Sequence[str]) -> str:
+    """``text`` without the lines that name one of ``targets`` and nothing else (a See also list kept under a
+    heading that no table names)."""
+    if not targets or not text:
+        return text
+    titles = {normalize_title(t.split("#", 1)[0]).casefold() for t in targets}
+    lines = text.split("\n")
+    kept = [line for line in lines if not _names_a_target(line, titles)]
+    return text if len(kept) == len(lines) else "\n".join(kept)
+
+
+def _names_a_target(line: str, titles: set[str]) -> bool:
+    stripped = line.strip(" \t*#:;•·-–—")
+    return bool(stripped) and normalize_title(stripped).casefold() in titles
 
 
 def _first_words(text: str, count: int) -> str:

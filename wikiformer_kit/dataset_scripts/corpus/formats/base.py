@@ -79,11 +79,13 @@ class ReaderOptions:
         see_also_titles: extra heading names (case-insensitive) that count as the See also section, e.g.
             ``("Verīs taipoš",)`` for Latgalian; English names are always recognised.
         max_article_bytes: articles larger than this are skipped with reason ``"too-large"`` (0 = no limit).
+        language_given: ``language`` was given (``--language``): it overrides the language a dump names.
     """
 
     language: str = "en"
     see_also_titles: tuple[str, ...] = field(default_factory=tuple)
     max_article_bytes: int = 0
+    language_given: bool = False
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,18 @@ READS_WIDE_TEXT = True
 """Text in UTF-16 is read: a dump in UTF-16 is decoded as its start names it (:func:`xml_encoding`)."""
 _CHUNK = 1 << 20
 _DBNAME = re.compile(r"^([a-z_-]+?)wiki")
+_FILE_WIKI = re.compile(r"^([a-z][a-z_-]*?)wiki(?:[-_.]|$)")
+_BASE_HOST = re.compile(
+    r"^(?:[a-z]+:)?//([a-z][a-z0-9-]*)\.(?:m\.)?"
+    r"(?:wikipedia|wiktionary|wikibooks|wikinews|wikiquote|wikisource|wikiversity|wikivoyage)\.org(?:/|$)",
+    re.I,
+)
+_NOT_A_LANGUAGE = frozenset({"www", "meta", "commons", "species", "incubator", "test", "simple-www"})
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+LANGUAGE_SOURCES = ("--language", "<dbname>", "xml:lang", "<base>", "file name", "default")
+"""Where a dump's language comes from, first that gives one: the option, then the dump itself (``<dbname>``
+since about 2015, the ``xml:lang`` of its ``<mediawiki>`` root, the host of its ``<base>`` URL), then the file's
+name (``dewiki-20150301-pages-articles.xml``), else the reader's default (English)."""
 _OPEN_ROOT, _CLOSE_ROOT = b"<mediawiki>", b"</mediawiki>"
 
 
@@ -166,15 +178,20 @@ class _MultistreamRange:
         self.stream.close()
 
 
-def read_siteinfo(path: str | Path, stream: BinaryIO | None = None) -> dict:
-    """Language, base URL and namespace names from the dump's ``<siteinfo>`` (empty values when absent)."""
+def read_siteinfo(path: str | Path, stream: BinaryIO | None = None, options: ReaderOptions = ReaderOptions()) -> dict:
+    """Language (and ``language_source``, one of :data:`LANGUAGE_SOURCES`), base URL and namespace names from the
+    dump's ``<siteinfo>`` and root (empty values when absent)."""
     info = {"language": "", "base": "", "namespaces": ()}
+    info.update(zip(("language", "language_source"), dump_language({}, str(path), options), strict=True))
     own = stream is None
     stream = stream or open_binary(path)
     try:
         for _, element in etree.iterparse(_XmlStream(stream), events=("end",), tag=("{*}siteinfo", "{*}page")):
             if etree.QName(element).localname == "siteinfo":
                 info = _siteinfo(element)
+            else:
+                info["xml_lang"] = _root_language(element)
+            info["language"], info["language_source"] = dump_language(info, str(path), options)
             break
     except (etree.XMLSyntaxError, OSError, EOFError, LookupError, lzma.LZMAError):
         pass
@@ -193,11 +210,36 @@ def _siteinfo(element) -> dict:
         if re.fullmatch(r"-?\d+", ns.get("key") or "")  # a damaged entry is left out, not fatal
     )
     base = element.findtext("{*}base") or ""
+    host = _BASE_HOST.match(base.strip())
     return {
-        "language": match.group(1).replace("_", "-") if match else "",
+        "dbname_language": match.group(1).replace("_", "-") if match else "",
+        "xml_lang": _root_language(element),
+        "base_language": host.group(1).lower() if host and host.group(1).lower() not in _NOT_A_LANGUAGE else "",
         "base": base.rsplit("/", 1)[0] + "/" if "/wiki/" in base else "",
         "namespaces": namespaces,
     }
+
+
+def _root_language(element) -> str:
+    """The ``xml:lang`` of the ``<mediawiki>`` root holding ``element`` (lower case; empty when absent)."""
+    root = element.getparent()
+    return (root.get(_XML_LANG) or "").strip().lower() if root is not None else ""
+
+
+def dump_language(info: dict, file: str, options: ReaderOptions) -> tuple[str, str]:
+    """The language of a dump and where it comes from (:data:`LANGUAGE_SOURCES`): ``--language`` when given, else
+    ``<dbname>``, ``xml:lang``, ``<base>``'s host (``info`` as :func:`_siteinfo` reads it), the file name, the
+    reader's default."""
+    if options.language_given:
+        return options.language, "--language"
+    named = _FILE_WIKI.match(Path(file).name)
+    candidates = (
+        (info.get("dbname_language", ""), "<dbname>"),
+        (info.get("xml_lang", ""), "xml:lang"),
+        (info.get("base_language", ""), "<base>"),
+        (named.group(1).replace("_", "-") if named else "", "file name"),
+    )
+    return next(((code, source) for code, source in candidates if code), (options.language, "default"))
 
 
 def read_raw(
@@ -211,7 +253,8 @@ def read_raw(
 
     Args:
         path: the dump file.
-        options: reader options; ``options.language`` is used when the dump does not name its language.
+        options: reader options; ``options.language`` is the language when given on the command line
+            (``language_given``), else when neither the dump nor its file name names one (:func:`dump_language`).
         byte_range: ``(start, end)`` offsets of whole bz2 streams in a multistream dump (``end`` -1 = to the end
             of the file); the siteinfo is then read from the dump's first stream.
         on_bytes: called with the number of (compressed) bytes read, for progress bars.
@@ -221,13 +264,13 @@ def read_raw(
         stream = _XmlStream(open_binary(path, on_bytes))
         info = None
     else:
-        info = read_siteinfo(path)
+        info = read_siteinfo(path, options=options)
         stream = _Utf8Stream(_MultistreamRange(path, byte_range[0], byte_range[1], on_bytes))
-    language = options.language
+    language, _ = dump_language({}, file, options)
     base = ""
     namespaces: tuple = ()
     if info:
-        language, base, namespaces = info["language"] or language, info["base"], info["namespaces"]
+        language, base, namespaces = info["language"], info["base"], info["namespaces"]
     last = "(before the first page)"
     try:
         for _, element in etree.iterparse(
@@ -235,8 +278,12 @@ def read_raw(
         ):
             if etree.QName(element).localname == "siteinfo":
                 info = _siteinfo(element)
-                language, base, namespaces = info["language"] or language, info["base"], info["namespaces"]
+                language, _ = dump_language(info, file, options)
+                base, namespaces = info["base"], info["namespaces"]
             else:
+                if info is None:  # a dump without <siteinfo>: its root may still say its language
+                    info = {"xml_lang": _root_language(element)}
+                    language, _ = dump_language(info, file, options)
                 record = _page(element, file, language, base, namespaces, options)
                 last = getattr(record, "title", None) or getattr(record, "source", None) or record.record
                 yield record

@@ -1,0 +1,85 @@
+"""Templates read as MediaWiki reads them, on the uses of real pages where their words were lost: a first
+parameter given by number (``1=``), parser functions that show their argument, wrappers that carry the text they
+flag, and the count of what was rendered and what was cut, each direction on its own."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from wikiformer_kit.dataset_scripts.corpus.templates import CUT_KEY, render_template
+from wikiformer_kit.dataset_scripts.corpus.wikitext import strip_non_text
+
+
+def _text_and_counts(wikitext: str, language: str) -> tuple[str, Counter]:
+    counts: Counter = Counter()
+    return strip_non_text(wikitext, language, counts), counts
+
+
+@pytest.mark.parametrize(
+    "language, wikitext, shown",
+    [
+        # bg "Anno Domini": the Latin holds an equals sign, so the page names the parameter
+        ("bg", "„AD“ ({{lang-la|1=Anno Domini = Лето Господне}}), но също така", "Anno Domini = Лето Господне"),
+        ("bg", "или {{lang-en|1=Common Era}}, тоест", "Common Era"),
+        # el formulas: an equals sign inside nowrap
+        ("el", "η σχέση {{nowrap|1=E = mc²}} ισχύει", "E = mc²"),
+    ],
+)
+def test_a_first_parameter_given_by_number_is_rendered(language, wikitext, shown):
+    text, counts = _text_and_counts(wikitext, language)
+    assert shown in text
+    assert counts["templates_rendered"] == 1 and not any(key.startswith(CUT_KEY) for key in counts)
+
+
+def test_numbered_and_unnamed_parameters_are_numbered_as_mediawiki_numbers_them():
+    def render(wikitext: str) -> str | None:
+        return render_template(wikitext, lambda value: value)
+
+    assert render("{{nowrap|a|1=b}}") == "b"  # of two values for one number, the later wins
+    assert render("{{nowrap|1=a|b}}") == "b"
+    assert render("{{lang|2=texte|1=fr}}") == "texte"
+    assert render("{{lang|fr|2= texte }}") == "texte"
+
+
+def test_parser_functions_that_show_their_argument_render_it():
+    text, counts = _text_and_counts("岩手県の面積は{{formatnum:15275.01}}平方キロメートルである。", "ja")
+    assert text == "岩手県の面積は15275.01平方キロメートルである。" and counts["templates_rendered"] == 1
+    text, counts = _text_and_counts("the {{lc:RIVER}} and {{ucfirst:paris}} and {{uc:nasa}}", "en")
+    assert text == "the river and Paris and NASA" and counts["templates_rendered"] == 3
+
+
+def test_a_template_that_renders_no_words_is_counted_as_cut_not_as_rendered():
+    # ja 岩手県: formatnum of a value that comes from a template the kit does not render
+    text, counts = _text_and_counts("岩手県の面積は{{formatnum:{{#expr:15275.01}}}}平方キロメートルである。", "ja")
+    assert text == "岩手県の面積は平方キロメートルである。"
+    assert counts["templates_rendered"] == 0 and counts[CUT_KEY + "formatnum:"] == 1
+
+
+@pytest.mark.parametrize(
+    "language, wikitext, kept",
+    [
+        # ja 哲学 › 概要: the flagged range is the sentence itself
+        ("ja", "哲学は{{要出典|範囲=多くの意味を持つ多義語である|date=2020年1月}}。", "多くの意味を持つ多義語である"),
+        ("fr", "Il est {{référence souhaitée|le premier à le dire}}.", "le premier à le dire"),
+        ("en", "It was {{citation needed span|text=the first bridge|date=May 2020}}.", "the first bridge"),
+    ],
+)
+def test_a_wrapper_keeps_the_text_it_flags(language, wikitext, kept):
+    text, counts = _text_and_counts(wikitext, language)
+    assert kept in text and counts["templates_rendered"] == 1
+
+
+@pytest.mark.parametrize(
+    "language, wikitext",
+    [
+        ("ja", "哲学は多義語である{{要出典|date=2020年1月}}。"),
+        ("en", "the {{Color box|#FF0000}} line"),
+        ("en", "a {{shy}}word"),
+    ],
+)
+def test_a_template_that_shows_no_words_is_not_reported_as_cut(language, wikitext):
+    _, counts = _text_and_counts(wikitext, language)
+    assert counts["templates_without_words"] == 1
+    assert counts["templates_rendered"] == 0 and not any(key.startswith(CUT_KEY) for key in counts)
