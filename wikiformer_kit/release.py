@@ -387,10 +387,12 @@ def export_model(train_dir: Path, model_dir: Path, max_length: int) -> None:
 
     from wikiformer_kit.modeling_wikiformer import WikiformerForRanking, save_for_hub
 
-    model = WikiformerForRanking.from_pretrained(train_dir)
-    model.config.query_max_length = min(model.config.query_max_length, max_length // 2)
-    model.config.document_max_length = max_length - model.config.query_max_length - 3  # [CLS], 2 x [SEP]
+    model = WikiformerForRanking.from_pretrained(train_dir)  # the class of the checkpoint's encoder
     tokenizer = AutoTokenizer.from_pretrained(train_dir)
+    model.config.query_max_length = min(model.config.query_max_length, max_length // 2)
+    # BERT: [CLS], 2 x [SEP]; XLM-R: <s>, 3 x </s>
+    specials = tokenizer.num_special_tokens_to_add(pair=True)
+    model.config.document_max_length = max_length - model.config.query_max_length - specials
     save_for_hub(model, tokenizer, model_dir, max_length=max_length)
 
 

@@ -58,11 +58,13 @@ def load_model(model_args: ModelArguments, with_mlm: bool):
     model, info = model_class.from_pretrained(path, output_loading_info=True, dtype=torch.float32, **kwargs)
     if model_args.head_init not in ("zero", "random", "nsp"):
         raise ValueError(f"--head_init must be zero, random or nsp, got {model_args.head_init!r}")
-    new_head = any(key.startswith("classifier.") for key in info["missing_keys"])
+    output = model.ranking_output()  # the head's last Linear(hidden, 1), named as the encoder's classifier names it
+    output_name = next(name for name, module in model.named_modules() if module is output)
+    new_head = any(key.startswith(f"{output_name}.") for key in info["missing_keys"])
     if model_args.head_init == "zero" and new_head:
-        torch.nn.init.zeros_(model.classifier.weight)
-        torch.nn.init.zeros_(model.classifier.bias)
-    if model_args.head_init == "nsp" and new_head:  # HARP's start: BERT's NSP logit of class 1
+        torch.nn.init.zeros_(output.weight)
+        torch.nn.init.zeros_(output.bias)
+    if model_args.head_init == "nsp" and new_head:  # HARP's start: BERT's NSP logit of class 1 (BERT only)
         model.start_head_from_nsp(path)
     return model
 
@@ -118,6 +120,7 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
     import transformers
     from transformers import AutoTokenizer, set_seed
 
+    from wikiformer_kit.modeling_wikiformer import max_pair_length
     from wikiformer_kit.training import (
         DelayedCheckpointCallback,
         GroupCollator,
@@ -146,11 +149,12 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
         tokenizer,
         tasks,
         data_args.group_size,
-        max_length=model.config.max_position_embeddings,
+        max_length=max_pair_length(model.config),
         pad_to_multiple_of=data_args.pad_to_multiple_of,
         mlm_probability=training_args.mlm_probability if training_args.mlm_weight > 0 else 0.0,
         whole_word_mask=training_args.mlm_whole_word,
         max_predictions=training_args.mlm_max_predictions,
+        max_tokens=data_args.max_tokens_per_batch,
     )
     eval_set = load_rerank_eval(data_args)
     test_sets = load_test_sets(data_args)  # loaded now, so that a bad test collection fails before training

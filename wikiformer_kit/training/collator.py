@@ -17,16 +17,24 @@ from wikiformer_kit.training.mlm import whole_word_mask
 class GroupCollator:
     """Tokenizes groups into pairs with per-task lengths, pads dynamically and records the group layout.
 
-    Pairs are ``[CLS] query [SEP] document [SEP]``; for a task whose candidates are queries (RWI) the pair is
+    Pairs are the tokenizer's own pair layout (BERT and DeBERTa: ``[CLS] query [SEP] document [SEP]``; XLM-R and
+    RoBERTa: ``<s> query </s></s> document </s>``); for a task whose candidates are queries (RWI) the pair is
     (candidate, fixed document). The query side is cut to its task's ``query_max_length`` tokens (at a token
     boundary), then ``tokenizer(queries, documents, truncation="only_second")`` lets the document fill the pair up to
-    ``min(query_max_length + doc_max_length + 3, max_length)``. For LTM (255/255) with BERT's 512 positions the
-    document therefore keeps 254 tokens.
+    ``min(query_max_length + doc_max_length + special tokens, max_length)``. For LTM (255/255) with BERT's 512
+    positions the document therefore keeps 254 tokens.
 
-    Output: ``input_ids``/``attention_mask``/``token_type_ids`` ``[pairs, length]`` with the pairs of group 0 first
-    (its positive first), then group 1, ...; ``group_mask`` ``[groups, group_size]`` (True where a candidate exists:
-    a group with fewer negatives has False slots, never fake texts); ``task_ids`` ``[groups]``; with
-    ``mlm_probability > 0`` also ``mlm_labels`` (masked document tokens, -100 elsewhere).
+    Output: ``input_ids``/``attention_mask`` (and ``token_type_ids`` where the tokenizer makes them: not for XLM-R,
+    RoBERTa or ModernBERT) ``[pairs, length]`` with the pairs of group 0 first (its positive first), then group 1,
+    ...; ``group_mask`` ``[groups, group_size]`` (True where a candidate exists: a group with fewer negatives has
+    False slots, never fake texts); ``task_ids`` ``[groups]``; with ``mlm_probability > 0`` also ``mlm_labels``
+    (masked document tokens, -100 elsewhere; the tokenizer's own mask token, its special tokens never masked).
+
+    With ``max_tokens``, the groups are split into micro-batches of at most that many tokens each (pairs x padded
+    length; a group larger than that goes alone, whole: its softmax needs all its pairs), longest groups first:
+    the output is then ``{"micro_batches": [batch, ...]}``, each batch as above, and the trainer runs a forward and
+    backward pass per micro-batch before the one optimizer step. Peak memory then follows the budget, not the
+    number of groups times the longest pair.
 
     Args:
         tokenizer: a fast tokenizer.
@@ -37,6 +45,7 @@ class GroupCollator:
         mlm_probability: share of document tokens to mask for the joint MLM loss (0 = no MLM).
         whole_word_mask: mask whole words, BERT's way (PROP/HARP; see :mod:`training.mlm`), instead of tokens.
         max_predictions: with ``whole_word_mask``, at most this many masked tokens per pair (0 = no cap).
+        max_tokens: the token budget of one forward pass (0 = the whole batch in one).
     """
 
     tokenizer: Any
@@ -47,6 +56,18 @@ class GroupCollator:
     mlm_probability: float = 0.0
     whole_word_mask: bool = False
     max_predictions: int = 0
+    max_tokens: int = 0
+
+    def __post_init__(self):
+        self.token_types = "token_type_ids" in getattr(self.tokenizer, "model_input_names", ["token_type_ids"])
+        self.special_tokens = self.tokenizer.num_special_tokens_to_add(pair=True)
+        if self.mlm_probability and self.tokenizer.mask_token_id is None:
+            raise ValueError(
+                f"{type(self.tokenizer).__name__} has no mask token: the joint MLM loss (--mlm_weight) needs a "
+                "tokenizer with one (BERT's [MASK], XLM-R's <mask>, ...); set --mlm_weight 0 or give another tokenizer"
+            )
+        if self.max_tokens < 0:
+            raise ValueError(f"--max_tokens_per_batch must be >= 0 (0 = no budget), got {self.max_tokens}")
 
     def truncate_queries(self, queries: list[str], max_tokens: int) -> list[str]:
         """Cut each query after its ``max_tokens``-th token, using the tokenizer's character offsets.
@@ -63,23 +84,28 @@ class GroupCollator:
         }
         return [cut[query] for query in queries]
 
-    def __call__(self, groups: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
-        group_mask = torch.zeros(len(groups), self.group_size, dtype=torch.bool)
-        starts, total = [], 0
-        for index, group in enumerate(groups):
+    def __call__(self, groups: list[dict[str, Any]]) -> dict[str, Any]:
+        for group in groups:
             count = len(group["candidates"])
             if not 2 <= count <= self.group_size:
                 raise ValueError(f"a group needs 2..{self.group_size} candidates, got {count}")
-            group_mask[index, :count] = True
-            starts.append(total)
-            total += count
-        ids: list[list[int]] = [[]] * total
-        types: list[list[int]] = [[]] * total
-        doc_masks: list[list[int]] = [[]] * total
+        rows = self.encode(groups)
+        if not self.max_tokens:
+            return self.assemble(groups, rows)
+        return {
+            "micro_batches": [
+                self.assemble([groups[g] for g in part], [rows[g] for g in part])
+                for part in self.plan([[len(ids) for ids, _, _ in pairs] for pairs in rows])
+            ]
+        }
+
+    def encode(self, groups: list[dict[str, Any]]) -> list[list[tuple[list[int], list[int], list]]]:
+        """Per group, per candidate: ``(token ids, token type ids, maskable positions)`` of its pair."""
+        rows: list[list] = [[None] * len(group["candidates"]) for group in groups]
         for task_index in sorted({group["task"] for group in groups}):
             task = self.tasks[task_index]
             queries, documents, slots = [], [], []
-            for group, start in zip(groups, starts, strict=True):
+            for index, group in enumerate(groups):
                 if group["task"] != task_index:
                     continue
                 for offset, candidate in enumerate(group["candidates"]):
@@ -88,26 +114,57 @@ class GroupCollator:
                     )
                     queries.append(query)
                     documents.append(document)
-                    slots.append(start + offset)
+                    slots.append((index, offset))
             encoded = self.tokenizer(
                 self.truncate_queries(queries, task.query_max_length),
                 documents,
                 truncation="only_second",
-                max_length=min(task.query_max_length + task.doc_max_length + 3, self.max_length),
-                return_token_type_ids=True,
+                max_length=min(task.query_max_length + task.doc_max_length + self.special_tokens, self.max_length),
+                return_token_type_ids=self.token_types,
                 return_attention_mask=False,
             )
-            for position, slot in enumerate(slots):
-                ids[slot] = encoded["input_ids"][position]
-                types[slot] = encoded["token_type_ids"][position]
+            for position, (index, offset) in enumerate(slots):
+                ids = encoded["input_ids"][position]
+                types = encoded["token_type_ids"][position] if self.token_types else []
+                maskable: list = []
                 if self.mlm_probability and self.whole_word_mask:
-                    doc_masks[slot] = [
+                    maskable = [
                         w if s == 1 else None
                         for w, s in zip(encoded.word_ids(position), encoded.sequence_ids(position), strict=True)
                     ]
                 elif self.mlm_probability:
-                    doc_masks[slot] = [int(s == 1) for s in encoded.sequence_ids(position)]
-        batch = self.pad(ids, types)
+                    maskable = [int(s == 1) for s in encoded.sequence_ids(position)]
+                rows[index][offset] = (ids, types, maskable)
+        return rows
+
+    def plan(self, lengths: list[list[int]]) -> list[list[int]]:
+        """Groups (by index) in micro-batches of at most ``max_tokens`` padded tokens, longest groups first."""
+        order = sorted(range(len(lengths)), key=lambda g: -max(lengths[g]))
+        parts: list[list[int]] = []
+        pairs = width = 0
+        for g in order:
+            grown_width = self._padded(max(width, max(lengths[g])))
+            if parts and (pairs + len(lengths[g])) * grown_width <= self.max_tokens:
+                parts[-1].append(g)
+                pairs, width = pairs + len(lengths[g]), grown_width
+            else:
+                parts.append([g])
+                pairs, width = len(lengths[g]), self._padded(max(lengths[g]))
+        return parts
+
+    def _padded(self, width: int) -> int:
+        multiple = self.pad_to_multiple_of
+        return -(-width // multiple) * multiple if multiple else width
+
+    def assemble(self, groups: list[dict[str, Any]], rows: list[list[tuple]]) -> dict[str, torch.Tensor]:
+        """One batch of ``groups`` from their encoded pairs: padded, masked for MLM, with the group layout."""
+        group_mask = torch.zeros(len(groups), self.group_size, dtype=torch.bool)
+        for index, group in enumerate(groups):
+            group_mask[index, : len(group["candidates"])] = True
+        pairs = [pair for group_rows in rows for pair in group_rows]
+        ids = [pair[0] for pair in pairs]
+        doc_masks = [pair[2] for pair in pairs]
+        batch = self.pad(ids, [pair[1] for pair in pairs] if self.token_types else None)
         if self.mlm_probability and self.whole_word_mask:
             width = batch["input_ids"].shape[1]
             batch["input_ids"], batch["mlm_labels"] = whole_word_mask(
@@ -125,21 +182,17 @@ class GroupCollator:
         batch["task_ids"] = torch.tensor([group["task"] for group in groups], dtype=torch.long)
         return batch
 
-    def pad(self, ids: list[list[int]], types: list[list[int]]) -> dict[str, torch.Tensor]:
-        """Right-pad token ids and segment ids into tensors (one vectorised fill, not a dict per pair)."""
-        width = max(map(len, ids))
-        if self.pad_to_multiple_of:
-            width = -(-width // self.pad_to_multiple_of) * self.pad_to_multiple_of
-        input_ids = self._fill(ids, width, self.tokenizer.pad_token_id or 0)
-        return {
-            "input_ids": torch.from_numpy(input_ids),
-            "token_type_ids": torch.from_numpy(self._fill(types, width, self.tokenizer.pad_token_type_id)),
-            "attention_mask": torch.from_numpy(
-                (np.arange(width) < np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))[:, None]).astype(
-                    np.int64
-                )
-            ),
-        }
+    def pad(self, ids: list[list[int]], types: list[list[int]] | None) -> dict[str, torch.Tensor]:
+        """Right-pad token ids and segment ids (None: the tokenizer has none) into tensors (one vectorised fill, not a
+        dict per pair)."""
+        width = self._padded(max(map(len, ids)))
+        batch = {"input_ids": torch.from_numpy(self._fill(ids, width, self.tokenizer.pad_token_id or 0))}
+        if types is not None:
+            batch["token_type_ids"] = torch.from_numpy(self._fill(types, width, self.tokenizer.pad_token_type_id))
+        batch["attention_mask"] = torch.from_numpy(
+            (np.arange(width) < np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))[:, None]).astype(np.int64)
+        )
+        return batch
 
     @staticmethod
     def _fill(rows: list[list[int]], width: int, value: int) -> np.ndarray:

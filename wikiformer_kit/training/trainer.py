@@ -10,6 +10,7 @@ identical under gradient accumulation and DDP for the same global batch.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,6 +20,7 @@ from transformers import Trainer, TrainerCallback
 from transformers.trainer_utils import get_last_checkpoint
 
 from wikiformer_kit.model_card import CardInputs, Evaluation, write_model_card
+from wikiformer_kit.modeling_wikiformer import max_pair_length
 from wikiformer_kit.training.data import GroupDataset
 from wikiformer_kit.training.evaluation import NanoBEIREvalSet, RerankEvalSet, nanobeir_metrics, rerank_metrics
 from wikiformer_kit.training.losses import group_scores, pairwise_hinge, softmax_cross_entropy, softmax_margin
@@ -43,8 +45,15 @@ def nonfinite_parameters(model: torch.nn.Module) -> list[str]:
 
 
 HEAD_PREFIX = ("bert.pooler.", "classifier.")
-"""The ranking head's parameters: the pooler (dense + tanh on ``[CLS]``) and the Linear(hidden, 1) after it (eq. 1-2);
-a BERT checkpoint trained without a pooler (all-MiniLM-L6-v2) starts both anew."""
+"""BERT's ranking head's parameters: the pooler (dense + tanh on ``[CLS]``) and the Linear(hidden, 1) after it (eq.
+1-2); a BERT checkpoint trained without a pooler (all-MiniLM-L6-v2) starts both anew. The Wikiformer model of another
+encoder names its own (``ranking_head_prefixes``: XLM-R's ``classifier.``, ModernBERT's ``head.`` and
+``classifier.``, DeBERTa's ``pooler.`` and ``classifier.``)."""
+
+
+def ranking_head_prefixes(model: torch.nn.Module) -> tuple[str, ...]:
+    """The parameter-name prefixes of ``model``'s ranking head."""
+    return getattr(model, "ranking_head_prefixes", None) or HEAD_PREFIX
 
 
 class WikiformerTrainer(Trainer):
@@ -87,6 +96,7 @@ class WikiformerTrainer(Trainer):
         self._step_nonfinite = torch.zeros((), device=self.args.device)  # non-finite micro-batch losses this step
         self._step_tasks: list[torch.Tensor] = []
         self.skipped_steps, self._skipped_in_a_row, self._logged_skips = 0, 0, 0
+        self._micro_batch_shares: tuple[float, float] | None = None  # this micro-batch's share of the batch
         self.check_selection_metric()
 
     def check_selection_metric(self) -> None:
@@ -115,7 +125,9 @@ class WikiformerTrainer(Trainer):
         optimizer = super().create_optimizer(model)
         multiplier = self.args.head_lr_multiplier
         if fresh and multiplier != 1:
-            head = {id(p) for name, p in (model or self.model).named_parameters() if name.startswith(HEAD_PREFIX)}
+            model = self.accelerator.unwrap_model(model or self.model)
+            prefixes = ranking_head_prefixes(model)
+            head = {id(p) for name, p in model.named_parameters() if name.startswith(prefixes)}
             for group in list(optimizer.param_groups):
                 moved = [p for p in group["params"] if id(p) in head]
                 if moved:
@@ -142,6 +154,7 @@ class WikiformerTrainer(Trainer):
         """``T / B * sum_g loss_g`` over the batch's B groups (T tasks, or ``ranking_weight``), plus ``mlm_weight``
         times the MLM loss."""
         group_mask, task_ids = inputs.pop("group_mask"), inputs.pop("task_ids")
+        ranking_share, mlm_share = self._micro_batch_shares or (1.0, 1.0)
         chunks = self.args.effective_pair_chunks
         if chunks > 1 and inputs["input_ids"].shape[0] >= 2 * chunks:
             logits, mlm_loss = self.chunked_forward(model, inputs, chunks)
@@ -156,9 +169,10 @@ class WikiformerTrainer(Trainer):
         else:
             per_group = softmax_cross_entropy(scores)
         weight = self.args.ranking_weight
-        loss = per_group.mean() * (len(self.task_names) if weight is None else weight)
-        if self.args.mlm_weight and getattr(outputs, "mlm_loss", None) is not None:
-            loss = loss + self.args.mlm_weight * outputs.mlm_loss
+        loss = per_group.mean() * (len(self.task_names) if weight is None else weight) * ranking_share
+        # a micro-batch without masked tokens has a NaN mean MLM loss and a zero share: it adds nothing
+        if self.args.mlm_weight and getattr(outputs, "mlm_loss", None) is not None and mlm_share:
+            loss = loss + self.args.mlm_weight * outputs.mlm_loss * mlm_share
         if model.training:
             with torch.no_grad():
                 # a tie with a negative is not a success (a fresh zero head ties everything)
@@ -171,7 +185,32 @@ class WikiformerTrainer(Trainer):
         return (loss, outputs) if return_outputs else loss
 
     def training_step(self, model, inputs, num_items_in_batch=None):
-        """The Trainer's step; the micro-batch loss is also counted when not finite (checked before the update)."""
+        """The Trainer's step; the micro-batch loss is also counted when not finite (checked before the update).
+
+        A token-budget batch (``{"micro_batches": [...]}``, see :class:`GroupCollator`) runs a forward and backward
+        pass per micro-batch, each loss weighted by its share of the batch's groups (and of its masked tokens for
+        MLM): the gradient is the whole batch's, while only one micro-batch's activations are held at a time.
+        """
+        micro_batches = inputs.get("micro_batches") if isinstance(inputs, dict) else None
+        if micro_batches is None:
+            return self._counted_step(model, inputs, num_items_in_batch)
+        groups = [len(batch["task_ids"]) for batch in micro_batches]
+        masked = [int((batch["mlm_labels"] != -100).sum()) if "mlm_labels" in batch else 0 for batch in micro_batches]
+        total = None
+        for index, batch in enumerate(micro_batches):
+            self._micro_batch_shares = (groups[index] / sum(groups), masked[index] / max(1, sum(masked)))
+            last = index == len(micro_batches) - 1
+            # under DDP only the last backward pass of the step exchanges gradients
+            sync = contextlib.nullcontext() if last or self.args.world_size == 1 else self.accelerator.no_sync(model)
+            try:
+                with sync:
+                    loss = self._counted_step(model, batch, num_items_in_batch)
+            finally:
+                self._micro_batch_shares = None
+            total = loss if total is None else total + loss
+        return total
+
+    def _counted_step(self, model, inputs, num_items_in_batch=None):
         loss = super().training_step(model, inputs, num_items_in_batch)
         self._step_nonfinite = self._step_nonfinite.to(loss.device) + (~torch.isfinite(loss.detach())).float()
         return loss
@@ -354,7 +393,7 @@ class WikiformerTrainer(Trainer):
                 base_model=context.get("base_model", ""),
                 training_datasets=context.get("training_datasets", []),
                 recipe=context.get("recipe", {}),
-                max_length=self.model.config.max_position_embeddings,
+                max_length=max_pair_length(self.model.config),
                 evaluation=evaluation,
                 nanobeir=nanobeir,
             ),
