@@ -112,3 +112,25 @@ def test_bfloat16_scores_are_close_to_float32_and_keep_their_order(tmp_path):
     assert half == pytest.approx(full, abs=0.02 * spread)
     assert half != full  # bfloat16 did compute
     assert sorted(range(10), key=full.__getitem__) == sorted(range(10), key=half.__getitem__)
+
+
+def test_pairs_longer_than_512_tokens_are_batched_by_tokens_with_unchanged_scores(tmp_path):
+    from tests.tiny_backbones import tiny_ranker, tokenizer_for
+
+    tokenizer = tokenizer_for("modernbert")
+    model = tiny_ranker("modernbert", tokenizer)
+    model.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    documents = [" ".join(["slipstream wing propeller heat"] * 300)] * 3 + ["short"]
+    scorer = PairScorer(str(tmp_path), max_length=2048, batch_size=4, device="cpu")
+    seen = []
+    scores = scorer.score(["wing"] * 4, documents, progress=seen.append)
+    assert seen == [1, 1, 1, 1]  # 4 x 512 tokens a batch: a pair of ~1,200 tokens goes alone
+    with torch.inference_mode():
+        for document, score in zip(documents, scores, strict=True):
+            inputs = tokenizer("wing", document, truncation=True, max_length=2048, return_tensors="pt")
+            assert model(**inputs).logits[0, 0].item() == pytest.approx(score, abs=1e-4)
+    short = PairScorer(str(tmp_path), max_length=512, batch_size=4, device="cpu")
+    seen.clear()
+    short.score(["wing"] * 4, documents, progress=seen.append)
+    assert seen == [4]  # up to 512 tokens: batches by pairs, as before

@@ -17,6 +17,9 @@ logger = logging.getLogger(__name__)
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 """The weight dtypes a scorer loads a checkpoint in (``auto``: the checkpoint's stored dtype)."""
 DTYPE_CHOICES = ("auto", *DTYPES)
+BUDGET_LENGTH = 512
+"""Pairs longer than this are batched by tokens: a batch holds at most ``batch_size`` x 512 tokens, so scoring
+whole long documents (ModernBERT's 8,192 tokens) needs no more memory than a batch of 512-token pairs."""
 
 
 def load_dtype(dtype: str, device: torch.device) -> torch.dtype | str:
@@ -97,6 +100,7 @@ class ModelScorer:
             batch_size=self.batch_size,
             max_length=self.max_length,
             progress=progress,
+            max_tokens=self.batch_size * BUDGET_LENGTH if self.max_length > BUDGET_LENGTH else None,
         )
         return scores.tolist()
 
