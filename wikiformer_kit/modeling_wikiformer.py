@@ -317,8 +317,43 @@ def fuse_scores(
     return [alpha * m + (1 - alpha) * f for m, f in zip(model_part, first_part, strict=True)]
 
 
+class _WikiformerConfigMixin:
+    """What a Wikiformer config adds to an encoder's config: one label, and another model type refused on load
+    (its fields are declared by each config, as strict dataclass configs need them)."""
+
+    if DATACLASS_CONFIGS:
+
+        def __post_init__(self, **kwargs):
+            kwargs.setdefault("num_labels", 1)
+            super().__post_init__(**kwargs)
+            self._check_one_label()
+
+    else:
+
+        def __init__(
+            self, query_max_length=30, document_max_length=480, fusion_method=None, fusion_alpha=None, **kwargs
+        ):
+            kwargs.setdefault("num_labels", 1)
+            super().__init__(**kwargs)
+            self.query_max_length = query_max_length
+            self.document_max_length = document_max_length
+            self.fusion_method = fusion_method
+            self.fusion_alpha = fusion_alpha
+            self._check_one_label()
+
+    def _check_one_label(self) -> None:
+        if self.num_labels != 1:
+            raise ValueError(f"Wikiformer scores one relevance logit per pair; got num_labels={self.num_labels}.")
+
+    @classmethod
+    def get_config_dict(cls, pretrained_model_name_or_path, **kwargs):
+        """Read a checkpoint's config, refusing another model type and dropping another head's label maps."""
+        config_dict, kwargs = super().get_config_dict(pretrained_model_name_or_path, **kwargs)
+        return _checked_config_dict(cls, pretrained_model_name_or_path, config_dict), kwargs
+
+
 @strict
-class WikiformerConfig(BertConfig):
+class WikiformerConfig(_WikiformerConfigMixin, BertConfig):
     r"""Configuration of a Wikiformer re-ranker: a :class:`~transformers.BertConfig` plus the paper's input lengths.
 
     It keeps ``model_type = "bert"`` so that checkpoints load without remote code (see the module docstring), and
@@ -349,36 +384,6 @@ class WikiformerConfig(BertConfig):
     document_max_length: int = 480
     fusion_method: str | None = None
     fusion_alpha: float | None = None
-
-    if DATACLASS_CONFIGS:
-
-        def __post_init__(self, **kwargs):
-            kwargs.setdefault("num_labels", 1)
-            super().__post_init__(**kwargs)
-            self._check_one_label()
-
-    else:
-
-        def __init__(
-            self, query_max_length=30, document_max_length=480, fusion_method=None, fusion_alpha=None, **kwargs
-        ):
-            kwargs.setdefault("num_labels", 1)
-            super().__init__(**kwargs)
-            self.query_max_length = query_max_length
-            self.document_max_length = document_max_length
-            self.fusion_method = fusion_method
-            self.fusion_alpha = fusion_alpha
-            self._check_one_label()
-
-    def _check_one_label(self) -> None:
-        if self.num_labels != 1:
-            raise ValueError(f"Wikiformer scores one relevance logit per pair; got num_labels={self.num_labels}.")
-
-    @classmethod
-    def get_config_dict(cls, pretrained_model_name_or_path, **kwargs):
-        """Read a checkpoint's config, refusing non-BERT model types and dropping another head's label maps."""
-        config_dict, kwargs = super().get_config_dict(pretrained_model_name_or_path, **kwargs)
-        return _checked_config_dict(cls, pretrained_model_name_or_path, config_dict), kwargs
 
 
 def _checked_config_dict(config_class, source, config_dict: dict) -> dict:
@@ -982,40 +987,6 @@ class WikiformerForPreTraining(WikiformerPreTrainedModel):
 # head is `mlm_head` + `decoder`, started from the checkpoint's `head` when that is a ModernBertForMaskedLM).
 
 
-class _BackboneConfigMixin:
-    """What a Wikiformer config adds to an encoder's config: one label, and another model type refused on load."""
-
-    if DATACLASS_CONFIGS:
-
-        def __post_init__(self, **kwargs):
-            kwargs.setdefault("num_labels", 1)
-            super().__post_init__(**kwargs)
-            self._check_one_label()
-
-    else:
-
-        def __init__(
-            self, query_max_length=30, document_max_length=480, fusion_method=None, fusion_alpha=None, **kwargs
-        ):
-            kwargs.setdefault("num_labels", 1)
-            super().__init__(**kwargs)
-            self.query_max_length = query_max_length
-            self.document_max_length = document_max_length
-            self.fusion_method = fusion_method
-            self.fusion_alpha = fusion_alpha
-            self._check_one_label()
-
-    def _check_one_label(self) -> None:
-        if self.num_labels != 1:
-            raise ValueError(f"Wikiformer scores one relevance logit per pair; got num_labels={self.num_labels}.")
-
-    @classmethod
-    def get_config_dict(cls, pretrained_model_name_or_path, **kwargs):
-        """Read a checkpoint's config, refusing another model type and dropping another head's label maps."""
-        config_dict, kwargs = super().get_config_dict(pretrained_model_name_or_path, **kwargs)
-        return _checked_config_dict(cls, pretrained_model_name_or_path, config_dict), kwargs
-
-
 def _pointwise_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
 
@@ -1112,7 +1083,7 @@ def _auto_map(ranking: str, pretraining: str | None = None) -> dict[str, str]:
 
 
 @strict
-class WikiformerRobertaConfig(_BackboneConfigMixin, RobertaConfig):
+class WikiformerRobertaConfig(_WikiformerConfigMixin, RobertaConfig):
     """A :class:`~transformers.RobertaConfig` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
 
     model_type = "roberta"
@@ -1124,7 +1095,7 @@ class WikiformerRobertaConfig(_BackboneConfigMixin, RobertaConfig):
 
 
 @strict
-class WikiformerXLMRobertaConfig(_BackboneConfigMixin, XLMRobertaConfig):
+class WikiformerXLMRobertaConfig(_WikiformerConfigMixin, XLMRobertaConfig):
     """An :class:`~transformers.XLMRobertaConfig` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
 
     model_type = "xlm-roberta"
@@ -1210,7 +1181,7 @@ class WikiformerXLMRobertaForPreTraining(_RobertaHeads, WikiformerXLMRobertaForR
 
 
 @strict
-class WikiformerDebertaV2Config(_BackboneConfigMixin, DebertaV2Config):
+class WikiformerDebertaV2Config(_WikiformerConfigMixin, DebertaV2Config):
     """A :class:`~transformers.DebertaV2Config` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
 
     model_type = "deberta-v2"
@@ -1292,7 +1263,7 @@ BACKBONES: dict[str, tuple[type, type, type]] = {
 if ModernBertConfig is not None:
 
     @strict
-    class WikiformerModernBertConfig(_BackboneConfigMixin, ModernBertConfig):
+    class WikiformerModernBertConfig(_WikiformerConfigMixin, ModernBertConfig):
         """A :class:`~transformers.ModernBertConfig` with Wikiformer's fields (see :class:`WikiformerConfig`)."""
 
         model_type = "modernbert"
