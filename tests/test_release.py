@@ -131,13 +131,14 @@ def test_every_corpus_option_reaches_the_build(tmp_path):
     assert main(["--output-dir", str(tmp_path), "--stages", "datasets", "--build-args", extra]) == 0
     record = json.loads((tmp_path / "datasets" / "corpus" / "build_stats.json").read_text())
     assert record["inputs"] == ["enwiki-sample.xml.bz2"]
-    # the dump's <siteinfo> names its language (English), which wins over --language: the record says what was built
+    # --language overrides what the dump's <siteinfo> says (English): the record says what was built
     assert record["options"]["reader"] == {
-        "language": "en",
+        "language": "ltg",
+        "language_given": True,
         "see_also_titles": ["Verīs taipoš"],
         "max_article_bytes": 500000,
     }
-    assert record["languages"] == {"en": 20}
+    assert record["languages"] == {"ltg": 20}
     assert (record["options"]["read_ahead"], record["options"]["limit"]) == ("off", 20)
     assert record["statistics"]["articles"] == 20
 
