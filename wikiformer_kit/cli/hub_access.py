@@ -4,6 +4,7 @@ file that does not exist, and naming what was asked for."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 CONNECTION_ERRORS = ("ConnectError", "ConnectTimeout", "ReadTimeout", "TimeoutException", "NetworkError", "ProxyError")
 """httpx's (and requests') exception names for a Hub that cannot be reached."""
@@ -49,20 +50,21 @@ def check_cached_model(name: str, option: str) -> None:
     Raises:
         cli.InputError: offline, and ``name`` is neither a local path nor a cached repository.
     """
-    from pathlib import Path
-
-    from huggingface_hub import try_to_load_from_cache
-
     from wikiformer_kit.cli.errors import InputError
 
     if not name or name.startswith("embedded:") or Path(name).expanduser().exists() or not hub_offline():
         return
-    try:
-        cached = try_to_load_from_cache(name, "config.json")
-    except ValueError:  # not a repository id at all
-        cached = None
-    if not isinstance(cached, str):
+    if not in_hub_cache(name, "model"):
         raise InputError(
             f"{option} {name}: not in the cache and the Hub cannot be reached (HF_HUB_OFFLINE is set); unset "
             "HF_HUB_OFFLINE once to download it, or give a local model folder"
         )
+
+
+def in_hub_cache(repo_id: str, repo_type: str) -> bool:
+    """Whether the Hub cache holds a snapshot of ``repo_id`` (a ``model`` or ``dataset``), as the loaders find it
+    in offline mode."""
+    from huggingface_hub import constants
+
+    folder = Path(constants.HF_HUB_CACHE) / f"{repo_type}s--{repo_id.replace('/', '--')}" / "snapshots"
+    return folder.is_dir() and any(folder.iterdir())

@@ -457,8 +457,9 @@ def cmd_tune_fusion(args: argparse.Namespace) -> int:
 def _check_nanobeir_data(args: argparse.Namespace) -> None:
     """Refuse NanoBEIR data that cannot be read before it is fetched: a Hub id neither cached nor reachable (one
     line, at once, instead of the loaders' retries), or a local folder without the bm25 subset."""
+    from wikiformer_kit.cli.hub_access import in_hub_cache
     from wikiformer_kit.eval.nanobeir import DEFAULT_DATASET_ID, check_set_names, split_name
-    from wikiformer_kit.eval.preflight import check_dataset_layout, check_hub_repo, in_hub_cache, looks_local
+    from wikiformer_kit.eval.preflight import check_dataset_layout, check_hub_repo, looks_local
 
     data = str(args.data or DEFAULT_DATASET_ID)
     what = f"--data {data}" if args.data else f"the NanoBEIR data {data} (--data)"

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from wikiformer_kit.cli.errors import InputError
-from wikiformer_kit.cli.hub_access import hub_offline, hub_unreachable
+from wikiformer_kit.cli.hub_access import hub_offline, hub_unreachable, in_hub_cache
 from wikiformer_kit.cli.model_folder import check_model_folder
 
 HUB_TIMEOUT = 10
@@ -130,15 +130,6 @@ def check_hub_repo(repo_id: str, repo_type: str, what: str, instead: str) -> Non
         if message:
             raise InputError(message) from error
         # any other answer (a server error, a proxy's page) is left to the loader, which retries and says more
-
-
-def in_hub_cache(repo_id: str, repo_type: str) -> bool:
-    """Whether the Hub cache holds a snapshot of ``repo_id`` (a ``model`` or ``dataset``), as the loaders find it
-    in offline mode."""
-    from huggingface_hub import constants
-
-    folder = Path(constants.HF_HUB_CACHE) / f"{repo_type}s--{repo_id.replace('/', '--')}" / "snapshots"
-    return folder.is_dir() and any(folder.iterdir())
 
 
 def check_dataset_layout(
