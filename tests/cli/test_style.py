@@ -53,11 +53,11 @@ def test_usage_errors_are_one_line(argv, capsys):
 
 
 def test_every_command_line_takes_both_spellings_and_both_input_forms():
-    from wikiformer_kit.dataset_scripts.build import parse_args as build_args
-    from wikiformer_kit.dataset_scripts.corpus.__main__ import parse_args as corpus_args
-    from wikiformer_kit.dataset_scripts.wikir.__main__ import parse_args as wikir_args
+    from wikiformer_kit.dataset_scripts.build import parse_options as build_args
+    from wikiformer_kit.dataset_scripts.corpus.__main__ import parse_options as corpus_args
+    from wikiformer_kit.dataset_scripts.wikir.__main__ import parse_options as wikir_args
     from wikiformer_kit.eval.cli import build_parser
-    from wikiformer_kit.release import parse_args as release_args
+    from wikiformer_kit.release.options import parse_args as release_args
 
     dump = str(ENWIKI_SAMPLE)
     assert corpus_args(["--input", dump, "--output_dir", "o"]).input == [dump]

@@ -87,7 +87,7 @@ def argparse_settings(field: dataclasses.Field, annotation: Any) -> dict:
     elif "action" not in settings or settings["action"] in ("extend", "append"):
         if item in (int, float, Path):
             settings.setdefault("type", item)
-        if is_list:
+        if is_list and settings.get("action") != "append":  # append: one value a flag, the flag repeated
             settings.setdefault("nargs", "+")
     if POSITIONAL not in option_strings(field):
         settings["dest"] = field.name
@@ -112,6 +112,17 @@ def add_options(parser: argparse.ArgumentParser, options_class: type, *, skip: t
             parser.add_argument(field.name, **settings)
         else:
             parser.add_argument(*flags, **settings)
+
+
+def add_option_groups(parser: argparse.ArgumentParser, options_class: type, *, skip: tuple[str, ...] = ("input",)):
+    """Add the options of ``options_class``: its own fields first, then those of each dataclass it inherits, in the
+    order of its bases, under the heading a base names in its ``OPTION_GROUP`` (none: among the options before)."""
+    bases = [base for base in options_class.__bases__ if dataclasses.is_dataclass(base)]
+    inherited = tuple(field.name for base in bases for field in dataclasses.fields(base))
+    add_options(parser, options_class, skip=skip + inherited)
+    for base in bases:
+        title = vars(base).get("OPTION_GROUP")
+        add_option_groups(parser.add_argument_group(title) if title else parser, base, skip=skip)
 
 
 def options_from(options_class: type, namespace: argparse.Namespace, **given):
@@ -150,6 +161,8 @@ def to_argv(options: Any, *, input_flag: str | None = "--input") -> list[str]:
             argv.append(flags[0] if value else "--no-" + flags[0][2:])
         elif value is None:
             continue
+        elif isinstance(value, (list, tuple)) and action == "append":
+            argv += [token for item in value for token in (flags[0], str(item))]
         elif isinstance(value, (list, tuple)):
             argv += [flags[0], *map(str, value)]
         else:

@@ -17,11 +17,16 @@ class DiskFullError(OSError):
 _OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
+def partial_path(path: Path) -> Path:
+    """The hidden temporary a write of ``path`` goes to before its rename (what :func:`clear_partial` removes)."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
 def atomic_write(path: Path, write) -> None:
     """Write ``path`` through ``write(tmp)`` into a hidden temporary beside it, then rename: a killed run never
     leaves a half-written ``path``. A full disk (or quota, or file size limit) raises :class:`DiskFullError`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = partial_path(path)
     try:
         write(tmp)
     except OSError as error:

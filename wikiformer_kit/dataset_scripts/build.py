@@ -16,118 +16,115 @@ an interrupted build, and the same seed and corpus give byte-identical Parquet f
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import shutil
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.errors import InputError, one_line
 from wikiformer_kit.cli.hub_access import check_cached_model
-from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
+from wikiformer_kit.cli.options import add_option_groups, option, options_from
+from wikiformer_kit.dataset_scripts.corpus.arguments import CorpusArguments
 from wikiformer_kit.dataset_scripts.corpus.folder import is_corpus_dir
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 from wikiformer_kit.dataset_scripts.corpus.summary import corpus_summary
-from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
-from wikiformer_kit.dataset_scripts.tasks.baseline_options import add_arguments, options_from_args
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import BaselineArguments
 from wikiformer_kit.dataset_scripts.tasks.names import ALL_TASKS, DEFAULT_TASKS, SYSTEMS, parse_tasks
 from wikiformer_kit.dataset_scripts.tasks.options import POSITIVE_MODES, SRR_VARIANTS, TaskOptions
 
 # The build itself (datasets, pyarrow, datatrove, the samplers) is imported when a build runs, not for --help.
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+@dataclass(frozen=True)
+class SamplingArguments:
+    """The samplers' options: :meth:`task_options`."""
+
+    OPTION_GROUP = "sampling (the task samplers' options)"
+
+    seed: int = option(TaskOptions.seed, help="the samplers' random seed")
+    min_words: int = option(TaskOptions.min_words, help="a text counts only with this many words")
+    max_words: int = option(TaskOptions.max_words, help="texts are cut to this many words (0: whole)")
+    max_negatives: int = option(TaskOptions.max_negatives, help="at most this many negatives per row")
+    positives: str = option(
+        TaskOptions.positives, choices=POSITIVE_MODES, help="sample: one random positive (the paper); all: every one"
+    )
+    srr_variant: str = option(
+        TaskOptions.srr_variant,
+        choices=SRR_VARIANTS,
+        help="paper: siblings as negatives; original: the original code's rule",
+    )
+    ltm_max_words: int = option(TaskOptions.ltm_max_words, help="word budget of LTM texts")
+    ltm_negatives: int = option(TaskOptions.ltm_negatives, help="random negative articles per LTM row")
+    keep_sections: bool = option(
+        False, help="keep end-matter sections (References, External links, See also, ...) as task nodes"
+    )
+
+    def task_options(self) -> TaskOptions:
+        """The samplers' options asked for."""
+        return options_from(TaskOptions, self, keep_end_matter=self.keep_sections)
+
+
+@dataclass(frozen=True)
+class PlanArguments:
+    """``--plan`` and its options: predict the whole build from a measured sample instead of building."""
+
+    OPTION_GROUP = "plan (predict the build's wall time from a sample of the input; builds nothing)"
+
+    plan: bool = option(
+        False,
+        help="measure the corpus and task stages on the first --plan-sample articles and print the wall time predicted "
+        "for the whole input at each --plan-processes and --plan-cluster",
+    )
+    plan_sample: int = option(1000, help="articles measured (from each input shard)")
+    plan_articles: int | None = option(
+        help="articles of the whole input (default: from the input's size, or a corpus folder's rows)"
+    )
+    plan_processes: list[int] = option([1, 2, 16, 64, 256], help="process counts on one machine")
+    plan_cluster: list[str] = option(
+        [],
+        action="append",
+        metavar="NODESxCORES",
+        help="a Slurm or Ray cluster of NODES machines of CORES cores each, e.g. 4x64 (repeatable)",
+    )
+    plan_json: Path | None = option(help="also write the measured figures here")
+
+
+@dataclass(frozen=True)
+class BuildCommandOptions(ExecutorOptions, SamplingArguments, CorpusArguments, BaselineArguments, PlanArguments):
+    """The command line of ``python -m dataset_scripts.build`` (see the module docstring)."""
+
+    input: list[Path] = field(default_factory=list)
+    output_dir: Path | None = option(help="where wikiformer-<task>/ folders are written (required)")
+    tasks: str = option(
+        ",".join(DEFAULT_TASKS),
+        help=f"comma-separated subset of {','.join(ALL_TASKS)}, or a method: wikiformer, prop, harp",
+    )
+    push_to_hub: str | None = option(metavar="NAMESPACE", help="push to NAMESPACE/wikiformer-<task>")
+    private: bool = option(False, help="create the Hub repos private")
+    articles_per_unit: int = option(1000, help="articles per output shard")
+
+
+def parse_options(argv: list[str] | None = None) -> BuildCommandOptions:
     """The command line (see the module docstring)."""
-    defaults = TaskOptions()
     parser = KitArgumentParser(
         prog="python -m dataset_scripts.build",
         description=__doc__.split("\n\n")[0],
         input_help="dump/corpus files, or a corpus folder",
         input_type=Path,
     )
-    parser.add_argument("--output-dir", type=Path, help="where wikiformer-<task>/ folders are written (required)")
-    parser.add_argument(
-        "--tasks",
-        default=",".join(DEFAULT_TASKS),
-        help=f"comma-separated subset of {','.join(ALL_TASKS)}, or a method: wikiformer, prop, harp",
-    )
-    parser.add_argument("--push-to-hub", metavar="NAMESPACE", default=None, help="push to NAMESPACE/wikiformer-<task>")
-    parser.add_argument("--private", action="store_true", help="create the Hub repos private")
-    parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per output shard")
-    add_executor_arguments(parser)
-    sampling = parser.add_argument_group("sampling (the task samplers' options)")
-    sampling.add_argument("--seed", type=int, default=defaults.seed, help="the samplers' random seed")
-    sampling.add_argument(
-        "--min-words", type=int, default=defaults.min_words, help="a text counts only with this many words"
-    )
-    sampling.add_argument(
-        "--max-words", type=int, default=defaults.max_words, help="texts are cut to this many words (0: whole)"
-    )
-    sampling.add_argument(
-        "--max-negatives", type=int, default=defaults.max_negatives, help="at most this many negatives per row"
-    )
-    sampling.add_argument(
-        "--positives",
-        choices=POSITIVE_MODES,
-        default=defaults.positives,
-        help="sample: one random positive (the paper); all: every one",
-    )
-    sampling.add_argument(
-        "--srr-variant",
-        choices=SRR_VARIANTS,
-        default=defaults.srr_variant,
-        help="paper: siblings as negatives; original: the original code's rule",
-    )
-    sampling.add_argument("--ltm-max-words", type=int, default=defaults.ltm_max_words, help="word budget of LTM texts")
-    sampling.add_argument(
-        "--ltm-negatives", type=int, default=defaults.ltm_negatives, help="random negative articles per LTM row"
-    )
-    sampling.add_argument(
-        "--keep-sections",
-        action="store_true",
-        help="keep end-matter sections (References, External links, See also, ...) as task nodes",
-    )
-    add_corpus_arguments(parser)
-    add_arguments(parser)
-    add_plan_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.private and not args.push_to_hub:
+    add_option_groups(parser, BuildCommandOptions)
+    options = options_from(BuildCommandOptions, parser.parse_args(argv))
+    if options.private and not options.push_to_hub:
         parser.error("--private only makes sense with --push-to-hub")
-    if args.output_dir is None and not args.plan:
+    if options.output_dir is None and not options.plan:
         parser.error("--output-dir is required (unless --plan)")
-    return args
+    return options
 
-
-def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--plan`` and its options: predict the whole build from a measured sample instead of building."""
-    plan = parser.add_argument_group("plan (predict the build's wall time from a sample of the input; builds nothing)")
-    plan.add_argument(
-        "--plan",
-        action="store_true",
-        help="measure the corpus and task stages on the first --plan-sample articles and print the wall time predicted "
-        "for the whole input at each --plan-processes and --plan-cluster",
-    )
-    plan.add_argument("--plan-sample", type=int, default=1000, help="articles measured (from each input shard)")
-    plan.add_argument(
-        "--plan-articles",
-        type=int,
-        default=None,
-        help="articles of the whole input (default: from the input's size, or a corpus folder's rows)",
-    )
-    plan.add_argument(
-        "--plan-processes", type=int, nargs="+", default=[1, 2, 16, 64, 256], help="process counts on one machine"
-    )
-    plan.add_argument(
-        "--plan-cluster",
-        action="append",
-        default=[],
-        metavar="NODESxCORES",
-        help="a Slurm or Ray cluster of NODES machines of CORES cores each, e.g. 4x64 (repeatable)",
-    )
-    plan.add_argument("--plan-json", type=Path, default=None, help="also write the measured figures here")
 
 
 def _cluster(text: str) -> tuple[int, int]:
@@ -137,47 +134,32 @@ def _cluster(text: str) -> tuple[int, int]:
     return int(nodes), int(cores)
 
 
-def plan_main(args: argparse.Namespace, build) -> int:
+def plan_main(args: BuildCommandOptions, build) -> int:
     """``--plan``: print the measured figures and the predicted wall times (see :mod:`.build_plan`)."""
     from wikiformer_kit.dataset_scripts.build_plan import run_plan
 
     clusters = [_cluster(text) for text in args.plan_cluster]
     if args.plan_sample < 1:
         raise ValueError(f"--plan-sample must be >= 1, got {args.plan_sample}")
-    corpus_args = ["--format", args.format] + (["--language", args.language] if args.language else [])
-    corpus_args += ["--max-article-bytes", str(args.max_article_bytes)]
-    for title in args.see_also_title:
-        corpus_args += ["--see-also-title", title]
     lines = run_plan(
         build,
         sample=args.plan_sample,
         articles=args.plan_articles,
         processes=args.plan_processes,
         clusters=clusters,
-        corpus_args=corpus_args,
+        corpus=options_from(CorpusArguments, args),
         figures_json=args.plan_json,
     )
     print("\n".join(lines))
     return 0
 
 
-def build_options(args: argparse.Namespace, argv: list[str]):
+def build_options(args: BuildCommandOptions, argv: list[str]):
     """The typed options (a :class:`.tasks.build.BuildOptions`) of a parsed command line (``ValueError`` for a
     bad value)."""
     from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions
 
-    sampling = TaskOptions(
-        seed=args.seed,
-        min_words=args.min_words,
-        max_words=args.max_words,
-        max_negatives=args.max_negatives,
-        positives=args.positives,
-        srr_variant=args.srr_variant,
-        ltm_max_words=args.ltm_max_words,
-        ltm_negatives=args.ltm_negatives,
-        keep_end_matter=args.keep_sections,
-    )
-    prop, harp, attention_cache = options_from_args(args)
+    sampling, prop, harp = args.task_options(), args.prop_options(), args.harp_options()
     tasks = parse_tasks(args.tasks)
     if set(tasks) & set(SYSTEMS["harp"]):
         check_cached_model(harp.importance_model, "the HARP importance model")  # before the corpus is read
@@ -186,14 +168,14 @@ def build_options(args: argparse.Namespace, argv: list[str]):
         output_dir=args.output_dir or Path("."),
         tasks=tasks,
         sampling=sampling,
-        corpus=corpus_options(args),
-        executor=executor_options(args),
+        corpus=args.corpus_options(),
+        executor=options_from(ExecutorOptions, args),
         articles_per_unit=args.articles_per_unit,
         repo_id=f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
         command=_public_command(argv),
         prop=prop,
         harp=harp,
-        attention_cache=attention_cache,
+        attention_cache=args.harp_attention_cache,
     )
 
 
@@ -202,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the build; returns the process exit code (0: every requested task written and pushed)."""
     from wikiformer_kit.dataset_scripts.folder_lock import FolderInUseError, holding
 
-    args = parse_args(argv)
+    args = parse_options(argv)
     if args.plan or not args.output_dir:
         return run(args, argv)
     try:
@@ -213,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def run(args: argparse.Namespace, argv: list[str] | None) -> int:
+def run(args: BuildCommandOptions, argv: list[str] | None) -> int:
     """The build of a parsed command line, its summary and its push; returns the exit code."""
     from wikiformer_kit.dataset_scripts.corpus.empty import EmptyCorpusError
     from wikiformer_kit.dataset_scripts.tasks.build import BuildParametersError, build_datasets, push

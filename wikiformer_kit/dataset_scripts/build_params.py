@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 
 
 def record_parameters(
@@ -41,10 +42,8 @@ def record_parameters(
                 "use another --output-dir, or delete that folder to rebuild"
             )
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(params, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        text = json.dumps(params, indent=1, sort_keys=True) + "\n"
+        atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def _differing(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from wikiformer_kit.cli.options import options_from, to_argv
+from wikiformer_kit.dataset_scripts.corpus.arguments import CorpusArguments, CorpusCommandOptions
 from wikiformer_kit.home import kit_environment
 
 PLAN_PROCESSES = (1, 2, 16, 64, 256)
@@ -165,15 +167,25 @@ def _corpus_articles(corpus_dir: Path) -> int:
 
 
 def sample_corpus(
-    inputs: Sequence[Path], sample: int, work: Path, corpus_args: Sequence[str]
+    inputs: Sequence[Path], sample: int, work: Path, corpus: CorpusArguments
 ) -> tuple[Path, float, float]:
-    """Build the corpus of the first ``sample`` articles of each input shard (one process, one core) into
-    ``work/corpus``; returns it, the corpus stage's CPU seconds per article past its start-up and that start-up
-    (from a build of one article a shard, measured apart)."""
-    base = [*kit_command("dataset_scripts.corpus"), *map(str, inputs), *corpus_args]
-    base += ["--num-proc", "1", "--read-ahead", "off"]
-    one = run_measured([*base, "--limit", "1", "--output-dir", str(work / "corpus-one")])
-    many = run_measured([*base, "--limit", str(sample), "--output-dir", str(work / "corpus")])
+    """Build the corpus of the first ``sample`` articles of each input shard, read as ``corpus`` says (one process,
+    one core) into ``work/corpus``; returns it, the corpus stage's CPU seconds per article past its start-up and
+    that start-up (from a build of one article a shard, measured apart)."""
+
+    def measured(limit: int, folder: str) -> float:
+        options = options_from(
+            CorpusCommandOptions,
+            corpus,
+            input=[str(path) for path in inputs],
+            output_dir=str(work / folder),
+            limit=limit,
+            num_proc=1,
+            read_ahead="off",
+        )
+        return run_measured([*kit_command("dataset_scripts.corpus"), *to_argv(options)])
+
+    one, many = measured(1, "corpus-one"), measured(sample, "corpus")
     ones, articles = _corpus_articles(work / "corpus-one"), _corpus_articles(work / "corpus")
     per_article = max(0.0, many - one) / max(1, articles - ones)
     return work / "corpus", per_article, max(0.0, one - per_article * ones)
@@ -222,9 +234,9 @@ PIECES = {"tasks": "units", "ltm": "units", "see-also-join": "buckets", "cards":
 """How each task stage is cut (stages not named here: by units)."""
 
 
-def plan_figures(build, sample: int, corpus_args: Sequence[str], work: Path) -> PlanFigures:
+def plan_figures(build, sample: int, corpus: CorpusArguments, work: Path) -> PlanFigures:
     """Measure a build's figures on the first ``sample`` articles of each of its input shards (a built corpus
-    folder: its first ``sample`` articles)."""
+    folder: its first ``sample`` articles), raw inputs read as ``corpus`` says."""
     from wikiformer_kit.dataset_scripts.corpus.folder import is_corpus_dir
     from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
     from wikiformer_kit.dataset_scripts.tasks.build import prepare_build
@@ -235,7 +247,7 @@ def plan_figures(build, sample: int, corpus_args: Sequence[str], work: Path) -> 
     if len(inputs) == 1 and is_corpus_dir(inputs[0]):
         corpus = _first_articles(inputs[0], sample, work / "corpus")
     else:
-        corpus, per_article, corpus_startup = sample_corpus(inputs, sample, work, corpus_args)
+        corpus, per_article, corpus_startup = sample_corpus(inputs, sample, work, corpus)
         stages.append(StageCost("corpus", per_article, 0.0, "shards"))
     articles = _corpus_articles(corpus)
     options = replace(build, inputs=(corpus,), output_dir=work / "tasks", executor=ExecutorOptions(num_proc=1))
@@ -324,12 +336,13 @@ def run_plan(
     articles: int | None,
     processes: Sequence[int] = PLAN_PROCESSES,
     clusters: Sequence[tuple[int, int]] = (),
-    corpus_args: Sequence[str] = (),
+    corpus: CorpusArguments = CorpusArguments(),
     figures_json: Path | None = None,
 ) -> list[str]:
-    """Measure on a sample of the build's inputs and return the plan's lines (figures, then the table)."""
+    """Measure on a sample of the build's inputs (raw ones read as ``corpus`` says) and return the plan's lines
+    (figures, then the table)."""
     with tempfile.TemporaryDirectory(prefix="wikiformer-plan-") as folder:
-        figures = plan_figures(build, sample, corpus_args, Path(folder))
+        figures = plan_figures(build, sample, corpus, Path(folder))
     total = articles or estimated_articles([Path(p) for p in build.inputs])
     if figures_json:
         figures_json.write_text(json.dumps({"articles": total, **figures.to_dict()}, indent=1) + "\n", "utf-8")

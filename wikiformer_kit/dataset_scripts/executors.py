@@ -7,62 +7,46 @@ must be on a file system every node sees.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
+from wikiformer_kit.cli.options import option
 from wikiformer_kit.home import import_root, kit_environment
 
-EXECUTORS = ("local", "slurm", "ray")
+Executor = Literal["local", "slurm", "ray"]
+EXECUTORS: tuple[str, ...] = get_args(Executor)
 
 
 @dataclass(frozen=True)
 class ExecutorOptions:
-    """Where and how wide a build's datatrove stages run.
+    """Where and how wide a build's datatrove stages run; on a command line, ``--num-proc``, ``--executor``,
+    ``--slurm-partition``, ``--slurm-time`` and ``--verbose``.
 
     Args:
-        kind: ``local`` (``num_proc`` processes on this machine), ``slurm`` (needs ``slurm_partition``) or ``ray``.
         num_proc: tasks run at once by the local executor (and tasks per stage of the task build).
+        kind: ``local`` (``num_proc`` processes on this machine), ``slurm`` (needs ``slurm_partition``) or ``ray``.
         slurm_partition: the Slurm partition.
         slurm_time: the Slurm time limit of a job.
         verbose: the local stages print everything on the console (default: one line each, the rest in their logs).
     """
 
-    kind: str = "local"
-    num_proc: int = 1
-    slurm_partition: str | None = None
-    slurm_time: str = "24:00:00"
-    verbose: bool = False
-
-    def __post_init__(self) -> None:
-        if self.kind not in EXECUTORS:
-            raise ValueError(f"unknown executor {self.kind!r}: choose {', '.join(EXECUTORS)}")
-        if self.num_proc < 1:
-            raise ValueError(f"num_proc must be >= 1, got {self.num_proc}")
-
-
-def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--num-proc``, ``--executor``, ``--slurm-partition``, ``--slurm-time``, ``--verbose`` (read back by
-    :func:`executor_options`)."""
-    parser.add_argument("--num-proc", type=int, default=1, help="processes: tasks run at once")
-    parser.add_argument("--executor", choices=EXECUTORS, default="local")
-    parser.add_argument("--slurm-partition", default=None)
-    parser.add_argument("--slurm-time", default=ExecutorOptions.slurm_time, help="time limit of a Slurm job")
-    parser.add_argument(
-        "--verbose",
-        action="store_true",
+    num_proc: int = option(1, help="processes: tasks run at once")
+    kind: Executor = option("local", flags=("--executor",), help=None)
+    slurm_partition: str | None = option(None, help=None)
+    slurm_time: str = option("24:00:00", help="time limit of a Slurm job")
+    verbose: bool = option(
+        False,
         help="print every stage's executor logs and progress bars (default: one line a stage, the rest in "
         "OUT/logs/<stage>.log)",
     )
 
-
-def executor_options(args: argparse.Namespace) -> ExecutorOptions:
-    """The options :func:`add_executor_arguments` parsed (``ValueError`` for a bad value)."""
-    return ExecutorOptions(args.executor, args.num_proc, args.slurm_partition, args.slurm_time, args.verbose)
+    def __post_init__(self) -> None:
+        if self.num_proc < 1:
+            raise ValueError(f"num_proc must be >= 1, got {self.num_proc}")
 
 
 def make_executor(

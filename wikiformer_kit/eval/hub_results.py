@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+from wikiformer_kit.eval.collections.resolve import split_spec
 from wikiformer_kit.eval.nanobeir import split_name
 from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 from wikiformer_kit.home import kit_file
@@ -72,10 +73,8 @@ def is_hub_dataset_id(name: str) -> bool:
 
 def hub_collection(spec: str) -> tuple[str, str] | None:
     """``(dataset id, split)`` of a collection named by its Hub id (``hf:ID[@split]``), else None."""
-    if not spec.startswith("hf:"):
-        return None
-    dataset_id, _, split = spec[len("hf:") :].partition("@")
-    return (dataset_id, split or "test") if is_hub_dataset_id(dataset_id) else None
+    fmt, dataset_id, split = split_spec(spec)
+    return (dataset_id, split) if fmt == "hf" and is_hub_dataset_id(dataset_id) else None
 
 
 def rerank_hub_results(spec: str, results: dict, systems: dict[str, str], setting: str) -> list[HubResult]:

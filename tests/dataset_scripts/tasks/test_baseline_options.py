@@ -1,18 +1,15 @@
-"""The PROP/HARP command-line options of the build (baseline_steps.add_arguments / options_from_args)."""
+"""The PROP/HARP command-line options of the build, and the PROP and HARP options they give."""
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
-from wikiformer_kit.dataset_scripts.tasks.baseline_steps import add_arguments, options_from_args
+from wikiformer_kit.dataset_scripts.build import parse_options
 
 
 def parse(*argv: str):
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return options_from_args(parser.parse_args(list(argv)))
+    options = parse_options(["x", "--output-dir", "o", *argv])
+    return options.prop_options(), options.harp_options(), options.harp_attention_cache
 
 
 def test_stopwords_default_to_the_papers_inquery_and_the_original_variant_to_nltk_and_inquery():
@@ -33,11 +30,9 @@ def test_the_original_variant_stems_and_the_option_overrides_either_variant():
 
 
 def test_the_stem_flag_takes_both_spellings_on_the_builds_command_line():
-    from wikiformer_kit.dataset_scripts.build import parse_args
-
-    assert parse_args(["x", "--output-dir", "o", "--prop_stem"]).prop_stem is True
-    assert parse_args(["x", "--output-dir", "o", "--no_prop_stem"]).prop_stem is False
-    assert parse_args(["x", "--output-dir", "o", "--no-prop-stem"]).prop_stem is False
+    assert parse_options(["x", "--output-dir", "o", "--prop_stem"]).prop_stem is True
+    assert parse_options(["x", "--output-dir", "o", "--no_prop_stem"]).prop_stem is False
+    assert parse_options(["x", "--output-dir", "o", "--no-prop-stem"]).prop_stem is False
 
 
 def test_harps_original_variant_and_its_single_options_on_the_command_line():

@@ -169,7 +169,7 @@ def test_join_sizes_count_the_links_from_the_footers(ltg_corpus, monkeypatch):
     import numpy as np
 
     from wikiformer_kit.dataset_scripts.tasks import qdm_plan
-    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import join_sizes
+    from wikiformer_kit.dataset_scripts.tasks.baseline_files import join_sizes
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import plan_units
 
     data, _ = corpus_files(ltg_corpus)
@@ -190,7 +190,8 @@ def test_usable_links_count_the_others_as_group_links_does():
     import numpy as np
 
     from wikiformer_kit.dataset_scripts.tasks.anchors import LinkRecord, group_links
-    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import _LINKS, _usable_links
+    from wikiformer_kit.dataset_scripts.tasks.baseline_files import LINKS_SCHEMA
+    from wikiformer_kit.dataset_scripts.tasks.baseline_rows_step import _usable_links
 
     rows_of = {"Riga": 0, "Self": 11, "Stub": 12, "Daugava": 13, "Redirect to Riga": 0}
     eligible = np.array([True] + [False] * 10 + [True, False, True])
@@ -215,8 +216,8 @@ def test_usable_links_count_the_others_as_group_links_does():
             "target": [x for *_, x in links],
             "key": [x.lower() for *_, x, _, _ in links],
         },
-        schema=_LINKS,
-    ).select(_LINKS.names[:8])
+        schema=LINKS_SCHEMA,
+    ).select(LINKS_SCHEMA.names[:8])
     resolved = []
 
     def resolve(titles):

@@ -315,7 +315,7 @@ def test_cards_describe_the_variant_actually_built():
 
 
 def test_qdm_first_occurrences_in_corpus_order_as_the_original_code():
-    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import _link_numbers
+    from wikiformer_kit.dataset_scripts.tasks.baseline_rows_step import _link_numbers
 
     # three articles' links as the work file holds them: article 0 has 2 links, article 1 none kept, article 2 has 3
     assert _link_numbers(np.array([0, 0, 2, 2, 2])).tolist() == [0, 1, 0, 1, 2]

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
-from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
+from wikiformer_kit.cli.options import add_option_groups, options_from
+from wikiformer_kit.dataset_scripts.corpus.arguments import CorpusCommandOptions
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
 from wikiformer_kit.dataset_scripts.corpus.summary import corpus_summary, see_also_line
-from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_options(argv: list[str] | None = None) -> CorpusCommandOptions:
     """The command line."""
     parser = KitArgumentParser(
         prog="python -m dataset_scripts.corpus",
@@ -20,16 +20,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "Parquet corpus of Articles (Wiki Structure Trees with links and See also targets).",
         input_help="files or folders (read recursively)",
     )
-    parser.add_argument("--output-dir", required=True, help="where the corpus dataset is written")
-    add_corpus_arguments(parser)
-    add_executor_arguments(parser)
-    return parser.parse_args(argv)
+    add_option_groups(parser, CorpusCommandOptions)
+    return options_from(CorpusCommandOptions, parser.parse_args(argv))
+
 
 
 @one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the build and print its summary."""
-    args = parse_args(argv)
+    args = parse_options(argv)
     from wikiformer_kit.dataset_scripts.corpus.build import (
         build_corpus,  # the readers, pyarrow and datatrove load for a build, not for --help
     )
@@ -37,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from wikiformer_kit.dataset_scripts.corpus.folder import read_build_record
 
     try:
-        options, executor = corpus_options(args), executor_options(args)
+        options, executor = args.corpus_options(), options_from(ExecutorOptions, args)
         stats = build_corpus(args.input, args.output_dir, options, executor)
     except (CorpusFormatError, ValueError) as error:  # ValueError: an option out of range
         print(f"error: {error}", file=sys.stderr)

@@ -1,65 +1,68 @@
-"""The corpus options on a command line: shared by ``python -m dataset_scripts.corpus`` and
-``python -m dataset_scripts.build``, so that every corpus option is reachable from both."""
+"""The corpus options on a command line, declared once: shared by ``python -m dataset_scripts.corpus``,
+``python -m dataset_scripts.build`` and ``python -m dataset_scripts.wikir``, so that every corpus option is reachable
+from each."""
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass, field
 
+from wikiformer_kit.cli.options import option
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
 from wikiformer_kit.dataset_scripts.corpus.reading import READ_AHEAD_CHOICES
 from wikiformer_kit.dataset_scripts.corpus.sources import FORMAT_NAMES, STREAMS_PER_SHARD
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
 
 
-def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--format``, ``--limit``, ``--language``, ``--see-also-title``, ``--max-article-bytes``, ``--read-ahead``,
-    ``--streams-per-shard``."""
-    group = parser.add_argument_group("corpus (reading raw inputs)")
-    group.add_argument("--format", default="auto", help="auto (sniff each file) or one of: " + ", ".join(FORMAT_NAMES))
-    group.add_argument("--limit", type=int, default=None, help="read at most N articles from each shard")
-    group.add_argument(
-        "--language",
-        default=None,
+@dataclass(frozen=True)
+class CorpusArguments:
+    """``--format``, ``--limit``, ``--language``, ``--see-also-title``, ``--max-article-bytes``,
+    ``--streams-per-shard``, ``--read-ahead``: what :meth:`corpus_options` gives a corpus build."""
+
+    OPTION_GROUP = "corpus (reading raw inputs)"
+
+    format: str = option("auto", help="auto (sniff each file) or one of: " + ", ".join(FORMAT_NAMES))
+    limit: int | None = option(None, help="read at most N articles from each shard")
+    language: str | None = option(
+        None,
         help="language code of the input, over what a dump says; not given: the dump's <dbname>, else its xml:lang, "
         "else its <base> host, else its file name (dewiki-...), else en",
     )
-    group.add_argument(
-        "--see-also-title",
+    see_also_title: list[str] = option(
+        [],
         action="append",
-        default=[],
         help="an extra heading name that marks the See also section (repeatable), e.g. 'Verīs taipoš'; given, it "
         "replaces finding the section by its structure",
     )
-    group.add_argument("--max-article-bytes", type=int, default=0, help="skip larger articles (0: no limit)")
-    group.add_argument(
-        "--streams-per-shard",
-        type=int,
-        default=STREAMS_PER_SHARD,
+    max_article_bytes: int = option(0, help="skip larger articles (0: no limit)")
+    streams_per_shard: int = option(
+        STREAMS_PER_SHARD,
         help=f"bz2 streams of an indexed multistream dump per shard (default {STREAMS_PER_SHARD}, about "
         f"{STREAMS_PER_SHARD * 100:,} pages); a dump is cut finer when that gives fewer shards than --num-proc, so a "
         "large value gives exactly --num-proc equal shards",
     )
-    group.add_argument(
-        "--read-ahead",
-        default="auto",
+    read_ahead: str = option(
+        "auto",
         choices=READ_AHEAD_CHOICES,
         help="read each dump in a process of its own while its pages are parsed: auto (when a core is free for "
         "it, i.e. fewer workers than cores), process, or off",
     )
 
+    def corpus_options(self) -> CorpusOptions:
+        """The options of the corpus build (``ValueError`` for a bad value)."""
+        reader = ReaderOptions(
+            language=self.language or "en",
+            see_also_titles=tuple(self.see_also_title),
+            max_article_bytes=self.max_article_bytes,
+            language_given=self.language is not None,
+        )
+        return CorpusOptions(self.format, reader, self.limit, self.read_ahead, self.streams_per_shard)
 
-def corpus_options(args: argparse.Namespace) -> CorpusOptions:
-    """The options :func:`add_corpus_arguments` parsed (``ValueError`` for a bad value)."""
-    reader = ReaderOptions(
-        language=args.language or "en",
-        see_also_titles=tuple(args.see_also_title),
-        max_article_bytes=args.max_article_bytes,
-        language_given=args.language is not None,
-    )
-    return CorpusOptions(
-        fmt=args.format,
-        reader=reader,
-        limit=args.limit,
-        read_ahead=args.read_ahead,
-        streams_per_shard=args.streams_per_shard,
-    )
+
+@dataclass(frozen=True, kw_only=True)
+class CorpusCommandOptions(CorpusArguments, ExecutorOptions):
+    """The command line of ``python -m dataset_scripts.corpus``: the inputs, where the corpus is written, how the
+    build runs and how it reads."""
+
+    input: list[str] = field(default_factory=list)
+    output_dir: str = option(help="where the corpus dataset is written", required=True)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
 from wikiformer_kit.cli.commands import as_run
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 from wikiformer_kit.dataset_scripts.corpus.category_sources import categories_note
 from wikiformer_kit.dataset_scripts.corpus.dump_identity import dump_identity
 from wikiformer_kit.dataset_scripts.corpus.duplicates import drop_duplicates
@@ -184,10 +184,8 @@ def shard_plan(
         earlier = [Shard(**fields) for fields in json.loads(recorded.read_text())]
         if {(s.path, s.fmt) for s in earlier} == {(s.path, s.fmt) for s in shards}:
             return earlier, unknown
-    recorded.parent.mkdir(parents=True, exist_ok=True)
-    tmp = recorded.with_name(recorded.name + ".tmp")
-    tmp.write_text(json.dumps([asdict(shard) for shard in shards], indent=1))
-    os.replace(tmp, recorded)
+    plan = json.dumps([asdict(shard) for shard in shards], indent=1)
+    atomic_write(recorded, lambda tmp: tmp.write_text(plan))
     return shards, unknown
 
 

@@ -12,7 +12,6 @@ later copies out of the tasks' files. The kept rows, the skips and the statistic
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats.base import Skipped
 from wikiformer_kit.dataset_scripts.corpus.steps import (
@@ -142,7 +142,6 @@ def _drop_rows(output_dir: Path, rank: int, rows: dict[int, Skipped]) -> None:
     skipped = output_dir / "skipped" / f"{rank:05d}.parquet"
     added = pa.Table.from_pylist([vars(rows[row]) for row in sorted(rows)], schema=SKIPPED_SCHEMA)
     earlier = pq.read_table(skipped, schema=SKIPPED_SCHEMA) if skipped.exists() else None
-    skipped.parent.mkdir(parents=True, exist_ok=True)
     _write_parquet(skipped, pa.concat_tables([earlier, added]) if earlier is not None else added)
     stats_path = output_dir / "stats" / f"{rank:05d}.json"
     counts = Counter(json.loads(stats_path.read_text())) if stats_path.exists() else Counter()
@@ -156,23 +155,24 @@ def _filter_data(path: Path, rows: dict[int, Skipped]) -> tuple[Counter, int]:
     the corpus); the statistics of the rows taken out, and the rows the file held."""
     stats: Counter = Counter()
     parquet = pq.ParquetFile(path)
-    tmp = path.with_name(path.name + ".tmp")
     start = 0
-    with pq.ParquetWriter(tmp, parquet.schema_arrow, compression="zstd") as writer:
-        for group in range(parquet.num_row_groups):
-            table = parquet.read_row_group(group)
-            keep = pa.array([start + row not in rows for row in range(table.num_rows)])
-            for row in table.filter(pc.invert(keep)).to_pylist():
-                count_article(stats, Article.from_dict(row))
-            start += table.num_rows
-            kept = table.filter(keep)
-            if kept.num_rows:
-                writer.write_table(kept)
-    os.replace(tmp, path)
+
+    def write(tmp: Path) -> None:
+        nonlocal start
+        with pq.ParquetWriter(tmp, parquet.schema_arrow, compression="zstd") as writer:
+            for group in range(parquet.num_row_groups):
+                table = parquet.read_row_group(group)
+                keep = pa.array([start + row not in rows for row in range(table.num_rows)])
+                for row in table.filter(pc.invert(keep)).to_pylist():
+                    count_article(stats, Article.from_dict(row))
+                start += table.num_rows
+                kept = table.filter(keep)
+                if kept.num_rows:
+                    writer.write_table(kept)
+
+    atomic_write(path, write)
     return stats, start
 
 
 def _write_parquet(path: Path, table: pa.Table) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp, compression="zstd", row_group_size=ROWS_PER_BATCH)
-    os.replace(tmp, path)
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd", row_group_size=ROWS_PER_BATCH))

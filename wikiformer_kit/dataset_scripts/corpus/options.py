@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions
-from wikiformer_kit.dataset_scripts.corpus.reading import READ_AHEAD_CHOICES
 from wikiformer_kit.dataset_scripts.corpus.sources import STREAMS_PER_SHARD
 
 
@@ -20,7 +19,7 @@ class CorpusOptions:
         reader: the options every reader gets (language, See also names, size limit).
         limit: read at most this many articles from each shard (``None``: all).
         read_ahead: ``auto``, ``process`` or ``off``: whether each task reads ahead in a process of its own
-            (:func:`.reading.resolve_read_ahead`; ``auto`` does when a core is free for it).
+            (:func:`.reading.resolve_read_ahead`, which refuses another value; ``auto`` does when a core is free).
         streams_per_shard: bz2 streams of an indexed multistream dump per task.
     """
 
@@ -31,8 +30,6 @@ class CorpusOptions:
     streams_per_shard: int = STREAMS_PER_SHARD
 
     def __post_init__(self) -> None:
-        if self.read_ahead not in READ_AHEAD_CHOICES:
-            raise ValueError(f"read_ahead must be one of {', '.join(READ_AHEAD_CHOICES)}, not {self.read_ahead!r}")
         if self.streams_per_shard < 1 or (self.limit is not None and self.limit < 0):
             raise ValueError("streams_per_shard must be >= 1 and limit >= 0")
 

@@ -21,6 +21,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial, partial_path
 from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA, Article
 from wikiformer_kit.dataset_scripts.corpus.extract import parse_page
 from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage, ReaderOptions, Redirect, Skipped
@@ -156,6 +157,8 @@ class CorpusWriter(PipelineStep):
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         out = Path(self.output_dir)
         stats: Counter = Counter()
+        parts = [out / folder / f"{rank:05d}.parquet" for folder in ("data", "redirects", "skipped")]
+        clear_partial([*parts, keys_file(out, rank), out / "stats" / f"{rank:05d}.json"])
         writers = {
             "data": _PartWriter(out / "data" / f"{rank:05d}.parquet", ARTICLE_SCHEMA),
             "redirects": _PartWriter(out / "redirects" / f"{rank:05d}.parquet", REDIRECT_SCHEMA),
@@ -206,7 +209,7 @@ class _PartWriter:
 
     def __init__(self, path: Path, schema: pa.Schema):
         self.path, self.schema = path, schema
-        self.tmp = path.with_name(path.name + ".tmp")
+        self.tmp = partial_path(path)
         self.rows: list[dict] = []
         self.writer: pq.ParquetWriter | None = None
 
@@ -232,10 +235,7 @@ class _PartWriter:
 
 def write_json_atomically(path: Path, payload: dict) -> None:
     """Write ``payload`` as JSON at ``path``, renamed into place only when complete."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    atomic_write(path, lambda tmp: tmp.write_text(json.dumps(payload, indent=1, sort_keys=True)))
 
 
 def merged_stats(output_dir: str | Path) -> Counter:

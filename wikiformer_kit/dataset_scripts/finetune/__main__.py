@@ -22,81 +22,109 @@ import logging
 import os
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
+from wikiformer_kit.cli.options import add_option_groups, option, options_from
 from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
 from wikiformer_kit.dataset_scripts.hub.report import push_and_report
 
 
-def _flag(group, name: str, **kwargs) -> None:
-    """``--kebab-case`` with its ``--snake_case`` alias."""
-    names = [name] + (["--" + name[2:].replace("-", "_")] if "-" in name[2:] else [])
-    group.add_argument(*names, **kwargs)
+def _both(flag: str) -> tuple[str, str]:
+    """``--kebab-case`` with its ``--snake_case`` alias, both listed in ``--help``."""
+    return flag, "--" + flag[2:].replace("-", "_")
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+@dataclass(frozen=True)
+class NegativeArguments:
+    """Where candidates come from and which become negatives (:class:`MiningOptions`)."""
+
+    OPTION_GROUP = "negatives"
+
+    first_stage: str = option(
+        MiningOptions.first_stage, flags=_both("--first-stage"), help="bm25, dense, given, a run's name, or a run file"
+    )
+    depth: int = option(MiningOptions.depth, help="candidates retrieved per query")
+    min_rank: int = option(
+        MiningOptions.min_rank, flags=_both("--min-rank"), help="best rank a negative may have (1-based)"
+    )
+    max_rank: int | None = option(flags=_both("--max-rank"), help="worst rank a negative may have (default: depth)")
+    num_negatives: int = option(
+        MiningOptions.num_negatives, flags=_both("--num-negatives"), help="negatives kept per group (at most)"
+    )
+    sampling: Literal["random", "top"] = option(MiningOptions.sampling, help="which negatives of the window")
+    seed: int = option(MiningOptions.seed, help="seed of the random draw")
+    k1: float = option(MiningOptions.k1, help="BM25 k1 (the paper's first stage: 3.8)")
+    b: float = option(MiningOptions.b, help="BM25 b (the paper's first stage: 0.87)")
+    no_stemming: bool = option(False, flags=_both("--no-stemming"), help="BM25 without the Snowball English stemmer")
+    stopwords: str = option(MiningOptions.stopwords, help="BM25 stopwords: 'en', 'none', or a file of words")
+    shard_queries: int = option(
+        MiningOptions.shard_queries, flags=_both("--shard-queries"), help="queries per output shard"
+    )
+
+
+@dataclass(frozen=True)
+class FilterArguments:
+    OPTION_GROUP = "false-negative filter"
+
+    filter_model: str | None = option(
+        flags=_both("--filter-model"), help="a cross-encoder that scores the positive and the candidates"
+    )
+    absolute_margin: float | None = option(
+        flags=_both("--absolute-margin"), help="keep a candidate scored <= positive - margin"
+    )
+    relative_margin: float | None = option(
+        flags=_both("--relative-margin"), help="keep a candidate scored <= positive - |positive| x margin"
+    )
+    filter_max_length: int | None = option(
+        flags=_both("--filter-max-length"), help="pair length in tokens (default: the model's)"
+    )
+
+
+@dataclass(frozen=True)
+class HubArguments:
+    OPTION_GROUP = "Hub"
+
+    push_to_hub: str | None = option(
+        flags=_both("--push-to-hub"), metavar="NAMESPACE", help="push to NAMESPACE/<repo-name>"
+    )
+    repo_name: str | None = option(flags=_both("--repo-name"), help="default: <collection name>-finetune")
+    private: bool = option(False, help="create the repo private")
+    license: str = option("other", help="the source's licence id for the card")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FinetuneCommandOptions(NegativeArguments, FilterArguments, HubArguments):
+    """The command line of ``python -m dataset_scripts.finetune`` (see the module docstring)."""
+
+    collection: str = option(required=True, help="a collection (FOLDER, FORMAT:PATH, files; #part) or triples")
+    output_dir: Path = option(required=True, flags=_both("--output-dir"), help="the dataset folder written")
+    relevance_level: int | None = option(
+        flags=_both("--relevance-level"), help="smallest grade of a positive (default: the collection's)"
+    )
+    overwrite: bool = option(False, help="start again where OUT holds another run")
+
+    def mining_options(self) -> MiningOptions:
+        """The mining run asked for (``ValueError`` on inconsistent values)."""
+        stopwords = None if self.stopwords == "none" else self.stopwords
+        return options_from(MiningOptions, self, stemmer=None if self.no_stemming else "english", stopwords=stopwords)
+
+
+def parse_options(argv: list[str] | None = None) -> FinetuneCommandOptions:
     """The command line (see the module docstring)."""
-    d = MiningOptions()
     parser = KitArgumentParser(
         prog="python -m dataset_scripts.finetune",
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    _flag(parser, "--collection", required=True, help="a collection (FOLDER, FORMAT:PATH, files; #part) or triples")
-    _flag(parser, "--output-dir", required=True, type=Path, help="the dataset folder written")
-    _flag(parser, "--relevance-level", type=int, help="smallest grade of a positive (default: the collection's)")
-    _flag(parser, "--overwrite", action="store_true", help="start again where OUT holds another run")
-    mining = parser.add_argument_group("negatives")
-    _flag(mining, "--first-stage", default=d.first_stage, help="bm25, dense, given, a run's name, or a run file")
-    _flag(mining, "--depth", type=int, default=d.depth, help="candidates retrieved per query")
-    _flag(mining, "--min-rank", type=int, default=d.min_rank, help="best rank a negative may have (1-based)")
-    _flag(mining, "--max-rank", type=int, default=d.max_rank, help="worst rank a negative may have (default: depth)")
-    _flag(mining, "--num-negatives", type=int, default=d.num_negatives, help="negatives kept per group (at most)")
-    _flag(mining, "--sampling", choices=("random", "top"), default=d.sampling, help="which negatives of the window")
-    _flag(mining, "--seed", type=int, default=d.seed, help="seed of the random draw")
-    _flag(mining, "--k1", type=float, default=d.k1, help="BM25 k1 (the paper's first stage: 3.8)")
-    _flag(mining, "--b", type=float, default=d.b, help="BM25 b (the paper's first stage: 0.87)")
-    _flag(mining, "--no-stemming", action="store_true", help="BM25 without the Snowball English stemmer")
-    _flag(mining, "--stopwords", default=d.stopwords, help="BM25 stopwords: 'en', 'none', or a file of words")
-    _flag(mining, "--shard-queries", type=int, default=d.shard_queries, help="queries per output shard")
-    filtering = parser.add_argument_group("false-negative filter")
-    _flag(filtering, "--filter-model", help="a cross-encoder that scores the positive and the candidates")
-    _flag(filtering, "--absolute-margin", type=float, help="keep a candidate scored <= positive - margin")
-    _flag(filtering, "--relative-margin", type=float, help="keep a candidate scored <= positive - |positive| x margin")
-    _flag(filtering, "--filter-max-length", type=int, help="pair length in tokens (default: the model's)")
-    hub = parser.add_argument_group("Hub")
-    _flag(hub, "--push-to-hub", metavar="NAMESPACE", help="push to NAMESPACE/<repo-name>")
-    _flag(hub, "--repo-name", help="default: <collection name>-finetune")
-    _flag(hub, "--private", action="store_true", help="create the repo private")
-    _flag(hub, "--license", default="other", help="the source's licence id for the card")
-    args = parser.parse_args(argv)
-    if (args.private or args.repo_name) and not args.push_to_hub:
+    add_option_groups(parser, FinetuneCommandOptions)
+    options = options_from(FinetuneCommandOptions, parser.parse_args(argv))
+    if (options.private or options.repo_name) and not options.push_to_hub:
         parser.error("--private and --repo-name only make sense with --push-to-hub")
-    return args
-
-
-def options_from_args(args: argparse.Namespace) -> MiningOptions:
-    """The :class:`MiningOptions` of a parsed command line (raises ValueError on inconsistent values)."""
-    return MiningOptions(
-        first_stage=args.first_stage,
-        depth=args.depth,
-        min_rank=args.min_rank,
-        max_rank=args.max_rank,
-        num_negatives=args.num_negatives,
-        sampling=args.sampling,
-        seed=args.seed,
-        k1=args.k1,
-        b=args.b,
-        stemmer=None if args.no_stemming else "english",
-        stopwords=None if args.stopwords == "none" else args.stopwords,
-        filter_model=args.filter_model,
-        absolute_margin=args.absolute_margin,
-        relative_margin=args.relative_margin,
-        filter_max_length=args.filter_max_length,
-        shard_queries=args.shard_queries,
-    )
+    return options
 
 
 def push(folder: Path, repo_id: str, private: bool) -> str:
@@ -120,10 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     from wikiformer_kit.dataset_scripts.finetune.sources import load_source
     from wikiformer_kit.eval.collections.errors import CollectionFormatError
 
-    args = parse_args(argv)
+    args = parse_options(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        options = options_from_args(args)
+        options = args.mining_options()
         source = load_source(args.collection, args.relevance_level)
     except (ValueError, FileNotFoundError, CollectionFormatError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Sequence
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
@@ -64,7 +65,7 @@ def acm_rows(
         pairs = [(next(a for a in sentence.anchors if a.target == first), second)]
     else:
         pairs = [(a, b.target) for a, b in itertools.combinations(sentence.anchors, 2)]
-    rows, skipped = [], {}
+    rows, skipped = [], Counter()
     for anchor, second in pairs:
         if anchor.target == second:
             reason = "pair-same-destination"
@@ -73,7 +74,7 @@ def acm_rows(
             if row is not None:
                 rows.append(row)
                 continue
-        skipped[reason] = skipped.get(reason, 0) + 1
+        skipped[reason] += 1
     return rows, skipped
 
 

@@ -41,6 +41,7 @@ from wikiformer_kit.dataset_scripts.tasks.baseline_options import (  # noqa: F40
     QUERY_LENGTHS,
     HarpOptions,
 )
+from wikiformer_kit.dataset_scripts.tasks.common import group_row
 from wikiformer_kit.dataset_scripts.tasks.language_model import normal_length, poisson_length
 
 EXTRACTION_SKIPS = {
@@ -403,12 +404,10 @@ def passage_query(
 
 def destination_pair_row(sentence: LinkedSentence, query: str, anchor: Anchor, passages, positive: int, negative: int):
     """The row of a query against two destination pages (ACM, QDM): their first sections and titles, by row."""
-    return {
-        "query": query,
-        "positive": passages.text(positive),
-        "negatives": [passages.text(negative)],
-        "article_id": sentence.article_id,
-        "title": sentence.title,
+    row = group_row(
+        "query", query, passages.text(positive), [passages.text(negative)], sentence.article_id, sentence.title
+    )
+    return row | {
         "anchor": anchor.text,
         "positive_title": passages.title(positive),
         "negative_title": passages.title(negative),

@@ -11,28 +11,24 @@ import random
 
 from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article
 from wikiformer_kit.dataset_scripts.tasks.common import (
-    END_MATTER_REASON,
-    END_MATTER_SKIP,
-    REFERENCE_LIST_REASON,
-    REFERENCE_LIST_SKIP,
     TaskOutput,
-    count_end_matter,
     count_words,
-    end_matter,
+    group_row,
     node_text,
+    nodes_with_text,
     pick_negatives,
+    section_skip_reasons,
 )
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.spec import TaskSpec, group_features
 
-SKIP_REASONS = {
-    "disambiguation": "disambiguation page",
-    "no-title": "article without a title",
-    "short-abstract": "abstract shorter than min_words",
-    "no-section-with-text": "no section with text distinct from the abstract",
-    END_MATTER_SKIP: END_MATTER_REASON,
-    REFERENCE_LIST_SKIP: REFERENCE_LIST_REASON,
-}
+SKIP_REASONS = section_skip_reasons(
+    {
+        "no-title": "article without a title",
+        "short-abstract": "abstract shorter than min_words",
+        "no-section-with-text": "no section with text distinct from the abstract",
+    }
+)
 
 
 def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
@@ -56,24 +52,10 @@ def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
     elif count_words(article.abstract) < options.min_words:
         out.skipped["short-abstract"] += 1
     else:
-        left_out = end_matter(article, options.keep_end_matter)
-        count_end_matter(out, article, left_out, options.min_words)
-        candidates = [
-            node_text(article, i, options.max_words)
-            for i, section in enumerate(article.sections)
-            if count_words(section.text) >= options.min_words and i not in left_out
-        ]
+        candidates = [node_text(article, i, options.max_words) for i in nodes_with_text(article, out, options)[1]]
         negatives = pick_negatives(candidates, positive, rng, options.max_negatives)
         if negatives:
-            out.groups.append(
-                {
-                    "query": query,
-                    "positive": positive,
-                    "negatives": negatives,
-                    "article_id": article.id,
-                    "title": article.title,
-                }
-            )
+            out.groups.append(group_row("query", query, positive, negatives, article.id, article.title))
         else:
             out.skipped["no-section-with-text"] += 1
     return out

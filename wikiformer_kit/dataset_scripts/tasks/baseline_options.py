@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
+
+from wikiformer_kit.cli.options import add_option_groups, option, options_from
 
 BACKGROUNDS = ("cf", "df")
 QUERY_LENGTHS = ("poisson", "normal")
@@ -264,135 +266,150 @@ class HarpOptions:
         return asdict(self)
 
 
-def add_arguments(parser) -> None:
-    """The build's PROP and HARP options (``python -m dataset_scripts.build --help``)."""
-    prop, harp = PropOptions(), HarpOptions()
-    group = parser.add_argument_group("PROP (--tasks prop)")
-    group.add_argument(
-        "--prop-variant",
-        choices=("paper", "original"),
-        default="paper",
+@dataclass(frozen=True)
+class PropArguments:
+    """PROP's options on the build's command line: ``--prop-variant``, then each :class:`PropOptions` field ``X``
+    as ``--prop-X`` (not given: the variant's value), and the stopwords of PROP and HARP."""
+
+    OPTION_GROUP = "PROP (--tasks prop)"
+
+    prop_variant: str = option(
+        "paper",
+        choices=PROP_VARIANTS,
         help="all of PROP's choices at once: the paper's sampling values, or the original code's (min count 10, "
         "t=1e-4, 10 pairs generated and 5 kept, df, the document's words + 500 sampled corpus words, NLTK+INQUERY "
         "stopwords, Porter stems); the single options below override it",
     )
-    group.add_argument("--prop-pairs", type=int, default=None, help=f"pairs per document ({prop.pairs_per_document})")
-    group.add_argument("--prop-pairs-kept", type=int, default=None,
-                       help="of the pairs generated, keep this many at random (0 = all; original: 5)")  # fmt: skip
-    group.add_argument("--prop-corpus-sample", type=int, default=None,
-                       help="draw from the document's words + this many sampled corpus words (0 = all of V; original: 500)")  # fmt: skip
-    group.add_argument("--prop-short-document-words", type=int, default=None,
-                       help=f"skip documents under this many words 80%% of the time ({prop.short_document_words}; 0 = never)")  # fmt: skip
-    group.add_argument("--prop-ties", choices=("second", "drop"), default=None,
-                       help=f"equally likely sets: S2 is the positive, or drop the pair ({prop.ties})")  # fmt: skip
-    group.add_argument("--prop-min-count", type=int, default=None, help=f"vocabulary cut ({prop.min_count})")
-    group.add_argument("--prop-subsample", type=float, default=None, help=f"subsampling threshold ({prop.subsample})")
-    group.add_argument("--prop-background", choices=("cf", "df"), default=None, help="collection model (cf)")
-    group.add_argument("--prop-epochs", type=int, default=None,
-                       help=f"sets of pairs drawn per document ({prop.epochs}; original: 2)")  # fmt: skip
-    group.add_argument("--prop-skip-disambiguation", action=argparse.BooleanOptionalAction, default=None,
-                       help="leave disambiguation pages out (on, as the original code)")  # fmt: skip
-    group.add_argument("--prop-drop-long-sets", action=argparse.BooleanOptionalAction, default=None,
-                       help="no pair whose set is longer than the document's vocabulary words (on, as the code)")  # fmt: skip
-    group.add_argument("--prop-stem", action=argparse.BooleanOptionalAction, default=None,
-                       help="count and draw Porter stems, each shown as one of its words (English only; original: on)")  # fmt: skip
-    group.add_argument(
-        "--stopwords",
-        default=None,
+    prop_pairs_per_document: int | None = option(
+        flags=("--prop-pairs",), metavar="PROP_PAIRS", help=f"pairs per document ({PropOptions.pairs_per_document})"
+    )
+    prop_pairs_kept: int | None = option(help="of the pairs generated, keep this many at random (0 = all; original: 5)")
+    prop_corpus_sample: int | None = option(
+        help="draw from the document's words + this many sampled corpus words (0 = all of V; original: 500)"
+    )
+    prop_short_document_words: int | None = option(
+        help=f"skip documents under this many words 80%% of the time ({PropOptions.short_document_words}; 0 = never)"
+    )
+    prop_ties: str | None = option(
+        choices=TIES, help=f"equally likely sets: S2 is the positive, or drop the pair ({PropOptions.ties})"
+    )
+    prop_min_count: int | None = option(help=f"vocabulary cut ({PropOptions.min_count})")
+    prop_subsample: float | None = option(help=f"subsampling threshold ({PropOptions.subsample})")
+    prop_background: str | None = option(choices=BACKGROUNDS, help="collection model (cf)")
+    prop_epochs: int | None = option(help=f"sets of pairs drawn per document ({PropOptions.epochs}; original: 2)")
+    prop_skip_disambiguation: bool | None = option(
+        action=argparse.BooleanOptionalAction, help="leave disambiguation pages out (on, as the original code)"
+    )
+    prop_drop_long_sets: bool | None = option(
+        action=argparse.BooleanOptionalAction,
+        help="no pair whose set is longer than the document's vocabulary words (on, as the code)",
+    )
+    prop_stem: bool | None = option(
+        action=argparse.BooleanOptionalAction,
+        help="count and draw Porter stems, each shown as one of its words (English only; original: on)",
+    )
+    stopwords: str | None = option(
         help="stopword file, or vendored list names joined by '+' (inquery, nltk, zh, ja), for PROP and HARP "
         "(default: inquery, zh or ja for a Chinese or Japanese corpus; PROP's --prop-variant original: nltk+inquery)",
     )
-    group = parser.add_argument_group("HARP (--tasks harp, or rqp,qdm,rdp,acm)")
-    group.add_argument(
-        "--harp-variant",
-        choices=("default", "paper", "original"),
-        default="default",
+
+
+@dataclass(frozen=True)
+class HarpArguments:
+    """HARP's options on the build's command line: ``--harp-variant``, then :class:`HarpOptions` fields ``X`` as
+    ``--harp-X`` (not given: the variant's value), and the attention cache."""
+
+    OPTION_GROUP = "HARP (--tasks harp, or rqp,qdm,rdp,acm)"
+
+    harp_variant: str = option(
+        "default",
+        choices=HARP_VARIANTS,
         help="all of HARP's choices at once: default (the original code's where the paper is silent or its literal "
         "reading defeats the method, else the paper's), paper (head mean, anchor words summed, Poisson(3)) or "
         "original (heads summed, anchor pieces averaged, int(N(3, 1)), RQP's negative of its own length, word "
         "pieces drawn with replacement, the anchor's pieces not excluded, bert-base-uncased over 512 tokens); the "
         "single options below override it",
     )
-    group.add_argument("--harp-query-length", choices=("poisson", "normal"), default=None,
-                       help=f"query length distribution ({harp.query_length})")  # fmt: skip
-    group.add_argument("--harp-heads", choices=("sum", "mean"), default=None,
-                       help=f"combine the attention heads by sum (the code) or mean (eq. 1) ({harp.heads})")  # fmt: skip
-    group.add_argument("--harp-anchor-importance", choices=("mean", "sum"), default=None,
-                       help=f"RDP: average the anchor's pieces (the code) or sum its words ({harp.anchor_importance})")  # fmt: skip
-    group.add_argument("--harp-anchor-pairs", choices=ANCHOR_PAIRS, default=None,
-                       help=f"RDP and ACM: a row per pair of a sentence's anchors, or two drawn ({harp.anchor_pairs})")  # fmt: skip
-    group.add_argument("--harp-rdp-ties", choices=RDP_TIES, default=None,
-                       help=f"RDP, equally important anchors: the first is the positive, or drop ({harp.rdp_ties})")  # fmt: skip
-    group.add_argument("--harp-rqp-negative-length", choices=RQP_NEGATIVE_LENGTHS, default=None,
-                       help=f"RQP's negative: as long as the positive, or its own draw ({harp.rqp_negative_length})")  # fmt: skip
-    group.add_argument("--harp-word-draws", choices=WORD_DRAWS, default=None,
-                       help=f"query words distinct, or with replacement in draw order ({harp.word_draws})")  # fmt: skip
-    group.add_argument("--harp-draw-unit", choices=DRAW_UNITS, default=None,
-                       help=f"queries drawn from words, or from the importance model's word pieces ({harp.draw_unit}; original: pieces)")  # fmt: skip
-    group.add_argument("--harp-exclude-anchor-words", action=argparse.BooleanOptionalAction, default=None,
-                       help="never draw the anchor's own words into its queries (on; original: off)")  # fmt: skip
-    group.add_argument("--harp-qdm-occurrences", choices=QDM_OCCURRENCES, default=None,
-                       help=f"QDM: an anchor text's occurrences of lowest seeded hash, or its first in corpus order ({harp.qdm_occurrences})")  # fmt: skip
-    group.add_argument("--harp-anchor-row", choices=ANCHOR_ROWS, default=None,
-                       help=f"an anchor's attention row: its pieces' mean, or its first piece's first occurrence ({harp.anchor_row})")  # fmt: skip
-    group.add_argument(
-        "--harp-importance-model",
-        default=None,
-        help=f"BERT checkpoint whose last-layer attention weighs words ({harp.importance_model}; original: "
+    harp_query_length: str | None = option(
+        choices=QUERY_LENGTHS, help=f"query length distribution ({HarpOptions.query_length})"
+    )
+    harp_heads: str | None = option(
+        choices=HEAD_COMBINATIONS,
+        help=f"combine the attention heads by sum (the code) or mean (eq. 1) ({HarpOptions.heads})",
+    )
+    harp_anchor_importance: str | None = option(
+        choices=ANCHOR_IMPORTANCE,
+        help=f"RDP: average the anchor's pieces (the code) or sum its words ({HarpOptions.anchor_importance})",
+    )
+    harp_anchor_pairs: str | None = option(
+        choices=ANCHOR_PAIRS,
+        help=f"RDP and ACM: a row per pair of a sentence's anchors, or two drawn ({HarpOptions.anchor_pairs})",
+    )
+    harp_rdp_ties: str | None = option(
+        choices=RDP_TIES,
+        help=f"RDP, equally important anchors: the first is the positive, or drop ({HarpOptions.rdp_ties})",
+    )
+    harp_rqp_negative_length: str | None = option(
+        choices=RQP_NEGATIVE_LENGTHS,
+        help=f"RQP's negative: as long as the positive, or its own draw ({HarpOptions.rqp_negative_length})",
+    )
+    harp_word_draws: str | None = option(
+        choices=WORD_DRAWS, help=f"query words distinct, or with replacement in draw order ({HarpOptions.word_draws})"
+    )
+    harp_draw_unit: str | None = option(
+        choices=DRAW_UNITS,
+        help=f"queries drawn from words, or from the importance model's word pieces ({HarpOptions.draw_unit}; original: pieces)",
+    )
+    harp_exclude_anchor_words: bool | None = option(
+        action=argparse.BooleanOptionalAction,
+        help="never draw the anchor's own words into its queries (on; original: off)",
+    )
+    harp_qdm_occurrences: str | None = option(
+        choices=QDM_OCCURRENCES,
+        help=f"QDM: an anchor text's occurrences of lowest seeded hash, or its first in corpus order ({HarpOptions.qdm_occurrences})",
+    )
+    harp_anchor_row: str | None = option(
+        choices=ANCHOR_ROWS,
+        help=f"an anchor's attention row: its pieces' mean, or its first piece's first occurrence ({HarpOptions.anchor_row})",
+    )
+    harp_importance_model: str | None = option(
+        help=f"BERT checkpoint whose last-layer attention weighs words ({HarpOptions.importance_model}; original: "
         f"{ORIGINAL_IMPORTANCE_MODEL}, the paper's backbone)",
     )
-    group.add_argument("--harp-device", default="", help="cpu, cuda, ... (default: CUDA when available)")
-    group.add_argument("--harp-batch-size", type=int, default=harp.importance_batch_size)
-    group.add_argument("--harp-passage-max-tokens", type=int, default=None,
-                       help=f"passages cut to this many word pieces ({harp.passage_max_tokens}; original: 510)")  # fmt: skip
-    group.add_argument("--harp-qdm-max-pairs", type=int, default=harp.qdm_max_pairs)
-    group.add_argument("--harp-attention-cache", default=None,
-                       help="SQLite attention cache to share between builds (default: OUT/.build/harp/attention.sqlite)")  # fmt: skip
-
-
-def options_from_args(args) -> tuple[PropOptions, HarpOptions, str | None]:
-    """The PROP and HARP options the command line asks for, and the attention cache to use."""
-    changes = {
-        "pairs_per_document": args.prop_pairs,
-        "min_count": args.prop_min_count,
-        "subsample": args.prop_subsample,
-        "background": args.prop_background,
-        "stopwords": args.stopwords,
-        "pairs_kept": args.prop_pairs_kept,
-        "corpus_sample": args.prop_corpus_sample,
-        "short_document_words": args.prop_short_document_words,
-        "ties": args.prop_ties,
-        "stem": args.prop_stem,
-        "epochs": args.prop_epochs,
-        "skip_disambiguation": args.prop_skip_disambiguation,
-        "drop_long_sets": args.prop_drop_long_sets,
-    }
-    changes = {key: value for key, value in changes.items() if value is not None}
-    prop = PropOptions.variant(args.prop_variant, **changes)
-    single = {
-        "query_length": args.harp_query_length,
-        "heads": args.harp_heads,
-        "anchor_importance": args.harp_anchor_importance,
-        "anchor_pairs": args.harp_anchor_pairs,
-        "rdp_ties": args.harp_rdp_ties,
-        "rqp_negative_length": args.harp_rqp_negative_length,
-        "word_draws": args.harp_word_draws,
-        "draw_unit": args.harp_draw_unit,
-        "exclude_anchor_words": args.harp_exclude_anchor_words,
-        "anchor_row": args.harp_anchor_row,
-        "qdm_occurrences": args.harp_qdm_occurrences,
-        "importance_model": args.harp_importance_model,
-        "passage_max_tokens": args.harp_passage_max_tokens,
-    }
-    harp = HarpOptions.variant(
-        args.harp_variant,
-        **{key: value for key, value in single.items() if value is not None},
-        qdm_max_pairs=args.harp_qdm_max_pairs,
-        importance_device=args.harp_device,
-        importance_batch_size=args.harp_batch_size,
-        stopwords=args.stopwords or "",
+    harp_importance_device: str = option(
+        "", flags=("--harp-device",), metavar="HARP_DEVICE", help="cpu, cuda, ... (default: CUDA when available)"
     )
-    return prop, harp, args.harp_attention_cache
+    harp_importance_batch_size: int = option(
+        HarpOptions.importance_batch_size, flags=("--harp-batch-size",), metavar="HARP_BATCH_SIZE", help=None
+    )
+    harp_passage_max_tokens: int | None = option(
+        help=f"passages cut to this many word pieces ({HarpOptions.passage_max_tokens}; original: 510)"
+    )
+    harp_qdm_max_pairs: int = option(HarpOptions.qdm_max_pairs, help=None)
+    harp_attention_cache: str | None = option(
+        help="SQLite attention cache to share between builds (default: OUT/.build/harp/attention.sqlite)"
+    )
+
+
+@dataclass(frozen=True)
+class BaselineArguments(PropArguments, HarpArguments):
+    """The build's PROP and HARP options (``python -m dataset_scripts.build --help``)."""
+
+    def prop_options(self) -> PropOptions:
+        """The PROP options asked for: the variant's, with the single options given on top."""
+        return PropOptions.variant(self.prop_variant, **_given(self, "prop_", PropOptions, stopwords=self.stopwords))
+
+    def harp_options(self) -> HarpOptions:
+        """The HARP options asked for: the variant's, with the single options given on top."""
+        return HarpOptions.variant(
+            self.harp_variant, **_given(self, "harp_", HarpOptions, stopwords=self.stopwords or "")
+        )
+
+
+def _given(arguments, prefix: str, options_class: type, **others) -> dict[str, Any]:
+    """The fields of ``options_class`` that ``arguments`` gives as ``prefix + name`` (``None``: not given)."""
+    values = {f.name: getattr(arguments, prefix + f.name, None) for f in fields(options_class)}
+    return {name: value for name, value in {**values, **others}.items() if value is not None}
 
 
 def built_choices(method: str, options: dict[str, Any]) -> str:

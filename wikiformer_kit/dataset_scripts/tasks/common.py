@@ -13,6 +13,7 @@ from typing import Any
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter, reference_list_sections
 from wikiformer_kit.dataset_scripts.corpus.words import count_words, truncate_words
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
 
 @dataclass
@@ -91,12 +92,33 @@ def node_text(article: Article, index: int, max_words: int) -> str:
 
 
 END_MATTER_SKIP = "end-matter-section"
-END_MATTER_REASON = "end-matter section with text (References, External links, See also, ...) left out as a node"
 REFERENCE_LIST_SKIP = "reference-list-section"
-REFERENCE_LIST_REASON = (
-    "section of another name whose lines are nearly all citations, link titles or links (a reference list) left out"
-    " as a node"
-)
+
+
+def section_skip_reasons(own: dict[str, str]) -> dict[str, str]:
+    """The skip reasons of a task drawn from an article's sections: a disambiguation page, the task's ``own`` and
+    the end matter left out as nodes (:func:`nodes_with_text`)."""
+    return {
+        "disambiguation": "disambiguation page",
+        **own,
+        END_MATTER_SKIP: "end-matter section with text (References, External links, See also, ...) left out as a node",
+        REFERENCE_LIST_SKIP: (
+            "section of another name whose lines are nearly all citations, link titles or links (a reference list)"
+            " left out as a node"
+        ),
+    }
+
+
+def group_row(fixed_side: str, fixed: str, positive: str, negatives: list[str], article_id: str, title: str, **extra):
+    """A task's row: its fixed side (``query`` or ``document``), the positive and negatives, the source article and
+    the task's own columns (``extra``)."""
+    return {
+        fixed_side: fixed,
+        "positive": positive,
+        "negatives": negatives,
+        "article_id": article_id,
+        "title": title,
+    } | extra
 
 
 @lru_cache(maxsize=64)
@@ -122,11 +144,18 @@ _last_end_matter: list = [None, frozenset()]
 """The last article :func:`end_matter` read and what it found."""
 
 
-def count_end_matter(out: TaskOutput, article: Article, left_out: set[int], min_words: int) -> None:
-    """Count the end-matter sections that would have been nodes (enough text): under :data:`END_MATTER_SKIP` those
-    found by name, under :data:`REFERENCE_LIST_SKIP` the reference lists of other names."""
+def nodes_with_text(article: Article, out: TaskOutput, options: TaskOptions) -> tuple[set[int], list[int]]:
+    """The article's end-matter sections (none with ``options.keep_end_matter``) and its other sections with at
+    least ``options.min_words`` words. The end matter that would have been a node (enough text) is counted in
+    ``out``: under :data:`END_MATTER_SKIP` the sections found by name, under :data:`REFERENCE_LIST_SKIP` the
+    reference lists of other names."""
+    left_out = end_matter(article, options.keep_end_matter)
     names = _end_matter_names(article.language)
     for i in left_out:
-        if count_words(article.sections[i].text) >= min_words:
+        if count_words(article.sections[i].text) >= options.min_words:
             by_name = is_end_matter(article.sections[i].path, names)
             out.skipped[END_MATTER_SKIP if by_name else REFERENCE_LIST_SKIP] += 1
+    sections = article.sections
+    return left_out, [
+        i for i, s in enumerate(sections) if count_words(s.text) >= options.min_words and i not in left_out
+    ]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, task_rng
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, group_row, task_rng
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
 from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TEXTS, TaskSpec, group_features
@@ -119,17 +119,9 @@ def materialise(planned: Sequence[PlannedGroup], index: ArticleIndex) -> TaskOut
         if not negatives:
             out.skipped["link-no-negative"] += 1
             continue
+        row = group_row("query", query, positive, negatives, source_id, source_title)
         out.groups.append(
-            {
-                "query": query,
-                "positive": positive,
-                "negatives": negatives,
-                "article_id": source_id,
-                "title": source_title,
-                "positive_id": positive_id,
-                "positive_title": positive_title,
-                "negative_titles": negative_titles,
-            }
+            row | {"positive_id": positive_id, "positive_title": positive_title, "negative_titles": negative_titles}
         )
     return out
 

@@ -35,7 +35,7 @@ import numpy as np
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.words import cut_words, has_fewer_words
 from wikiformer_kit.dataset_scripts.tasks.baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
-from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, group_row
 from wikiformer_kit.dataset_scripts.tasks.language_model import CollectionModel, DocumentModel, poisson_length, words
 from wikiformer_kit.dataset_scripts.tasks.origins import PROP
 from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, TaskSpec, group_features
@@ -189,16 +189,9 @@ def _epoch_rows(
             out.skipped["tied-word-sets"] += 1
             continue
         positive, negative = (first, second) if high > low else (second, first)
-        out.groups.append(
-            {
-                "document": document.document,
-                "positive": " ".join(collection.shown(rng, positive.tolist())),
-                "negatives": [" ".join(collection.shown(rng, negative.tolist()))],
-                "article_id": document.article_id,
-                "title": document.title,
-                "log_likelihoods": [max(high, low), min(high, low)],
-            }
-        )
+        shown = [" ".join(collection.shown(rng, words.tolist())) for words in (positive, negative)]
+        row = group_row("document", document.document, shown[0], shown[1:], document.article_id, document.title)
+        out.groups.append(row | {"log_likelihoods": [max(high, low), min(high, low)]})
     return True
 
 

@@ -15,6 +15,7 @@ text's first occurrences in corpus order instead, as the original code does (:fu
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -127,11 +128,11 @@ def qdm_rows(
         other arguments: as :func:`~.rqp.rqp_rows`.
     """
     plan = plan or {}
-    rows, skipped = [], {}
+    rows, skipped = [], Counter()
     for index, anchor in enumerate(sentence.anchors):
         key = anchor_key(anchor.text)
         if key not in plan:
-            skipped["anchor-with-one-destination"] = skipped.get("anchor-with-one-destination", 0) + 1
+            skipped["anchor-with-one-destination"] += 1
             continue
         destinations, cutoff = plan[key]
         if options.qdm_occurrences == "first":
@@ -139,15 +140,15 @@ def qdm_rows(
         else:
             rank = occurrence_rank(seed, key, sentence.article_id, sentence.sentence, anchor.span[0])
         if rank > cutoff:
-            skipped["anchor-over-pair-cap"] = skipped.get("anchor-over-pair-cap", 0) + 1
+            skipped["anchor-over-pair-cap"] += 1
             continue
         others = [d for d in destinations if d not in (anchor.target, source_row)]
         if not others:
-            skipped["no-other-destination"] = skipped.get("no-other-destination", 0) + 1
+            skipped["no-other-destination"] += 1
             continue
         query = context_query(sentence, index, attention, stopwords, rng, options)
         if query is None:
-            skipped["no-context-word"] = skipped.get("no-context-word", 0) + 1
+            skipped["no-context-word"] += 1
             continue
         negative = others[rng.randrange(len(others))]
         rows.append(destination_pair_row(sentence, query[0], anchor, passages, anchor.target, negative))

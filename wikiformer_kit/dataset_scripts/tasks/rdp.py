@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections import Counter
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
@@ -36,6 +37,7 @@ from wikiformer_kit.dataset_scripts.tasks.anchors import (
     sample_words,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
+from wikiformer_kit.dataset_scripts.tasks.common import group_row
 from wikiformer_kit.dataset_scripts.tasks.origins import HARP
 from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, TEXTS, TaskSpec, group_features
 
@@ -101,13 +103,13 @@ def rdp_rows(
     anchors = sentence.anchors
     weights = [anchor_weight(anchor, attention, options.anchor_importance) for anchor in anchors]
     importance = _softmax(weights)
-    rows, skipped = [], {}
+    rows, skipped = [], Counter()
     for i, j in itertools.combinations(range(len(anchors)), 2):
         if anchors[i].target == anchors[j].target:
-            skipped["pair-same-destination"] = skipped.get("pair-same-destination", 0) + 1
+            skipped["pair-same-destination"] += 1
             continue
         if weights[i] == weights[j] and options.rdp_ties == "drop":
-            skipped["tied-importance"] = skipped.get("tied-importance", 0) + 1
+            skipped["tied-importance"] += 1
             continue
         high, low = (j, i) if weights[i] < weights[j] else (i, j)  # a tie keeps the first anchor (the code)
         rows.append(_row(sentence, passages, anchors[high], anchors[low], [importance[high], importance[low]]))
@@ -122,15 +124,11 @@ def _softmax(values: list[float]) -> list[float]:
 
 
 def _row(sentence: LinkedSentence, passages, high: Anchor, low: Anchor, importance: list[float]) -> dict:
-    return {
-        "query": sentence.sentence,
-        "positive": passages.text(high.target),
-        "negatives": [passages.text(low.target)],
-        "article_id": sentence.article_id,
-        "title": sentence.title,
-        "anchors": [high.text, low.text],
-        "importance": importance,
-    }
+    negatives = [passages.text(low.target)]
+    row = group_row(
+        "query", sentence.sentence, passages.text(high.target), negatives, sentence.article_id, sentence.title
+    )
+    return row | {"anchors": [high.text, low.text], "importance": importance}
 
 
 def _drawn_row(

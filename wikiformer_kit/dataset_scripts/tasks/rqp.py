@@ -16,6 +16,7 @@ the original code does, each query written as the tokenizer joins the drawn piec
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
@@ -30,6 +31,7 @@ from wikiformer_kit.dataset_scripts.tasks.anchors import (
     query_length,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
+from wikiformer_kit.dataset_scripts.tasks.common import group_row
 from wikiformer_kit.dataset_scripts.tasks.origins import HARP
 from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
 
@@ -61,11 +63,11 @@ def rqp_rows(
     Returns:
         The rows and the skip counts.
     """
-    rows, skipped = [], {}
+    rows, skipped = [], Counter()
     for index, anchor in enumerate(sentence.anchors):
         positive = context_query(sentence, index, attention, stopwords, rng, options)
         if positive is None:
-            skipped["no-context-word"] = skipped.get("no-context-word", 0) + 1
+            skipped["no-context-word"] += 1
             continue
         query, sampled = positive
         exclude = excluded_words(anchor, attention, options)
@@ -75,19 +77,12 @@ def rqp_rows(
             size = sampled + len(anchor_words(anchor, attention))
         negative = passage_query(passages.attention(anchor.target), stopwords, rng, size, exclude, options)
         if negative is None:
-            skipped["no-passage-word"] = skipped.get("no-passage-word", 0) + 1
+            skipped["no-passage-word"] += 1
             continue
-        rows.append(
-            {
-                "document": passages.text(anchor.target),
-                "positive": query,
-                "negatives": [negative],
-                "article_id": sentence.article_id,
-                "title": sentence.title,
-                "anchor": anchor.text,
-                "destination": passages.title(anchor.target),
-            }
+        row = group_row(
+            "document", passages.text(anchor.target), query, [negative], sentence.article_id, sentence.title
         )
+        rows.append(row | {"anchor": anchor.text, "destination": passages.title(anchor.target)})
     return rows, skipped
 
 

@@ -22,28 +22,23 @@ import random
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.tasks.common import (
-    END_MATTER_REASON,
-    END_MATTER_SKIP,
-    REFERENCE_LIST_REASON,
-    REFERENCE_LIST_SKIP,
     TaskOutput,
-    count_end_matter,
-    count_words,
-    end_matter,
+    group_row,
     join_titles,
     node_text,
+    nodes_with_text,
+    section_skip_reasons,
 )
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.spec import TEXTS, TaskSpec, group_features
 
-SKIP_REASONS = {
-    "disambiguation": "disambiguation page",
-    "no-section-with-text": "no section has text",
-    "too-few-sections-with-text": "fewer than 2 sections have text (no other node to draw negatives from)",
-    "no-distinct-negative": "no negative query different from the positive could be drawn",
-    END_MATTER_SKIP: END_MATTER_REASON,
-    REFERENCE_LIST_SKIP: REFERENCE_LIST_REASON,
-}
+SKIP_REASONS = section_skip_reasons(
+    {
+        "no-section-with-text": "no section has text",
+        "too-few-sections-with-text": "fewer than 2 sections have text (no other node to draw negatives from)",
+        "no-distinct-negative": "no negative query different from the positive could be drawn",
+    }
+)
 
 
 def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
@@ -63,11 +58,7 @@ def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         out.skipped["disambiguation"] += 1
         return out
     texts = {i: node_text(article, i, options.max_words) for i in range(len(article.sections))}
-    left_out = end_matter(article, options.keep_end_matter)
-    count_end_matter(out, article, left_out, options.min_words)
-    nodes = [
-        i for i, s in enumerate(article.sections) if count_words(s.text) >= options.min_words and i not in left_out
-    ]
+    _, nodes = nodes_with_text(article, out, options)
     if not nodes:
         out.skipped["no-section-with-text"] += 1
         return out
@@ -81,16 +72,7 @@ def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         negatives = _negative_queries(article, node, nodes, positive, rng, options.max_negatives)
         if not negatives:
             continue
-        out.groups.append(
-            {
-                "document": texts[node],
-                "positive": positive,
-                "negatives": negatives,
-                "article_id": article.id,
-                "title": article.title,
-                "path": path,
-            }
-        )
+        out.groups.append(group_row("document", texts[node], positive, negatives, article.id, article.title, path=path))
         if options.positives == "sample":
             break
     if not out.groups:

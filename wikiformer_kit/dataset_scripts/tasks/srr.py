@@ -26,33 +26,30 @@ import re
 
 from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article
 from wikiformer_kit.dataset_scripts.tasks.common import (
-    END_MATTER_REASON,
     END_MATTER_SKIP,
-    REFERENCE_LIST_REASON,
     REFERENCE_LIST_SKIP,
     TaskOutput,
-    count_end_matter,
-    count_words,
-    end_matter,
+    group_row,
     join_titles,
     node_text,
+    nodes_with_text,
     pick_negatives,
+    section_skip_reasons,
 )
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.spec import TEXTS, TaskSpec, group_features
 
-SKIP_REASONS = {
-    "disambiguation": "disambiguation page",
-    "no-sections": "article without sections",
-    "no-parent-with-two-text-children": "no node with at least two children having text",
-    "duplicate-row": "row identical to an earlier row of the same article",
-    END_MATTER_SKIP: END_MATTER_REASON,
-    REFERENCE_LIST_SKIP: REFERENCE_LIST_REASON,
-    "original:5-sections-or-fewer": "(original variant) 5 sections or fewer",
-    "original:fewer-than-4-long-sections": "(original variant) fewer than 4 long sections",
-    "original:no-long-section-at-deepest-levels": "(original variant) no long section at the two deepest levels",
-    "original:fewer-than-3-negatives": "(original variant) fewer than 3 distinct negatives",
-}
+SKIP_REASONS = section_skip_reasons(
+    {
+        "no-sections": "article without sections",
+        "no-parent-with-two-text-children": "no node with at least two children having text",
+        "duplicate-row": "row identical to an earlier row of the same article",
+        "original:5-sections-or-fewer": "(original variant) 5 sections or fewer",
+        "original:fewer-than-4-long-sections": "(original variant) fewer than 4 long sections",
+        "original:no-long-section-at-deepest-levels": "(original variant) no long section at the two deepest levels",
+        "original:fewer-than-3-negatives": "(original variant) fewer than 3 distinct negatives",
+    }
+)
 
 _ORIGINAL_SPLIT = re.compile(r'[ ,.?!，。？！()/\n"]')
 
@@ -83,13 +80,11 @@ def srr_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
 
 def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, out: TaskOutput) -> None:
     texts = [node_text(article, i, options.max_words) for i in range(len(article.sections))]
-    left_out = end_matter(article, options.keep_end_matter)
-    count_end_matter(out, article, left_out, options.min_words)
-    with_text = [count_words(s.text) >= options.min_words and i not in left_out for i, s in enumerate(article.sections)]
+    with_text = set(nodes_with_text(article, out, options)[1])
     children: dict[int, list[int]] = {ROOT: []}
     for index, section in enumerate(article.sections):
         children.setdefault(index, [])
-        if with_text[index]:
+        if index in with_text:
             children.setdefault(section.parent, []).append(index)
     seen: set[tuple[str, str]] = set()
     for parent in sorted(children):  # ROOT (-1) first, then document order
@@ -119,8 +114,7 @@ def _original_variant(article: Article, rng: random.Random, options: TaskOptions
     if len(sections) <= 5:
         out.skipped["original:5-sections-or-fewer"] += 1
         return
-    left_out = end_matter(article, options.keep_end_matter)
-    count_end_matter(out, article, left_out, options.min_words)
+    left_out, _ = nodes_with_text(article, out, options)
     long_sections = [
         i
         for i, s in enumerate(sections)
@@ -146,14 +140,7 @@ def _original_variant(article: Article, rng: random.Random, options: TaskOptions
 
 
 def _row(article: Article, query: str, positive: str, negatives: list[str], path: list[str]) -> dict:
-    return {
-        "query": query,
-        "positive": positive,
-        "negatives": negatives,
-        "article_id": article.id,
-        "title": article.title,
-        "path": path,
-    }
+    return group_row("query", query, positive, negatives, article.id, article.title, path=path)
 
 
 SPEC = TaskSpec(

@@ -15,18 +15,19 @@ corpus folder is read as it is. The defaults are the original builder's (getalp/
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
 from wikiformer_kit.cli.commands import as_run
-from wikiformer_kit.dataset_scripts.corpus.arguments import add_corpus_arguments, corpus_options
+from wikiformer_kit.cli.options import add_option_groups, option, options_from
+from wikiformer_kit.dataset_scripts.corpus.arguments import CorpusArguments
 from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
 from wikiformer_kit.dataset_scripts.corpus.formats.base import CorpusFormatError
-from wikiformer_kit.dataset_scripts.executors import add_executor_arguments, executor_options
+from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
 from wikiformer_kit.dataset_scripts.hub.report import push_and_report
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files
 from wikiformer_kit.dataset_scripts.wikir.build import WikirParametersError, build_wikir, prepare_corpus
@@ -35,82 +36,98 @@ from wikiformer_kit.dataset_scripts.wikir.nano import export_nano, is_wikir_dir
 from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line (see the module docstring); the original builder's flag is given in each help."""
-    d = WikirOptions()
+@dataclass(frozen=True)
+class ArticleArguments:
+    """Which corpus articles the collection is made of, and the original's layouts written too."""
+
+    max_articles: int | None = option(help="read only the first N corpus articles [-m]")
+    random_sample: bool = option(False, help="--max-articles draws N random articles (seeded), as -m does")
+    export: list[str] = option(
+        [],
+        choices=FORMATS,
+        help="also write the original's layouts under OUT/original: csv (its default), json [-j], xml [-x]",
+    )
+
+
+@dataclass(frozen=True)
+class WikirArguments:
+    """The fields of :class:`WikirOptions` (the original builder's flag given in each help)."""
+
+    OPTION_GROUP = "WIKIR (original flag in brackets)"
+
+    min_length: int = option(WikirOptions.min_length, help="min words per article [-l]")
+    doc_length: int = option(WikirOptions.doc_length, help="words kept; link window [-d]")
+    query_length: int = option(WikirOptions.query_length, help="words kept per query [-q]")
+    min_links: int = option(WikirOptions.min_links, help="min linking documents per query [-e]")
+    first_sentence_links: bool = option(False, help="only first-sentence links [-f]")
+    title_queries: bool = option(False, help="title queries, not first sentences [-i]")
+    skip_first_sentence: bool = option(False, help="drop the first sentence of documents [-s]")
+    lowercase: bool = option(False, help="lower-case documents and queries [-c]")
+    keep_non_alphanumeric: bool = option(False, help="keep punctuation")
+    validation_size: int = option(WikirOptions.validation_size, help="[-v]")
+    test_size: int = option(WikirOptions.test_size, help="[-t]")
+    seed: int = option(WikirOptions.seed, help="query shuffle seed [-r]")
+    bm25_k: int = option(WikirOptions.bm25_k, help="BM25 documents per query [-k]")
+    k1: float = option(WikirOptions.k1, help="BM25 k1")
+    b: float = option(WikirOptions.b, help="BM25 b")
+    stemmer: str = option(WikirOptions.stemmer, help="Snowball language, auto (corpus language) or none")
+    stopwords: str = option(WikirOptions.stopwords, help="bm25s stopword language, auto or none")
+    train_negatives: int = option(WikirOptions.train_negatives, help="BM25 negatives per triple")
+    keep_disambiguation: bool = option(False, help="keep disambiguation pages as documents")
+    whole_documents: bool = option(
+        False,
+        help="documents are whole articles, not their first --doc-length words (links still count in those words)",
+    )
+
+
+@dataclass(frozen=True)
+class NanoArguments:
+    OPTION_GROUP = "NanoBEIR layout (python -m eval nanobeir --data, sentence-transformers' evaluators)"
+
+    nano: int | None = option(
+        metavar="SIZE",
+        help="also write the test split as a NanoBEIR-layout dataset of SIZE queries in OUT/nano; given built WIKIR "
+        "collections as inputs, write theirs (a set per language) in OUT instead of building",
+    )
+    nano_seed: int = option(42, help="seed of the queries drawn for --nano")
+
+
+@dataclass(frozen=True)
+class HubArguments:
+    OPTION_GROUP = "Hub"
+
+    push_to_hub: str | None = option(metavar="NAMESPACE", help="push to NAMESPACE/<repo-name>")
+    repo_name: str | None = option(help="default: wikir-<language>")
+    private: bool = option(False, help=None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WikirCommandOptions(
+    ExecutorOptions, CorpusArguments, ArticleArguments, WikirArguments, NanoArguments, HubArguments
+):
+    """The command line of ``python -m dataset_scripts.wikir`` (see the module docstring)."""
+
+    input: list[Path] = field(default_factory=list)
+    output_dir: Path = option(required=True, help="where the collection is written")
+    name: str | None = option(help="collection name in the card (default: WIKIR (<language>))")
+    note: str | None = option(help="a note for the card (e.g. relaxed parameters)")
+    articles_per_unit: int = option(1000, help="articles per extraction unit")
+
+
+def parse_options(argv: list[str] | None = None) -> WikirCommandOptions:
+    """The command line (see the module docstring)."""
     parser = KitArgumentParser(
         prog="python -m dataset_scripts.wikir",
         description=__doc__.split("\n\n")[0],
         input_help="dump/corpus files, or a corpus folder",
         input_type=Path,
     )
-    parser.add_argument("--output-dir", required=True, type=Path, help="where the collection is written")
-    parser.add_argument("--name", default=None, help="collection name in the card (default: WIKIR (<language>))")
-    parser.add_argument("--note", default=None, help="a note for the card (e.g. relaxed parameters)")
-    parser.add_argument("--articles-per-unit", type=int, default=1000, help="articles per extraction unit")
-    add_executor_arguments(parser)
-    add_corpus_arguments(parser)
-    parser.add_argument("--max-articles", type=int, default=None, help="read only the first N corpus articles [-m]")
-    parser.add_argument(
-        "--random-sample", action="store_true", help="--max-articles draws N random articles (seeded), as -m does"
-    )
-    parser.add_argument(
-        "--export",
-        nargs="+",
-        choices=FORMATS,
-        default=[],
-        help="also write the original's layouts under OUT/original: csv (its default), json [-j], xml [-x]",
-    )
-    wikir = parser.add_argument_group("WIKIR (original flag in brackets)")
-    wikir.add_argument("--min-length", type=int, default=d.min_length, help="min words per article [-l]")
-    wikir.add_argument("--doc-length", type=int, default=d.doc_length, help="words kept; link window [-d]")
-    wikir.add_argument("--query-length", type=int, default=d.query_length, help="words kept per query [-q]")
-    wikir.add_argument("--min-links", type=int, default=d.min_links, help="min linking documents per query [-e]")
-    wikir.add_argument("--first-sentence-links", action="store_true", help="only first-sentence links [-f]")
-    wikir.add_argument("--title-queries", action="store_true", help="title queries, not first sentences [-i]")
-    wikir.add_argument("--skip-first-sentence", action="store_true", help="drop the first sentence of documents [-s]")
-    wikir.add_argument("--lowercase", action="store_true", help="lower-case documents and queries [-c]")
-    wikir.add_argument("--keep-non-alphanumeric", action="store_true", help="keep punctuation")
-    wikir.add_argument("--validation-size", type=int, default=d.validation_size, help="[-v]")
-    wikir.add_argument("--test-size", type=int, default=d.test_size, help="[-t]")
-    wikir.add_argument("--seed", type=int, default=d.seed, help="query shuffle seed [-r]")
-    wikir.add_argument("--bm25-k", type=int, default=d.bm25_k, help="BM25 documents per query [-k]")
-    wikir.add_argument("--k1", type=float, default=d.k1, help="BM25 k1")
-    wikir.add_argument("--b", type=float, default=d.b, help="BM25 b")
-    wikir.add_argument("--stemmer", default=d.stemmer, help="Snowball language, auto (corpus language) or none")
-    wikir.add_argument("--stopwords", default=d.stopwords, help="bm25s stopword language, auto or none")
-    wikir.add_argument("--train-negatives", type=int, default=d.train_negatives, help="BM25 negatives per triple")
-    wikir.add_argument("--keep-disambiguation", action="store_true", help="keep disambiguation pages as documents")
-    wikir.add_argument(
-        "--whole-documents",
-        action="store_true",
-        help="documents are whole articles, not their first --doc-length words (links still count in those words)",
-    )
-    nano = parser.add_argument_group(
-        "NanoBEIR layout (python -m eval nanobeir --data, sentence-transformers' evaluators)"
-    )
-    nano.add_argument(
-        "--nano",
-        type=int,
-        metavar="SIZE",
-        help="also write the test split as a NanoBEIR-layout dataset of SIZE queries in OUT/nano; given built WIKIR "
-        "collections as inputs, write theirs (a set per language) in OUT instead of building",
-    )
-    nano.add_argument("--nano-seed", type=int, default=42, help="seed of the queries drawn for --nano")
-    hub = parser.add_argument_group("Hub")
-    hub.add_argument("--push-to-hub", metavar="NAMESPACE", default=None, help="push to NAMESPACE/<repo-name>")
-    hub.add_argument("--repo-name", default=None, help="default: wikir-<language>")
-    hub.add_argument("--private", action="store_true")
-    args = parser.parse_args(argv)
-    if (args.private or args.repo_name) and not args.push_to_hub:
+    add_option_groups(parser, WikirCommandOptions)
+    options = options_from(WikirCommandOptions, parser.parse_args(argv))
+    if (options.private or options.repo_name) and not options.push_to_hub:
         parser.error("--private and --repo-name only make sense with --push-to-hub")
-    return args
+    return options
 
-
-def options_from_args(args: argparse.Namespace) -> WikirOptions:
-    """The :class:`WikirOptions` of a parsed command line."""
-    fields = WikirOptions.__dataclass_fields__
-    return WikirOptions(**{name: getattr(args, name) for name in fields})
 
 
 def push(folder: Path, repo_id: str, private: bool) -> str:
@@ -132,15 +149,15 @@ def push(folder: Path, repo_id: str, private: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the build; 0 when the collection has queries (and was pushed if asked), 1 when it is empty or a push
     failed, 2 on bad parameters."""
-    args = parse_args(argv)
+    args = parse_options(argv)
     if args.nano is not None and args.nano < 1:
         print("error: --nano takes the number of queries per set (at least 1)", file=sys.stderr)
         return 2
     if args.nano and all(is_wikir_dir(path) for path in args.input):
         return export_only(args)
     try:
-        options = options_from_args(args)
-        corpus, executor = corpus_options(args), executor_options(args)
+        options = options_from(WikirOptions, args)
+        corpus, executor = args.corpus_options(), options_from(ExecutorOptions, args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -201,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def export_only(args: argparse.Namespace) -> int:
+def export_only(args: WikirCommandOptions) -> int:
     """``--nano`` over built WIKIR collections: their NanoBEIR-layout dataset in OUT (pushed if asked)."""
     summary = export_nano(args.input, args.output_dir, args.nano, args.nano_seed)
     print(nano_line(summary))

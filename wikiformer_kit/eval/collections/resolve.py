@@ -44,6 +44,18 @@ logger = logging.getLogger(__name__)
 FORMATS = ("trec", "rankllm", "beir", "hf", "smart", "trec-sgml", "jsonl", "lisa", "lecard", "openmatch", IRDS_PREFIX)
 
 
+def split_spec(spec: str) -> tuple[str | None, str, str]:
+    """``(format, path, qrels split)`` of a ``--collection`` value: no format for a bare folder, file or archive; the
+    split ``test`` unless ``FORMAT:PATH@split`` names one (an ``irds:`` id is kept whole)."""
+    fmt, _, rest = spec.partition(":")
+    if fmt == IRDS_PREFIX and rest:
+        return fmt, rest, "test"
+    if fmt in FORMATS and rest:
+        path, _, split = rest.partition("@")
+        return fmt, path, split or "test"
+    return None, spec, "test"
+
+
 def load_collection(spec: str, relevance_level: int | None = None) -> Collection:
     """Load a collection named as on the command line (see the module docstring).
 
@@ -59,14 +71,9 @@ def load_collection(spec: str, relevance_level: int | None = None) -> Collection
         CollectionFormatError: unreadable or ambiguous files (the message names them and the choices).
         FileNotFoundError: no such folder or file.
     """
-    fmt, _, rest = spec.partition(":")
-    if fmt == IRDS_PREFIX and rest:
-        return _finished(load_irds_collection(rest), None, relevance_level)
-    if fmt in FORMATS and rest:
-        path, _, split = rest.partition("@")
-        split = split or "test"
-    else:
-        fmt, path, split = None, spec, "test"
+    fmt, path, split = split_spec(spec)
+    if fmt == IRDS_PREFIX:
+        return _finished(load_irds_collection(path), None, relevance_level)
     if "," not in path and not Path(path).exists():
         path = str(find_kit_file(path) or path)  # the kit's own samples by the names its docs give, from any folder
     folder = Path(path)

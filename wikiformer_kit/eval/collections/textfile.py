@@ -15,7 +15,7 @@ import io
 import json
 import lzma
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -31,16 +31,36 @@ _MAGIC = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
-def open_binary(path: str | Path) -> BinaryIO:
-    """The bytes of a file, decompressed when it ends in ``.gz``, ``.bz2`` or ``.xz``."""
-    name = str(path)
-    if name.endswith(".gz"):
-        return gzip.open(path, "rb")
-    if name.endswith(".bz2"):
-        return bz2.open(path, "rb")
-    if name.endswith(".xz"):
-        return lzma.open(path, "rb")
-    return open(path, "rb")
+_DECOMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def open_binary(path: str | Path, on_bytes: Callable[[int], object] | None = None) -> BinaryIO:
+    """The bytes of a file, decompressed when it ends in ``.gz``, ``.bz2`` (multi-stream included) or ``.xz``;
+    ``on_bytes`` is called with the number of bytes read from the file itself (compressed), for progress bars."""
+    decompress = next((open_ for suffix, open_ in _DECOMPRESSORS.items() if str(path).endswith(suffix)), None)
+    source = path if on_bytes is None else CountingReader(open(path, "rb"), on_bytes)
+    if decompress is not None:
+        return decompress(source, "rb")
+    return open(path, "rb") if on_bytes is None else source
+
+
+class CountingReader(io.RawIOBase):
+    """A file whose reads are reported to a callback."""
+
+    def __init__(self, file: BinaryIO, on_bytes: Callable[[int], object]):
+        self.file, self.on_bytes = file, on_bytes
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self.file.readinto(buffer)
+        self.on_bytes(count or 0)
+        return count
+
+    def close(self) -> None:
+        self.file.close()
+        super().close()
 
 
 def encoding_of(head: bytes) -> str:

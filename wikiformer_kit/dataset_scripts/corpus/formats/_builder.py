@@ -242,3 +242,15 @@ def decode_document(data: bytes, path: Path, options: ReaderOptions, record: str
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         return Skipped("non-utf8", str(path), record, f"invalid UTF-8 at byte {error.start}: {error.reason}")
+
+
+def read_text_document(path: Path, options: ReaderOptions, fallback=None) -> str | Skipped:
+    """The text of a one-document file (:func:`read_document`, :func:`decode_document`), or why it is skipped;
+    ``fallback(data)`` decodes bytes that are not UTF-8 another way, or returns ``None``."""
+    data = read_document(path)
+    if isinstance(data, Skipped):
+        return data
+    text = decode_document(data, path, options)
+    if isinstance(text, Skipped) and text.reason == "non-utf8" and fallback is not None:
+        return fallback(data) or text
+    return text

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from wikiformer_kit.dataset_scripts.corpus.formats.base import _CountingReader
+from wikiformer_kit.eval.collections.textfile import CountingReader
 
 
 def open_bz2_streams(
@@ -34,7 +34,7 @@ def open_bz2_streams(
     if byte_range.remaining == 0:
         byte_range.close()
         return io.BytesIO(b"")
-    return bz2.open(byte_range if on_bytes is None else _CountingReader(byte_range, on_bytes), "rb")
+    return bz2.open(byte_range if on_bytes is None else CountingReader(byte_range, on_bytes), "rb")
 
 
 class _ByteRange(io.RawIOBase):

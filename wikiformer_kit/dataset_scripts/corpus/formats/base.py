@@ -36,15 +36,11 @@ before any reader sees them (``sources.file_problem``).
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
-import lzma
-import zlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+from wikiformer_kit.eval.collections.textfile import DAMAGE_ERRORS, open_binary
 
 
 class CorpusFormatError(ValueError):
@@ -103,49 +99,12 @@ class RawPage:
     file: str = ""
 
 
-def open_binary(path: str | Path, on_bytes: Callable[[int], object] | None = None) -> BinaryIO:
-    """Open a file for reading bytes, decompressing ``.bz2`` (multi-stream included), ``.gz`` and ``.xz``.
-
-    Args:
-        path: the file.
-        on_bytes: called with the number of bytes read from the file itself (compressed), for progress bars.
-    """
-    raw = open(path, "rb") if on_bytes is None else _CountingReader(open(path, "rb"), on_bytes)
-    path = str(path)
-    if path.endswith(".bz2"):
-        return bz2.open(raw, "rb")
-    if path.endswith(".gz"):
-        return gzip.open(raw, "rb")
-    if path.endswith(".xz"):
-        return lzma.open(raw, "rb")
-    return raw
-
-
 def open_input(path: str | Path) -> BinaryIO:
     """:func:`open_binary` for a reader: a file that cannot be opened raises :class:`CorpusFormatError` naming it."""
     try:
         return open_binary(path)
     except OSError as error:
         raise CorpusFormatError(f"{path}: cannot open: {error}") from error
-
-
-class _CountingReader(io.RawIOBase):
-    """A file whose reads are reported to a callback."""
-
-    def __init__(self, file: BinaryIO, on_bytes: Callable[[int], object]):
-        self.file, self.on_bytes = file, on_bytes
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        count = self.file.readinto(buffer)
-        self.on_bytes(count or 0)
-        return count
-
-    def close(self) -> None:
-        self.file.close()
-        super().close()
 
 
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -201,5 +160,5 @@ def read_head(path: str | Path, size: int = 4096) -> bytes:
     try:
         with open_binary(path) as stream:
             return stream.read(size)
-    except (OSError, EOFError, lzma.LZMAError, zlib.error):  # a damaged .gz block raises zlib.error itself
+    except DAMAGE_ERRORS:  # a damaged .gz block raises zlib.error itself
         return b""

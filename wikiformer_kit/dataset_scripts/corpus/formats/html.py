@@ -29,12 +29,11 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
     ArticleBuilder,
-    decode_document,
     document_id,
     link_target,
     normalize_space,
     plain_suffix,
-    read_document,
+    read_text_document,
 )
 from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text, walk_elements
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
@@ -73,14 +72,8 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
     Yields:
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``truncated``).
     """
-    data = read_document(path)
-    text = data if isinstance(data, Skipped) else decode_document(data, path, options)
-    if isinstance(text, Skipped) and text.reason == "non-utf8" and isinstance(data, bytes):
-        text = _decode_declared(data) or text
-    if isinstance(text, Skipped):
-        yield text
-        return
-    yield parse(text, path, options)
+    text = read_text_document(path, options, _decode_declared)
+    yield text if isinstance(text, Skipped) else parse(text, path, options)
 
 
 def _decode_declared(data: bytes) -> str | None:

@@ -34,11 +34,10 @@ from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexEnviro
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
     ArticleBuilder,
-    decode_document,
     document_id,
     normalize_space,
     plain_suffix,
-    read_document,
+    read_text_document,
 )
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
 
@@ -103,8 +102,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``,
         ``latex-error``, ``truncated``).
     """
-    data = read_document(path)
-    text = data if isinstance(data, Skipped) else decode_document(data, path, options)
+    text = read_text_document(path, options)
     if isinstance(text, Skipped):
         yield text
         return

@@ -27,12 +27,11 @@ from markdown_it.token import Token
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import (
     ArticleBuilder,
-    decode_document,
     document_id,
     link_target,
     normalize_space,
     plain_suffix,
-    read_document,
+    read_text_document,
 )
 from wikiformer_kit.dataset_scripts.corpus.formats.base import ReaderOptions, Redirect, Skipped
 from wikiformer_kit.dataset_scripts.corpus.formats.html import fragment_text, inline_anchor_href
@@ -62,12 +61,8 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
         The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``too-deep``,
         ``truncated``).
     """
-    data = read_document(path)
-    text = data if isinstance(data, Skipped) else decode_document(data, path, options)
-    if isinstance(text, Skipped):
-        yield text
-        return
-    yield parse(text, path, options)
+    text = read_text_document(path, options)
+    yield text if isinstance(text, Skipped) else parse(text, path, options)
 
 
 def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
