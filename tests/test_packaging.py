@@ -123,9 +123,10 @@ def test_the_wheel_holds_one_top_level_package_and_the_kits_data(wheel):
         "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2",
         "wikiformer_kit/data/samples/eval/dl20-mini/qrels.txt",
         "wikiformer_kit/data/samples/README.md",  # the samples' sources and licences travel with them
+        "wikiformer_kit/benchmarks/gpu_report.py",  # the benchmarks run installed too
     ):
         assert shipped in names
-    assert not [name for name in names if name.startswith(("wikiformer_kit/tests/", "wikiformer_kit/bench/"))]
+    assert not [name for name in names if name.startswith(("wikiformer_kit/tests/", "experiments/"))]
     entry_points = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/entry_points.txt").decode()
     assert {f"wikiformer-{command}" for command in COMMANDS} <= set(
         re.findall(r"^(wikiformer-[a-z-]+) =", entry_points, re.M)
@@ -169,11 +170,11 @@ print(json.dumps({"package": list(wikiformer_kit.__path__), "eval": eval_file, "
 def test_an_install_exposes_the_package_and_nothing_else_of_the_checkout(install, request, tmp_path):
     bin_dir = request.getfixturevalue("venv" if install == "wheel" else "editable_venv")
     found = json.loads(
-        ok(run_installed(bin_dir, ["python", "-c", PROBE_NAMES, *sorted(COLLIDING_NAMES | {"bench"})], tmp_path))
+        ok(run_installed(bin_dir, ["python", "-c", PROBE_NAMES, *sorted(COLLIDING_NAMES | {"experiments"})], tmp_path))
         .strip()
         .splitlines()[-1]
     )
-    assert found["importable"] == []  # eval, training, cli, data, tests, bench, ... of the checkout
+    assert found["importable"] == []  # eval, training, cli, data, tests, experiments, ... of the checkout
     (folder,) = found["package"]  # the package's modules sit in one folder
     expected = PROJECT_ROOT / "wikiformer_kit" if install == "editable" else bin_dir.parent
     assert Path(folder).is_relative_to(expected)

@@ -1,4 +1,4 @@
-"""Every config, doc and bench names data a user can get: ``../shared/data`` (the development copy) never stands
+"""Every config, doc, benchmark and experiment names data a user can get: ``../shared/data`` (the development copy) never stands
 alone, and every config parses and names no path that exists only there."""
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def files_to_check() -> list[Path]:
     return [
         *CONFIGS,
         *sorted((PROJECT_ROOT / "docs").glob("*.md")),
-        *sorted((PROJECT_ROOT / "bench").glob("*.py")),
+        *sorted((PROJECT_ROOT / "wikiformer_kit" / "benchmarks").glob("*.py")),
+        *sorted((PROJECT_ROOT / "experiments").glob("*.py")),
     ]
 
 

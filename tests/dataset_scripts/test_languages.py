@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.languages import PAGES, build, debris, measure, write_dump
+from wikiformer_kit.benchmarks.languages import PAGES, build, debris, measure, write_dump
 
 # each builds in a process of its own: end-to-end, marked slow
 LANGUAGES = ("ja", "vi", "zh", "de", "ltg", "ru", "uk", "el")
@@ -47,7 +47,7 @@ def test_pages_without_spaces_or_with_short_words_give_rows_like_english_pages(b
 @pytest.mark.parametrize("language", ["ru", "uk", "el"])
 def test_long_cyrillic_and_greek_pages_give_rows_like_english_pages_of_their_length(built, language):
     # a page of about 3,100 words: English articles of 1,550 to 6,200 words give 3.2 SRR, 0.9 RWI and 0.9 ATI
-    # rows each (bench/languages.py)
+    # rows each (benchmarks/languages.py)
     rows = {task: sum(built[language]["rows"][task].values()) for task in ("srr", "rwi", "ati")}
     assert 2 <= rows["srr"] <= 6 and rows["rwi"] == rows["ati"] == 1, rows
 

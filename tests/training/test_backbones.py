@@ -105,7 +105,7 @@ def test_train_py_pre_trains_each_encoder_and_its_checkpoint_loads_and_evaluates
 def test_a_multilingual_corpus_trains_an_xlm_r_encoder_through_its_unigram_tokenizer(tmp_path):
     """Tasks built from the Latgalian dump sample and the Japanese page, a unigram (sentencepiece-style) vocabulary
     learnt from those texts: Japanese and Latgalian pairs tokenize without unknown pieces, and train.py trains."""
-    from bench.languages import write_dump
+    from wikiformer_kit.benchmarks.languages import write_dump
     from wikiformer_kit.dataset_scripts.build import main as build
 
     tasks = tmp_path / "tasks"

@@ -77,11 +77,12 @@ def test_a_negative_budget_is_refused(minilm_tokenizer):
 
 @pytest.mark.slow
 def test_peak_memory_follows_the_budget_not_the_groups_times_the_longest_pair(tmp_path):
-    """bench/token_budget_memory.py at 1,024-token pairs: one long group among short ones costs what the long group
+    """``python -m wikiformer_kit.benchmarks.token_budget_memory`` at 1,024-token pairs: one long group among short ones costs what the long group
     costs alone once budgeted (padded, the short pairs cost as much as long ones), and four long groups cost what
     one does with a one-group budget."""
     output = tmp_path / "rows.json"
-    command = [sys.executable, "bench/token_budget_memory.py", "--long-tokens", "1024", "--output", str(output)]
+    module = "wikiformer_kit.benchmarks.token_budget_memory"
+    command = [sys.executable, "-m", module, "--long-tokens", "1024", "--output", str(output)]
     subprocess.run(command, cwd=PROJECT_ROOT, check=True, capture_output=True, timeout=1800)
     rows = {(r["long_groups"], r["short_groups"], r["budget"]): r for r in json.loads(output.read_text())}
     one = rows[(1, 0, 0)]["peak_mib"]

@@ -108,7 +108,7 @@ def corpus_rows(output_dir):
 
 
 def test_one_multistream_file_is_cut_into_a_shard_per_process(tmp_path, capsys):
-    from bench.big_dump import write_dump
+    from wikiformer_kit.benchmarks.big_dump import write_dump
     from wikiformer_kit.dataset_scripts.corpus.__main__ import main
     from wikiformer_kit.dataset_scripts.corpus.sources import multistream_index
 

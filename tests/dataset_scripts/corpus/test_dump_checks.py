@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import bz2
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.benchmarks.big_dump import write_dump
 from wikiformer_kit.dataset_scripts.build import main
 from wikiformer_kit.dataset_scripts.corpus.dump_checks import MissingPartError, MultistreamIndexError
 from wikiformer_kit.dataset_scripts.corpus.sources import plan_shards
-
-sys.path.insert(0, str(PROJECT_ROOT / "bench"))
-from big_dump import write_dump  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.languages import write_dump
+from wikiformer_kit.benchmarks.languages import write_dump
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter
 from wikiformer_kit.dataset_scripts.corpus.extract import read_articles

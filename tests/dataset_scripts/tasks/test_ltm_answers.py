@@ -15,7 +15,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from bench.languages import ENWIKI, PAGES, ROOT
+from tests.conftest import PROJECT_ROOT
+from wikiformer_kit.benchmarks.languages import ENWIKI, PAGES
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
 from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
@@ -62,7 +63,7 @@ def _dump(language: str, folder: Path) -> Path:
 def _ltm_rows(dump: Path, output: Path) -> list[dict]:
     command = [sys.executable, "-m", "dataset_scripts.build", "--input", str(dump), "--output-dir", str(output)]
     command += ["--tasks", "ltm", "--num-proc", "1", "--ltm-max-words", "0"]
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(command, cwd=PROJECT_ROOT, check=True, capture_output=True)
     return pq.read_table(output / "wikiformer-ltm" / "data").to_pylist()
 
 

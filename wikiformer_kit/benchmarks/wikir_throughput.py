@@ -1,0 +1,105 @@
+"""WIKIR build throughput against the corpus build it starts from, on the same real dump, in one run.
+
+    python -m wikiformer_kit.benchmarks.wikir_throughput [--repeat 16] [--rounds 3] [--num-proc 1]
+
+Builds a larger real dump by repeating the pages of the vendored enwiki sample ``--repeat`` times (ids and titles
+made unique; the copies' links still name the first copy's titles, so the first copy's articles gather links from
+every copy), then, ``--rounds`` times, each in a fresh process (wall time and CPU time of the process and its
+workers):
+
+1. ``python -m dataset_scripts.corpus DUMP --output-dir CORPUS`` (the corpus build: the peer);
+2. ``python -m dataset_scripts.wikir --input CORPUS --output-dir WIKIR`` (extraction, judgments, splits, BM25 top 100
+   of every query, trec_eval per split, the dataset, the TREC folders and the card), with the original's defaults.
+
+Reports articles/s of each (the dump's articles over the wall time) and the ratio WIKIR / corpus per round and its
+median: WIKIR from a built corpus is to cost less than the corpus itself (ratio > 1). Figures depend
+on the machine: compare the ratios, measured side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from wikiformer_kit.benchmarks.corpus_throughput import repeated_dump
+from wikiformer_kit.home import kit_file
+
+SAMPLE = kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2")
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (the process and its children) of one command in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--num-proc", type=int, default=1)
+    args = parser.parse_args()
+    python, proc = sys.executable, ["--num-proc", str(args.num_proc)]
+    rows, ratios = [], []
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = Path(scratch)
+        dump = repeated_dump(SAMPLE, args.repeat, scratch)
+        for number in range(1, args.rounds + 1):
+            corpus, wikir = scratch / "corpus", scratch / "wikir"
+            shutil.rmtree(corpus, ignore_errors=True)
+            shutil.rmtree(wikir, ignore_errors=True)
+            corpus_wall, corpus_cpu = timed(
+                [
+                    python,
+                    "-m",
+                    "wikiformer_kit.dataset_scripts.corpus",
+                    *map(str, dump),
+                    "--output-dir",
+                    str(corpus),
+                    *proc,
+                ]
+            )
+            wikir_wall, wikir_cpu = timed(
+                [
+                    python,
+                    "-m",
+                    "wikiformer_kit.dataset_scripts.wikir",
+                    "--input",
+                    str(corpus),
+                    "--output-dir",
+                    str(wikir),
+                    *proc,
+                ]
+            )
+            articles = json.loads((corpus / "build_stats.json").read_text())["statistics"]["articles"]
+            summary = json.loads((wikir / ".build" / "summary.json").read_text())
+            ratio = corpus_wall / wikir_wall
+            ratios.append(ratio)
+            rows.append(
+                f"| {number} | {articles:,} | {articles / corpus_wall:.1f} ({corpus_cpu:.1f} CPU s) | "
+                f"{articles / wikir_wall:.1f} ({wikir_cpu:.1f} CPU s) | {ratio:.2f}x | "
+                f"{sum(summary['queries'].values()):,} |"
+            )
+    print(f"sample x{args.repeat}, --num-proc {args.num_proc}, {args.rounds} rounds")
+    print(
+        "| round | articles | corpus build articles/s | WIKIR from the corpus articles/s | WIKIR / corpus | queries |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    print(f"median WIKIR / corpus: {statistics.median(ratios):.2f}x (min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
