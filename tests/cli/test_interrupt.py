@@ -29,7 +29,7 @@ ENTRY_POINTS = (
     "dataset_scripts.corpus.__main__",
     "dataset_scripts.wikir.__main__",
     "dataset_scripts.finetune.__main__",
-    "release",
+    "release.pipeline",
 )
 """Modules whose ``main`` is a command line (train.py's: ``cli_main``)."""
 
@@ -169,7 +169,7 @@ def test_training_names_the_option_that_resumes(tmp_path):
 
 
 def test_release_says_which_stages_are_reused(tmp_path):
-    from wikiformer_kit.release import INTERRUPTED
+    from wikiformer_kit.release.pipeline import INTERRUPTED
 
     out = tmp_path / "out"
     command = [sys.executable, str(PROJECT_ROOT / "release.py"), "--output-dir", str(out)]

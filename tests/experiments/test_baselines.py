@@ -10,8 +10,8 @@ import sys
 import pytest
 import yaml
 
-from tests.experiments.test_finetune_comparison import _tiny_starts
 from tests.conftest import PROJECT_ROOT
+from tests.experiments.test_finetune_comparison import _tiny_starts
 
 SAMPLES = PROJECT_ROOT / "wikiformer_kit" / "data" / "samples" / "eval"
 

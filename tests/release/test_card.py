@@ -108,7 +108,8 @@ def release_output(tmp_path: Path, alpha: float) -> Path:
 
 def render(out: Path, namespace: str = "your-namespace") -> tuple[str, dict]:
     """The card stage on ``out`` with the demo's settings: the card's text and its YAML header."""
-    from wikiformer_kit.release import parse_args, write_card
+    from wikiformer_kit.release.card import write_card
+    from wikiformer_kit.release.options import parse_args
     from wikiformer_kit.training.kit_arguments import read_config
 
     args = parse_args(["--output-dir", str(out)])
@@ -228,7 +229,8 @@ def test_one_significance_verdict_in_table_md_the_cards_table_and_its_chart(fuse
     # the chart in the model folder is drawn from the same verdicts, under the same names
     from tests.eval.report.test_report import drawn_chart
     from wikiformer_kit.eval.metrics import display_name
-    from wikiformer_kit.release import collection_evaluation, parse_args
+    from wikiformer_kit.release.card import collection_evaluation
+    from wikiformer_kit.release.options import parse_args
 
     args = parse_args(["--output-dir", str(out)])
     labels = {"minilm-fresh-head": "all-MiniLM-L6-v2 + untrained head"}
@@ -258,7 +260,7 @@ def test_no_internal_names_one_placeholder_and_the_text_ranking_format(kept_bm25
 
 
 def test_the_dataset_cards_name_the_same_placeholder_until_a_namespace_is_given(tmp_path):
-    from wikiformer_kit.release import name_dataset_cards
+    from wikiformer_kit.release.card import name_dataset_cards
 
     card = tmp_path / "datasets" / "wikiformer-srr" / "README.md"
     card.parent.mkdir(parents=True)
@@ -270,7 +272,7 @@ def test_the_dataset_cards_name_the_same_placeholder_until_a_namespace_is_given(
 
 
 def test_the_stages_help_says_what_runs_by_default(capsys):
-    from wikiformer_kit.release import STAGES, parse_args
+    from wikiformer_kit.release.options import STAGES, parse_args
 
     with pytest.raises(SystemExit):
         parse_args(["--help"])
@@ -283,13 +285,13 @@ def test_nanobeir_figures_measured_by_the_eval_stage_are_in_model_index(kept_bm2
     """``release.py --nanobeir``: the eval stage's command (run here in a fresh process on a tiny real-tokenizer
     ranker and a NanoBEIR-layout folder built from the vendored collections) writes the figures the card reports."""
     import subprocess
-    import sys
 
     from tests.conftest import PROJECT_ROOT
     from tests.eval.conftest import save_tiny_ranker
     from tests.eval.nanobeir_data import DEPTH, build_mini_nanobeir
     from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
-    from wikiformer_kit.release import nanobeir_commands, parse_args
+    from wikiformer_kit.release.options import parse_args
+    from wikiformer_kit.release.stages import nanobeir_evaluation
 
     out = tmp_path / "release"
     shutil.copytree(kept_bm25[0], out)
@@ -297,7 +299,8 @@ def test_nanobeir_figures_measured_by_the_eval_stage_are_in_model_index(kept_bm2
     data = build_mini_nanobeir(tmp_path)
     args = parse_args(["--output-dir", str(out), "--nanobeir", "msmarco", "--nanobeir-data", str(data)])
     assert parse_args(["--output-dir", str(out)]).nanobeir is None  # not measured unless asked
-    [command] = nanobeir_commands(sys.executable, args, ranker, out / "eval" / "nanobeir")
+    [invocation] = nanobeir_evaluation(args, ranker, out / "eval" / "nanobeir")
+    command = invocation.command()
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
     result = subprocess.run(
         [*command, "--rerank-k", str(DEPTH)], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True
@@ -318,7 +321,8 @@ def test_nanobeir_figures_measured_by_the_eval_stage_are_in_model_index(kept_bm2
         for key in ("map", "mrr@10", "ndcg@10")
     }
     assert "### NanoBEIR, as re-ranker model cards report it" in text
-    from wikiformer_kit.release import evaluation_summaries, selection
+    from wikiformer_kit.release.selection import selection
+    from wikiformer_kit.release.summary import evaluation_summaries
 
     [line] = [
         line

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -13,6 +14,8 @@ from tests.conftest import PROJECT_ROOT
 from tests.hub_server import run_python
 from wikiformer_kit.eval.hub_results import check_eval_results
 from wikiformer_kit.model_card import CardInputs, Evaluation, render_model_card
+
+VARIANT_FLAGS = ("--harp-variant", "--prop-variant", "--stopwords")
 
 pytestmark = pytest.mark.slow
 
@@ -125,7 +128,7 @@ def test_card_states_only_measured_results(tmp_path):
 
 
 def test_every_corpus_option_reaches_the_build(tmp_path):
-    from wikiformer_kit.release import main
+    from wikiformer_kit.release.pipeline import main
 
     extra = "--language ltg --see-also-title 'Verīs taipoš' --max-article-bytes 500000 --read-ahead off --limit 20"
     assert main(["--output-dir", str(tmp_path), "--stages", "datasets", "--build-args", extra]) == 0
@@ -156,17 +159,23 @@ def test_release_builds_a_wikir_collection_beside_the_datasets(tmp_path):
     assert sorted(p.stem for p in (out / "stages").glob("*.json")) == ["wikir"]
 
 
+class Command(list):
+    """A plain command line as a stage runs it (what ``release.stage_runner.Invocation`` gives)."""
+
+    def command(self) -> list[str]:
+        return list(self)
+
+
 def test_release_system_option_picks_the_method_config_output_and_task_settings(tmp_path):
-    from wikiformer_kit.release import parse_args, task_settings
+    from wikiformer_kit.release.options import parse_args
+    from wikiformer_kit.release.stages import task_settings
 
     args = parse_args(["--system", "harp"])
     assert args.output_dir == "output/release-harp" and args.config.endswith("configs/harp-demo-cpu.yaml")
     assert parse_args([]).output_dir == "output/release" and parse_args([]).config.endswith("configs/demo-cpu.yaml")
     config = yaml.safe_load((PROJECT_ROOT / "wikiformer_kit" / "configs" / "harp-demo-cpu.yaml").read_text())
     built = [tmp_path / "wikiformer-rqp", tmp_path / "wikiformer-rdp"]  # QDM and ACM without rows on a small corpus
-    assert task_settings(config, built) == [
-        "--query_max_lengths", "30", "64", "--doc_max_lengths", "96", "96",
-    ]  # fmt: skip
+    assert task_settings(config, built) == {"query_max_lengths": [30, 64], "doc_max_lengths": [96, 96]}
 
 
 @pytest.mark.parametrize("system", ["prop", "harp"])
@@ -193,55 +202,70 @@ def test_baseline_configs_parse_with_the_originals_objective(system):
 
 
 def test_selection_is_on_wikir_validation_where_it_has_enough_queries(tmp_path, capsys):
-    from wikiformer_kit.release import MIN_SELECTION_QUERIES, collection_eval_commands, parse_args, selection
+    from wikiformer_kit.release.options import parse_args
+    from wikiformer_kit.release.selection import MIN_SELECTION_QUERIES, selection
+    from wikiformer_kit.release.stages import collection_evaluation
 
     args = parse_args(["--output-dir", str(tmp_path)])
     validation = tmp_path / "wikir" / "validation"
     validation.mkdir(parents=True)
     (validation / "topics.tsv").write_text("".join(f"q{i}\tquery {i}\n" for i in range(MIN_SELECTION_QUERIES)))
     dev = selection(args, tmp_path / "wikir")
-    assert dev.on_wikir and dev.spec == str(validation) and dev.chosen_on(args.eval_collection) == ""
+    assert dev.on_wikir and dev.spec == str(validation) and not dev.chose_on(args.eval_collection)
     assert dev.role(str(validation), 5).startswith("dev: the checkpoint and the fusion were chosen on these 5")
     (validation / "topics.tsv").write_text("q1\tone query\n")
     fallback = selection(args, tmp_path / "wikir")
-    assert not fallback.on_wikir and fallback.chosen_on(args.eval_collection)
+    assert not fallback.on_wikir and fallback.chose_on(args.eval_collection)
     assert "fewer than 5" in capsys.readouterr().out
     assert not selection(parse_args(["--select-on-eval-collection"]), tmp_path / "wikir").on_wikir
-    compare = collection_eval_commands("python", args, args.eval_collection, "bm25", tmp_path / "eval", None)[-1]
-    assert compare[compare.index("--reference") + 1] == "bm25"  # significance against the first stage
-    assert any(run.startswith("wikiformer+bm25=") for run in compare)
+    compare = collection_evaluation(args, args.eval_collection, "bm25", tmp_path / "eval", None)[-1]
+    assert compare.subcommand == "compare" and compare.options.reference == "bm25"  # against the first stage
+    assert any(run.startswith("wikiformer+bm25=") for run in compare.options.runs)
 
 
 def test_harp_scores_importance_with_the_backbone_its_config_trains():
-    from wikiformer_kit.release import importance_model_args
+    from wikiformer_kit.release.options import parse_args
+    from wikiformer_kit.release.stages import dataset_build
 
     config = yaml.safe_load((PROJECT_ROOT / "wikiformer_kit" / "configs" / "harp-bert-base.yaml").read_text())
-    assert importance_model_args("harp", config, "") == ["--harp-importance-model", "google-bert/bert-base-uncased"]
-    assert importance_model_args("harp", config, "--harp-importance-model other") == []
-    assert importance_model_args("prop", config, "") == []
+    out = Path("out")
+    harp = dataset_build(parse_args(["--system", "harp"]), out, config).options
+    assert harp.harp_importance_model == "google-bert/bert-base-uncased"
+    given = parse_args(["--system", "harp", "--build-args", "--harp-importance-model other --language de"])
+    assert (dataset_build(given, out, config).options.harp_importance_model, given.build_args) == (
+        "other",
+        "--harp-importance-model other --language de",
+    )
+    assert dataset_build(given, out, config).options.language == "de"
+    assert not dataset_build(parse_args(["--system", "prop"]), out, config).options.harp_importance_model
 
 
 def test_a_baselines_variant_and_stopwords_reach_the_build_and_its_cards():
-    import argparse
+    from wikiformer_kit.cli.options import to_argv
+    from wikiformer_kit.dataset_scripts.tasks.baseline_options import built_choices
+    from wikiformer_kit.release.options import parse_args
+    from wikiformer_kit.release.stages import dataset_build
 
-    from wikiformer_kit.dataset_scripts.tasks.baseline_options import add_arguments, built_choices, options_from_args
-    from wikiformer_kit.release import parse_args, variant_args
+    def variant_args(args):
+        built = dataset_build(args, Path("out"), {}).options
+        argv = to_argv(built)
+        return [t for i, t in enumerate(argv) if t in VARIANT_FLAGS or (i and argv[i - 1] in VARIANT_FLAGS)]
 
     args = parse_args(["--system", "harp", "--harp-variant", "original", "--stopwords", "harp-stopwords.txt"])
-    assert variant_args(args) == ["--harp-variant", "original", "--stopwords", "harp-stopwords.txt"]
+    assert args.baseline_choices() == {"harp_variant": "original", "stopwords": "harp-stopwords.txt"}
+    assert sorted(variant_args(args)) == sorted(["--harp-variant", "original", "--stopwords", "harp-stopwords.txt"])
     assert variant_args(parse_args(["--system", "prop", "--prop-variant", "original"])) == [
         "--prop-variant",
         "original",
     ]
     assert variant_args(parse_args(["--system", "harp"])) == []
     # what the build makes of them: the options, and the line its cards print
-    build = argparse.ArgumentParser()
-    add_arguments(build)
-    prop, harp, _ = options_from_args(build.parse_args(["--harp-importance-model", "embedded:minilm", *variant_args(args)]))  # fmt: skip
+    harp = dataset_build(args, Path("out"), {}).options.harp_options()
     assert (harp.variant_name, harp.draw_unit, harp.stopwords) == ("original", "pieces", "harp-stopwords.txt")
     line = built_choices("HARP", {f"harp.{k}": v for k, v in harp.to_dict().items()})
     assert line.startswith("As built: --harp-variant original; stopwords: harp-stopwords.txt")
-    prop, _, _ = options_from_args(build.parse_args(["--prop-variant", "original"]))
+    prop = dataset_build(parse_args(["--system", "prop", "--prop-variant", "original"]), Path("out"), {}).options
+    prop = prop.prop_options()
     assert built_choices("PROP", {f"prop.{k}": v for k, v in prop.to_dict().items()}).startswith(
         "As built: --prop-variant original; stopwords: NLTK English + INQUERY"
     )
@@ -255,13 +279,15 @@ def test_a_baselines_variant_and_stopwords_reach_the_build_and_its_cards():
 
 
 def test_a_stage_is_one_console_line_and_its_output_goes_to_the_log(tmp_path, capsys):
-    from wikiformer_kit.release import Stages
+    from wikiformer_kit.release.stage_records import Stages
 
-    chatty = [
-        sys.executable,
-        "-c",
-        "import sys\nfor i in range(50): print('banner', i); print(f'{i}/50 [', file=sys.stderr)",
-    ]
+    chatty = Command(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfor i in range(50): print('banner', i); print(f'{i}/50 [', file=sys.stderr)",
+        ]
+    )
     stages = Stages(tmp_path, redo=None)
     stages.run("datasets", [chatty], describe=lambda: "4 datasets")
     console = capsys.readouterr()
@@ -273,29 +299,29 @@ def test_a_stage_is_one_console_line_and_its_output_goes_to_the_log(tmp_path, ca
     stages.run("datasets", [chatty])
     assert capsys.readouterr().out == "[datasets] finished earlier with the same command: reused\n"
 
-    failing = [sys.executable, "-c", "import sys\nprint('the cause'); sys.exit(3)"]
+    failing = Command([sys.executable, "-c", "import sys\nprint('the cause'); sys.exit(3)"])
     with pytest.raises(SystemExit, match=r"\[train\] failed \(exit 3\) \(full output: .*train.log\)"):
         stages.run("train", [failing])
     assert "the cause" in capsys.readouterr().err  # the log's tail is shown
 
 
 def test_verbose_stages_print_the_commands_output(tmp_path, capfd):
-    from wikiformer_kit.release import Stages
+    from wikiformer_kit.release.stage_records import Stages
 
-    Stages(tmp_path, redo=None, verbose=True).run("eval", [[sys.executable, "-c", "print('table')"]])
+    Stages(tmp_path, redo=None, verbose=True).run("eval", [Command([sys.executable, "-c", "print('table')"])])
     out = capfd.readouterr().out
     assert "[eval] $ python -c " in out and "table" in out and not (tmp_path / "logs").exists()
 
 
 def test_a_stage_is_reused_only_while_its_inputs_and_the_stages_before_it_are_unchanged(tmp_path, capsys):
-    from wikiformer_kit.release import Stages
+    from wikiformer_kit.release.stage_records import Stages
 
     dump = tmp_path / "dump.xml"
     dump.write_text("first download, cut short")
     out = tmp_path / "out"
     copy = [sys.executable, "-c", "import shutil, sys; shutil.copy(sys.argv[1], sys.argv[2])"]
-    datasets = [*copy, str(dump), str(out / "rows.txt")]
-    train = [*copy, str(out / "rows.txt"), str(out / "model.txt")]
+    datasets = Command([*copy, str(dump), str(out / "rows.txt")])
+    train = Command([*copy, str(out / "rows.txt"), str(out / "model.txt")])
 
     def run_both():
         stages = Stages(out, redo=None)
@@ -314,5 +340,5 @@ def test_a_stage_is_reused_only_while_its_inputs_and_the_stages_before_it_are_un
 
     other = tmp_path / "other.xml"
     other.write_text("another input")
-    Stages(out, redo=None).run("datasets", [[*copy, str(other), str(out / "rows.txt")]])
+    Stages(out, redo=None).run("datasets", [Command([*copy, str(other), str(out / "rows.txt")])])
     assert "other command line; other input: other.xml; input no longer given: dump.xml" in capsys.readouterr().out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from wikiformer_kit.release import closing_summary
+from wikiformer_kit.release.summary import closing_summary
 
 
 def summary(out):

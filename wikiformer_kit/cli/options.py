@@ -148,7 +148,8 @@ def to_argv(options: Any, *, input_flag: str | None = "--input") -> list[str]:
         if field.name == "input" and input_flag:
             flags = (input_flag,)
         if flags == (POSITIONAL,):
-            positional += [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+            if value is not None:
+                positional += [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
             continue
         if value == _field_default(field) and not field.metadata.get("required"):
             continue

@@ -126,7 +126,6 @@ def parse_options(argv: list[str] | None = None) -> BuildCommandOptions:
     return options
 
 
-
 def _cluster(text: str) -> tuple[int, int]:
     nodes, _, cores = text.lower().partition("x")
     if not (nodes.isdigit() and cores.isdigit() and int(nodes) > 0 and int(cores) > 0):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from transformers import TrainingArguments
@@ -149,3 +149,17 @@ def parse_arguments(argv: list[str] | None = None) -> tuple[ModelArguments, Data
             f"TrainingArguments){hint}"
         )
     return tuple(parsed)
+
+
+def train_arguments(config: Path | str, **settings) -> list[str]:
+    """``train.py``'s command line: the config file, then each setting as its flag (a list as its values). A setting
+    that is no argument of ``train.py`` is a ``TypeError``, as a renamed argument would be.
+    """
+    known = {f.name for cls in (ModelArguments, DataArguments, WikiformerTrainingArguments) for f in fields(cls)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise TypeError(f"{PROG} has no argument {', '.join(unknown)}")
+    argv = [str(config)]
+    for name, value in settings.items():
+        argv += [f"--{name}", *(map(str, value) if isinstance(value, (list, tuple)) else [str(value)])]
+    return argv

@@ -24,7 +24,6 @@ def parse_options(argv: list[str] | None = None) -> CorpusCommandOptions:
     return options_from(CorpusCommandOptions, parser.parse_args(argv))
 
 
-
 @one_line_errors
 def main(argv: list[str] | None = None) -> int:
     """Run the build and print its summary."""

@@ -7,7 +7,7 @@ import argparse
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from wikiformer_kit.cli.options import add_option_groups, option, options_from
+from wikiformer_kit.cli.options import option
 
 BACKGROUNDS = ("cf", "df")
 QUERY_LENGTHS = ("poisson", "normal")

@@ -129,7 +129,6 @@ def parse_options(argv: list[str] | None = None) -> WikirCommandOptions:
     return options
 
 
-
 def push(folder: Path, repo_id: str, private: bool) -> str:
     """Upload the collection (not its ``.build`` work files, nor a ``nano`` export, a dataset of its own) to a dataset
     repo; returns the commit URL."""
