@@ -274,7 +274,7 @@ def test_bad_task_name_is_a_clear_error(tmp_path, capsys):
 
 def test_slurm_executors_are_chained(built, tmp_path):
     from wikiformer_kit.dataset_scripts.build import build_options, parse_options
-    from wikiformer_kit.dataset_scripts.tasks.build import make_executors
+    from wikiformer_kit.dataset_scripts.tasks.build import make_executors, task_stages
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
     from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
     from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
@@ -283,7 +283,9 @@ def test_slurm_executors_are_chained(built, tmp_path):
     executor = build_options(parse_options([*argv, "--slurm-partition", "cpu"]), argv).executor
     data, redirects = corpus_files(built / "corpus")
     units = plan_units(data, 30)
-    cards = make_executors(executor, BuildLayout(tmp_path), units, redirects, ("srr", "ltm"), TaskOptions(), {})
+    layout = BuildLayout(tmp_path)
+    stages = task_stages(executor.num_proc, layout, units, redirects, ("srr", "ltm"), TaskOptions(), {})
+    cards = make_executors(executor, layout, stages)
     ltm = cards.depends
     assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
     join = ltm.depends  # one bucket for a small corpus: one task

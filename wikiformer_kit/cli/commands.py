@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from wikiformer_kit.home import import_root
@@ -31,3 +34,10 @@ def as_run(text: str) -> str:
     """``text`` with every command of the kit named as the user runs it: ``wikiformer-build`` for ``python -m
     dataset_scripts.build`` when installed (:func:`runs_installed`), unchanged in a checkout."""
     return _CHECKOUT_FORM.sub(lambda match: INSTALLED_COMMANDS[match.group(0)], text) if runs_installed() else text
+
+
+def public_command(command: str, argv: list[str], is_local: Callable[[str], bool] = lambda a: Path(a).exists()) -> str:
+    """``command`` and its arguments for a card (:func:`as_run`), the local paths (``is_local``, of an argument
+    holding a path separator) reduced to their last component: cards are published."""
+    shown = [Path(a).name if os.sep in a and is_local(a) else a for a in argv]
+    return as_run(f"{command} " + " ".join(shlex.quote(a) for a in shown))

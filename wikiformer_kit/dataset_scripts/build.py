@@ -16,15 +16,13 @@ an interrupted build, and the same seed and corpus give byte-identical Parquet f
 
 from __future__ import annotations
 
-import os
-import shlex
 import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
-from wikiformer_kit.cli.commands import as_run
+from wikiformer_kit.cli.commands import public_command
 from wikiformer_kit.cli.errors import InputError, one_line
 from wikiformer_kit.cli.hub_access import check_cached_model
 from wikiformer_kit.cli.options import add_option_groups, option, options_from
@@ -153,6 +151,11 @@ def plan_main(args: BuildCommandOptions, build) -> int:
     return 0
 
 
+def _local_path(argument: str) -> bool:
+    """An existing file, or one in an existing folder (an output folder not made yet)."""
+    return Path(argument).exists() or Path(argument).parent.is_dir()
+
+
 def build_options(args: BuildCommandOptions, argv: list[str]):
     """The typed options (a :class:`.tasks.build.BuildOptions`) of a parsed command line (``ValueError`` for a
     bad value)."""
@@ -171,7 +174,7 @@ def build_options(args: BuildCommandOptions, argv: list[str]):
         executor=options_from(ExecutorOptions, args),
         articles_per_unit=args.articles_per_unit,
         repo_id=f"{args.push_to_hub}/wikiformer-{{task}}" if args.push_to_hub else None,
-        command=_public_command(argv),
+        command=public_command("python -m dataset_scripts.build", argv, _local_path),
         prop=prop,
         harp=harp,
         attention_cache=args.harp_attention_cache,
@@ -269,13 +272,6 @@ def no_rows_message(summary: dict, build) -> str:
         f"{inputs}: no task gave a row from the {articles:,} article{'s' if articles != 1 else ''} read (each task's "
         "reason is on its line above); give more or longer documents"
     )
-
-
-def _public_command(argv: list[str]) -> str:
-    """The command line for the card, with local paths (an existing file, or one in an existing folder, such as an
-    output folder not made yet) reduced to their last component (cards are published)."""
-    shown = [Path(a).name if os.sep in a and (Path(a).exists() or Path(a).parent.is_dir()) else a for a in argv]
-    return as_run("python -m dataset_scripts.build " + " ".join(shlex.quote(a) for a in shown))
 
 
 if __name__ == "__main__":

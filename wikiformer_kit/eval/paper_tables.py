@@ -16,9 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-SETTINGS = ("zero-shot", "fine-tuned")
-PAPER = "Wikiformer: Pre-training with Structured Information of Wikipedia for Ad-hoc Retrieval (AAAI 2024)"
-
 
 @dataclass(frozen=True)
 class PaperFigure:
@@ -230,6 +227,17 @@ def _table4_rows(column: slice) -> dict[str, dict[str, tuple[str, ...]]]:
     return {"fine-tuned": {row: tuple(text.split()[column]) for row, text in table.items()}}
 
 
+def _table4_benchmark(name: str, title: str, column: slice, collection: CollectionShape) -> PaperBenchmark:
+    """LeCaRD and CAIL-LCR alike: N@5 and N@15 (also as LeCaRD's script computes them) of the dataset's own 100
+    candidates per query."""
+    candidates = "the dataset's own 100 candidates per query"
+    measures, labels = ("nDCG@5", "nDCG@15"), ("N@5", "N@15")
+    rows = _table4_rows(column)
+    return PaperBenchmark(
+        name, title, "Table 4", measures, labels, candidates, 100, rows, script_cutoffs=(5, 15), collection=collection
+    )
+
+
 BENCHMARKS = {
     benchmark.name: benchmark
     for benchmark in (
@@ -286,17 +294,11 @@ BENCHMARKS = {
                 grades=(0, 1, 2),
             ),
         ),
-        PaperBenchmark(
+        _table4_benchmark(
             "lecard",
             "LeCaRD",
-            "Table 4",
-            ("nDCG@5", "nDCG@15"),
-            ("N@5", "N@15"),
-            "the dataset's own 100 candidates per query",
-            100,
-            _table4_rows(slice(0, 2)),
-            script_cutoffs=(5, 15),
-            collection=CollectionShape(
+            slice(0, 2),
+            CollectionShape(
                 "LeCaRD's 107 labelled queries (5156, 4891, ...) graded 0-3, <=33 labels each, numeric candidate ids",
                 107,
                 query_ids=LECARD_QUERIES,
@@ -304,18 +306,12 @@ BENCHMARKS = {
                 judgments_per_query=33,
             ),
         ),
-        PaperBenchmark(
+        _table4_benchmark(
             "cail-lcr",
             "CAIL-LCR",
-            "Table 4",
-            ("nDCG@5", "nDCG@15"),
-            ("N@5", "N@15"),
-            "the dataset's own 100 candidates per query",
-            100,
-            _table4_rows(slice(2, 4)),
-            script_cutoffs=(5, 15),
+            slice(2, 4),
             # CAIL's training queries are LeCaRD's and its test queries are not published: the ids are not checked
-            collection=CollectionShape(
+            CollectionShape(
                 "numeric query ids (ridx) graded 0-3, <=33 labels each, numeric candidate ids",
                 None,
                 query_id=r"-?\d+",

@@ -54,29 +54,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "EMBEDDED_MINILM",
-    "METRIC_NAMES",
-    "DataArguments",
-    "DelayedCheckpointCallback",
-    "GroupCollator",
-    "GroupDataset",
-    "ModelArguments",
-    "NanoBEIREvalSet",
-    "RerankEvalSet",
-    "Task",
-    "TaskMixtureSampler",
-    "WikiformerTrainer",
-    "WikiformerTrainingArguments",
-    "group_scores",
-    "load_eval_set",
-    "load_rerank_eval",
-    "load_test_sets",
-    "load_task",
-    "load_tasks",
-    "pairwise_hinge",
-    "parse_arguments",
-    "rerank_metrics",
-    "resolve_model_path",
-    "softmax_cross_entropy",
-]
+__all__ = sorted(_EXPORTS)

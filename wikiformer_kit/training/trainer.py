@@ -95,7 +95,7 @@ class WikiformerTrainer(Trainer):
         self._task_sums = torch.zeros(3, len(self.task_names), dtype=torch.float64, device=self.args.device)
         self._step_nonfinite = torch.zeros((), device=self.args.device)  # non-finite micro-batch losses this step
         self._step_tasks: list[torch.Tensor] = []
-        self.skipped_steps, self._skipped_in_a_row, self._logged_skips = 0, 0, 0
+        self.skipped_steps, self._skipped_in_a_row = 0, 0
         self._micro_batch_shares: tuple[float, float] | None = None  # this micro-batch's share of the batch
         self.check_selection_metric()
 

@@ -10,13 +10,19 @@ import pytest
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
 from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
-from wikiformer_kit.dataset_scripts.corpus.hatnotes import drop_hatnote_lines, is_hatnote_template
+from wikiformer_kit.dataset_scripts.corpus.hatnotes import HATNOTE_TEMPLATES, drop_hatnote_lines
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext, strip_non_text
 
 PAGES = Path(__file__).resolve().parents[3] / "wikiformer_kit" / "data" / "samples" / "wikipedia" / "other-languages"
 _TEMPLATE = re.compile(r"^\{\{([^|{}]+)\|([^|{}]+)\}\}$", re.M)
+
+
+def is_hatnote_template(name: str) -> bool:
+    """Whether a template name (any language of HATNOTE_TEMPLATES) is a hatnote's."""
+    key = " ".join(name.replace("_", " ").split()).casefold()
+    return any(key in names for names in HATNOTE_TEMPLATES.values())
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,12 @@ import pytest
 from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
 from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
 from wikiformer_kit.dataset_scripts.corpus.templates import RENDERERS, render_template, template_name
-from wikiformer_kit.dataset_scripts.corpus.wikitext import clean_debris, debris_count, parse_wikitext, strip_non_text
+from wikiformer_kit.dataset_scripts.corpus.wikitext import _DEBRIS, clean_debris, parse_wikitext, strip_non_text
+
+
+def debris_count(text: str) -> int:
+    """How many pieces of template debris (see clean_debris) ``text`` holds."""
+    return sum(len(pattern.findall(text)) for pattern, _ in _DEBRIS)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from transformers import AutoTokenizer, BertConfig, BertModel
 from wikiformer_kit.dataset_scripts.tasks.attention import (
     AttentionScorer,
     combine_heads,
-    importance_sharpness,
     importance_sharpness_of,
     last_layer_attention,
     load_passage_tokenizer,
@@ -21,6 +20,12 @@ from wikiformer_kit.dataset_scripts.tasks.attention import (
     truncate_tokens,
     word_spans,
 )
+
+
+def importance_sharpness(probabilities):
+    """The sharpness figures of one distribution."""
+    return importance_sharpness_of([probabilities])[0]
+
 
 TINY = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 

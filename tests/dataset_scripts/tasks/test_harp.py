@@ -20,7 +20,14 @@ from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
 from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
 from wikiformer_kit.dataset_scripts.tasks import acm, qdm, rdp, rqp
-from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions, linked_sentences, sample_words, word_distribution
+from wikiformer_kit.dataset_scripts.tasks.anchors import (
+    HarpOptions,
+    group_links,
+    link_records,
+    sample_words,
+    softmax_over,
+    summed_weights,
+)
 from wikiformer_kit.dataset_scripts.tasks.attention import AttentionScorer, word_spans
 from wikiformer_kit.dataset_scripts.tasks.language_model import load_stopwords
 
@@ -66,7 +73,8 @@ def kaunota(corpus):
     source = next(i for i, a in enumerate(corpus) if a.title == "Kaunotys pogosts")
     article = corpus[source]
     resolved = [rows.get(normalize_title(link.target)) for link in article.links]
-    sentences, skipped = linked_sentences(article, resolved, source, lambda r: bool(corpus[r].abstract.strip()))
+    has_passage = [bool(a.abstract.strip()) for a in corpus].__getitem__
+    sentences, skipped = group_links(article.id, article.title, link_records(article), resolved, source, has_passage)
     sentence = next(s for s in sentences if s.sentence.startswith("Rūbežojas zīmeļūs"))
     scorer = AttentionScorer(device="cpu")
     attention = scorer.score([(sentence.sentence, [a.span for a in sentence.anchors])])[0]
@@ -177,7 +185,7 @@ def test_word_distribution_is_a_softmax_over_summed_weights():
     attention = TextAttention(
         [w for w, _, _ in spans], [(s, e) for _, s, e in spans], np.array([0.1, 0.2, 0.3, 0.4, 0.0]), np.zeros((0, 5))
     )
-    terms, probabilities = word_distribution(attention, attention.cls, STOP, exclude={"ice"})
+    terms, probabilities = softmax_over(summed_weights(attention, attention.cls, STOP), exclude={"ice"})
     assert terms == ["snow", "albedo"]  # "the" is a stopword, "ice" excluded; snow = 0.1 + 0.3
     assert probabilities == pytest.approx(
         [math.exp(0.4) / (math.exp(0.4) + math.exp(0.2)), math.exp(0.2) / (math.exp(0.4) + math.exp(0.2))]

@@ -7,7 +7,9 @@ import random
 import numpy as np
 import pytest
 
+from tests.dataset_scripts.tasks.test_language_model import log_likelihood
 from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.words import cut_words
 from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions, language_stemming
 from wikiformer_kit.dataset_scripts.tasks.common import task_rng
 from wikiformer_kit.dataset_scripts.tasks.language_model import (
@@ -17,13 +19,14 @@ from wikiformer_kit.dataset_scripts.tasks.language_model import (
     UnitTokens,
     load_stopwords,
     stemmer,
+    words,
 )
 from wikiformer_kit.dataset_scripts.tasks.prop import (
     PropDocument,
     PropOptions,
     document_rows,
+    document_skip,
     document_text,
-    prop_groups,
 )
 
 STOP = load_stopwords()
@@ -32,6 +35,17 @@ ARTICLES = [
     Article("2", "Banana", abstract="Banana cherry orchard banana plantation cherry."),
     Article("3", "Cherry", abstract="Cherry cherry apple plantation orchard."),
 ]
+
+
+def prop_groups(article, rng, collection, stopwords, options, max_words=512):
+    """The ROP rows of one article, tokenised here as the statistics stage tokenises a unit."""
+    text = document_text(article)
+    every = words(text)
+    content = [w for w in every if w not in stopwords]
+    skip = document_skip(article.is_disambiguation, bool(every))
+    ids = collection.ids(collection.terms(content))
+    document = PropDocument(article.id, article.title, cut_words(text, max_words), skip, bool(content), ids)
+    return document_rows(document, rng, collection, options)
 
 
 def collection(options: PropOptions) -> CollectionModel:
@@ -52,8 +66,8 @@ def test_rows_put_the_higher_likelihood_set_first():
         assert row["document"] == "Apple. Apple banana apple orchard apple banana cherry orchard."
         high, low = row["log_likelihoods"]
         assert high >= low
-        assert document.log_likelihood(row["positive"].split()) == pytest.approx(high)
-        assert document.log_likelihood(row["negatives"][0].split()) == pytest.approx(low)
+        assert log_likelihood(document, row["positive"].split()) == pytest.approx(high)
+        assert log_likelihood(document, row["negatives"][0].split()) == pytest.approx(low)
         assert len(row["positive"].split()) == len(row["negatives"][0].split()) >= 1
     again = prop_groups(ARTICLES[0], task_rng(42, "prop", "1"), model, STOP, options)
     assert again.groups == out.groups
@@ -203,8 +217,14 @@ def test_a_units_words_are_counted_as_their_stems_and_their_surface_words_kept()
     tokens = UnitTokens.from_texts(STEMMED, STOP, stemmer())
     assert tokens.words == ["connect", "orchard", "relat"]
     assert tokens.cf.tolist() == [4, 1, 2] and tokens.df.tolist() == [2, 1, 2]
-    assert [tokens.words[i] for i in tokens.document_ids(0).tolist()] == ["connect"] * 3 + ["relat"]
-    assert [tokens.words[i] for i in tokens.document_ids(1).tolist()] == ["relat", "connect", "orchard"]
+    assert [tokens.words[i] for i in tokens.ids[tokens.offsets[0] : tokens.offsets[1]].tolist()] == ["connect"] * 3 + [
+        "relat"
+    ]
+    assert [tokens.words[i] for i in tokens.ids[tokens.offsets[1] : tokens.offsets[2]].tolist()] == [
+        "relat",
+        "connect",
+        "orchard",
+    ]
     surfaces = tokens.surfaces.to_pylist()
     shown = {(tokens.words[r["stem"]], r["word"], r["count"]) for r in surfaces}
     assert shown == {
@@ -261,7 +281,7 @@ def test_stemmed_rows_are_scored_on_stems_and_show_corpus_words():
             (row["negatives"][0], row["log_likelihoods"][1]),
         ):
             assert set(side.split()) <= surface
-            assert document.log_likelihood(stemmer()(side.split())) == pytest.approx(likelihood)
+            assert log_likelihood(document, stemmer()(side.split())) == pytest.approx(likelihood)
 
 
 def test_a_corpus_in_a_language_without_a_stemmer_is_not_stemmed(capsys):

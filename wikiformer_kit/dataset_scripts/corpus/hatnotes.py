@@ -97,12 +97,6 @@ def _hatnote(language: str) -> re.Pattern:
     )
 
 
-def is_hatnote_template(name: str) -> bool:
-    """Whether a template name (any language of :data:`HATNOTE_TEMPLATES`) is a hatnote's."""
-    key = " ".join(name.replace("_", " ").split()).casefold()
-    return any(key in names for names in HATNOTE_TEMPLATES.values())
-
-
 @lru_cache(maxsize=64)
 def _line_opening(language: str) -> re.Pattern:
     """A line that opens with a hatnote's words (after indents, quotes or a ``<div>``): one scan of the page finds

@@ -19,18 +19,11 @@ from wikiformer_kit.home import kit_file
 
 TABLE = kit_file("data/mediawiki/languages.json")
 """The generated table (namespace names and image options per language)."""
-MEDIA_KEYS = (-2, 6, 14)
-"""Media, File, Category: links there carry no text of the article."""
 
 
 @lru_cache(maxsize=1)
 def _table() -> dict:
     return json.loads(TABLE.read_text(encoding="utf-8"))["languages"]
-
-
-def known_languages() -> frozenset[str]:
-    """Language codes the table has."""
-    return frozenset(_table())
 
 
 def table_language(language: str) -> str:

@@ -172,12 +172,12 @@ def find_see_also_sections(
     bodies = [(len(heading.group(1)), heading.group(2), body(i)) for i, heading in enumerate(headings)]
     top_level = min((level for level, _, _ in bodies), default=2)
     top = [(title, body) for level, title, body in bodies if level == top_level]
-    before = _words(_prose(wikitext[: headings[0].start()])) if headings else 0
+    before = prose_words(_prose(wikitext[: headings[0].start()])) if headings else 0
     for position, (title, body) in enumerate(top):
         later = [b for _, b in top[position + 1 :]]
         if before >= MIN_PROSE_BEFORE and looks_like_see_also(title, body, later, namespaces):
             return [body], FOUND_BY_STRUCTURE
-        before += _words(_prose(_strip_lists(body)))  # prose of the article body, lists aside
+        before += prose_words(_prose(_strip_lists(body)))  # prose of the article body, lists aside
     return [], ""
 
 
@@ -209,7 +209,7 @@ MAX_ITEM_LINKS = 2
 """Article links an entry may hold (``* [[X]] and [[Y]]``); more is a list of forms or sources, not See also."""
 
 
-def _words(text: str) -> int:
+def prose_words(text: str) -> int:
     """Words of prose: the words of :func:`~dataset_scripts.corpus.words.word_spans` (scripts without spaces
     count as BERT splits them) that hold a letter or a digit (a lone dash is none)."""
     return sum(1 for start, end in word_spans(text) if _ALNUM.search(text, start, end))
@@ -238,9 +238,9 @@ def looks_like_see_also(title: str, body: str, later: list[str], namespaces: Nam
         later: the bodies of the top-level sections after it (each must have little prose).
         namespaces: the wiki's namespace names.
     """
-    if _words(title) > 5 or _CITATION.search(body) or HEADING.search(body):
+    if prose_words(title) > 5 or _CITATION.search(body) or HEADING.search(body):
         return False
-    if any(_words(_prose(_strip_lists(_without_templates(b)))) > LATE_PROSE_WORDS for b in later):
+    if any(prose_words(_prose(_strip_lists(_without_templates(b)))) > LATE_PROSE_WORDS for b in later):
         return False
     items = [item for item in _LIST_ITEM.findall(_TABLE.sub(" ", body)) if item.strip()]  # tables: lists of data
     templated = bool(_LIST_TEMPLATE.search(body))
@@ -252,7 +252,7 @@ def looks_like_see_also(title: str, body: str, later: list[str], namespaces: Nam
         prose = _prose(item)
         # the entry's own link may hold digits ("[[1997 Asian financial crisis]]"); the rest may not ("(2009)")
         rest = _WIKILINK.sub(lambda m: m.group(0).strip("[]").split("|")[-1], _WIKILINK.sub(" ", item, count=1))
-        if 0 < len(articles) <= MAX_ITEM_LINKS and _words(prose) <= MAX_ITEM_WORDS and not _DIGIT.search(rest):
+        if 0 < len(articles) <= MAX_ITEM_LINKS and prose_words(prose) <= MAX_ITEM_WORDS and not _DIGIT.search(rest):
             entries += 1
             links += len(articles)
         elif _EXTERNAL.search(item):
@@ -260,7 +260,7 @@ def looks_like_see_also(title: str, body: str, later: list[str], namespaces: Nam
     if items and (entries < 0.75 * len(items) or links > 1.5 * entries):
         return False
     outside = _strip_lists(_without_templates(body))
-    if _words(_prose(outside)) > MAX_PROSE_WORDS or _LEAD_IN.search(_prose(outside)):
+    if prose_words(_prose(outside)) > MAX_PROSE_WORDS or _LEAD_IN.search(_prose(outside)):
         return False
     return entries >= MIN_ENTRIES or len(see_also_targets(body, namespaces)) >= MIN_ENTRIES
 

@@ -403,11 +403,6 @@ def clean_debris(text: str) -> str:
     return text
 
 
-def debris_count(text: str) -> int:
-    """How many pieces of template debris (see :func:`clean_debris`) ``text`` holds."""
-    return sum(len(pattern.findall(text)) for pattern, _ in _DEBRIS)
-
-
 def _clean(text: str) -> str:
     """Paragraphs (wikitext's blank-line breaks) one per line; a single newline is a space, as rendered."""
     if "[" in text or "{" in text or "}" in text or "<" in text or "|" in text:

@@ -89,11 +89,6 @@ _SPECIAL_BLOCKS = re.compile(
 _DICTIONARY_RUN = re.compile(f"[{DICTIONARY_SCRIPTS}]")
 
 
-def has_dictionary_script(text: str) -> bool:
-    """Whether ``text`` holds Thai, Lao, Tibetan, Myanmar or Khmer (words cut by ICU's dictionary word breaker)."""
-    return _DICTIONARY_RUN.search(text) is not None
-
-
 def is_spaced(text: str) -> bool:
     """Whether ``text`` holds no character of a script written without spaces (its words are its tokens)."""
     return text.isascii() or _SPECIAL_BLOCKS.search(text) is None or _SPECIAL.search(text) is None

@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
-import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
-from wikiformer_kit.cli.commands import as_run
+from wikiformer_kit.cli.commands import as_run, public_command
 from wikiformer_kit.cli.options import add_option_groups, option, options_from
 from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
 from wikiformer_kit.dataset_scripts.hub.report import push_and_report
@@ -157,7 +155,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     repo_id = f"{args.push_to_hub}/{args.repo_name or _repo_name(source.name)}" if args.push_to_hub else None
-    info = {"command": _public_command(argv if argv is not None else sys.argv[1:]), "repo_id": repo_id}
+    info = {
+        "command": public_command(
+            "python -m dataset_scripts.finetune",
+            argv if argv is not None else sys.argv[1:],
+            lambda a: Path(a.split("#")[0]).exists(),  # a collection with its query part
+        ),
+        "repo_id": repo_id,
+    }
     info["license"] = args.license
     try:
         public = build_groups(source, args.output_dir, options, overwrite=args.overwrite, info=info)
@@ -185,12 +190,6 @@ def main(argv: list[str] | None = None) -> int:
 def _repo_name(name: str) -> str:
     stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in Path(name).stem).strip("-.") or "collection"
     return f"{stem}-finetune"
-
-
-def _public_command(argv: list[str]) -> str:
-    """The command line for the card, local paths reduced to their last component (cards are published)."""
-    shown = [Path(a).name if os.sep in a and Path(a.split("#")[0]).exists() else a for a in argv]
-    return as_run("python -m dataset_scripts.finetune " + " ".join(shlex.quote(a) for a in shown))
 
 
 if __name__ == "__main__":

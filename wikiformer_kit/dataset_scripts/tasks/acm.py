@@ -21,19 +21,17 @@ from collections.abc import Sequence
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
-    HARP_CHOICES,
-    HARP_MEASURES,
     Anchor,
     HarpOptions,
     LinkedSentence,
     destination_pair_row,
     excluded_words,
+    harp_spec,
     passage_query,
     query_length,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
-from wikiformer_kit.dataset_scripts.tasks.origins import HARP
-from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
@@ -111,7 +109,7 @@ def _row(
     return destination_pair_row(sentence, query, anchor, passages, second, negative), ""
 
 
-SPEC = TaskSpec(
+SPEC = harp_spec(
     name="acm",
     title="Anchor Co-occurrence Modeling (ACM)",
     features=group_features("query", anchor=TEXT, positive_title=TEXT, negative_title=TEXT),
@@ -122,11 +120,6 @@ SPEC = TaskSpec(
         "P1's first section drawn by their attention from [CLS], `positive` = P2's first section, `negatives` = "
         "[the first section of a random page of the corpus, neither the source nor P1 nor P2]."
     ),
-    choices=HARP_CHOICES,
     skip_reasons=SKIP_REASONS,
-    sampler=None,  # corpus-wide: a random page of the whole corpus as the negative (baseline_steps)
     query_max_length=250,  # the original code cuts both sides to 250 tokens
-    doc_max_length=250,
-    origin=HARP,
-    measures=HARP_MEASURES,
 )

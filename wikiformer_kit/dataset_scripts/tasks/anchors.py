@@ -5,12 +5,12 @@ its destination page, represented by the destination's first section (section 4.
 every internal link with its anchor text and sentence (:class:`~dataset_scripts.corpus.article.Link`); the
 destination's first section is its lead (``Article.abstract``). Here:
 
-- :func:`linked_sentences` groups an article's links by sentence and resolves each destination against the whole
-  corpus (redirects followed). Counted, never fatal: an article without links, an anchor not found in its
+- :func:`group_links` groups an article's links by sentence, each destination resolved against the whole corpus
+  (redirects followed). Counted, never fatal: an article without links, an anchor not found in its
   sentence, a destination missing from the corpus, a link to the article itself, a destination without a first
   section.
-- :func:`word_distribution` turns attention weights into HARP's term distribution: weights of repeated words
-  summed (eq. 2), softmax over the distinct words (eq. 3); stopwords (INQUERY, as the paper) and excluded words
+- :func:`summed_weights` and :func:`softmax_over` turn attention weights into HARP's term distribution: weights of
+  repeated words summed (eq. 2), softmax over the distinct words (eq. 3); stopwords (INQUERY, as the paper) and excluded words
   get no probability. :func:`sample_words` draws distinct words from it, :func:`sample_with_replacement` as the
   original code draws (repeats kept). A "word" is a unit of the attention: a word, or a word piece when the build
   draws pieces as the original code does (``draw_unit="pieces"``).
@@ -43,6 +43,8 @@ from wikiformer_kit.dataset_scripts.tasks.baseline_options import (  # noqa: F40
 )
 from wikiformer_kit.dataset_scripts.tasks.common import group_row
 from wikiformer_kit.dataset_scripts.tasks.language_model import normal_length, poisson_length
+from wikiformer_kit.dataset_scripts.tasks.origins import HARP
+from wikiformer_kit.dataset_scripts.tasks.spec import TaskSpec
 
 EXTRACTION_SKIPS = {
     "article-without-links": "article without any internal link",
@@ -74,6 +76,20 @@ HARP_MEASURES = {
     "sentence-importance-max-min-ratio": "the same distribution's largest / smallest probability",
 }
 """The sharpness of the importance distributions, reported in every HARP task's statistics and card."""
+
+
+def harp_spec(**fields) -> TaskSpec:
+    """A HARP task's spec: the card's shared choices and measures, HARP as its origin, passages of 250 tokens (the
+    original code cuts them so) and no per-article sampler: every HARP task is corpus-wide, its destinations
+    resolved over the whole corpus (built by :mod:`.baseline_steps`). ``fields``: the task's own."""
+    shared = {
+        "choices": HARP_CHOICES,
+        "sampler": None,
+        "doc_max_length": 250,
+        "origin": HARP,
+        "measures": HARP_MEASURES,
+    }
+    return TaskSpec(**(shared | fields))
 
 
 def importance_distribution(
@@ -166,25 +182,6 @@ def anchor_starts(article: Article) -> list[int]:
     return [record.start for record in link_records(article)]
 
 
-def linked_sentences(
-    article: Article,
-    rows: Sequence[int | None],
-    own_row: int | None,
-    has_passage: Callable[[int], bool],
-) -> tuple[list[LinkedSentence], Counter]:
-    """The article's sentences that hold at least one usable anchor, and what was left out (by reason).
-
-    Args:
-        article: the source article.
-        rows: the destination row of each of its links (``None`` = not in the corpus), redirects followed.
-        own_row: the article's own row (a link resolving to it is a self link).
-        has_passage: whether a destination row has a usable first section.
-    """
-    if not article.links:
-        return [], Counter({"article-without-links": 1})
-    return group_links(article.id, article.title, link_records(article), rows, own_row, has_passage)
-
-
 def group_links(
     article_id: str,
     title: str,
@@ -193,8 +190,14 @@ def group_links(
     own_row: int | None,
     has_passage: Callable[[int], bool],
 ) -> tuple[list[LinkedSentence], Counter]:
-    """:func:`linked_sentences` from an article's link records (as the build's statistics stage keeps them) and
-    the destination row of each."""
+    """An article's sentences that hold at least one usable anchor, and what was left out (by reason).
+
+    Args:
+        links: the article's link records (:func:`find_anchors`, as the build's statistics stage keeps them).
+        rows: the destination row of each link (``None`` = not in the corpus), redirects followed.
+        own_row: the article's own row (a link resolving to it is a self link).
+        has_passage: whether a destination row has a usable first section.
+    """
     skipped: Counter = Counter()
     usable: list[tuple[LinkRecord, int]] = []
     for link, row in zip(links, rows, strict=True):
@@ -240,15 +243,6 @@ def query_length(rng: random.Random, options: HarpOptions) -> int:
     return poisson_length(rng, options.poisson_lambda)
 
 
-def word_distribution(
-    attention: TextAttention, weights: np.ndarray, stopwords: frozenset[str], exclude: Iterable[str] = ()
-) -> tuple[list[str], list[float]]:
-    """HARP's term distribution: per distinct word (first-occurrence order) the attention weights of its
-    occurrences summed (eq. 2), then a softmax over the distinct words (eq. 3). Stopwords and ``exclude``
-    (e.g. the anchor's words: weight 0 in eq. 5, i.e. never drawn) are left out."""
-    return softmax_over(summed_weights(attention, weights, stopwords), exclude)
-
-
 def summed_weights(attention: TextAttention, weights: np.ndarray, stopwords: frozenset[str]) -> dict[str, float]:
     """eq. 2: per distinct word that is not a stopword (first-occurrence order), its occurrences' weights summed."""
     beta: dict[str, float] = {}
@@ -259,7 +253,8 @@ def summed_weights(attention: TextAttention, weights: np.ndarray, stopwords: fro
 
 
 def softmax_over(beta: dict[str, float], exclude: Iterable[str] = ()) -> tuple[list[str], list[float]]:
-    """eq. 3: the softmax of the summed weights over the words not in ``exclude``."""
+    """eq. 3: the softmax of the summed weights over the words not in ``exclude`` (e.g. the anchor's words:
+    weight 0 in eq. 5, i.e. never drawn)."""
     excluded = set(exclude)
     if excluded:
         beta = {word: b for word, b in beta.items() if word not in excluded}
@@ -321,7 +316,7 @@ def draw_words(
 def _distribution(
     attention: TextAttention, which: int, stopwords: frozenset[str], exclude: Iterable[str]
 ) -> tuple[list[str], list[float]]:
-    """:func:`word_distribution` of [CLS]'s row (``which`` = -1) or query row ``which``, memoised on the
+    """HARP's term distribution (:func:`softmax_over` of :func:`summed_weights`) of [CLS]'s row (``which`` = -1) or query row ``which``, memoised on the
     attention (callers copy the lists before drawing)."""
     key = (which, frozenset(exclude), stopwords)
     found = attention.memo.get(key)

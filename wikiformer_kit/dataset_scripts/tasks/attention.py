@@ -4,7 +4,7 @@ HARP (Ma et al., CIKM 2021, eq. 1, 5, 10 and 13) weighs the words of a text by t
 encoder: alpha_t = (1/D) sum_i softmax(W_i^Q h_q . W_i^K h_t / sqrt(d/D)), with the query position q the anchor
 (RQP's positive query) or [CLS] (passages, anchor importance). The original code sums over the heads instead of
 averaging (``heads="sum"``, the default): the weights then lie in [0, D] rather than [0, 1], and the softmax over
-words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpness` measures it). Here:
+words that follows (eq. 3) is no longer almost uniform (:func:`importance_sharpness_of` measures it). Here:
 
 - The encoder runs once per text (any attention implementation); the last layer's attention rows that are needed
   are then computed from its input hidden states and its own query/key projections, exactly as eq. 1 writes them,
@@ -342,16 +342,12 @@ def combine_heads(probabilities, heads: str = "sum"):
     return probabilities.sum(dim=1) if heads == "sum" else probabilities.mean(dim=1)
 
 
-def importance_sharpness(probabilities: Sequence[float]) -> tuple[float, float] | None:
-    """How far a word distribution is from uniform: ``(perplexity / words, largest / smallest probability)``.
+def importance_sharpness_of(distributions: Sequence[Sequence[float]]) -> list[tuple[float, float] | None]:
+    """How far each word distribution is from uniform: ``(perplexity / words, largest / smallest probability)``,
+    all of them in one pass over their probabilities (each normalised first).
 
     1 and 1 for a uniform distribution; a sharper one has a lower first and a higher second figure. ``None`` for
     fewer than two words (nothing to compare)."""
-    return importance_sharpness_of([probabilities])[0]
-
-
-def importance_sharpness_of(distributions: Sequence[Sequence[float]]) -> list[tuple[float, float] | None]:
-    """:func:`importance_sharpness` of many distributions at once (one pass over all their probabilities)."""
     sizes = np.fromiter(map(len, distributions), dtype=np.int64, count=len(distributions))
     kept = np.flatnonzero(sizes >= 2)
     results: list[tuple[float, float] | None] = [None] * len(distributions)

@@ -205,13 +205,10 @@ class HarpOptions:
     variant_name: str = "default"
 
     def __post_init__(self) -> None:
-        if self.query_length not in QUERY_LENGTHS:
-            raise ValueError(f"query_length must be one of {QUERY_LENGTHS}, got {self.query_length!r}")
-        if self.heads not in HEAD_COMBINATIONS:
-            raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {self.heads!r}")
-        if self.anchor_importance not in ANCHOR_IMPORTANCE:
-            raise ValueError(f"anchor_importance must be one of {ANCHOR_IMPORTANCE}, got {self.anchor_importance!r}")
         for name, allowed in (
+            ("query_length", QUERY_LENGTHS),
+            ("heads", HEAD_COMBINATIONS),
+            ("anchor_importance", ANCHOR_IMPORTANCE),
             ("anchor_pairs", ANCHOR_PAIRS),
             ("rdp_ties", RDP_TIES),
             ("rqp_negative_length", RQP_NEGATIVE_LENGTHS),

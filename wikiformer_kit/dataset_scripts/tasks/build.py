@@ -179,22 +179,9 @@ def task_stages(
     return stages
 
 
-def make_executors(
-    executor: ExecutorOptions,
-    layout: BuildLayout,
-    units: list[Unit],
-    redirects: list[Path],
-    tasks: tuple[str, ...],
-    options: TaskOptions,
-    build_info: dict[str, Any],
-    baselines: tuple = (PropOptions(), HarpOptions(), None),
-):
-    """The chained executors (stage 1 -> See also join -> LTM -> PROP/HARP -> cards) of the chosen kind; run the
-    last one.
-
-    ``baselines``: PROP's options, HARP's options and the attention cache (see :mod:`.baseline_steps`).
-    """
-    stages = task_stages(executor.num_proc, layout, units, redirects, tasks, options, build_info, baselines)
+def make_executors(executor: ExecutorOptions, layout: BuildLayout, stages: list[tuple[str, list, int]]):
+    """The chained executors of the chosen kind for the :func:`task_stages` (stage 1 -> See also join -> LTM ->
+    PROP/HARP -> cards); run the last one."""
     # workers fork from one server that has imported the steps once, instead of each importing them; pandas too,
     # which pyarrow imports on the first rows a process converts (0.3 CPU s in every worker otherwise)
     preload = (
@@ -285,12 +272,7 @@ def build_datasets(build: BuildOptions) -> dict[str, Any] | None:
         if prepared is None:
             return None
         build, layout = prepared.build, prepared.layout
-        baselines = (build.prop, build.harp, build.attention_cache)
-        executors = make_executors(
-            build.executor, layout, prepared.units, prepared.redirects, build.tasks, build.sampling, prepared.build_info,
-            baselines,
-        )  # fmt: skip
-        executors.run()
+        make_executors(build.executor, layout, prepared.stages(build.executor.num_proc)).run()
         if build.executor.kind == "slurm":
             return None
         return json.loads((layout.work / "summary.json").read_text("utf-8"))

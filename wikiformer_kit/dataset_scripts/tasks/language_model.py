@@ -320,10 +320,6 @@ class UnitTokens:
         """Documents tokenised."""
         return len(self.has_words)
 
-    def document_ids(self, index: int) -> np.ndarray:
-        """Document ``index``'s content words, as positions in :attr:`words`."""
-        return self.ids[self.offsets[index] : self.offsets[index + 1]]
-
 
 def uniforms(rng: random.Random, count: int) -> np.ndarray:
     """``count`` floats uniform in [0, 1) from ``rng`` in one call: 53 random bits each, as ``rng.random()``
@@ -483,10 +479,6 @@ class DocumentModel:
         mu = self.collection.mu
         return ((self._counts(ids) + mu * self.collection.background[ids]) / (self.length + mu)).tolist()
 
-    def log_likelihood(self, word_set: Iterable[str]) -> float:
-        """log P(S|D) = sum over the set's words (repeats counted) of log P(w|D) (eq. 2 of PROP)."""
-        return math.fsum(math.log(self.probability(w)) for w in word_set)
-
     def log_likelihoods(self, sets: list[np.ndarray]) -> list[float]:
         """log P(S|D) of each set of ids; an exact sum (``math.fsum``), so that two sets of the same words in
         another order tie exactly."""
@@ -548,8 +540,3 @@ class DocumentModel:
                     current, rejected = [], rejected - MAX_DRAWS_PER_WORD
             block = min(2 * block, 1 << 16)
         return results
-
-    def sample_set(self, rng: random.Random, size: int) -> list[str] | None:
-        """One set of ``size`` words (see :meth:`sample_sets`); ``None`` when subsampling gave up."""
-        (found,) = self.sample_sets(rng, [size])
-        return None if found is None else [self.collection.vocabulary[i] for i in found]

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
-from wikiformer_kit.dataset_scripts.corpus.words import cut_words, has_fewer_words
+from wikiformer_kit.dataset_scripts.corpus.words import has_fewer_words
 from wikiformer_kit.dataset_scripts.tasks.baseline_options import BACKGROUNDS, PROP_VARIANTS, TIES, PropOptions  # noqa: F401 (part of this module's interface)
 from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput, group_row
-from wikiformer_kit.dataset_scripts.tasks.language_model import CollectionModel, DocumentModel, poisson_length, words
+from wikiformer_kit.dataset_scripts.tasks.language_model import CollectionModel, DocumentModel, poisson_length
 from wikiformer_kit.dataset_scripts.tasks.origins import PROP
 from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, TaskSpec, group_features
 
@@ -96,47 +96,21 @@ class PropDocument:
     ids: np.ndarray
 
 
-def prop_groups(
-    article: Article,
-    rng: random.Random,
-    collection: CollectionModel,
-    stopwords: frozenset[str],
-    options: PropOptions,
-    max_words: int = 512,
-) -> TaskOutput:
-    """The ROP rows of one document (tokenised here; the build uses :func:`document_rows` on the words the
-    statistics stage kept).
-
-    Args:
-        article: the document (a Wikipedia article, or an MS MARCO document read as one).
-        rng: the document's RNG (``task_rng(seed, "prop", article.id)``).
-        collection: the corpus-wide collection model.
-        stopwords: the stopword list the collection model was counted with.
-        options: the sampling settings.
-        max_words: the ``document`` column is cut to this many words (the model reads 512 tokens at most).
-
-    Returns:
-        Rows ``{document, positive, negatives, article_id, title, log_likelihoods}`` and skip counts.
-    """
-    text = document_text(article)
-    every = words(text)
-    content = [w for w in every if w not in stopwords]
-    document = PropDocument(
-        article.id,
-        article.title,
-        cut_words(text, max_words),
-        document_skip(article.is_disambiguation, bool(every)),
-        bool(content),
-        collection.ids(collection.terms(content)),
-    )
-    return document_rows(document, rng, collection, options)
-
-
 def document_rows(
     document: PropDocument, rng: random.Random, collection: CollectionModel, options: PropOptions
 ) -> TaskOutput:
     """The ROP rows of one document: ``pairs_per_document`` set lengths l ~ Poisson, then two sets of each
-    length drawn from the document model, the more likely one the positive (arguments: :func:`prop_groups`)."""
+    length drawn from the document model, the more likely one the positive.
+
+    Args:
+        document: the document as the statistics stage kept it.
+        rng: the document's RNG (``task_rng(seed, "prop", article_id)``).
+        collection: the corpus-wide collection model.
+        options: the sampling settings.
+
+    Returns:
+        Rows ``{document, positive, negatives, article_id, title, log_likelihoods}`` and skip counts.
+    """
     out = TaskOutput()
     if document.skip and (document.skip != "disambiguation" or options.skip_disambiguation):
         out.skipped[document.skip] += 1

@@ -22,17 +22,15 @@ import numpy as np
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
-    HARP_CHOICES,
-    HARP_MEASURES,
     HarpOptions,
     LinkedSentence,
     context_query,
     destination_pair_row,
+    harp_spec,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
-from wikiformer_kit.dataset_scripts.tasks.origins import HARP
 from wikiformer_kit.dataset_scripts.tasks.see_also_join import crc32_text
-from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
@@ -155,7 +153,7 @@ def qdm_rows(
     return rows, skipped
 
 
-SPEC = TaskSpec(
+SPEC = harp_spec(
     name="qdm",
     title="Query Disambiguation Modeling (QDM)",
     features=group_features("query", anchor=TEXT, positive_title=TEXT, negative_title=TEXT),
@@ -166,10 +164,5 @@ SPEC = TaskSpec(
         "this occurrence's destination, `negatives` = [the first section of another destination of the same "
         "anchor text, never the source article]. Disambiguation pages are no destination. At most `qdm_max_pairs` rows per anchor text (the occurrences of lowest seeded hash)."
     ),
-    choices=HARP_CHOICES,
     skip_reasons=SKIP_REASONS,
-    sampler=None,  # corpus-wide: every anchor text's destinations first (baseline_steps)
-    doc_max_length=250,
-    origin=HARP,
-    measures=HARP_MEASURES,
 )

@@ -28,18 +28,17 @@ from collections import Counter
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
-    HARP_CHOICES,
     HARP_MEASURES,
     Anchor,
     HarpOptions,
     LinkedSentence,
+    harp_spec,
     ordered_sum,
     sample_words,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
 from wikiformer_kit.dataset_scripts.tasks.common import group_row
-from wikiformer_kit.dataset_scripts.tasks.origins import HARP
-from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, TEXTS, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.spec import FLOATS, TEXTS, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
@@ -144,7 +143,7 @@ def _drawn_row(
     return [_row(sentence, passages, named[high], named[low], [importance[high], importance[low]])], {}
 
 
-SPEC = TaskSpec(
+SPEC = harp_spec(
     name="rdp",
     title="Representative Document Prediction (RDP)",
     features=group_features("query", anchors=TEXTS, importance=FLOATS),
@@ -157,11 +156,7 @@ SPEC = TaskSpec(
         "`query` = the sentence, `positive` = the more important anchor's destination (first section; on a tie "
         "the first anchor's, `rdp_ties=first`), `negatives` = [the other's]; `anchors` and `importance` name them."
     ),
-    choices=HARP_CHOICES,
     skip_reasons=SKIP_REASONS,
-    sampler=None,  # corpus-wide (baseline_steps)
     query_max_length=64,  # the whole sentence: HARP's Table 1 reports 34.9 query tokens on average for RDP
-    doc_max_length=250,
-    origin=HARP,
     measures=MEASURES,
 )

@@ -20,20 +20,18 @@ from collections import Counter
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
-    HARP_CHOICES,
-    HARP_MEASURES,
     HarpOptions,
     LinkedSentence,
     anchor_words,
     context_query,
     excluded_words,
+    harp_spec,
     passage_query,
     query_length,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention
 from wikiformer_kit.dataset_scripts.tasks.common import group_row
-from wikiformer_kit.dataset_scripts.tasks.origins import HARP
-from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, TaskSpec, group_features
+from wikiformer_kit.dataset_scripts.tasks.spec import TEXT, group_features
 
 SKIP_REASONS = {
     **EXTRACTION_SKIPS,
@@ -86,7 +84,7 @@ def rqp_rows(
     return rows, skipped
 
 
-SPEC = TaskSpec(
+SPEC = harp_spec(
     name="rqp",
     title="Representative Query Prediction (RQP)",
     features=group_features("document", anchor=TEXT, destination=TEXT),
@@ -100,10 +98,5 @@ SPEC = TaskSpec(
         "the candidates are queries. `article_id`/`title` name the source article, `anchor` and `destination` the "
         "link."
     ),
-    choices=HARP_CHOICES,
     skip_reasons=SKIP_REASONS,
-    sampler=None,  # corpus-wide: destinations resolved over the whole corpus (baseline_steps)
-    doc_max_length=250,
-    origin=HARP,
-    measures=HARP_MEASURES,
 )

@@ -15,14 +15,12 @@ corpus folder is read as it is. The defaults are the original builder's (getalp/
 
 from __future__ import annotations
 
-import os
-import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from wikiformer_kit.cli import KitArgumentParser, one_line_errors
-from wikiformer_kit.cli.commands import as_run
+from wikiformer_kit.cli.commands import as_run, public_command
 from wikiformer_kit.cli.options import add_option_groups, option, options_from
 from wikiformer_kit.dataset_scripts.corpus.arguments import CorpusArguments
 from wikiformer_kit.dataset_scripts.corpus.folder import corpus_language, is_corpus_dir
@@ -168,7 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         if made_here and not any(args.output_dir.iterdir()):
             args.output_dir.rmdir()
         raise
-    info = {"source": source, "command": _public_command(argv if argv is not None else sys.argv[1:]), "note": args.note}
+    info = {
+        "source": source,
+        "command": public_command("python -m dataset_scripts.wikir", argv if argv is not None else sys.argv[1:]),
+        "note": args.note,
+    }
     if args.name:
         info["name"] = args.name
     language = corpus_language(corpus_files(corpus_dir)[0][0]) if is_corpus_dir(corpus_dir) else ""
@@ -231,12 +233,6 @@ def export_only(args: WikirCommandOptions) -> int:
 def nano_line(summary: dict) -> str:
     sets = ", ".join(f"{split} {n['queries']} queries, {n['documents']} documents" for split, n in summary.items())
     return as_run(f"NanoBEIR layout: {sets} (evaluate with: python -m eval nanobeir MODEL --data FOLDER_OR_ID)")
-
-
-def _public_command(argv: list[str]) -> str:
-    """The command line for the card, local paths reduced to their last component (cards are published)."""
-    shown = [Path(a).name if os.sep in a and Path(a).exists() else a for a in argv]
-    return as_run("python -m dataset_scripts.wikir " + " ".join(shlex.quote(a) for a in shown))
 
 
 if __name__ == "__main__":

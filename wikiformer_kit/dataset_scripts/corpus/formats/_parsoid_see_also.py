@@ -29,14 +29,13 @@ from wikiformer_kit.dataset_scripts.corpus.see_also import (
     MAX_PROSE_WORDS,
     MIN_ENTRIES,
     MIN_PROSE_BEFORE,
+    prose_words,
 )
 from wikiformer_kit.dataset_scripts.corpus.titles import Namespaces, classify_link, normalize_title
-from wikiformer_kit.dataset_scripts.corpus.words import word_spans
 
 _LISTS = frozenset({"ul", "ol", "dl"})
 _ITEM_BLOCKS = frozenset({"p", "div", "li", "dt", "dd", "br"})
 _CITATIONS = 'sup.reference, .mw-references-wrap, ol.references, cite, [typeof~="mw:Extension/references"]'
-_ALNUM = re.compile(r"[^\W_]")
 _DIGIT = re.compile(r"\d")
 _LEAD_IN = re.compile(r"[^\W\d_][^\S\n]*[:：][^\S\n]*$", re.M)
 
@@ -45,9 +44,9 @@ def see_also_by_structure(body: LexborNode, namespaces: Namespaces) -> tuple[str
     """The heading and the article links (titles, in order, once each) of the section that has the structure of a
     See also section, or None."""
     top = [node for node in _children(body) if node.tag == "section" and _heading(node) is not None]
-    before = _words(_prose(_lead(body)))
+    before = prose_words(_prose(_lead(body)))
     proses = [_prose(section, skip_heading=True) for section in top]
-    words = [_words(prose) for prose in proses]
+    words = [prose_words(prose) for prose in proses]
     # whether a later top-level section has too much prose, for each position: read once, not once per candidate
     late = [False] * len(top)
     for position in range(len(top) - 2, -1, -1):
@@ -101,7 +100,7 @@ def _looks_like_see_also(
 ) -> _SectionTree | None:
     """The items and links of a top-level section (its prose outside its lists: ``outside``) when it has the
     structure of a See also section, else None; the later sections' prose is checked by the caller."""
-    if _words(element_text(heading)) > 5 or len(section.css("section")) > 1:  # lexbor matches the section itself
+    if prose_words(element_text(heading)) > 5 or len(section.css("section")) > 1:  # lexbor matches the section itself
         return None
     if section.css_first(_CITATIONS) is not None:
         return None
@@ -118,14 +117,14 @@ def _looks_like_see_also(
         for anchor in anchors:
             prose = prose.replace(element_text(anchor), " ", 1)
         rest = text.replace(element_text(anchors[0]), " ", 1) if anchors else text
-        if 0 < len(anchors) <= MAX_ITEM_LINKS and _words(prose) <= MAX_ITEM_WORDS and not _DIGIT.search(rest):
+        if 0 < len(anchors) <= MAX_ITEM_LINKS and prose_words(prose) <= MAX_ITEM_WORDS and not _DIGIT.search(rest):
             entries += 1
             links += len(anchors)
         elif any("mw:ExtLink" in (a.attributes.get("rel") or "") for a in own):
             return None  # an external-links list
     if entries < 0.75 * len(items) or links > 1.5 * entries:
         return None
-    if _words(outside) > MAX_PROSE_WORDS or _LEAD_IN.search(outside):
+    if prose_words(outside) > MAX_PROSE_WORDS or _LEAD_IN.search(outside):
         return None
     return tree if entries >= MIN_ENTRIES else None
 
@@ -188,8 +187,3 @@ def _prose(section: LexborNode | None, skip_heading: bool = False) -> str:
         return None
 
     return visible_text(section, (), stand_in)
-
-
-def _words(text: str) -> int:
-    """Words of prose, counted as :mod:`..see_also` counts them (words holding a letter or a digit)."""
-    return sum(1 for start, end in word_spans(text) if _ALNUM.search(text, start, end))
