@@ -137,10 +137,12 @@ def options_from(options_class: type, namespace: argparse.Namespace, **given):
 
 def to_argv(options: Any, *, input_flag: str | None = "--input") -> list[str]:
     """The command line that parses into ``options``: each field that differs from its default, as its option
-    (positional fields first, in order). A field named ``input`` is written as ``input_flag VALUE ...``."""
+    (positional fields first, in order, then the inputs). A field named ``input`` is written as
+    ``input_flag VALUE ...``."""
     positional: list[str] = []
     argv: list[str] = []
-    for field in dataclasses.fields(options):
+    fields = sorted(dataclasses.fields(options), key=lambda field: field.name != "input")  # stable: inputs first
+    for field in fields:
         if "help" not in field.metadata and field.name != "input":
             continue
         value = getattr(options, field.name)
