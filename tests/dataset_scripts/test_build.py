@@ -275,9 +275,9 @@ def test_bad_task_name_is_a_clear_error(tmp_path, capsys):
 def test_slurm_executors_are_chained(built, tmp_path):
     from wikiformer_kit.dataset_scripts.build import build_options, parse_options
     from wikiformer_kit.dataset_scripts.tasks.build import make_executors, task_stages
+    from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
     from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
-    from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
 
     argv = ["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"]
     executor = build_options(parse_options([*argv, "--slurm-partition", "cpu"]), argv).executor

@@ -46,7 +46,9 @@ def test_a_task_build_loads_neither_datasets_nor_pandas():
     comes later, with pyarrow's first conversion, in the processes that convert."""
     loaded = loaded_after(
         "import wikiformer_kit.dataset_scripts.build, wikiformer_kit.dataset_scripts.tasks.build, "
-        "wikiformer_kit.dataset_scripts.tasks.steps, wikiformer_kit.dataset_scripts.tasks.baseline_steps"
+        "wikiformer_kit.dataset_scripts.tasks.article_tasks_step, wikiformer_kit.dataset_scripts.tasks.ltm_step, "
+        "wikiformer_kit.dataset_scripts.tasks.see_also_join_step, wikiformer_kit.dataset_scripts.tasks.finalize_step, "
+        "wikiformer_kit.dataset_scripts.tasks.baseline_steps"
     )
     assert not {"datasets", "pandas", "torch"} & set(loaded)
 

@@ -201,8 +201,8 @@ def run(args: BuildCommandOptions, argv: list[str] | None) -> int:
     """The build of a parsed command line, its summary and its push; returns the exit code."""
     from wikiformer_kit.dataset_scripts.corpus.empty import EmptyCorpusError
     from wikiformer_kit.dataset_scripts.tasks.build import BuildParametersError, build_datasets, push
+    from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import CorpusLayoutError
-    from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
 
     try:
         build = build_options(args, argv if argv is not None else sys.argv[1:])

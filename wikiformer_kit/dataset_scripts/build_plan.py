@@ -196,7 +196,7 @@ def measure_task_stages(prepared, *, num_proc: int = 1) -> list[dict[str, Any]]:
     them: per stage its name, task count, and each rank's CPU seconds (``cpu``) and articles (``articles``: the
     units it was given, for the stages that go unit by unit)."""
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import rank_units
-    from wikiformer_kit.dataset_scripts.tasks.steps import FinalizeStep, merge_statistics
+    from wikiformer_kit.dataset_scripts.tasks.finalize_step import FinalizeStep, merge_statistics
 
     measured = []
     for name, steps, tasks in prepared.stages(num_proc):

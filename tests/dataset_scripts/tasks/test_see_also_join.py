@@ -21,8 +21,11 @@ import pytest
 from tests.conftest import ENWIKI_SAMPLE, PROJECT_ROOT, SAMPLES
 from wikiformer_kit.dataset_scripts.build import main
 from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
-from wikiformer_kit.dataset_scripts.tasks import see_also_join, steps
+from wikiformer_kit.dataset_scripts.tasks import ltm_step, see_also_join
+from wikiformer_kit.dataset_scripts.tasks.article_tasks_step import ArticleTasksStep
+from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
+from wikiformer_kit.dataset_scripts.tasks.ltm_step import LtmStep
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
 from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
@@ -35,7 +38,7 @@ from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
     write_redirect_parts,
     write_title_parts,
 )
-from wikiformer_kit.dataset_scripts.tasks.steps import ArticleTasksStep, BuildLayout, LtmStep, SeeAlsoJoinStep
+from wikiformer_kit.dataset_scripts.tasks.see_also_join_step import SeeAlsoJoinStep
 
 LTG_SAMPLE = SAMPLES / "wikipedia" / "ltgwiki-sample.xml.bz2"
 UNIT = 100
@@ -125,7 +128,7 @@ def test_ltm_batches_of_targets_give_the_same_rows(corpus, tmp_path, monkeypatch
     stage_one(corpus, small, buckets=1)
     list(CountingLtm(one, units, TaskOptions(), 1).run())
     assert len(calls) == 1
-    monkeypatch.setattr(steps, "LTM_TARGETS_PER_BATCH", 1)
+    monkeypatch.setattr(ltm_step, "LTM_TARGETS_PER_BATCH", 1)
     calls.clear()
     list(CountingLtm(small, units, TaskOptions(), 1).run())
     with_edges = [u for u in units if pq.ParquetFile(BuildLayout(small).edges_file(u.number)).metadata.num_rows]
@@ -260,17 +263,17 @@ def test_resolving_holds_the_targets_not_the_titles(tmp_path):
 KILL_IN_BUCKET = """
 import os, signal, sys
 from wikiformer_kit.dataset_scripts.build import main
-from wikiformer_kit.dataset_scripts.tasks import see_also_join, steps
+from wikiformer_kit.dataset_scripts.tasks import see_also_join, see_also_join_step
 
 see_also_join.TITLES_PER_BUCKET = 250
-real = steps.build_bucket
+real = see_also_join_step.build_bucket
 
 def build_then_die(bucket, buckets, titles, redirects, db):
     real(bucket, buckets, titles, redirects, db)
     if bucket == 2:  # killed with bucket 2 written under its temporary name, before the rename
         os.kill(os.getpid(), signal.SIGKILL)
 
-steps.build_bucket = build_then_die
+see_also_join_step.build_bucket = build_then_die
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -12,12 +12,12 @@ from datatrove.pipeline.base import PipelineStep
 from pyarrow import feather
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions
+from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.prop import PropOptions
 from wikiformer_kit.dataset_scripts.tasks.qdm_plan import plan_bucket_count
 from wikiformer_kit.dataset_scripts.tasks.see_also_join import bucket_count
-from wikiformer_kit.dataset_scripts.tasks.steps import BuildLayout
 
 PROP_TASKS = ("prop",)
 HARP_TASKS = ("rqp", "qdm", "rdp", "acm")

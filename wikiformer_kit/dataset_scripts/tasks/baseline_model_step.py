@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 
 from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
 from wikiformer_kit.dataset_scripts.tasks.baseline_files import HARP_TASKS, PROP_TASKS, BaselineStep, join_sizes
+from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json
 from wikiformer_kit.dataset_scripts.tasks.free_memory import release_freed_memory
 from wikiformer_kit.dataset_scripts.tasks.qdm_plan import build_plan_bucket
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
 from wikiformer_kit.dataset_scripts.tasks.see_also_join import TitleJoin, build_bucket
-from wikiformer_kit.dataset_scripts.tasks.steps import write_json
 
 
 class CorpusModelStep(BaselineStep):

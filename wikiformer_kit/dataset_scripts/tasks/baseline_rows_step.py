@@ -34,6 +34,7 @@ from wikiformer_kit.dataset_scripts.tasks.baseline_files import (
     BaselineStep,
     join_sizes,
 )
+from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json, write_rows
 from wikiformer_kit.dataset_scripts.tasks.common import LazyTaskRng, TaskOutput, task_rng
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit
 from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections
@@ -44,7 +45,6 @@ from wikiformer_kit.dataset_scripts.tasks.registry import get_task
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
 from wikiformer_kit.dataset_scripts.tasks.see_also_join import TitleJoin
 from wikiformer_kit.dataset_scripts.tasks.stats import Summary, TaskStats
-from wikiformer_kit.dataset_scripts.tasks.steps import write_json, write_rows
 
 _HARP_ROWS = {"rqp": rqp.rqp_rows, "qdm": qdm.qdm_rows, "rdp": rdp.rdp_rows, "acm": acm.acm_rows}
 

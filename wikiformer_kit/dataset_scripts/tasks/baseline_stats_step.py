@@ -27,6 +27,7 @@ from wikiformer_kit.dataset_scripts.tasks.baseline_files import (
     join_sizes,
     write_work_table,
 )
+from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, list_fields, list_items, read_unit_table
 from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections, release_freed_memory
 from wikiformer_kit.dataset_scripts.tasks.language_model import UnitTokens, has_word, load_stopwords, stemmer
@@ -34,7 +35,6 @@ from wikiformer_kit.dataset_scripts.tasks.prop import document_skip, join_docume
 from wikiformer_kit.dataset_scripts.tasks.qdm_plan import write_link_parts
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, normalize_titles, write_index
 from wikiformer_kit.dataset_scripts.tasks.see_also_join import crc32_of, write_redirect_parts, write_title_parts
-from wikiformer_kit.dataset_scripts.tasks.steps import write_json
 
 _COUNTS = pa.schema([("word", pa.string()), ("cf", pa.int64()), ("df", pa.int64())])
 _SURFACES = pa.schema([("stem", pa.string()), ("word", pa.string()), ("count", pa.int64())])

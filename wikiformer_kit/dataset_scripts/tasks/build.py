@@ -21,20 +21,18 @@ from wikiformer_kit.dataset_scripts.executors import ExecutorOptions, chain_exec
 from wikiformer_kit.dataset_scripts.fingerprint import unstamp
 from wikiformer_kit.dataset_scripts.folder_lock import holding
 from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions
+from wikiformer_kit.dataset_scripts.tasks.article_tasks_step import ArticleTasksStep
+from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, corpus_files, plan_units
+from wikiformer_kit.dataset_scripts.tasks.finalize_step import FinalizeStep
 from wikiformer_kit.dataset_scripts.tasks.language_model import LANGUAGE_STOPWORDS, STEMMERS, stemmer_algorithm
+from wikiformer_kit.dataset_scripts.tasks.ltm_step import LtmStep
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.prop import PropOptions
 from wikiformer_kit.dataset_scripts.tasks.qdm import RANK_HASH
 from wikiformer_kit.dataset_scripts.tasks.registry import DEFAULT_TASKS, get_task
 from wikiformer_kit.dataset_scripts.tasks.see_also_join import bucket_count
-from wikiformer_kit.dataset_scripts.tasks.steps import (
-    ArticleTasksStep,
-    BuildLayout,
-    FinalizeStep,
-    LtmStep,
-    SeeAlsoJoinStep,
-)
+from wikiformer_kit.dataset_scripts.tasks.see_also_join_step import SeeAlsoJoinStep
 
 
 class BuildParametersError(ValueError):
@@ -185,7 +183,10 @@ def make_executors(executor: ExecutorOptions, layout: BuildLayout, stages: list[
     # workers fork from one server that has imported the steps once, instead of each importing them; pandas too,
     # which pyarrow imports on the first rows a process converts (0.3 CPU s in every worker otherwise)
     preload = (
-        "wikiformer_kit.dataset_scripts.tasks.steps",
+        "wikiformer_kit.dataset_scripts.tasks.article_tasks_step",
+        "wikiformer_kit.dataset_scripts.tasks.see_also_join_step",
+        "wikiformer_kit.dataset_scripts.tasks.ltm_step",
+        "wikiformer_kit.dataset_scripts.tasks.finalize_step",
         "wikiformer_kit.dataset_scripts.tasks.baseline_steps",
         "pandas",
     )
