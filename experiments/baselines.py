@@ -38,11 +38,10 @@ from pathlib import Path
 
 from experiments.effectiveness import COLLECTIONS, add_data_argument, load_collections
 from experiments.pretraining import pretraining_configs, train_systems
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE
 from wikiformer_kit.eval.metrics import evaluate_run
 from wikiformer_kit.eval.report import combined_markdown_table, compare, latex_table, markdown_table
 from wikiformer_kit.eval.rerank import PairScorer, rerank
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 SYSTEMS = {"Wikiformer": "wikiformer", "PROP": "prop", "HARP": "harp"}
 MEASURES = ["nDCG@10", "RR@10", "P@10"]
@@ -53,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--input",
         nargs="+",
-        default=[str(PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")],
+        default=[str(ENWIKI_SAMPLE)],
         help="the corpus every method is built from (default: the vendored enwiki sample)",
     )
     parser.add_argument(

@@ -17,11 +17,10 @@ import argparse
 import re
 from pathlib import Path
 
+from wikiformer_kit.benchmarks.common import SHARED_DATA, table_head
 from wikiformer_kit.eval.collections import load_collection
 from wikiformer_kit.eval.first_stage import BM25Retriever
 from wikiformer_kit.eval.metrics.trec_eval import evaluate_run
-
-ROOT = Path(__file__).resolve().parent.parent
 
 MEASURES = ("AP", "nDCG@10", "P@10")
 
@@ -36,7 +35,7 @@ def main() -> None:
     parser.add_argument(
         "--collection",
         type=Path,
-        default=ROOT.parent / "shared/data/eval/cranfield",
+        default=SHARED_DATA / "eval" / "cranfield",
         help="a folder of Cranfield's SMART files (cran.qry's .I numbers are read from it): Glasgow's cran.tar.gz, "
         "http://ir.dcs.gla.ac.uk/resources/test_collections/cran/, unpacked; the default is the local copy for "
         "development",
@@ -53,8 +52,7 @@ def main() -> None:
     by_dot_i = evaluate_run(matched, {qid: collection.qrels[qid] for qid in matched}, MEASURES).means()
     relevant = sum(grade > 0 for qid in matched for grade in collection.qrels[qid].values())
 
-    print("| query ids | queries scored | relevant judgments | " + " | ".join(MEASURES) + " |")
-    print("|---|---|---|" + "---|" * len(MEASURES))
+    print(table_head("query ids", "queries scored", "relevant judgments", *MEASURES))
     total = sum(grade > 0 for judged in collection.qrels.values() for grade in judged.values())
     print(f"| file order 1..225 (ours, cranqrel's) | {len(run)} | {total} | "
           + " | ".join(f"{by_position[m]:.4f}" for m in MEASURES) + " |")  # fmt: skip

@@ -44,8 +44,8 @@ from pathlib import Path
 
 import yaml
 
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, SHARED_DATA, TASKS, build_task_datasets
 from wikiformer_kit.benchmarks.device import add_device_arguments, describe, resolve_device
-from wikiformer_kit.benchmarks.sample_tasks import build_task_datasets
 from wikiformer_kit.eval.collections import Collection, Run, write_trec_run
 from wikiformer_kit.eval.collections.trec import ranked
 from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
@@ -65,7 +65,6 @@ COLLECTIONS = {
 IRDS_IDS = {"dl20": "msmarco-passage/trec-dl-2020/judged", "cranfield": "cranfield", "npl": "vaswani"}
 """The collections' ir_datasets ids, read with ``--data irds``."""
 IRDS_DATA = "irds"
-TASKS = ("srr", "rwi", "ati", "ltm")
 STUDIES = ("curve", "ablation", "size")
 MEASURE = "nDCG@10"
 
@@ -221,7 +220,7 @@ def add_data_argument(parser: argparse.ArgumentParser) -> None:
     """``--data``: where the evaluation collections come from (their public ids, or a local folder)."""
     parser.add_argument(
         "--data",
-        default=str(PROJECT_ROOT.parent / "shared" / "data" / "eval"),
+        default=str(SHARED_DATA / "eval"),
         help="'irds' (the collections by their ir_datasets ids: pip install ir_datasets) or a folder with "
         "trec_dl20_passage/, cranfield/ and npl/ (docs/evaluation.md says where each comes from); the default is the "
         "local copy for development",
@@ -304,11 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curve-points", type=int, default=4, help="learning-curve points (evenly spaced steps)")
     parser.add_argument("--sizes", nargs="+", type=int, default=[100, 300, 1000], help="groups per task")
     parser.add_argument("--tasks-dir", help="folder with wikiformer-{srr,rwi,ati,ltm} (default: built from --input)")
-    parser.add_argument(
-        "--input",
-        nargs="+",
-        default=[str(PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")],
-    )
+    parser.add_argument("--input", nargs="+", default=[str(ENWIKI_SAMPLE)])
     add_data_argument(parser)
     parser.add_argument(
         "--collections",

@@ -33,6 +33,7 @@ from types import SimpleNamespace
 import yaml
 
 from experiments.pretraining import pretraining_configs, train_system
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, SHARED_DATA, children_cpu
 from wikiformer_kit.eval.collections import write_trec_run
 from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
 from wikiformer_kit.eval.metrics import evaluate_run
@@ -57,11 +58,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
-    _flag(parser, "--collection", default=str(PROJECT_ROOT.parent / "shared/data/eval/cranfield"),
+    _flag(parser, "--collection", default=str(SHARED_DATA / "eval" / "cranfield"),
           help="the labelled collection (irds:cranfield reads Cranfield by its ir_datasets id; the default is the "
           "local copy for development)")  # fmt: skip
-    _flag(parser, "--input", nargs="+", default=[str(PROJECT_ROOT / "wikiformer_kit/data/samples/wikipedia/enwiki-sample.xml.bz2")],
-          help="the corpus every method is pre-trained on")  # fmt: skip
+    _flag(parser, "--input", nargs="+", default=[str(ENWIKI_SAMPLE)], help="the corpus every method is pre-trained on")
     _flag(parser, "--start-model", default="embedded:minilm", help="the start of every pre-training, and (a)")
     _flag(parser, "--pretrain-steps", type=int, default=100, help="pre-training steps, the same for each method")
     _flag(parser, "--pretrain-doc-length", type=int, default=64, help="document tokens in pre-training (CPU)")
@@ -86,13 +86,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def _run(command: list[str]) -> float:
     """Run a command in the project root; returns its CPU seconds (user + system of the child)."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = children_cpu()
     logging.info("$ %s", " ".join(command[1:]))
     subprocess.run(command, cwd=PROJECT_ROOT, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return children_cpu() - before
 
 
 def pretrained_starts(args, out: Path) -> dict[str, str]:

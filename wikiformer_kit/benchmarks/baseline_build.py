@@ -32,51 +32,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
-from wikiformer_kit.dataset_scripts.build_plan import kit_command
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, corpus_articles, python_module, run_measured
 from wikiformer_kit.home import kit_environment, kit_file
 
-SAMPLES = [
-    kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2"),
-    kit_file("data/samples/wikipedia/ltgwiki-sample.xml.bz2"),
-]
+SAMPLES = [ENWIKI_SAMPLE, kit_file("data/samples/wikipedia/ltgwiki-sample.xml.bz2")]
 TARGET = 3.0
 """PROP + HARP at most this many times the four Wikiformer tasks, per article."""
 BUILDS = {"wikiformer": "wikiformer", "prop + harp": "prop,harp", "prop": "prop"}
 
 
 def timed_build(arguments: list[str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one build process and all its workers.
-
-    The CPU is the larger of what the build's waited-for children report (``getrusage``) and the sum over its process
-    tree sampled every 50 ms: workers started by multiprocessing's fork server are not children of the build, so
-    ``getrusage`` alone misses them."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    command = [*kit_command("dataset_scripts.build"), *arguments]
-    process = subprocess.Popen(command, env=kit_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with TreeSampler(process.pid, interval=0.05) as sampler:
-        process.wait()
-    if process.returncode != 0:
-        raise subprocess.CalledProcessError(process.returncode, command)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return max(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, sampler.cpu_seconds), wall
+    """(CPU seconds, wall seconds) of one build process and all its workers (``common.run_measured``)."""
+    measured = run_measured(python_module("wikiformer_kit.dataset_scripts.build", *arguments), env=kit_environment())
+    return measured.cpu, measured.seconds
 
 
 def make_corpus(samples: list[Path], copies: int, folder: Path, distinct_anchors: bool = True) -> int:
     """A corpus of ``copies`` copies of each sample (big_dump.py; ``distinct_anchors``: each copy's relinked
     anchor texts its own, see ``Sample.copy``); returns its number of articles."""
-    import pyarrow.parquet as pq
-
     from wikiformer_kit.benchmarks.big_dump import Sample, write_dump
     from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
 
@@ -88,7 +67,7 @@ def make_corpus(samples: list[Path], copies: int, folder: Path, distinct_anchors
             folder / "dump", per_copy * copies, prefix=prefix, sample_path=sample, distinct_anchors=distinct_anchors
         )
     build_corpus(dumps, folder / "corpus")
-    return sum(pq.ParquetFile(p).metadata.num_rows for p in (folder / "corpus" / "data").glob("*.parquet"))
+    return corpus_articles(folder / "corpus")
 
 
 def attention_per_1000_sentences(corpus: Path, count: int, batch_size: int) -> dict[str, float]:

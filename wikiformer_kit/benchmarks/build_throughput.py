@@ -29,15 +29,12 @@ import argparse
 import bz2
 import json
 import os
-import resource
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 from wikiformer_kit.benchmarks.big_dump import write_dump
+from wikiformer_kit.benchmarks.common import corpus_articles, loop_ceiling, python_module, run_measured, table_head
 from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
 
 ENGLISH_WIKIPEDIA_ARTICLES = 7_000_000
@@ -50,37 +47,28 @@ def measure(command: list[str] | str, build: Path | None = None) -> dict:
     its largest process and of the whole tree (sampled every 50 ms), peak anonymous memory and USS of the largest
     process (USS every 0.5 s; see ``memory_sampler``). With ``build`` (a task stage output folder), also the
     peaks of each of its stages (``stages``: name -> figures, in MiB), from the stages' log times."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    # a file, not a pipe: progress bars of a long run fill a pipe nobody reads until the end, and the run blocks
-    log = tempfile.TemporaryFile()
-    process = subprocess.Popen(command, shell=isinstance(command, str), stdout=subprocess.DEVNULL, stderr=log)
-    with TreeSampler(process.pid, interval=0.05, uss_every=10, keep_samples=build is not None) as sampler:
-        process.wait()
-    seconds = time.perf_counter() - start
-    log.seek(0)
-    stderr = log.read().decode(errors="replace")
-    log.close()
-    if process.returncode != 0:
-        raise SystemExit(f"failed ({process.returncode}): {command}\n{stderr[-3000:]}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    peaks = sampler.peaks
+    measured = run_measured(command, uss_every=10, keep_samples=build is not None)
+    peaks = measured.sampler.peaks
     result = {
-        "s": seconds,
-        "cpu": max(waited, sampler.cpu_seconds),
+        "s": measured.seconds,
+        "cpu": measured.cpu,
         "worker_mib": peaks["worker_rss"] / 2**20,
         "tree_mib": peaks["tree_rss"] / 2**20,
         "worker_anon_mib": peaks["worker_anon"] / 2**20,
         "worker_uss_mib": peaks["worker_uss"] / 2**20,
     }
     if build is not None:
-        result["stages"] = {
-            name: {key: value / 2**20 for key, value in sampler.peaks_between(*window).items()}
-            | {"s": window[1] - window[0]}
-            for name, window in stage_windows(build).items()
-        }
+        result["stages"] = stage_peaks(measured.sampler, stage_windows(build))
     return result
+
+
+def stage_peaks(sampler: TreeSampler, windows: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+    """Each stage's peaks (``TreeSampler.peaks`` in MiB) over the samples of its window, and its seconds (``s``)."""
+    return {
+        name: {key: value / 2**20 for key, value in sampler.peaks_between(*window).items()}
+        | {"s": window[1] - window[0]}
+        for name, window in windows.items()
+    }
 
 
 def stage_windows(build: Path) -> dict[str, tuple[float, float]]:
@@ -115,23 +103,6 @@ def slices(items: list, count: int) -> list[list]:
     return [items[len(items) * i // count : len(items) * (i + 1) // count] for i in range(count)]
 
 
-def loop_ceiling(processes: int, steps: int = 5_000_000) -> float:
-    """How much faster ``processes`` processes run ``processes`` equal pure-Python loops than 1 process runs them."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from wikiformer_kit.benchmarks.corpus_throughput import busy_loop
-
-    with ProcessPoolExecutor(processes) as pool:
-        list(pool.map(busy_loop, [1000] * processes))  # workers started before the clock
-        start = time.perf_counter()
-        list(pool.map(busy_loop, [steps] * processes))
-        parallel = time.perf_counter() - start
-    start = time.perf_counter()
-    for _ in range(processes):
-        busy_loop(steps)
-    return (time.perf_counter() - start) / parallel
-
-
 def sliced_corpora(corpus: Path, folder: Path, count: int) -> list[Path]:
     """``count`` corpus folders holding one slice of the corpus files each (links), for the independent ceiling."""
     files = sorted((corpus / "data").glob("*.parquet"))
@@ -160,6 +131,10 @@ def disk_mib(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()) / 2**20
 
 
+RUNS_HEAD = table_head("run", "wall s", "articles/s", "articles/s per process", "CPU s", "articles per CPU s",
+                       "peak RSS of one process MiB", "peak RSS all MiB")  # fmt: skip
+
+
 def row(name: str, articles: int, r: dict, procs: int = 1) -> str:
     return (
         f"| {name} | {r['s']:.1f} | {articles / r['s']:.1f} | {articles / r['s'] / procs:.1f} | {r['cpu']:.1f} | "
@@ -169,16 +144,15 @@ def row(name: str, articles: int, r: dict, procs: int = 1) -> str:
 
 def bench_size(articles: int, args, work: Path) -> dict:
     """Every run for one input size; prints its table and returns the figures the summary needs."""
-    py = [sys.executable, "-m"]
     dump_dir = work / "dump"
     parts = write_dump(dump_dir, articles, parts=args.parts, workers=2)
     single = single_file(parts, work / "single-pages-articles-multistream.xml.bz2")
     out = work / "out"
-    corpus_cmd = [*py, "wikiformer_kit.dataset_scripts.corpus", "--read-ahead", "off"]
-    task_cmd = [*py, "wikiformer_kit.dataset_scripts.build", "--articles-per-unit", str(args.articles_per_unit)]
+    corpus_cmd = python_module("wikiformer_kit.dataset_scripts.corpus", "--read-ahead", "off")
+    task_cmd = python_module("wikiformer_kit.dataset_scripts.build", "--articles-per-unit", args.articles_per_unit)
     results, lines = {}, []
 
-    results["wx"] = measure([*py, "wikiextractor.WikiExtractor", "--json", "--processes", "1", "-q", "-o", str(out / "wx"), str(single)])  # fmt: skip
+    results["wx"] = measure(python_module("wikiextractor.WikiExtractor", "--json", "--processes", "1", "-q", "-o", out / "wx", single))  # fmt: skip
     results["c-single"] = measure([*corpus_cmd, str(single), "--output-dir", str(out / "c-single")])
     n = json.loads((out / "c-single" / "build_stats.json").read_text())["articles"]
     shutil.rmtree(out, ignore_errors=True)
@@ -204,7 +178,7 @@ def bench_size(articles: int, args, work: Path) -> dict:
     results["startup"] = measure([*task_cmd, "--input", str(tiny), "--output-dir", str(out / "tiny-out")])
     if args.end_to_end:
         for p in args.num_proc:
-            results[f"e{p}"] = measure([*py, "wikiformer_kit.dataset_scripts.build", "--input", *map(str, parts), "--output-dir", str(out / f"e{p}"), "--num-proc", str(p), "--articles-per-unit", str(args.articles_per_unit)])  # fmt: skip
+            results[f"e{p}"] = measure([*task_cmd, "--input", *map(str, parts), "--output-dir", str(out / f"e{p}"), "--num-proc", str(p)])  # fmt: skip
     disk = {
         "dump": sum(p.stat().st_size for p in dump_dir.iterdir()) / 2**20,
         "corpus": disk_mib(corpus),
@@ -214,8 +188,7 @@ def bench_size(articles: int, args, work: Path) -> dict:
     loops = {p: loop_ceiling(p) for p in args.num_proc[1:]}
 
     print(f"\n### {n} articles ({len(parts)} part files, {disk['dump']:.0f} MiB of bz2), {os.cpu_count()} cores\n")
-    print("| run | wall s | articles/s | articles/s per process | CPU s | articles per CPU s | peak RSS of one process MiB | peak RSS all MiB |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    print(RUNS_HEAD)
     lines.append(row("wikiextractor --json --processes 1 (one file)", n, results["wx"]))
     lines.append(row("corpus stage, --num-proc 1 (one file)", n, results["c-single"]))
     for p in args.num_proc:
@@ -262,16 +235,8 @@ def bench_corpus(corpus: Path, args, work: Path) -> dict:
     """The task stage alone on a built corpus: each ``--num-proc``, its ceiling (the same work as p independent
     processes, and a pure-Python loop; not with ``--no-ceiling``), peak RSS, anonymous memory and USS of one
     worker, per stage too; prints a table and returns the figures."""
-    import pyarrow.parquet as pq
-
-    n = sum(pq.ParquetFile(f).metadata.num_rows for f in sorted((corpus / "data").glob("*.parquet")))
-    task_cmd = [
-        sys.executable,
-        "-m",
-        "wikiformer_kit.dataset_scripts.build",
-        "--articles-per-unit",
-        str(args.articles_per_unit),
-    ]
+    n = corpus_articles(corpus)
+    task_cmd = python_module("wikiformer_kit.dataset_scripts.build", "--articles-per-unit", args.articles_per_unit)
     results = {}
     for p in args.num_proc:
         out = work / f"t{p}"
@@ -285,15 +250,12 @@ def bench_corpus(corpus: Path, args, work: Path) -> dict:
         results[f"t-indep{p}"] = measure(" & ".join(task_jobs) + " & wait")
     loops = {p: loop_ceiling(p) for p in ceilings}
     print(f"\n### task stage on {corpus} ({n} articles), {os.cpu_count()} cores\n")
-    print("| run | wall s | articles/s | articles/s per process | CPU s | articles per CPU s | peak RSS of one process MiB | peak RSS all MiB |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    print(RUNS_HEAD)
     lines = [row(f"task stage, --num-proc {p}", n, results[f"t{p}"], p) for p in args.num_proc]
     lines += [row(f"task stage, {p} independent processes on 1/{p} each", n, results[f"t-indep{p}"], p) for p in ceilings]  # fmt: skip
     print("\n".join(lines))
-    print(
-        "\n| --num-proc | stage | s | peak RSS of one process MiB | its anonymous MiB | its USS MiB | peak RSS all MiB |"
-    )
-    print("|---|---|---|---|---|---|---|")
+    print("\n" + table_head("--num-proc", "stage", "s", "peak RSS of one process MiB", "its anonymous MiB", "its USS MiB",
+                            "peak RSS all MiB"))  # fmt: skip
     for p in args.num_proc:
         r = results[f"t{p}"]
         print(f"| {p} | whole run | {r['s']:.1f} | {r['worker_mib']:.0f} | {r['worker_anon_mib']:.0f} | {r['worker_uss_mib']:.0f} | {r['tree_mib']:.0f} |")  # fmt: skip
@@ -371,8 +333,12 @@ def main() -> None:
         finally:
             shutil.rmtree(work, ignore_errors=True)
     if len(everything) > 1:
-        print("\n| articles | peak RSS of one process, corpus stage MiB | task stage MiB | dump -> datasets MiB |")
-        print("|---|---|---|---|")
+        print(
+            "\n"
+            + table_head(
+                "articles", "peak RSS of one process, corpus stage MiB", "task stage MiB", "dump -> datasets MiB"
+            )
+        )
         for s in everything:
             r, p = s["results"], args.num_proc[-1]
             e = f"{r[f'e{p}']['worker_mib']:.0f}" if f"e{p}" in r else "-"

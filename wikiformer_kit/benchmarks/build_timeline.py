@@ -20,12 +20,12 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import psutil
+from wikiformer_kit.benchmarks.common import table_head
+from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
 
 DONE = re.compile(r"^\[([\w-]+)\] (?:done|nothing to do|failed)")
 
@@ -55,48 +55,23 @@ class Process:
         return before[1]
 
 
-def sample_tree(root: psutil.Process, seen: dict[int, Process], done: threading.Event, interval: float) -> None:
-    """Record every process of ``root``'s tree until ``done``."""
-    while not done.is_set():
-        try:
-            members = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            members = []
-        for member in members:
-            try:
-                with member.oneshot():
-                    times = member.cpu_times()
-                    started = member.create_time()
-            except psutil.Error:
-                continue
-            now = time.time()
-            process = seen.setdefault(member.pid, Process(member.pid, started))
-            process.cpu.append((now, times.user + times.system))
-            process.last = now
-        done.wait(interval)
-
-
 def run(command: list[str], interval: float) -> tuple[dict[int, Process], list[tuple[str, float]], float, float]:
-    """Run ``command``; its processes, the stages' end times, its start and end."""
-    seen: dict[int, Process] = {}
-    done = threading.Event()
+    """Run ``command``; its processes (sampled every ``interval`` seconds), the stages' end times, its start and end."""
     start = time.time()
     # unbuffered: each console line is read when the stage ends, not when a buffer fills
     environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment)
-    sampler = threading.Thread(target=sample_tree, args=(psutil.Process(child.pid), seen, done, interval))
-    sampler.start()
     ends = []
-    for line in child.stdout:
-        matched = DONE.match(line)
-        if matched:
-            ends.append((matched.group(1), time.time()))
-    child.wait()
-    end = time.time()
-    done.set()
-    sampler.join()
+    with TreeSampler(child.pid, interval, keep_cpu=True) as sampler:
+        for line in child.stdout:
+            matched = DONE.match(line)
+            if matched:
+                ends.append((matched.group(1), time.time()))
+        child.wait()
+        end = time.time()
     if child.returncode:
         raise SystemExit(f"failed ({child.returncode}): {' '.join(command)}")
+    seen = {pid: Process(pid, sampler.started[pid], cpu[-1][0], cpu) for pid, cpu in sampler.cpu_history.items() if cpu}
     return seen, ends, start, end
 
 
@@ -143,8 +118,8 @@ def print_timeline(result: dict) -> None:
         f"wall {result['wall']:.1f} s, CPU {result['cpu']:.1f} s, critical path (each window's busiest process) "
         f"{result['critical_path_cpu']:.1f} CPU s\n"
     )
-    print("| window | wall s | CPU s | build process alone s | busy s by process | idle process-s | critical path s |")
-    print("|---|---:|---:|---:|---|---:|---:|")
+    columns = ("wall s", "CPU s", "build process alone s", "busy s by process", "idle process-s", "critical path s")
+    print(table_head("window", *columns, right=(1, 2, 3, 5, 6)))
     for w in result["windows"]:
         busy = ", ".join(f"{k} {v:.1f}" for k, v in w["busy"].items() if v >= 0.05)
         print(

@@ -35,24 +35,24 @@ import html
 import os
 import random
 import re
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
-from wikiformer_kit.home import kit_file
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, loop_ceiling, run_measured, table_head
+
+
+def dump_pages(source: Path) -> tuple[str, list[str]]:
+    """The header of a MediaWiki dump (up to its first page) and its pages' XML."""
+    header, rest = bz2.open(source).read().decode().split("<page>", 1)
+    return header, ["<page>" + p for p in rest.split("</mediawiki>")[0].split("<page>")]
 
 
 def repeated_dump(source: Path, repeat: int, directory: Path, parts: int = 1) -> list[Path]:
     """The pages of ``source`` repeated ``repeat`` times (ids and titles made unique), in ``parts`` files."""
-    xml = bz2.open(source).read().decode()
-    header, rest = xml.split("<page>", 1)
-    pages = ["<page>" + p for p in rest.split("</mediawiki>")[0].split("<page>")]
+    header, pages = dump_pages(source)
     copies = []
     for copy in range(repeat):
         for page in pages:
@@ -91,49 +91,6 @@ def _run_shard(job: tuple) -> None:
         pass
 
 
-def busy_loop(steps: int = 20_000_000) -> int:
-    """Pure-Python work with no I/O and no shared state: what 2 processes can gain on this machine at best."""
-    total = 0
-    for step in range(steps):
-        total += step * step % 7
-    return total
-
-
-def machine_ceiling() -> float:
-    """How much faster 2 processes run two equal pure-Python loops than 1 process runs both."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(2) as pool:
-        list(pool.map(busy_loop, [1000, 1000]))  # workers started before the clock
-        start = time.perf_counter()
-        list(pool.map(busy_loop, [20_000_000, 20_000_000]))
-        parallel = time.perf_counter() - start
-    start = time.perf_counter()
-    busy_loop()
-    busy_loop()
-    return (time.perf_counter() - start) / parallel
-
-
-def measure(command: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system over the process and all its descendants, forked-server workers
-    included) and peak memory (MB: the largest sum of RSS over the process tree, sampled every 50 ms) of a
-    command in its own process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with TreeSampler(process.pid, interval=0.05) as sampler:
-        process.wait()
-    peak = sampler.peaks["tree_rss"]
-    elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if process.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(command)}")
-    # rusage misses descendants nobody waited for (datatrove's fork-server workers); sampling misses a process's
-    # last 50 ms: take the larger.
-    waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, max(waited, sampler.cpu_seconds), peak / 2**20
-
-
 def wikitext_megabytes(paths: list[Path]) -> float:
     """MB of wikitext in the pages of the dumps."""
     total = 0
@@ -165,9 +122,7 @@ def multistream_copy(path: Path, directory: Path, pages_per_stream: int = 100) -
     them), for the shards that cut one file by its index."""
     from wikiformer_kit.benchmarks.big_dump import _part_names
 
-    xml = bz2.open(path).read().decode()
-    header, rest = xml.split("<page>", 1)
-    pages = ["<page>" + p for p in rest.split("</mediawiki>")[0].split("<page>")]
+    header, pages = dump_pages(path)
     name, index_name = _part_names("enwiki-repeated", None, 0, 0)
     lines = []
     with open(directory / name, "wb") as dump:
@@ -186,9 +141,7 @@ def multistream_copy(path: Path, directory: Path, pages_per_stream: int = 100) -
 
 def one_article_dump(source: Path, directory: Path) -> Path:
     """The first article page of ``source`` alone: what each tool costs to start and stop."""
-    xml = bz2.open(source).read().decode()
-    header, rest = xml.split("<page>", 1)
-    pages = ["<page>" + p for p in rest.split("</mediawiki>")[0].split("<page>")]
+    header, pages = dump_pages(source)
     first = next(p for p in pages if "<ns>0</ns>" in p and "<redirect" not in p)
     path = directory / "one-article.xml.bz2"
     with bz2.open(path, "wt", encoding="utf-8") as out:
@@ -198,7 +151,7 @@ def one_article_dump(source: Path, directory: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dump", type=Path, default=kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2"))
+    parser.add_argument("--dump", type=Path, default=ENWIKI_SAMPLE)
     parser.add_argument("--repeat", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="measure every run this many times, in turn")
     parser.add_argument(
@@ -265,9 +218,10 @@ def main() -> None:
         for _ in range(args.rounds):
             # A new order each round: on a shared VM a run is slower or faster by what ran just before it.
             if {"q1", "q2", "n1", "n2"} & set(runs):
-                ceilings.append(machine_ceiling())
+                ceilings.append(loop_ceiling(2, 20_000_000))
             for name in order.sample(list(runs), len(runs)):
-                samples[name].append(measure(runs[name]))
+                measured = run_measured(runs[name])
+                samples[name].append((measured.seconds, measured.cpu, measured.sampler.peaks["tree_rss"] / 2**20))
                 shutil.rmtree(out, ignore_errors=True)
         results = {
             name: tuple(statistics.median(v[i] for v in values) for i in range(3)) for name, values in samples.items()
@@ -301,8 +255,7 @@ def main() -> None:
             f"input: {args.dump.name} x{args.repeat} = {articles} articles, {megabytes:.1f} MB of wikitext; "
             f"{os.cpu_count()} cores; medians of {args.rounds} rounds (ratios: median and range of the rounds)\n"
         )
-        print("| run | seconds | articles/s | MB wikitext/s | CPU s | articles per CPU s | peak RSS MB |")
-        print("|---|---|---|---|---|---|---|")
+        print(table_head("run", "seconds", "articles/s", "MB wikitext/s", "CPU s", "articles per CPU s", "peak RSS MB"))
         print("\n".join(rows))
         print()
         if {"wx", "one"} <= set(runs):
@@ -338,7 +291,9 @@ def main() -> None:
         if {"pool", "p2"} <= set(runs):
             print(f"datatrove / plain pool with 2 workers: {ratio('pool', 'p2')}")
         if "one" in runs:
-            small_rss = measure(ours + [str(args.dump), "--output-dir", str(out)])[2]
+            small_rss = (
+                run_measured(ours + [str(args.dump), "--output-dir", str(out)]).sampler.peaks["tree_rss"] / 2**20
+            )
             print(f"peak RSS on x1 vs x{args.repeat} input: {small_rss:.0f} MB vs {results['one'][2]:.0f} MB")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -18,13 +18,13 @@ import argparse
 import json
 import re
 import subprocess
-import sys
 import tarfile
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
+from wikiformer_kit.benchmarks.common import TASKS, python_module
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.extract import parse_page
 from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html
@@ -33,7 +33,6 @@ from wikiformer_kit.dataset_scripts.corpus.words import letter_words
 from wikiformer_kit.home import kit_file
 
 SAMPLE = kit_file("data/samples/enterprise/wiki-NS0-sample-ENTERPRISE-HTML.json.tar.gz")
-TASKS = ("srr", "rwi", "ati", "ltm")
 
 
 def record_lines(path: Path) -> list[bytes]:
@@ -138,8 +137,7 @@ def rows(records: list[tuple[bytes, dict]]) -> None:
                 (pages / f"{name}.wikitext").write_text(record["article_body"]["wikitext"], encoding="utf-8")
             for label, source in (("wikitext", pages), ("html", dump)):
                 out = Path(folder) / f"{language}-{label}-out"
-                command = [sys.executable, "-m", "wikiformer_kit.dataset_scripts.build", "--input", str(source), "--output-dir",
-                           str(out), "--language", language]  # fmt: skip
+                command = python_module("wikiformer_kit.dataset_scripts.build", "--input", source, "--output-dir", out, "--language", language)  # fmt: skip
                 result = subprocess.run(command, capture_output=True, text=True)
                 counts = {task: re.search(rf"^{task}: (\d+) rows", result.stdout, re.M) for task in TASKS}
                 cells = [match.group(1) if match else "-" for match in counts.values()]

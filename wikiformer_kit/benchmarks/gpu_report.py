@@ -26,24 +26,23 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import yaml
 
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, SHARED_DATA, TASKS, build_task_datasets, python_module
 from wikiformer_kit.benchmarks.device import GpuMonitor, add_device_arguments, describe, resolve_device
-from wikiformer_kit.benchmarks.sample_tasks import build_task_datasets
-from wikiformer_kit.home import import_root, kit_file
+from wikiformer_kit.cli.options import to_argv
+from wikiformer_kit.home import kit_file
 
 # the development copy of the folder docs/evaluation.md#where-the-collections-come-from makes from public files
-DL20 = import_root().parent / "shared" / "data" / "eval" / "trec_dl20_passage"
+DL20 = SHARED_DATA / "eval" / "trec_dl20_passage"
 CONFIG = kit_file("configs/wikiformer-bert-base.yaml")
 _CONFIG_VALUES = yaml.safe_load(CONFIG.read_text())
 CONFIG_DEV = _CONFIG_VALUES.get("eval_dir") or ""
 CONFIG_TESTS = _CONFIG_VALUES.get("test_dirs") or []
-TASKS = ("srr", "rwi", "ati", "ltm")
 
 
 def zero_shot(model_dir: Path, out: Path, args) -> dict[str, float]:
@@ -51,33 +50,14 @@ def zero_shot(model_dir: Path, out: Path, args) -> dict[str, float]:
     import ir_measures
     from ir_measures import RR, nDCG
 
-    command = [
-        sys.executable,
-        "-m",
-        "wikiformer_kit.eval",
-        "rerank",
-        "--model",
-        str(model_dir),
-        "--collection",
-        str(args.collection),
-        "--k",
-        str(args.depth),
-        "--depth",
-        str(args.depth),
-        "--max-length",
-        "512",
-        "--batch-size",
-        str(args.eval_batch),
-        "--device",
-        args.device,
-        "--tag",
-        "model",
-        "--no-resume",
-        "--output-dir",
-        str(out),
-    ]
-    if args.max_queries:
-        command += ["--max-queries", str(args.max_queries)]
+    from wikiformer_kit.eval.commands.rerank import RerankOptions
+
+    options = RerankOptions(
+        model=str(model_dir), collection=str(args.collection), k=args.depth, depth=args.depth, max_length=512,
+        batch_size=args.eval_batch, device=args.device, tag="model", no_resume=True, output_dir=str(out),
+        max_queries=args.max_queries,
+    )  # fmt: skip
+    command = python_module("wikiformer_kit.eval", "rerank", *to_argv(options))
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     seconds = time.perf_counter() - start
@@ -93,43 +73,15 @@ def train(tasks: Path, out: Path, args) -> dict:
     from wikiformer_kit.benchmarks.train_throughput import StepTimer
     from wikiformer_kit.train import main as train_main
 
-    argv = [
-        str(CONFIG),
-        "--model_name_or_path",
-        args.model or "embedded:minilm",
-        "--train_datasets",
-        *[str(tasks / f"wikiformer-{name}") for name in TASKS],
-        "--output_dir",
-        str(out),
-        "--max_steps",
-        str(args.steps),
-        "--per_device_train_batch_size",
-        str(args.groups),
-        "--bf16",
-        str(args.bf16).lower(),
-        "--save_start_step",
-        "0",
-        "--save_strategy",
-        "no",
-        "--eval_strategy",
-        "no",
-        "--load_best_model_at_end",
-        "false",
-        "--logging_steps",
-        str(max(1, args.steps // 10)),
-        "--report_to",
-        "none",
-        "--dataloader_num_workers",
-        str(args.workers),
-        "--lr_drop_step",
-        "0",
-        "--learning_rate",
-        str(args.learning_rate),
-        "--eval_dir",
-        args.dev_collection,
-        *(["--test_dirs", *args.test_collections] if args.test_collections else []),
-        *(["--use_cpu", "true"] if args.device == "cpu" else []),
-    ]
+    argv = [str(CONFIG), "--model_name_or_path", args.model or "embedded:minilm", "--output_dir", str(out)]
+    argv += ["--train_datasets", *[str(tasks / f"wikiformer-{name}") for name in TASKS]]
+    argv += ["--max_steps", str(args.steps), "--per_device_train_batch_size", str(args.groups)]
+    argv += ["--bf16", str(args.bf16).lower(), "--logging_steps", str(max(1, args.steps // 10))]
+    argv += ["--dataloader_num_workers", str(args.workers), "--learning_rate", str(args.learning_rate)]
+    argv += "--save_start_step 0 --save_strategy no --eval_strategy no --load_best_model_at_end false".split()
+    argv += ["--report_to", "none", "--lr_drop_step", "0", "--eval_dir", args.dev_collection]
+    argv += ["--test_dirs", *args.test_collections] if args.test_collections else []
+    argv += ["--use_cpu", "true"] if args.device == "cpu" else []
     timer = StepTimer()
     with GpuMonitor(args.device) as monitor:
         trainer = train_main(argv, callbacks=[timer])
@@ -193,7 +145,7 @@ def start_model(out: Path, args) -> Path:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--input", nargs="+", default=[str(kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2"))])
+    parser.add_argument("--input", nargs="+", default=[str(ENWIKI_SAMPLE)])
     parser.add_argument("--model", default=None, help="start checkpoint (default: the embedded all-MiniLM-L6-v2)")
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--groups", type=int, default=16, help="groups of 8 a step")

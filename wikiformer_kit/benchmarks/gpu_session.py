@@ -25,13 +25,13 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
 
 from wikiformer_kit.benchmarks.big_dump import write_dump
+from wikiformer_kit.benchmarks.common import python_module, table_head
 from wikiformer_kit.benchmarks.device import add_device_arguments, describe, resolve_device
 from wikiformer_kit.dataset_scripts.corpus.folder import read_build_record
 
@@ -63,29 +63,22 @@ def gpu_figures(args, out: Path) -> dict:
 
 def stage_scaling(args, out: Path) -> dict:
     """Articles/s of the corpus stage and the task stage at each process count, and the speed-up over 1."""
-    python = sys.executable
     (dump,) = write_dump(out / "dump", args.articles, workers=max(args.processes))
     corpus_runs, task_runs = [], []
     widest = None
     for p in args.processes:
         corpus = out / f"corpus-{p}"
-        seconds = timed(
-            [python, "-m", "wikiformer_kit.dataset_scripts.corpus", str(dump), "--output-dir", str(corpus), "--num-proc", str(p),
-             "--read-ahead", "off", "--limit", str(args.articles_per_process),
-             "--streams-per-shard", str(10**9)],  # exactly p shards: each process reads one
-            out / f"corpus-{p}.log",
-        )  # fmt: skip
+        command = python_module("wikiformer_kit.dataset_scripts.corpus", dump, "--output-dir", corpus, "--num-proc", p)
+        command += ["--read-ahead", "off", "--limit", str(args.articles_per_process)]
+        seconds = timed(command + ["--streams-per-shard", str(10**9)], out / f"corpus-{p}.log")  # a shard a process
         record = read_build_record(corpus)
         articles = record["statistics"]["articles"]
         corpus_runs.append({"processes": p, "shards": record["shards"], "articles": articles, "seconds": seconds})
         widest = corpus
     for p in args.processes:
         build = out / f"tasks-{p}"
-        seconds = timed(
-            [python, "-m", "wikiformer_kit.dataset_scripts.build", "--input", str(widest), "--output-dir", str(build),
-             "--num-proc", str(p)],
-            out / f"tasks-{p}.log",
-        )  # fmt: skip
+        command = python_module("wikiformer_kit.dataset_scripts.build", "--input", widest, "--output-dir", build)
+        seconds = timed(command + ["--num-proc", str(p)], out / f"tasks-{p}.log")
         task_runs.append({"processes": p, "articles": corpus_runs[-1]["articles"], "seconds": seconds})
     for runs in (corpus_runs, task_runs):
         base = runs[0]["articles"] / runs[0]["seconds"]
@@ -101,7 +94,7 @@ def markdown(report: dict) -> str:
     gpu = report.get("gpu")
     if isinstance(gpu, dict) and "train" in gpu:
         train = gpu["train"]
-        lines += ["| figure | value |", "|---|---|"]
+        lines.append(table_head("figure", "value"))
         lines.append(f"| training steps/s | {train['steps_per_second']:.2f} |")
         lines.append(f"| training pairs/s | {train['pairs_per_second']:.0f} |")
         utilization = train.get("gpu_utilization")
@@ -117,10 +110,7 @@ def markdown(report: dict) -> str:
         lines += [f"GPU report failed: {gpu}", ""]
     scaling = report.get("scaling")
     if isinstance(scaling, dict):
-        lines += [
-            "| stage | processes | shards | articles | seconds | articles/s | speed-up |",
-            "|---|---|---|---|---|---|---|",
-        ]
+        lines.append(table_head("stage", "processes", "shards", "articles", "seconds", "articles/s", "speed-up"))
         for stage in ("corpus", "tasks"):
             for run in scaling[stage]:
                 lines.append(

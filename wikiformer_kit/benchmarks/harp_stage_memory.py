@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shlex
 import shutil
 import signal
@@ -31,9 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from wikiformer_kit.benchmarks.build_throughput import measure, stage_windows
+from wikiformer_kit.benchmarks.build_throughput import measure, stage_peaks, stage_windows
+from wikiformer_kit.benchmarks.common import children_cpu, corpus_articles, python_module
 from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
-from wikiformer_kit.dataset_scripts.build_plan import kit_command
 
 STAGES = ("baseline-stats", "baseline-model", "baseline")
 
@@ -58,7 +57,7 @@ def measure_until_rows(command: str, build: Path, units: int) -> dict:
     CPU seconds of the whole tree until then, and per stage the peak RSS and anonymous memory of its largest
     process (the rows stage's window ends at the stop)."""
     markers = build / ".build" / "baseline-units"
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = children_cpu()
     process = subprocess.Popen(
         command, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
@@ -72,7 +71,7 @@ def measure_until_rows(command: str, build: Path, units: int) -> dict:
             time.sleep(0.2)
     stopped = time.time()
     done = sum(1 for _ in markers.glob("*.json")) if markers.is_dir() else 0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    waited = children_cpu() - before
     if process.returncode not in (0, -signal.SIGTERM):
         raise SystemExit(f"failed ({process.returncode}): {command}")
     windows = stage_windows(build)
@@ -81,22 +80,7 @@ def measure_until_rows(command: str, build: Path, units: int) -> dict:
         name = folder.name.rsplit("-w", 1)[0]
         if name not in windows and (folder / "executor.json").exists():  # the stage that was stopped
             windows[name] = ((folder / "executor.json").stat().st_mtime, stopped)
-    waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {
-        "cpu": max(waited, sampler.cpu_seconds),
-        "rows_units_done": done,
-        "stages": {
-            name: {key: value / 2**20 for key, value in sampler.peaks_between(*window).items()}
-            | {"s": window[1] - window[0]}
-            for name, window in windows.items()
-        },
-    }
-
-
-def articles(corpus: Path) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(pq.ParquetFile(p).metadata.num_rows for p in sorted((corpus / "data").glob("*.parquet")))
+    return {"cpu": max(waited, sampler.cpu_seconds), "rows_units_done": done, "stages": stage_peaks(sampler, windows)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -112,9 +96,9 @@ def main(argv: list[str] | None = None) -> None:
         print("| articles | CPU s | articles per CPU s | " + " | ".join(f"{s}: RSS / anon MiB" for s in STAGES) + " |")
         print("|---:|---:|---:|" + "---|" * len(STAGES))
         for corpus in args.corpus:
-            n = articles(corpus)
+            n = corpus_articles(corpus)
             out = Path(work) / f"out-{corpus.name}"
-            command = shlex.join([*kit_command("dataset_scripts.build"), "--input", str(corpus.resolve())])
+            command = shlex.join(python_module("wikiformer_kit.dataset_scripts.build", "--input", corpus.resolve()))
             command += (
                 f" --output-dir {shlex.quote(str(out))} --tasks harp --harp-importance-model {shlex.quote(str(model))}"
                 f" --harp-device cpu --num-proc {args.num_proc}"

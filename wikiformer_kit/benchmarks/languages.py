@@ -26,13 +26,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, TASKS, python_module
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import _table, is_image_option, namespace_names
 from wikiformer_kit.dataset_scripts.corpus.words import count_words
 from wikiformer_kit.home import kit_file
 
 PAGES = kit_file("data/samples/wikipedia/other-languages")
-ENWIKI = kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2")
-TASKS = ("srr", "rwi", "ati", "ltm")
+ENWIKI = ENWIKI_SAMPLE
 
 
 def _media_prefixes() -> list[str]:
@@ -82,9 +82,8 @@ def write_dump(language: str, folder: Path) -> Path:
 
 def build(inputs: list[Path], output: Path) -> Path:
     """Run the task build (one process) and return its output folder."""
-    command = [sys.executable, "-m", "wikiformer_kit.dataset_scripts.build", "--input", *map(str, inputs)]
-    command += ["--output-dir", str(output), "--tasks", ",".join(TASKS), "--num-proc", "1"]
-    subprocess.run(command, check=True, capture_output=True)
+    command = python_module("wikiformer_kit.dataset_scripts.build", "--input", *inputs, "--output-dir", output)
+    subprocess.run([*command, "--tasks", ",".join(TASKS), "--num-proc", "1"], check=True, capture_output=True)
     return output
 
 

@@ -5,7 +5,8 @@ Each sample reads, for the root process and (optionally) all its descendants: RS
 (psutil ``memory_full_info``: pages no other process shares). RSS also counts the pages of memory-mapped files that
 were touched, which the kernel can drop at any time (page cache); anonymous memory and USS are what a process
 really holds. Peaks are kept for the largest process (one worker) and for the sum over the tree; with
-``keep_samples`` every sample is kept with its time, so a bench can take peaks inside time windows (stages).
+``keep_samples`` every sample is kept with its time, so a bench can take peaks inside time windows (stages); with
+``keep_cpu`` each process's start time and CPU seconds at every sample (``started``, ``cpu_history``).
 
     with TreeSampler(pid, interval=0.05) as sampler:
         process.wait()
@@ -66,9 +67,13 @@ class TreeSampler:
         children: bool = True,
         uss_every: int = 0,
         keep_samples: bool = False,
+        keep_cpu: bool = False,
     ):
         self.process = psutil.Process(pid)
         self.interval, self.children, self.uss_every, self.keep = interval, children, uss_every, keep_samples
+        self.keep_cpu = keep_cpu
+        self.started: dict[int, float] = {}
+        self.cpu_history: dict[int, list[tuple[float, float]]] = {}
         self.peaks = {f"{scope}_{key}": 0 for scope in ("worker", "tree") for key in KEYS}
         self.samples: list[Sample] = []
         self._cpu: dict[int, float] = {}
@@ -97,9 +102,13 @@ class TreeSampler:
                     times = member.cpu_times()
                     if with_uss:
                         memory["uss"] = member.memory_full_info().uss
+                    if self.keep_cpu and member.pid not in self.started:
+                        self.started[member.pid] = member.create_time()
                 self._cpu[member.pid] = times.user + times.system
             except (psutil.Error, OSError):
                 continue
+            if self.keep_cpu:
+                self.cpu_history.setdefault(member.pid, []).append((time.time(), self._cpu[member.pid]))
             for key, value in memory.items():
                 worker[key] = max(worker[key], value)
                 tree[key] += value

@@ -30,12 +30,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from wikiformer_kit.benchmarks.common import SHARED_DATA, table_head
 from wikiformer_kit.benchmarks.device import GpuMonitor, add_device_arguments, describe, now, resolve_device
-from wikiformer_kit.home import import_root
 
 # the development copy of rank_llm's DL20 BM25 top 100:
 #   https://github.com/castorini/rank_llm_data/raw/main/retrieve_results/BM25/retrieve_results_dl20_top100.json
-DEFAULT_DATA = import_root().parent / "shared" / "data" / "eval" / "trec_dl20_passage" / "retrieve_results_dl20.json"
+DEFAULT_DATA = SHARED_DATA / "eval" / "trec_dl20_passage" / "retrieve_results_dl20.json"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -239,8 +239,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"{filled['eval_per_query']['pairs_per_batch']:.1f} query by query (of {args.batch_size}); real (unpadded) "
         f"tokens {filled['eval']['real_tokens']:.0%} vs {filled['eval_per_query']['real_tokens']:.0%}\n"
     )
-    print("| method | seconds | pairs/s | speed vs CrossEncoder |")
-    print("|---|---:|---:|---:|")
+    print(table_head("method", "seconds", "pairs/s", "speed vs CrossEncoder", right=3))
     for name, elapsed in rows:
         print(f"| {name} | {elapsed:.1f} | {pairs / elapsed:.1f} | {seconds['theirs'] / elapsed:.2f}x |")
     return {

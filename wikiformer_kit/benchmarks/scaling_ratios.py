@@ -27,7 +27,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -35,17 +34,10 @@ from wikiformer_kit.benchmarks.big_dump import write_dump
 from wikiformer_kit.benchmarks.build_throughput import measure
 from wikiformer_kit.benchmarks.build_timeline import run as run_timeline
 from wikiformer_kit.benchmarks.build_timeline import timeline
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, corpus_articles, python_module
 from wikiformer_kit.benchmarks.copy_corpus import copy_corpus
-from wikiformer_kit.home import kit_file
 
-SAMPLE = kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2")
-PY = [sys.executable, "-m"]
-
-
-def articles_of(corpus: Path) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(pq.ParquetFile(p).metadata.num_rows for p in sorted((corpus / "data").glob("*.parquet")))
+BUILD = "wikiformer_kit.dataset_scripts.build"
 
 
 def plan_seconds(corpus: Path, processes: list[int], work: Path) -> dict[int, float]:
@@ -53,8 +45,8 @@ def plan_seconds(corpus: Path, processes: list[int], work: Path) -> dict[int, fl
     from wikiformer_kit.dataset_scripts.build_plan import PlanFigures, predict
 
     figures = work / "plan.json"
-    command = [*PY, "wikiformer_kit.dataset_scripts.build", "--input", str(corpus), "--plan", "--plan-sample", "1000"]
-    subprocess.run([*command, "--plan-json", str(figures)], check=True, capture_output=True)
+    command = python_module(BUILD, "--input", corpus, "--plan", "--plan-sample", 1000, "--plan-json", figures)
+    subprocess.run(command, check=True, capture_output=True)
     measured = json.loads(figures.read_text())
     plan = PlanFigures.from_dict(measured)
     return {p: predict(plan, measured["articles"], p, corpus_stage=False).total for p in processes}
@@ -112,18 +104,19 @@ def main() -> None:
         tasks_runs = not args.dump_only
         if tasks_runs:
             one = work / "corpus-x1"
-            subprocess.run([*PY, "wikiformer_kit.dataset_scripts.corpus", str(SAMPLE), "--output-dir", str(one)], check=True, capture_output=True)  # fmt: skip
+            corpus_command = python_module("wikiformer_kit.dataset_scripts.corpus", ENWIKI_SAMPLE, "--output-dir", one)
+            subprocess.run(corpus_command, check=True, capture_output=True)
             corpus = work / f"corpus-x{args.copies}"
             copy_corpus(one, args.copies, corpus)
-            n_corpus = articles_of(corpus)
+            n_corpus = corpus_articles(corpus)
             for r, p in order:
                 out = work / f"t{p}"
-                results[f"tasks{p}-{r}"] = measure([*PY, "wikiformer_kit.dataset_scripts.build", "--input", str(corpus), "--output-dir", str(out), "--num-proc", str(p)])  # fmt: skip
-                print(f"round {r + 1}, task stage, --num-proc {p}: {results[f'tasks{p}-{r}']['s']:.1f} s, {results[f'tasks{p}-{r}']['cpu']:.1f} CPU s", flush=True)  # fmt: skip
+                f = results[f"tasks{p}-{r}"] = measure(python_module(BUILD, "--input", corpus, "--output-dir", out, "--num-proc", p))  # fmt: skip
+                print(f"round {r + 1}, task stage, --num-proc {p}: {f['s']:.1f} s, {f['cpu']:.1f} CPU s", flush=True)
                 shutil.rmtree(out)
         for r, p in order if parts else ():
             out = work / f"e{p}"
-            figures = timed([*PY, "wikiformer_kit.dataset_scripts.build", "--input", *map(str, parts), "--output-dir", str(out), "--num-proc", str(p)], p)  # fmt: skip
+            figures = timed(python_module(BUILD, "--input", *parts, "--output-dir", out, "--num-proc", p), p)
             results[f"dump{p}-{r}"] = figures
             print(f"round {r + 1}, dump -> datasets, --num-proc {p}: {figures['s']:.1f} s, {figures['cpu']:.1f} CPU s, critical path {figures['critical']:.1f} CPU s", flush=True)  # fmt: skip
             n_dump = json.loads((out / ".build" / "summary.json").read_text())["articles"]

@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from wikiformer_kit.benchmarks.common import python_module
 from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
 
 SHARD_ROWS = 10_000
@@ -130,16 +130,7 @@ def main() -> None:
             spec.write_text(json.dumps(corpus))
             figures = {}
             for kind in ("in-memory", "join", "build"):
-                command = [
-                    sys.executable,
-                    "-m",
-                    __spec__.name,
-                    "--child",
-                    kind,
-                    str(spec),
-                    "--targets",
-                    str(args.targets),
-                ]
+                command = python_module(__spec__.name, "--child", kind, spec, "--targets", args.targets)
                 out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
                 figures[kind] = json.loads(out.strip().splitlines()[-1])
             cells = " | ".join(f"{figures[k]['added_mib']:.0f} | {figures[k]['s']:.1f}" for k in ("in-memory", "join", "build"))  # fmt: skip

@@ -19,13 +19,14 @@ import re
 import sys
 from pathlib import Path
 
+from wikiformer_kit.benchmarks.common import SHARED_DATA, table_head
 from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation
 from wikiformer_kit.dataset_scripts.corpus.extract import _namespaces
 from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
 from wikiformer_kit.dataset_scripts.corpus.formats.base import RawPage
 from wikiformer_kit.dataset_scripts.corpus.see_also import find_see_also_sections, see_also_names, see_also_targets
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH
-from wikiformer_kit.home import import_root, kit_file
+from wikiformer_kit.home import kit_file
 
 DUMPS = {
     "enwiki_gensim_sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2": "en",
@@ -64,7 +65,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--data",
-        default=str(import_root().parent / "shared" / "data" / "wikipedia"),
+        default=str(SHARED_DATA / "wikipedia"),
         help="a folder of MediaWiki dumps and wikitext pages (e.g. data/samples/wikipedia); the default is the local "
         "copy for development",
     )
@@ -87,8 +88,7 @@ def main() -> int:
     for folder in sorted(p for p in samples.iterdir() if p.is_dir()):
         pages = [(p.stem, p.read_text(), ENGLISH) for p in sorted(folder.glob("*.wikitext"))]
         rows.append((f"other-languages/{folder.name}", folder.name, score(pages, folder.name)))
-    print("| pages | language | found | missed | false finds | no See also, none found |")
-    print("|---|---|---:|---:|---:|---:|")
+    print(table_head("pages", "language", "found", "missed", "false finds", "no See also, none found", right=4))
     total = dict.fromkeys(("found", "missed", "false", "none"), 0)
     for name, language, counts in rows:
         print(

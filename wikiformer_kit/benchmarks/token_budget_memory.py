@@ -18,24 +18,17 @@ import argparse
 import json
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
+
+from wikiformer_kit.benchmarks.common import table_head
+from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
 
 SHORT_TOKENS = 128
 GROUP_SIZE = 2
 # (long groups, short groups, token budget; 0 = one padded forward pass)
 CASES = ((1, 0, 0), (1, 3, 0), (1, 3, 1), (2, 0, 0), (2, 0, 1), (4, 0, 0), (4, 0, 1), (4, 0, 2))
 """The budget is given in long groups' worth of tokens (1 = one long group: 2 x ``--long-tokens``)."""
-
-
-def anon_bytes() -> int:
-    """This process's anonymous resident memory (``RssAnon``) in bytes."""
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith("RssAnon:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def measure(
@@ -90,23 +83,13 @@ def measure(
         model=model, args=args, data_collator=collator, processing_class=tokenizer, task_names=["ltm", "srr"]
     )
     trainer.current_gradient_accumulation_steps = 1  # set by the training loop, which this step runs outside of
-    start = anon_bytes()
-    peak = [start]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            peak[0] = max(peak[0], anon_bytes())
-            time.sleep(0.002)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    began = time.perf_counter()
-    loss = trainer.training_step(model, batch)
-    seconds = time.perf_counter() - began
-    done.set()
-    sampler.join()
-    peak[0] = max(peak[0], anon_bytes())
+    sampler = TreeSampler(interval=0.002, children=False)
+    start = sampler.sample().worker["anon"]
+    with sampler:
+        began = time.perf_counter()
+        loss = trainer.training_step(model, batch)
+        seconds = time.perf_counter() - began
+    peak = max(sampler.peaks["worker_anon"], sampler.sample().worker["anon"])
     return {
         "long_groups": long_groups,
         "short_groups": short_groups,
@@ -115,7 +98,7 @@ def measure(
         "tokens": sum(b["attention_mask"].sum().item() for b in micro),
         "padded_tokens": sum(b["input_ids"].numel() for b in micro),
         "largest_pass": max(b["input_ids"].numel() for b in micro),
-        "peak_mib": round((peak[0] - start) / 2**20, 1),
+        "peak_mib": round((peak - start) / 2**20, 1),
         "seconds": round(seconds, 2),
         "loss": float(loss),
     }
@@ -134,8 +117,9 @@ def run_case(long_groups: int, short_groups: int, budget: int, long_tokens: int,
 def table(rows: list[dict], long_tokens: int) -> str:
     """The results as a Markdown table."""
     lines = [
-        "| batch (groups of 2 pairs) | token budget | passes | tokens (padded) | largest pass | peak memory |",
-        "|---|---|---|---|---|---|",
+        table_head(
+            "batch (groups of 2 pairs)", "token budget", "passes", "tokens (padded)", "largest pass", "peak memory"
+        )
     ]
     for row in rows:
         groups = f"{row['long_groups']} x {long_tokens}" + (

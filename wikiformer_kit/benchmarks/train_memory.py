@@ -23,15 +23,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from wikiformer_kit.benchmarks.common import TASKS, build_task_datasets, python_module, table_head
 from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
-from wikiformer_kit.benchmarks.sample_tasks import build_task_datasets
 
-TASKS = ("srr", "rwi", "ati", "ltm")
 ENWIKI_ARTICLES = 6_900_000  # English Wikipedia articles (namespace 0, without redirects), 2024-2025
 
 
@@ -90,52 +88,22 @@ def main(argv: list[str] | None = None) -> dict:
         }
         env = {key: value for key, value in os.environ.items() if not key.startswith("HF_")}
         env.update(HF_HOME=str(folder / "hf_home"), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-        command = [
-            sys.executable,
-            "-m",
-            "wikiformer_kit.train",
-            "--train_datasets",
-            *[str(folder / f"wikiformer-{name}") for name in TASKS],
-            "--query_max_lengths",
-            "16",
-            "16",
-            "16",
-            "32",
-            "--doc_max_lengths",
-            "48",
-            "48",
-            "48",
-            "32",
-            "--output_dir",
-            str(folder / "run"),
-            "--max_steps",
-            "2",
-            "--per_device_train_batch_size",
-            "4",
-            "--group_size",
-            "4",
-            "--logging_steps",
-            "1",
-            "--save_strategy",
-            "no",
-            "--report_to",
-            "none",
-            "--disable_tqdm",
-            "true",
-            "--dataloader_num_workers",
-            str(args.workers),
-            *(["--use_cpu", "true"] if args.device == "cpu" else []),
-        ]
+        command = python_module(
+            "wikiformer_kit.train", "--train_datasets", *[folder / f"wikiformer-{n}" for n in TASKS]
+        )
+        command += ["--query_max_lengths", *"16 16 16 32".split(), "--doc_max_lengths", *"48 48 48 32".split()]
+        command += ["--output_dir", str(folder / "run"), "--dataloader_num_workers", str(args.workers)]
+        command += "--max_steps 2 --per_device_train_batch_size 4 --group_size 4 --logging_steps 1".split()
+        command += "--save_strategy no --report_to none --disable_tqdm true".split()
+        command += ["--use_cpu", "true"] if args.device == "cpu" else []
         cold = run_measured(command, env)
         warm = run_measured(command, env)
         cache_bytes = arrow_bytes(folder / "hf_home" / "datasets")
         results[scale] = {"groups": groups, "arrow_bytes": cache_bytes, "cold": cold, "warm": warm}
         print(f"x{scale}: {sum(groups.values()):,} groups, {json.dumps(results[scale])}", flush=True)
     base = results[args.scales[0]]
-    print(
-        "\n| scale | groups | Arrow MB | peak RSS MB (cold / warm) | peak anon MB (cold / warm) | start-up s (cold / warm) |"
-    )
-    print("|---|---:|---:|---|---|---|")
+    print("\n" + table_head("scale", "groups", "Arrow MB", "peak RSS MB (cold / warm)", "peak anon MB (cold / warm)",
+                            "start-up s (cold / warm)", right=(1, 2)))  # fmt: skip
     for scale, result in results.items():
         cold, warm = result["cold"], result["warm"]
         print(

@@ -35,8 +35,8 @@ from pathlib import Path
 import torch
 from transformers import TrainerCallback
 
+from wikiformer_kit.benchmarks.common import build_task_datasets, table_head
 from wikiformer_kit.benchmarks.device import GpuMonitor, add_device_arguments, describe, resolve_device
-from wikiformer_kit.benchmarks.sample_tasks import build_task_datasets
 from wikiformer_kit.train import load_model
 from wikiformer_kit.training import (
     GroupCollator,
@@ -110,13 +110,7 @@ def run_ours(task: Task, args, tokenizer, pair_chunks: int = 0) -> float:
             model=model,
             args=training_args,
             train_dataset=GroupDataset([task], args.group_size, 1),
-            data_collator=GroupCollator(
-                tokenizer,
-                [task],
-                args.group_size,
-                max_length=args.max_length,
-                pad_to_multiple_of=args.pad_to_multiple_of,
-            ),
+            data_collator=GroupCollator(tokenizer, [task], args.group_size, args.max_length, args.pad_to_multiple_of),
             processing_class=tokenizer,
             task_names=["srr"],
         )
@@ -209,8 +203,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"each, bf16 {args.bf16}, {args.workers} dataloader workers; ours chose --pair_chunks {args.chosen_chunks}"
     )
     print(f"device: {describe(args.device)}")
-    print("| trainer | pairs/s (median) | steps/s | vs sentence-transformers | GPU | seconds per run |")
-    print("|---|---|---|---|---|---|")
+    print(table_head("trainer", "pairs/s (median)", "steps/s", "vs sentence-transformers", "GPU", "seconds per run"))
     peer = rates["sentence-transformers"]
     for name, values in times.items():
         gpu = monitors[name][-1].summary() or "-"

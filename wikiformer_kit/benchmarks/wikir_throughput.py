@@ -20,29 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, python_module, run_measured, table_head
 from wikiformer_kit.benchmarks.corpus_throughput import repeated_dump
-from wikiformer_kit.home import kit_file
-
-SAMPLE = kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2")
-
-
-def timed(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and CPU seconds (the process and its children) of one command in a fresh process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -51,52 +35,33 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--num-proc", type=int, default=1)
     args = parser.parse_args()
-    python, proc = sys.executable, ["--num-proc", str(args.num_proc)]
     rows, ratios = [], []
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
-        dump = repeated_dump(SAMPLE, args.repeat, scratch)
+        dump = repeated_dump(ENWIKI_SAMPLE, args.repeat, scratch)
         for number in range(1, args.rounds + 1):
             corpus, wikir = scratch / "corpus", scratch / "wikir"
             shutil.rmtree(corpus, ignore_errors=True)
             shutil.rmtree(wikir, ignore_errors=True)
-            corpus_wall, corpus_cpu = timed(
-                [
-                    python,
-                    "-m",
-                    "wikiformer_kit.dataset_scripts.corpus",
-                    *map(str, dump),
-                    "--output-dir",
-                    str(corpus),
-                    *proc,
-                ]
+            proc = ["--num-proc", args.num_proc]
+            build = run_measured(
+                python_module("wikiformer_kit.dataset_scripts.corpus", *dump, "--output-dir", corpus, *proc)
             )
-            wikir_wall, wikir_cpu = timed(
-                [
-                    python,
-                    "-m",
-                    "wikiformer_kit.dataset_scripts.wikir",
-                    "--input",
-                    str(corpus),
-                    "--output-dir",
-                    str(wikir),
-                    *proc,
-                ]
+            wikir_build = run_measured(
+                python_module("wikiformer_kit.dataset_scripts.wikir", "--input", corpus, "--output-dir", wikir, *proc)
             )
             articles = json.loads((corpus / "build_stats.json").read_text())["statistics"]["articles"]
             summary = json.loads((wikir / ".build" / "summary.json").read_text())
-            ratio = corpus_wall / wikir_wall
+            ratio = build.seconds / wikir_build.seconds
             ratios.append(ratio)
             rows.append(
-                f"| {number} | {articles:,} | {articles / corpus_wall:.1f} ({corpus_cpu:.1f} CPU s) | "
-                f"{articles / wikir_wall:.1f} ({wikir_cpu:.1f} CPU s) | {ratio:.2f}x | "
+                f"| {number} | {articles:,} | {articles / build.seconds:.1f} ({build.cpu:.1f} CPU s) | "
+                f"{articles / wikir_build.seconds:.1f} ({wikir_build.cpu:.1f} CPU s) | {ratio:.2f}x | "
                 f"{sum(summary['queries'].values()):,} |"
             )
     print(f"sample x{args.repeat}, --num-proc {args.num_proc}, {args.rounds} rounds")
-    print(
-        "| round | articles | corpus build articles/s | WIKIR from the corpus articles/s | WIKIR / corpus | queries |"
-    )
-    print("|---|---:|---:|---:|---:|---:|")
+    columns = ("corpus build articles/s", "WIKIR from the corpus articles/s", "WIKIR / corpus", "queries")
+    print(table_head("round", "articles", *columns, right=5))
     print("\n".join(rows))
     print(f"median WIKIR / corpus: {statistics.median(ratios):.2f}x (min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
 
