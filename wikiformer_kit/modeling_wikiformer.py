@@ -64,7 +64,7 @@ from torch import nn
 from torch.nn import BCEWithLogitsLoss, CrossEntropyLoss
 from transformers import (
     BertConfig,
-    BertModel,
+    BertForSequenceClassification,
     DebertaV2Config,
     DebertaV2ForSequenceClassification,
     RobertaConfig,
@@ -317,9 +317,22 @@ def fuse_scores(
     return [alpha * m + (1 - alpha) * f for m, f in zip(model_part, first_part, strict=True)]
 
 
-class _WikiformerConfigMixin:
-    """What a Wikiformer config adds to an encoder's config: one label, and another model type refused on load
-    (its fields are declared by each config, as strict dataclass configs need them)."""
+class _WikiformerFields:
+    """The fields a Wikiformer config adds to its encoder's config (see :class:`WikiformerConfig`)."""
+
+    query_max_length: int = 30
+    document_max_length: int = 480
+    fusion_method: str | None = None
+    fusion_alpha: float | None = None
+
+
+if DATACLASS_CONFIGS:  # dataclass fields, which the dataclass of each config class inherits
+    _WikiformerFields = dataclass(init=False, repr=False, eq=False, kw_only=True)(_WikiformerFields)
+
+
+class _WikiformerConfigMixin(_WikiformerFields):
+    """What a Wikiformer config adds to an encoder's config: its fields, one label, and another model type refused
+    on load."""
 
     if DATACLASS_CONFIGS:
 
@@ -380,11 +393,6 @@ class WikiformerConfig(_WikiformerConfigMixin, BertConfig):
 
     model_type = "bert"
 
-    query_max_length: int = 30
-    document_max_length: int = 480
-    fusion_method: str | None = None
-    fusion_alpha: float | None = None
-
 
 def _checked_config_dict(config_class, source, config_dict: dict) -> dict:
     """A checkpoint's config dict for ``config_class``: another model type refused, another head's label maps dropped."""
@@ -409,14 +417,14 @@ def _checked_config_dict(config_class, source, config_dict: dict) -> dict:
 class WikiformerCheckpointMixin:
     """Loading with checks and saving as a Hub-ready folder, shared by the Wikiformer models of every encoder.
 
-    A class using it sets ``_head_prefixes`` (the weights of its heads: anything else missing means the encoder is
-    incomplete), ``ranking_head_prefixes`` (the ranking head: what ``--head_lr_multiplier`` speeds up),
-    ``_ranking_output_name`` (the head's last Linear, which ``--head_init zero`` zeroes), ``_backbone_label`` (the
-    encoder's name in messages) and ``_auto_map_models``.
+    A class using it sets ``ranking_head_prefixes`` (the ranking head: what ``--head_lr_multiplier`` speeds up) and,
+    to pre-train, ``_mlm_head_prefixes`` (its MLM head): a checkpoint may lack those weights (new heads), any other
+    missing weight means the encoder is incomplete. Also ``_ranking_output_name`` (the head's last Linear, which
+    ``--head_init zero`` zeroes), ``_backbone_label`` (the encoder's name in messages) and ``_auto_map_models``.
     """
 
-    _head_prefixes: tuple[str, ...] = ()
     ranking_head_prefixes: tuple[str, ...] = ()
+    _mlm_head_prefixes: tuple[str, ...] = ()
     _ranking_output_name = "classifier"
     _backbone_label = "BERT"
     _auto_map_models: dict[str, str] = {}
@@ -425,6 +433,9 @@ class WikiformerCheckpointMixin:
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path, *model_args, **kwargs):
         """Load a Wikiformer checkpoint or initialise from an encoder checkpoint, with a clear report of new weights.
+
+        From ``WikiformerForRanking`` or ``WikiformerForPreTraining``, a checkpoint of another encoder of
+        :data:`BACKBONES` (RoBERTa, XLM-RoBERTa, ModernBERT, DeBERTa-v2) loads into that encoder's Wikiformer class.
 
         Args:
             pretrained_model_name_or_path (`str` or `os.PathLike`): a local folder or a Hub repo id.
@@ -436,6 +447,9 @@ class WikiformerCheckpointMixin:
                 ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is of another
                 model type, or a trained Wikiformer checkpoint lacks its head.
         """
+        backbone = _backbone_class(cls, pretrained_model_name_or_path, kwargs)
+        if backbone is not None:
+            return backbone.from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
         output_loading_info = kwargs.pop("output_loading_info", False)
         reinitialise_mismatched = kwargs.pop("ignore_mismatched_sizes", False)
         key_mapping = kwargs.pop("key_mapping", None) or cls._default_key_mapping
@@ -483,23 +497,22 @@ class WikiformerCheckpointMixin:
         """Fill head weights the checkpoint holds under another name (nothing to do by default)."""
 
     def _check_loading_info(self, info: dict, source: str, reinitialise_mismatched: bool = False) -> None:
+        heads = self.ranking_head_prefixes + self._mlm_head_prefixes
         mismatched = sorted(info["mismatched_keys"])
-        if mismatched and (
-            not reinitialise_mismatched or not all(key.startswith(self._head_prefixes) for key, _, _ in mismatched)
-        ):
+        if mismatched and (not reinitialise_mismatched or not all(key.startswith(heads) for key, _, _ in mismatched)):
             shapes = ", ".join(f"{key}: checkpoint {tuple(old)} vs model {tuple(new)}" for key, old, new in mismatched)
             raise ValueError(
                 f"{source}: weights with the wrong shape for {type(self).__name__} ({shapes}). A Wikiformer head is "
                 "Linear(hidden_size, 1); to start a new head instead, pass ignore_mismatched_sizes=True."
             )
         missing = sorted(info["missing_keys"])
-        missing_encoder = [key for key in missing if not key.startswith(self._head_prefixes)]
+        missing_encoder = [key for key in missing if not key.startswith(heads)]
         if missing_encoder:
             raise ValueError(
                 f"{source}: not a complete {self._backbone_label} checkpoint, {len(missing_encoder)} encoder weights "
                 f"missing (e.g. {', '.join(missing_encoder[:3])})."
             )
-        new_head = [key for key in missing if key.startswith(self._head_prefixes)]
+        new_head = [key for key in missing if key.startswith(heads)]
         new_head += [key for key, _, _ in mismatched]  # head weights re-initialised on request
         if new_head and _is_trained_wikiformer(self.config.architectures):
             raise ValueError(
@@ -593,33 +606,8 @@ class WikiformerPreTrainedModel(WikiformerCheckpointMixin, BertPreTrainedModel):
     _supports_flex_attn = True
     _supports_attention_backend = True
     _no_split_modules = ["BertEmbeddings", "BertLayer"]
-    # Weights that are part of the head; anything else missing means the encoder is incomplete.
-    _head_prefixes: tuple[str, ...] = ("bert.pooler.", "classifier.")
     ranking_head_prefixes = ("bert.pooler.", "classifier.")
-    _auto_map_models: dict[str, str] = {}
     _default_key_mapping = _BARE_HEAD_KEY_MAPPING
-
-    @classmethod
-    def from_pretrained(cls, pretrained_model_name_or_path, *model_args, **kwargs):
-        """Load a Wikiformer checkpoint or initialise from any BERT checkpoint, with a clear report of new weights.
-
-        From ``WikiformerForRanking`` or ``WikiformerForPreTraining``, a checkpoint of another encoder of
-        :data:`BACKBONES` (RoBERTa, XLM-RoBERTa, ModernBERT, DeBERTa-v2) loads into that encoder's Wikiformer class.
-
-        Args:
-            pretrained_model_name_or_path (`str` or `os.PathLike`): a local folder or a Hub repo id.
-            model_args: passed on to :meth:`~transformers.PreTrainedModel.from_pretrained`.
-            kwargs: passed on too (``attn_implementation``, ``dtype``, ``revision``, ``output_loading_info``...).
-
-        Raises:
-            ValueError: encoder weights are missing, a head weight has the wrong shape (unless
-                ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is of a model
-                type Wikiformer does not know, or a trained Wikiformer checkpoint lacks its head.
-        """
-        backbone = _backbone_class(cls, pretrained_model_name_or_path, kwargs)
-        if backbone is not None:
-            return backbone.from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
-        return super().from_pretrained(pretrained_model_name_or_path, *model_args, **kwargs)
 
     @classmethod
     def from_bert(
@@ -727,8 +715,47 @@ def _write_cross_encoder_files(folder: Path, max_length: int, activation_fn: str
         (folder / name).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
 
 
-class RankingMixin:
-    """``score`` and ``rerank`` of every Wikiformer ranking model (see :func:`score_pairs`, :func:`fuse_scores`)."""
+# --- The models -----------------------------------------------------------------------------------------------------
+# The same design for every encoder: the weights are the encoder's own <Arch>ForSequenceClassification with one label
+# and config.json has the encoder's own model_type, plus `architectures: [Wikiformer<Arch>ForRanking]` and an `auto_map`
+# to this file. So a checkpoint loads without remote code in that encoder's AutoModelForSequenceClassification and in
+# CrossEncoder, pooled as the encoder's own head pools (BERT: its pooler, dense + tanh on [CLS]; XLM-R/RoBERTa: dense
+# + tanh on <s>; ModernBERT: its pooling, dense, activation and norm; DeBERTa-v2: its context pooler), with the same
+# scores as the Wikiformer class. A ranking class is that transformers class (its forward is the plain loader's) plus
+# the Wikiformer loading checks, saving, `score`, `rerank` and a pointwise loss; a pre-training class adds the
+# encoder's own MLM head under the names its <Arch>ForMaskedLM (BERT: BertForPreTraining) uses (ModernBERT's `head`
+# is its classifier's too: there the MLM head is `mlm_head` + `decoder`, started from the checkpoint's `head` when
+# that is a ModernBertForMaskedLM).
+
+
+def _auto_map(ranking: str, pretraining: str | None = None) -> dict[str, str]:
+    models = {"AutoModel": f"{_MODULE}.{ranking}", "AutoModelForSequenceClassification": f"{_MODULE}.{ranking}"}
+    if pretraining:
+        models["AutoModelForPreTraining"] = f"{_MODULE}.{pretraining}"
+    return models
+
+
+def _pointwise_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    return BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
+
+
+class _WikiformerRanking(WikiformerCheckpointMixin):
+    """A ranking model over an encoder's own sequence-classification class: its logits, our pointwise loss, and
+    ``score`` and ``rerank`` (see :func:`score_pairs`, :func:`fuse_scores`)."""
+
+    _token_types = True  # whether the encoder reads token type ids (RoBERTa's are all 0; ModernBERT has none)
+
+    @can_return_tuple
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs) -> SequenceClassifierOutput:
+        """Score pairs: ``logits`` ``[batch, 1]``; with ``labels`` (relevance in [0, 1]) a pointwise BCE loss."""
+        if not self._token_types:
+            kwargs.pop("token_type_ids", None)
+        kwargs["return_dict"] = True
+        output = super().forward(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+        loss = None if labels is None else _pointwise_loss(output.logits, labels)
+        return SequenceClassifierOutput(
+            loss=loss, logits=output.logits, hidden_states=output.hidden_states, attentions=output.attentions
+        )
 
     def score(
         self,
@@ -805,7 +832,111 @@ class RankingMixin:
         return results
 
 
-class WikiformerForRanking(RankingMixin, WikiformerPreTrainedModel):
+@dataclass
+class WikiformerForPreTrainingOutput(ModelOutput):
+    """Output of :class:`WikiformerForPreTraining`.
+
+    Args:
+        loss: sum of the given losses (MLM, and pointwise relevance when ``labels`` are given).
+        mlm_loss: the masked-language-model loss, when ``mlm_labels`` are given.
+        logits: relevance logits ``[batch, 1]``.
+        prediction_logits: MLM logits ``[batch, sequence, vocab]``.
+        hidden_states: per-layer hidden states when asked for.
+        attentions: per-layer attentions when asked for.
+    """
+
+    loss: torch.Tensor | None = None
+    mlm_loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+    prediction_logits: torch.Tensor | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+    attentions: tuple[torch.Tensor, ...] | None = None
+
+
+class _WikiformerPreTraining:
+    """The forward of a pre-training class: the encoder once, then the ranking head and the encoder's MLM head.
+
+    With ``mlm_labels``, only the predicted positions are decoded (``prediction_logits`` is then
+    ``[predicted tokens, vocab]``): at 8,192 tokens a full ``[batch, length, vocab]`` tensor would dominate memory.
+    A class with ``_mlm_every_position`` (BERT, 512 tokens) decodes every position, as ``BertForPreTraining`` does.
+    """
+
+    _mlm_tied_weights_keys: dict[str, str] = {}
+    _mlm_decoder = "cls.predictions.decoder"  # the MLM head's output layer (the output embeddings)
+    _mlm_bias: str | None = None  # a bias that becomes the new decoder's when the output embeddings are replaced
+    _mlm_every_position = False
+
+    def _finish_heads(self) -> None:
+        """Tie the MLM decoder to the word embeddings and initialise, once the MLM head exists (the encoder's
+        classifier ran ``post_init`` before it did)."""
+        self._tied_weights_keys = dict(self._mlm_tied_weights_keys)
+        self.post_init()
+
+    def get_output_embeddings(self):
+        try:
+            return self.get_submodule(self._mlm_decoder)
+        except AttributeError:  # the encoder's classifier is being built (transformers 4 ties weights there)
+            return None
+
+    def set_output_embeddings(self, new_embeddings):
+        for path, value in ((self._mlm_decoder, new_embeddings), (self._mlm_bias, new_embeddings.bias)):
+            if path:
+                parent, _, name = path.rpartition(".")
+                setattr(self.get_submodule(parent), name, value)
+
+    def _rank_logits(self, outputs, attention_mask) -> torch.Tensor:
+        """The relevance logits ``[batch, 1]`` from the encoder's ``outputs``, as its sequence classifier computes them."""
+        raise NotImplementedError
+
+    def _mlm_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    @can_return_tuple
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        position_ids=None,
+        inputs_embeds=None,
+        labels=None,
+        mlm_labels=None,
+        **kwargs,
+    ) -> WikiformerForPreTrainingOutput:
+        """Relevance logits and MLM predictions (see :class:`WikiformerForPreTraining` for the inputs)."""
+        inputs = {"attention_mask": attention_mask, "position_ids": position_ids, "inputs_embeds": inputs_embeds}
+        if self._token_types:
+            inputs["token_type_ids"] = token_type_ids
+        outputs = self.base_model(
+            input_ids=input_ids, **{key: value for key, value in inputs.items() if value is not None}, **kwargs
+        )
+        hidden = outputs[0]
+        logits = self._rank_logits(outputs, attention_mask)
+        losses, mlm_loss = [], None
+        if mlm_labels is not None and not self._mlm_every_position:
+            predicted = mlm_labels != -100
+            hidden, mlm_labels = hidden[predicted], mlm_labels[predicted]
+        prediction_logits = self._mlm_logits(hidden)
+        if mlm_labels is not None:
+            vocab = prediction_logits.shape[-1]
+            mlm_loss = CrossEntropyLoss()(prediction_logits.view(-1, vocab), mlm_labels.view(-1))
+            losses.append(mlm_loss)
+        if labels is not None:
+            losses.append(_pointwise_loss(logits, labels))
+        return WikiformerForPreTrainingOutput(
+            loss=sum(losses) if losses else None,
+            mlm_loss=mlm_loss,
+            logits=logits,
+            prediction_logits=prediction_logits,
+            hidden_states=getattr(outputs, "hidden_states", None),
+            attentions=getattr(outputs, "attentions", None),
+        )
+
+
+# BERT: the pooler (dense + tanh on [CLS]) is the encoder's; MLM head `cls.predictions`; token types as given.
+
+
+class WikiformerForRanking(_WikiformerRanking, WikiformerPreTrainedModel, BertForSequenceClassification):
     r"""BERT + pooler (dense, tanh on ``[CLS]``) + dropout + Linear(hidden, 1): one relevance logit per pair.
 
     Weight names match :class:`~transformers.BertForSequenceClassification` with ``num_labels=1``.
@@ -828,71 +959,10 @@ class WikiformerForRanking(RankingMixin, WikiformerPreTrainedModel):
     """
 
     _keys_to_ignore_on_load_unexpected = [r"^cls\.predictions\.", r"^cls\.seq_relationship\."]
-    _auto_map_models = {
-        "AutoModel": f"{_MODULE}.WikiformerForRanking",
-        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
-    }
-
-    def __init__(self, config: WikiformerConfig):
-        super().__init__(config)
-        self.bert = BertModel(config, add_pooling_layer=True)
-        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
-        self.dropout = nn.Dropout(dropout)
-        self.classifier = nn.Linear(config.hidden_size, 1)
-        self.post_init()
-
-    @can_return_tuple
-    def forward(
-        self,
-        input_ids=None,
-        attention_mask=None,
-        token_type_ids=None,
-        position_ids=None,
-        inputs_embeds=None,
-        labels=None,
-        **kwargs,
-    ) -> SequenceClassifierOutput:
-        """Score pairs; see the class docstring for the inputs."""
-        outputs = self.bert(
-            input_ids,
-            attention_mask=attention_mask,
-            token_type_ids=token_type_ids,
-            position_ids=position_ids,
-            inputs_embeds=inputs_embeds,
-            return_dict=True,
-            **kwargs,
-        )
-        logits = self.classifier(self.dropout(outputs.pooler_output))
-        loss = None
-        if labels is not None:
-            loss = BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
-        return SequenceClassifierOutput(
-            loss=loss, logits=logits, hidden_states=outputs.hidden_states, attentions=outputs.attentions
-        )
+    _auto_map_models = _auto_map("WikiformerForRanking")
 
 
-@dataclass
-class WikiformerForPreTrainingOutput(ModelOutput):
-    """Output of :class:`WikiformerForPreTraining`.
-
-    Args:
-        loss: sum of the given losses (MLM, and pointwise relevance when ``labels`` are given).
-        mlm_loss: the masked-language-model loss, when ``mlm_labels`` are given.
-        logits: relevance logits ``[batch, 1]``.
-        prediction_logits: MLM logits ``[batch, sequence, vocab]``.
-        hidden_states: per-layer hidden states when asked for.
-        attentions: per-layer attentions when asked for.
-    """
-
-    loss: torch.Tensor | None = None
-    mlm_loss: torch.Tensor | None = None
-    logits: torch.Tensor | None = None
-    prediction_logits: torch.Tensor | None = None
-    hidden_states: tuple[torch.Tensor, ...] | None = None
-    attentions: tuple[torch.Tensor, ...] | None = None
-
-
-class WikiformerForPreTraining(WikiformerPreTrainedModel):
+class WikiformerForPreTraining(_WikiformerPreTraining, WikiformerForRanking):
     r""":class:`WikiformerForRanking` plus BERT's MLM head (``cls.predictions.*``), for the PROP/HARP joint objective.
 
     Its checkpoints load into :class:`WikiformerForRanking` (the MLM head is dropped quietly); starting from
@@ -910,172 +980,23 @@ class WikiformerForPreTraining(WikiformerPreTrainedModel):
         "cls.predictions.decoder.bias": "cls.predictions.bias",
     }
     _keys_to_ignore_on_load_unexpected = [r"^cls\.seq_relationship\."]
-    _head_prefixes = ("bert.pooler.", "classifier.", "cls.predictions.")
-    _auto_map_models = {
-        "AutoModel": f"{_MODULE}.WikiformerForRanking",
-        "AutoModelForSequenceClassification": f"{_MODULE}.WikiformerForRanking",
-        "AutoModelForPreTraining": f"{_MODULE}.WikiformerForPreTraining",
-    }
+    _mlm_head_prefixes = ("cls.predictions.",)
+    _auto_map_models = _auto_map("WikiformerForRanking", "WikiformerForPreTraining")
+    _mlm_bias = "cls.predictions.bias"
+    _mlm_every_position = True
 
-    def __init__(self, config: WikiformerConfig):
-        super().__init__(config)
-        self.bert = BertModel(config, add_pooling_layer=True)
-        dropout = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
-        self.dropout = nn.Dropout(dropout)
-        self.classifier = nn.Linear(config.hidden_size, 1)
-        self.cls = BertOnlyMLMHead(config)
-        self.post_init()
+    def post_init(self):
+        # BERT's MLM head is built before the first initialisation (the others' after it), so that a seeded model
+        # draws its weights in BertForPreTraining's order.
+        if "cls" not in self._modules:
+            self.cls = BertOnlyMLMHead(self.config)
+        super().post_init()
 
-    def get_output_embeddings(self):
-        return self.cls.predictions.decoder
+    def _rank_logits(self, outputs, attention_mask):
+        return self.classifier(self.dropout(outputs[1]))  # outputs[1]: the pooled [CLS]
 
-    def set_output_embeddings(self, new_embeddings):
-        self.cls.predictions.decoder = new_embeddings
-        self.cls.predictions.bias = new_embeddings.bias
-
-    @can_return_tuple
-    def forward(
-        self,
-        input_ids=None,
-        attention_mask=None,
-        token_type_ids=None,
-        position_ids=None,
-        inputs_embeds=None,
-        labels=None,
-        mlm_labels=None,
-        **kwargs,
-    ) -> WikiformerForPreTrainingOutput:
-        """Relevance logits and MLM predictions; see the class docstring for the inputs."""
-        outputs = self.bert(
-            input_ids,
-            attention_mask=attention_mask,
-            token_type_ids=token_type_ids,
-            position_ids=position_ids,
-            inputs_embeds=inputs_embeds,
-            return_dict=True,
-            **kwargs,
-        )
-        logits = self.classifier(self.dropout(outputs.pooler_output))
-        prediction_logits = self.cls(outputs.last_hidden_state)
-        losses = []
-        mlm_loss = None
-        if mlm_labels is not None:
-            mlm_loss = CrossEntropyLoss()(prediction_logits.view(-1, self.config.vocab_size), mlm_labels.view(-1))
-            losses.append(mlm_loss)
-        if labels is not None:
-            losses.append(BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype)))
-        return WikiformerForPreTrainingOutput(
-            loss=sum(losses) if losses else None,
-            mlm_loss=mlm_loss,
-            logits=logits,
-            prediction_logits=prediction_logits,
-            hidden_states=outputs.hidden_states,
-            attentions=outputs.attentions,
-        )
-
-
-# --- Other encoders --------------------------------------------------------------------------------------------------
-# The principle of the BERT checkpoints, kept for each encoder: the weights are the encoder's own
-# <Arch>ForSequenceClassification with one label, config.json has the encoder's own model_type, plus
-# `architectures: [Wikiformer<Arch>ForRanking]` and an `auto_map` to this file. So a checkpoint loads without remote
-# code in that encoder's AutoModelForSequenceClassification and in CrossEncoder, pooled as the encoder's own head pools
-# (XLM-R/RoBERTa: dense + tanh on <s>; ModernBERT: its pooling, dense, activation and norm; DeBERTa-v2: its context
-# pooler), with the same scores as the Wikiformer class; the ranking loss and its head start are the same for all.
-# The ranking classes are those transformers classes (their forward is the plain loader's), plus the Wikiformer
-# loading checks, saving, `score`, `rerank` and a pointwise loss; the pre-training classes add the encoder's own MLM
-# head under the names its <Arch>ForMaskedLM uses (ModernBERT's `head` is its classifier's too: there the MLM
-# head is `mlm_head` + `decoder`, started from the checkpoint's `head` when that is a ModernBertForMaskedLM).
-
-
-def _pointwise_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    return BCEWithLogitsLoss()(logits.view(-1), labels.view(-1).to(logits.dtype))
-
-
-class _BackboneRanking(RankingMixin, WikiformerCheckpointMixin):
-    """The forward of a ranking class over an encoder's own sequence-classification class: its logits, our loss."""
-
-    _token_types = True  # whether the encoder reads token type ids (RoBERTa's are all 0; ModernBERT has none)
-
-    @can_return_tuple
-    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs) -> SequenceClassifierOutput:
-        """Score pairs: ``logits`` ``[batch, 1]``; with ``labels`` (relevance in [0, 1]) a pointwise BCE loss."""
-        if not self._token_types:
-            kwargs.pop("token_type_ids", None)
-        kwargs["return_dict"] = True
-        output = super().forward(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
-        loss = None if labels is None else _pointwise_loss(output.logits, labels)
-        return SequenceClassifierOutput(
-            loss=loss, logits=output.logits, hidden_states=output.hidden_states, attentions=output.attentions
-        )
-
-
-class _BackbonePreTraining:
-    """The forward of a pre-training class: the encoder once, then the ranking head and the encoder's MLM head.
-
-    With ``mlm_labels``, only the predicted positions are decoded (``prediction_logits`` is then
-    ``[predicted tokens, vocab]``): at 8,192 tokens a full ``[batch, length, vocab]`` tensor would dominate memory.
-    """
-
-    _mlm_tied_weights_keys: dict[str, str] = {}
-
-    def _finish_heads(self) -> None:
-        """Tie the MLM decoder to the word embeddings and initialise, once the MLM head exists (the encoder's
-        classifier ran ``post_init`` before it did)."""
-        self._tied_weights_keys = dict(self._mlm_tied_weights_keys)
-        self.post_init()
-
-    def _rank_logits(self, hidden: torch.Tensor, attention_mask) -> torch.Tensor:
-        raise NotImplementedError
-
-    def _mlm_logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
-
-    @can_return_tuple
-    def forward(
-        self,
-        input_ids=None,
-        attention_mask=None,
-        token_type_ids=None,
-        position_ids=None,
-        inputs_embeds=None,
-        labels=None,
-        mlm_labels=None,
-        **kwargs,
-    ) -> "WikiformerForPreTrainingOutput":
-        """Relevance logits and MLM predictions (see :class:`WikiformerForPreTraining` for the inputs)."""
-        inputs = {"attention_mask": attention_mask, "position_ids": position_ids, "inputs_embeds": inputs_embeds}
-        if self._token_types:
-            inputs["token_type_ids"] = token_type_ids
-        outputs = self.base_model(
-            input_ids=input_ids, **{key: value for key, value in inputs.items() if value is not None}, **kwargs
-        )
-        hidden = outputs[0]
-        logits = self._rank_logits(hidden, attention_mask)
-        losses, mlm_loss = [], None
-        if mlm_labels is not None:
-            predicted = mlm_labels != -100
-            prediction_logits = self._mlm_logits(hidden[predicted])
-            mlm_loss = CrossEntropyLoss()(prediction_logits, mlm_labels[predicted])
-            losses.append(mlm_loss)
-        else:
-            prediction_logits = self._mlm_logits(hidden)
-        if labels is not None:
-            losses.append(_pointwise_loss(logits, labels))
-        return WikiformerForPreTrainingOutput(
-            loss=sum(losses) if losses else None,
-            mlm_loss=mlm_loss,
-            logits=logits,
-            prediction_logits=prediction_logits,
-            hidden_states=getattr(outputs, "hidden_states", None),
-            attentions=getattr(outputs, "attentions", None),
-        )
-
-
-def _auto_map(ranking: str, pretraining: str | None = None) -> dict[str, str]:
-    models = {"AutoModel": f"{_MODULE}.{ranking}", "AutoModelForSequenceClassification": f"{_MODULE}.{ranking}"}
-    if pretraining:
-        models["AutoModelForPreTraining"] = f"{_MODULE}.{pretraining}"
-    return models
+    def _mlm_logits(self, hidden):
+        return self.cls(hidden)
 
 
 # RoBERTa and XLM-RoBERTa: no token types to speak of (type_vocab_size 1, all 0), no pooler in the classifier's
@@ -1088,11 +1009,6 @@ class WikiformerRobertaConfig(_WikiformerConfigMixin, RobertaConfig):
 
     model_type = "roberta"
 
-    query_max_length: int = 30
-    document_max_length: int = 480
-    fusion_method: str | None = None
-    fusion_alpha: float | None = None
-
 
 @strict
 class WikiformerXLMRobertaConfig(_WikiformerConfigMixin, XLMRobertaConfig):
@@ -1100,44 +1016,35 @@ class WikiformerXLMRobertaConfig(_WikiformerConfigMixin, XLMRobertaConfig):
 
     model_type = "xlm-roberta"
 
-    query_max_length: int = 30
-    document_max_length: int = 480
-    fusion_method: str | None = None
-    fusion_alpha: float | None = None
 
-
-class _RobertaHeads(_BackbonePreTraining):
+class _RobertaHeads(_WikiformerPreTraining):
     _mlm_tied_weights_keys = {
         "lm_head.decoder.weight": "roberta.embeddings.word_embeddings.weight",
         "lm_head.decoder.bias": "lm_head.bias",
     }
     _keys_to_ignore_on_load_unexpected = [r"^roberta\.pooler\."]
-    _head_prefixes = ("classifier.", "lm_head.")
+    _mlm_head_prefixes = ("lm_head.",)
+    _mlm_decoder = "lm_head.decoder"
 
-    def get_output_embeddings(self):
-        # None while the encoder's classifier is built (transformers 4 ties weights there, before the MLM head exists)
-        return self.lm_head.decoder if hasattr(self, "lm_head") else None
-
-    def set_output_embeddings(self, new_embeddings):
-        self.lm_head.decoder = new_embeddings
-
-    def _rank_logits(self, hidden, attention_mask):
-        return self.classifier(hidden)
+    def _rank_logits(self, outputs, attention_mask):
+        return self.classifier(outputs[0])
 
     def _mlm_logits(self, hidden):
         return self.lm_head(hidden)
 
 
-class WikiformerRobertaForRanking(_BackboneRanking, RobertaForSequenceClassification):
+class _RobertaRanking(_WikiformerRanking):
+    ranking_head_prefixes = ("classifier.",)
+    _ranking_output_name = "classifier.out_proj"
+    _keys_to_ignore_on_load_unexpected = [r"^lm_head\.", r"^roberta\.pooler\."]
+
+
+class WikiformerRobertaForRanking(_RobertaRanking, RobertaForSequenceClassification):
     """RoBERTa's sequence classifier with one label, as a Wikiformer re-ranker (weights as
     :class:`~transformers.RobertaForSequenceClassification`)."""
 
     config_class = WikiformerRobertaConfig
     _backbone_label = "RoBERTa"
-    _head_prefixes = ("classifier.",)
-    ranking_head_prefixes = ("classifier.",)
-    _ranking_output_name = "classifier.out_proj"
-    _keys_to_ignore_on_load_unexpected = [r"^lm_head\.", r"^roberta\.pooler\."]
     _auto_map_models = _auto_map("WikiformerRobertaForRanking")
 
 
@@ -1152,16 +1059,12 @@ class WikiformerRobertaForPreTraining(_RobertaHeads, WikiformerRobertaForRanking
         self._finish_heads()
 
 
-class WikiformerXLMRobertaForRanking(_BackboneRanking, XLMRobertaForSequenceClassification):
+class WikiformerXLMRobertaForRanking(_RobertaRanking, XLMRobertaForSequenceClassification):
     """XLM-RoBERTa's sequence classifier with one label, as a Wikiformer re-ranker (weights as
     :class:`~transformers.XLMRobertaForSequenceClassification`: bge-reranker-v2-m3's layout)."""
 
     config_class = WikiformerXLMRobertaConfig
     _backbone_label = "XLM-RoBERTa"
-    _head_prefixes = ("classifier.",)
-    ranking_head_prefixes = ("classifier.",)
-    _ranking_output_name = "classifier.out_proj"
-    _keys_to_ignore_on_load_unexpected = [r"^lm_head\.", r"^roberta\.pooler\."]
     _auto_map_models = _auto_map("WikiformerXLMRobertaForRanking")
 
 
@@ -1186,19 +1089,13 @@ class WikiformerDebertaV2Config(_WikiformerConfigMixin, DebertaV2Config):
 
     model_type = "deberta-v2"
 
-    query_max_length: int = 30
-    document_max_length: int = 480
-    fusion_method: str | None = None
-    fusion_alpha: float | None = None
 
-
-class WikiformerDebertaV2ForRanking(_BackboneRanking, DebertaV2ForSequenceClassification):
+class WikiformerDebertaV2ForRanking(_WikiformerRanking, DebertaV2ForSequenceClassification):
     """DeBERTa-v2/v3's sequence classifier with one label, as a Wikiformer re-ranker (weights as
     :class:`~transformers.DebertaV2ForSequenceClassification`)."""
 
     config_class = WikiformerDebertaV2Config
     _backbone_label = "DeBERTa-v2"
-    _head_prefixes = ("pooler.", "classifier.")
     ranking_head_prefixes = ("pooler.", "classifier.")
     _keys_to_ignore_on_load_unexpected = [
         r"^cls\.",
@@ -1209,7 +1106,7 @@ class WikiformerDebertaV2ForRanking(_BackboneRanking, DebertaV2ForSequenceClassi
     _auto_map_models = _auto_map("WikiformerDebertaV2ForRanking")
 
 
-class WikiformerDebertaV2ForPreTraining(_BackbonePreTraining, WikiformerDebertaV2ForRanking):
+class WikiformerDebertaV2ForPreTraining(_WikiformerPreTraining, WikiformerDebertaV2ForRanking):
     """:class:`WikiformerDebertaV2ForRanking` plus DeBERTa-v2's MLM head, for the joint MLM objective."""
 
     _mlm_tied_weights_keys = {
@@ -1217,32 +1114,21 @@ class WikiformerDebertaV2ForPreTraining(_BackbonePreTraining, WikiformerDebertaV
         "cls.predictions.decoder.weight": "deberta.embeddings.word_embeddings.weight",
     }
     _keys_to_ignore_on_load_unexpected = [r"^mask_predictions\.", "position_embeddings"]
-    _head_prefixes = ("pooler.", "classifier.", "cls.", "lm_predictions.")
+    _mlm_head_prefixes = ("cls.", "lm_predictions.")
     _auto_map_models = _auto_map("WikiformerDebertaV2ForRanking", "WikiformerDebertaV2ForPreTraining")
+    _mlm_bias = "cls.predictions.bias"
 
     def __init__(self, config: WikiformerDebertaV2Config):
         super().__init__(config)
         if getattr(config, "legacy", True):
             self.cls = LegacyDebertaV2OnlyMLMHead(config)
         else:  # this head reads the word embeddings themselves: nothing to tie
-            self._mlm_tied_weights_keys = {}
+            self._mlm_tied_weights_keys, self._mlm_decoder, self._mlm_bias = {}, "lm_predictions.lm_head.dense", None
             self.lm_predictions = DebertaV2OnlyMLMHead(config)
         self._finish_heads()
 
-    def get_output_embeddings(self):
-        if hasattr(self, "cls"):
-            return self.cls.predictions.decoder
-        return self.lm_predictions.lm_head.dense if hasattr(self, "lm_predictions") else None
-
-    def set_output_embeddings(self, new_embeddings):
-        if hasattr(self, "cls"):
-            self.cls.predictions.decoder = new_embeddings
-            self.cls.predictions.bias = new_embeddings.bias
-        else:
-            self.lm_predictions.lm_head.dense = new_embeddings
-
-    def _rank_logits(self, hidden, attention_mask):
-        return self.classifier(self.dropout(self.pooler(hidden)))
+    def _rank_logits(self, outputs, attention_mask):
+        return self.classifier(self.dropout(self.pooler(outputs[0])))
 
     def _mlm_logits(self, hidden):
         if hasattr(self, "cls"):
@@ -1251,7 +1137,7 @@ class WikiformerDebertaV2ForPreTraining(_BackbonePreTraining, WikiformerDebertaV
 
 
 BACKBONES: dict[str, tuple[type, type, type]] = {
-    "bert": (WikiformerConfig, None, None),  # the classes are defined above; filled in below
+    "bert": (WikiformerConfig, WikiformerForRanking, WikiformerForPreTraining),
     "roberta": (WikiformerRobertaConfig, WikiformerRobertaForRanking, WikiformerRobertaForPreTraining),
     "xlm-roberta": (WikiformerXLMRobertaConfig, WikiformerXLMRobertaForRanking, WikiformerXLMRobertaForPreTraining),
     "deberta-v2": (WikiformerDebertaV2Config, WikiformerDebertaV2ForRanking, WikiformerDebertaV2ForPreTraining),
@@ -1268,29 +1154,24 @@ if ModernBertConfig is not None:
 
         model_type = "modernbert"
 
-        query_max_length: int = 30
-        document_max_length: int = 480
-        fusion_method: str | None = None
-        fusion_alpha: float | None = None
-
-    class WikiformerModernBertForRanking(_BackboneRanking, ModernBertForSequenceClassification):
+    class WikiformerModernBertForRanking(_WikiformerRanking, ModernBertForSequenceClassification):
         """ModernBERT's sequence classifier with one label, as a Wikiformer re-ranker (weights as
         :class:`~transformers.ModernBertForSequenceClassification`: gte-reranker-modernbert-base's layout)."""
 
         config_class = WikiformerModernBertConfig
         _token_types = False
         _backbone_label = "ModernBERT"
-        _head_prefixes = ("head.", "classifier.")
         ranking_head_prefixes = ("head.", "classifier.")
         _keys_to_ignore_on_load_unexpected = [r"^decoder\.", r"^mlm_head\."]
         _auto_map_models = _auto_map("WikiformerModernBertForRanking")
 
-    class WikiformerModernBertForPreTraining(_BackbonePreTraining, WikiformerModernBertForRanking):
+    class WikiformerModernBertForPreTraining(_WikiformerPreTraining, WikiformerModernBertForRanking):
         """:class:`WikiformerModernBertForRanking` plus ModernBERT's MLM head (``mlm_head`` + ``decoder``)."""
 
         _mlm_tied_weights_keys = {"decoder.weight": "model.embeddings.tok_embeddings.weight"}
         _keys_to_ignore_on_load_unexpected = []
-        _head_prefixes = ("head.", "classifier.", "mlm_head.", "decoder.")
+        _mlm_head_prefixes = ("mlm_head.", "decoder.")
+        _mlm_decoder = "decoder"
         _auto_map_models = _auto_map("WikiformerModernBertForRanking", "WikiformerModernBertForPreTraining")
 
         def __init__(self, config: WikiformerModernBertConfig):
@@ -1298,12 +1179,6 @@ if ModernBertConfig is not None:
             self.mlm_head = ModernBertPredictionHead(config)
             self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=config.decoder_bias)
             self._finish_heads()
-
-        def get_output_embeddings(self):
-            return self.decoder if hasattr(self, "decoder") else None
-
-        def set_output_embeddings(self, new_embeddings):
-            self.decoder = new_embeddings
 
         def _complete_heads(self, info: dict) -> None:
             """A ModernBertForMaskedLM checkpoint has one ``head``, its MLM head: it starts both heads here, as
@@ -1316,7 +1191,8 @@ if ModernBertConfig is not None:
                     self.mlm_head.load_state_dict(self.head.state_dict())
                 info["missing_keys"] = type(info["missing_keys"])(key for key in missing if key not in mlm)
 
-        def _rank_logits(self, hidden, attention_mask):
+        def _rank_logits(self, outputs, attention_mask):
+            hidden = outputs[0]
             if self.config.classifier_pooling == "mean":
                 if attention_mask is None:
                     attention_mask = torch.ones(hidden.shape[:2], device=hidden.device, dtype=torch.bool)
@@ -1333,8 +1209,6 @@ if ModernBertConfig is not None:
         WikiformerModernBertForRanking,
         WikiformerModernBertForPreTraining,
     )
-
-BACKBONES["bert"] = (WikiformerConfig, WikiformerForRanking, WikiformerForPreTraining)
 
 
 def backbone_classes(model_type: str) -> tuple[type, type, type]:

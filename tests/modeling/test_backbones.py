@@ -182,6 +182,13 @@ def test_a_start_from_the_published_mlm_checkpoint_keeps_its_mlm_head(name, tmp_
     assert sum(key in ours for key in renamed) >= 2
 
 
+def test_every_encoder_bert_included_has_one_forward_per_model_kind():
+    _, bert_ranking, bert_pretraining = backbone_classes("bert")
+    for name in (*BACKBONE_NAMES, "roberta"):
+        _, ranking, pretraining = backbone_classes(name)
+        assert ranking.forward is bert_ranking.forward and pretraining.forward is bert_pretraining.forward, name
+
+
 def test_no_encoder_but_bert_starts_its_head_from_an_nsp_head(tmp_path):
     tokenizer = tokenizer_for("xlm-roberta")
     save_tiny_encoder("xlm-roberta", tmp_path / "encoder", tokenizer)
