@@ -68,6 +68,9 @@ def test_hand_written_see_also_line_of_the_english_sample_goes(enwiki_sample):
         ("vi", "Xem thêm: [[Lịch sử Los Angeles]], [[Los Angeles]] và [[California]]"),
         ("en", "''Main article: [[History of Alabama]]''"),
         ("ja", ":詳細は「[[上海軌道交通]]」を参照"),
+        ("ltg", ":''Golvonais rakstīņs: [[Latgolys geografeja]].''"),
+        ("ltg", "''Golvanīs rakstīņs [[Latgolys viesture]]''"),
+        ("ltg", "''Golvonais rakstīņs: [[Magmatiskī plīkšni]]''."),
     ],
 )
 def test_hand_written_hatnote_lines_go(language, line):
@@ -89,6 +92,7 @@ def test_italic_hatnote_glued_to_its_paragraph_goes_alone():
         ("uk", "Див. також [[Періодична система елементів]] та її історію, що описано нижче."),
         ("en", "See the [[Moon]] rise."),
         ("el", "Δείτε ότι ο [[Δίας]] είναι πλανήτης."),
+        ("ltg", "Golvonais rakstīņs par [[Latgola|Latgolu]] ir pyrmais."),
     ],
 )
 def test_prose_that_opens_with_the_words_stays(language, line):

@@ -48,6 +48,7 @@ HATNOTE_PHRASES: dict[str, tuple[str, ...]] = {
     "ar": ("مقالة مفصلة", "مقالات مفصلة", "مقال مفصل", "المقالة الرئيسية", "انظر أيضا", "انظر أيضًا", "طالع أيضا"),
     "fa": ("مقاله اصلی", "مقالهٔ اصلی", "نوشتار اصلی", "همچنین ببینید"),
     "he": ("ערך מורחב", "ראו גם"),
+    "ltg": ("golvonais rakstīņs", "golvanīs rakstīņs"),
 }  # fmt: skip
 """The words a hand-written hatnote opens with, per language code (English's are always included)."""
 
@@ -105,6 +106,9 @@ def _line_opening(language: str) -> re.Pattern:
     return re.compile(rf"\n[:*#;' \t]*(?:<div[^>\n]*>[:*#;' \t]*)?(?i:{said})")
 
 
+_NOTE_END = " \t.;:,"
+
+
 def drop_hatnote_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
     """``wikitext`` (templates already cut) without its hand-written hatnotes, and how many there were.
 
@@ -130,7 +134,7 @@ def drop_hatnote_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
             if not _INDENTED_ITALIC.fullmatch(line):
                 continue
             replacement = ""
-        elif not match.group("rest").strip():
+        elif not match.group("rest").strip(_NOTE_END):  # the note's own full stop, outside its italics
             replacement = ""
         elif match.group("italic"):
             replacement = match.group("rest").lstrip()
