@@ -55,3 +55,9 @@ def test_choices_come_from_the_annotation_and_are_checked_by_the_parser(capsys):
 def test_a_renamed_option_fails_where_it_is_still_built():
     with pytest.raises(TypeError):
         Example(runs=["r"], model="M", depth=10)
+
+
+def test_a_shown_command_line_puts_the_chosen_options_first_and_may_say_defaults():
+    options = Example(runs=["r"], model="M", k=7, fusion="zscore")
+    assert to_argv(options, first=("fusion", "k")) == ["r", "--fusion", "zscore", "--k", "7", "--model", "M"]
+    assert to_argv(Example(runs=["r"], model="M"), first=("k",), always=("k",)) == ["r", "--k", "100", "--model", "M"]

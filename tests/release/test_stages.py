@@ -129,3 +129,20 @@ def test_renaming_an_option_of_a_command_fails_the_release_tests(tmp_path, folde
     )
     assert result.returncode == 1, result.stdout[-2000:]
     assert "TypeError" in result.stdout and field in result.stdout
+
+
+def test_the_commands_say_what_the_release_chose_in_the_order_the_cards_always_showed(tmp_path):
+    options = parse_args(["--output-dir", str(tmp_path)])
+    sample, out = options.input[0], tmp_path.resolve()
+    assert stages.dataset_build(options, out, {}).arguments() == [
+        "--input", sample, "--output-dir", str(out / "datasets"), "--tasks", "srr,rwi,ati,ltm", "--seed", "42",
+        "--num-proc", "1",
+    ]  # fmt: skip
+    assert stages.wikir_build(options, out).arguments() == [
+        "--input", sample, "--output-dir", str(out / "wikir"), "--num-proc", "1", "--min-links", "1",
+        "--validation-size", "10", "--test-size", "5", "--bm25-k", "20",
+    ]  # fmt: skip
+    harp = parse_args(["--output-dir", str(tmp_path), "--system", "harp", "--harp-variant", "original"])
+    assert stages.dataset_build(harp, out, {"model_name_or_path": "m"}).arguments()[-4:] == [
+        "--harp-importance-model", "m", "--harp-variant", "original",
+    ]  # fmt: skip

@@ -135,13 +135,17 @@ def options_from(options_class: type, namespace: argparse.Namespace, **given):
     return options_class(**{**values, **given})
 
 
-def to_argv(options: Any, *, input_flag: str | None = "--input") -> list[str]:
+def to_argv(
+    options: Any, *, input_flag: str | None = "--input", first: tuple[str, ...] = (), always: tuple[str, ...] = ()
+) -> list[str]:
     """The command line that parses into ``options``: each field that differs from its default, as its option
-    (positional fields first, in order, then the inputs). A field named ``input`` is written as
-    ``input_flag VALUE ...``."""
+    (positional fields first, in order, then the inputs, then the fields named in ``first``, in that order), and the
+    fields named in ``always`` even at their default (what a command line shown to a reader should say). A field
+    named ``input`` is written as ``input_flag VALUE ...``."""
     positional: list[str] = []
     argv: list[str] = []
-    fields = sorted(dataclasses.fields(options), key=lambda field: field.name != "input")  # stable: inputs first
+    order = {name: rank for rank, name in enumerate(("input", *first))}
+    fields = sorted(dataclasses.fields(options), key=lambda field: order.get(field.name, len(order)))  # stable
     for field in fields:
         if "help" not in field.metadata and field.name != "input":
             continue
@@ -153,7 +157,7 @@ def to_argv(options: Any, *, input_flag: str | None = "--input") -> list[str]:
             if value is not None:
                 positional += [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
             continue
-        if value == _field_default(field) and not field.metadata.get("required"):
+        if value == _field_default(field) and not field.metadata.get("required") and field.name not in always:
             continue
         action = field.metadata.get("action")
         if value is True and action in (None, "store_true"):

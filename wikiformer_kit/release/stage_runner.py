@@ -33,13 +33,17 @@ class Invocation:
     options: object = None
     subcommand: str | None = None
     leading: tuple[str, ...] = ()
-    extra: tuple[str, ...] = field(default=())
-    """Arguments the user gave as a string for this command (``--build-args``): passed on as given."""
+    shown: tuple[str, ...] = field(default=())
+    """Options written first, in this order, and even at their default: what the release chose, as the command line
+    in the logs and the dataset cards says it."""
+    shown_when_given: tuple[str, ...] = field(default=())
+    """Options written next, in this order, where they differ from their default."""
 
     def arguments(self) -> list[str]:
         """The command line after ``python -m MODULE``."""
-        typed = to_argv(self.options) if self.options is not None else []
-        return [*([self.subcommand] if self.subcommand else []), *self.leading, *typed, *self.extra]
+        order = (*self.shown, *self.shown_when_given)
+        typed = to_argv(self.options, first=order, always=self.shown) if self.options is not None else []
+        return [*([self.subcommand] if self.subcommand else []), *self.leading, *typed]
 
     def command(self) -> list[str]:
         """The whole command, with this interpreter."""

@@ -65,7 +65,9 @@ def dataset_build(options: ReleaseOptions, out: Path, config: dict) -> Invocatio
         built = dataclasses.replace(
             built, harp_importance_model=str(config.get("model_name_or_path", "embedded:minilm"))
         )
-    return Invocation(BUILD, built)
+    shown = ("output_dir", "tasks", "seed", "num_proc")
+    baseline = ("harp_importance_model", "harp_variant", "prop_variant", "stopwords")
+    return Invocation(BUILD, built, shown=shown, shown_when_given=baseline)
 
 
 def wikir_build(options: ReleaseOptions, out: Path) -> Invocation:
@@ -77,7 +79,7 @@ def wikir_build(options: ReleaseOptions, out: Path) -> Invocation:
     user = parse_wikir_options(
         ["--input", *inputs, "--output-dir", str(built.output_dir), *shlex.split(options.wikir_extra_args)]
     )
-    return Invocation(WIKIR, with_given(built, user))
+    return Invocation(WIKIR, with_given(built, user), shown=("output_dir", "num_proc"))
 
 
 def trainable_datasets(options: ReleaseOptions, out: Path, config: dict) -> list[Path]:
