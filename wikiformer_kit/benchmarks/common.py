@@ -16,6 +16,8 @@ from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
 from wikiformer_kit.home import import_root, kit_file
 
 ENWIKI_SAMPLE = kit_file("data/samples/wikipedia/enwiki-sample.xml.bz2")
+# a development copy of public data; where a user gets each collection: docs/evaluation.md,
+# where-the-collections-come-from (ir_datasets ids, Hugging Face datasets, URLs)
 SHARED_DATA = import_root().parent / "shared" / "data"
 """The local copy for development of the public data some benchmarks read (their ``--data`` and the like)."""
 TASKS = ("srr", "rwi", "ati", "ltm")
