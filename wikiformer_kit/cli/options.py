@@ -135,6 +135,16 @@ def options_from(options_class: type, namespace: argparse.Namespace, **given):
     return options_class(**{**values, **given})
 
 
+def changed_from_default(options: Any) -> dict[str, Any]:
+    """The fields of ``options`` that have a default and are set to something else: what a command line gave."""
+    return {
+        field.name: getattr(options, field.name)
+        for field in dataclasses.fields(options)
+        if (field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING)
+        and getattr(options, field.name) != _field_default(field)
+    }
+
+
 def to_argv(
     options: Any, *, input_flag: str | None = "--input", first: tuple[str, ...] = (), always: tuple[str, ...] = ()
 ) -> list[str]:

@@ -9,6 +9,7 @@ import json
 import shlex
 from pathlib import Path
 
+from wikiformer_kit.cli.options import changed_from_default
 from wikiformer_kit.dataset_scripts.build import BuildCommandOptions
 from wikiformer_kit.dataset_scripts.build import parse_options as parse_build_options
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
@@ -33,17 +34,7 @@ FRESH_HEAD = "minilm-fresh-head"
 
 def with_given(base, user):
     """``base`` with every option ``user`` set to other than its default (the user's own options win)."""
-    defaults = type(user)(**{f.name: getattr(user, f.name) for f in dataclasses.fields(user) if not _has_default(f)})
-    given = {
-        f.name: getattr(user, f.name)
-        for f in dataclasses.fields(user)
-        if _has_default(f) and getattr(user, f.name) != getattr(defaults, f.name)
-    }
-    return dataclasses.replace(base, **given)
-
-
-def _has_default(field: dataclasses.Field) -> bool:
-    return field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
+    return dataclasses.replace(base, **changed_from_default(user))
 
 
 def dataset_build(options: ReleaseOptions, out: Path, config: dict) -> Invocation:
