@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.article import Article, Section
 from wikiformer_kit.dataset_scripts.corpus.end_matter import (
     END_MATTER_TITLES,
+    end_matter_by_name,
     end_matter_names,
     is_end_matter,
     is_reference_line,
@@ -96,12 +97,8 @@ def test_reference_lists_of_other_names_on_the_english_sample(enwiki):
     }
     # a book list and a list of editions (ISBNs), a list of videos with their releases, a table's source lines
     assert ("Alain Connes", "Books") in found and ("Animal Farm", "Editions") in found
-    assert found == {
-        ("Alabama", "Population centers"),
-        ("Alain Connes", "Books"),
-        ("Andre Agassi", "Video"),
-        ("Animal Farm", "Editions"),
-    }
+    # Andre Agassi's videos ("DVD Release Date: August 16, 2005") are a list of works: a date is no publisher
+    assert found == {("Alabama", "Population centers"), ("Alain Connes", "Books"), ("Animal Farm", "Editions")}
     prose = enwiki["Albedo"].sections[0].text
     assert not is_reference_list(prose)
 
@@ -113,3 +110,61 @@ def test_reference_lists_are_counted_apart(enwiki):
     editions = article.sections[[s.title for s in article.sections].index("Editions")].text
     assert out.skipped[REFERENCE_LIST_SKIP] >= 1 and out.skipped[END_MATTER_SKIP] >= 1
     assert all(editions not in (row["positive"], *row["negatives"]) for row in out.groups)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a biography's years and the works it names in 『』
+        "1972年、『燃えて走れ!』でデビュー。1985年、『風を抜け!』で講談社漫画賞を受賞。",
+        # a date page's deaths: "(s. 1732)" is "born 1732", no page
+        "1799 – George Washington, tổng thống Hoa Kỳ (s. 1732)",
+        # prose about addresses
+        "Nhiều trang web có tên miền bắt đầu bằng www, chẳng hạn www.example.com, vì theo truyền thống máy chủ web "
+        "của một tổ chức được đặt tên là www; ngày nay tiền tố này không còn bắt buộc, và nhiều trang bỏ nó đi, "
+        "như example.org hay wikipedia.org, mà trình duyệt vẫn tìm thấy trang đúng như trước.",
+        "DVD Release Date: August 16, 2005, Run Time: 57 minutes.",
+    ],
+)
+def test_prose_and_works_are_no_reference_lines(line):
+    assert not is_reference_line(line)
+
+
+def test_references_still_found():
+    assert is_reference_line("村上もとか『JIN-仁-』集英社、2001年。ISBN 978-4-08-782001-3")
+    assert is_reference_line("Smith, J. (ed.) The Book. London: Penguin, 1999, pp. 12–40.")
+    assert is_reference_line("www.example.org – the official site")
+    assert is_reference_line("Müller, K. Geschichte. Berlin: Aufbau, 1990, S. 1501")
+
+
+def _sections(*rows: tuple[str, int, int, str]) -> Article:
+    """An article from (title, level, parent, text) rows."""
+    sections = [Section(title, level, text, [], parent) for title, level, parent, text in rows]
+    for section in sections:
+        section.path = ["Page", *([] if section.parent < 0 else sections[section.parent].path[1:]), section.title]
+    return Article(id="1", title="Page", abstract="A page.", sections=sections, language="uk")
+
+
+def test_literature_under_culture_is_content():
+    article = _sections(
+        ("Культура", 2, -1, "Культура країни."),
+        ("Література", 3, 0, "Словацька література бере початок у IX столітті."),
+        ("Музика", 3, 0, "Музика."),
+        ("Примітки", 2, -1, "Примітка."),
+        ("Література", 2, -1, "Книга, 1999."),
+        ("Посилання", 2, -1, "www.example.org"),
+    )
+    assert end_matter_by_name(article, end_matter_names("uk")) == {3, 4, 5}
+
+
+def test_literature_is_end_matter_only_in_the_closing_run():
+    article = _sections(
+        ("Історія", 2, -1, "Історія."),
+        ("Література", 2, -1, "Українська література має давню історію."),
+        ("Мова", 2, -1, "Мова."),
+        ("Галерея", 2, -1, ""),  # a gallery has no text: it does not end the closing run
+        ("Література", 2, -1, "Книга, 1999."),
+        ("Підрозділ", 3, 4, "Ще книга."),
+        ("Примітки", 2, -1, "Примітка."),
+    )
+    assert end_matter_by_name(article, end_matter_names("uk")) == {4, 5, 6}

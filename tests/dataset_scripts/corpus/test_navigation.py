@@ -85,3 +85,31 @@ def test_english_sample_has_no_navigation_line():
     pages = [html.unescape(page) for page in re.findall(r"<text[^>]*>(.*?)</text>", text, re.S)]
     assert len(pages) > 100
     assert sum(drop_navigation_lines(strip_non_text(page), "en")[1] for page in pages) == 0
+
+
+@pytest.mark.parametrize(
+    "wikitext",
+    [
+        "名詞句 ::= 名詞 | 形容詞 名詞 | 形容詞 名詞句",  # a grammar rule
+        " S | NP | VP",  # a parse tree drawn in text
+        "A | B | C | D",
+    ],
+)
+def test_items_that_name_no_pages_stay(wikitext):
+    text = f"Intro.\n{wikitext}\nMore."
+    assert drop_navigation_lines(text, "ja") == (text, 0)
+
+
+def test_a_long_line_of_linked_days_goes():
+    # a month page's days: 31 links, far past the shown-text limit in wikitext, short once shown
+    days = " | ".join(f"[[{day} Ιανουαρίου|{day}{'η' if day == 1 else ''}]]" for day in range(1, 32))
+    assert len(days) > 600
+    assert drop_navigation_lines(f"{days}\nΟ Ιανουάριος είναι ο πρώτος μήνας.", "el") == (
+        "Ο Ιανουάριος είναι ο πρώτος μήνας.",
+        1,
+    )
+
+
+def test_a_labelled_run_of_dates_goes():
+    text = "Цей день в історії: [[24 серпня]]—[[25 серпня]]—[[26 серпня]]\n25 серпня — 237-й день року."
+    assert drop_navigation_lines(text, "uk") == ("25 серпня — 237-й день року.", 1)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from wikiformer_kit.dataset_scripts.corpus.article import Article
+from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article
 from wikiformer_kit.dataset_scripts.corpus.see_also import heading_key, see_also_names
 
 END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
@@ -106,37 +106,94 @@ def end_matter_names(language: str = "en", see_also_titles: tuple[str, ...] = ()
 
 
 def is_end_matter(path: list[str], names: frozenset[str]) -> bool:
-    """Whether a section with this title path (article title first) is end matter or lies inside end matter."""
+    """Whether a section with this title path (article title first) is end matter or lies inside end matter, by
+    its names alone (:func:`end_matter_by_name` also reads the place of a name that is a content word)."""
     return any(heading_key(title) in names for title in path[1:])
+
+
+CONTENT_WORD_NAMES: frozenset[str] = frozenset(
+    heading_key(name)
+    for name in (
+        # literature: a bibliography at the foot, an art in a country's Culture section
+        "literatur", "литература", "література", "literatura", "litteratur", "literatuur", "literatūra", "irodalom",
+        "kirjallisuus", "әдәбият",
+        # sources: of references, or of a river; notes: of references, or of music
+        "sources", "source", "quellen", "fonti", "fontes", "fuentes", "fonts", "bronnen", "kilder", "källor",
+        "kjelder", "prameny", "zdroje", "izvori", "извори", "източници", "источники", "джерела", "πηγές", "nguồn",
+        "sumber", "来源", "來源", "notes", "note", "noten", "notas", "noter",
+    )
+)  # fmt: skip
+"""End-matter names that are also content words: end matter only by their place (:func:`end_matter_by_name`)."""
+
+
+def end_matter_by_name(article: Article, names: frozenset[str]) -> set[int]:
+    """Indices of the article's sections that are end matter by their heading (``names``), and their subsections.
+
+    A name that is also a content word (:data:`CONTENT_WORD_NAMES`: "Література" under "Культура" is the country's
+    literature) is end matter only inside end matter, or at the top level in the article's closing run: every
+    top-level section after it is end matter too (by name or as a reference list), or has no text.
+    """
+    sections = article.sections
+    found: set[int] = set()
+    placed: list[int] = []  # top-level sections named by a content word: decided once the closing run is known
+    for index, section in enumerate(sections):
+        key = heading_key(section.title)
+        if section.parent in found or (key in names and key not in CONTENT_WORD_NAMES):
+            found.add(index)
+        elif key in names and section.parent == ROOT:
+            placed.append(index)
+    if not placed:
+        return found
+    has_text = [bool(section.text.strip()) for section in sections]
+    for index in range(len(sections) - 1, -1, -1):  # a subsection comes after its parent
+        if has_text[index] and sections[index].parent != ROOT:
+            has_text[sections[index].parent] = True
+    closing, top_level = True, [i for i, s in enumerate(sections) if s.parent == ROOT]
+    closing_from: set[int] = set()
+    for index in reversed(top_level):
+        if index in placed and closing:
+            closing_from.add(index)
+        elif index not in found and has_text[index] and not is_reference_list(sections[index].text):
+            closing = False
+    for index, section in enumerate(sections):
+        if index in closing_from or section.parent in found:
+            found.add(index)
+    return found
 
 
 REFERENCE_SHARE = 0.8
 """A section is a reference list when at least this share of its lines (and two of them) are references."""
-_IDENTIFIER = re.compile(
-    r"\b(?:ISBN|ISSN|DOI|OCLC|PMID|PMC|LCCN|JSTOR|Bibcode|arXiv|ББК|УДК)\b|\bdoi:|https?://|\bwww\.|"
-    r"\b[\w-]{2,}\.(?:com|org|net|edu|gov|int|info)\b|\b[\w-]{2,}\.[a-z]{2}(?:/|\b(?!\.))"
+_IDENTIFIER = re.compile(r"\b(?:ISBN|ISSN|DOI|OCLC|PMID|PMC|LCCN|JSTOR|Bibcode|arXiv|ББК|УДК)\b|\bdoi:")
+_ADDRESS = re.compile(
+    r"https?://|\bwww\.|\b[\w-]{2,}\.(?:com|org|net|edu|gov|int|info)\b|\b[\w-]{2,}\.[a-z]{2}(?:/|\b(?!\.))"
 )
+MAX_ADDRESS_LINE = 250
+"""Characters: an external link's title is short; a longer line that names an address is prose about it."""
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]\d\d|20\d\d)(?!\d)")
-# pages ("pp. 12", "S. 4", "с. 300", "σελ. 5"), a place, its publisher and the year ("London: Penguin, 1999",
-# "М.: Наука, 1985"), an edition or an editor, a Japanese book title in 『』
+# pages ("pp. 12", "S. 4", "с. 300", "σελ. 5", never a year: Vietnamese "(s. 1732)" is "born 1732"), a place, its
+# publisher and the year ("London: Penguin, 1999", "М.: Наука, 1985"; no figure before the year: "Release Date:
+# August 16, 2005" is a date), an edition or an editor. A Japanese title in 『』 is no mark: prose names works so.
 _BOOK_MARK = re.compile(
-    r"(?:^|[\s(,;–—-])(?:pp?|S|s|с|С|σ|σσ|σελ|str|tr|vol|Vol|Bd|т|Т|No|Nr|№)\.\s*\d"
-    r"|\b[A-ZА-ЯΑ-Ω][\w.-]*\s?:\s?[^:,]{2,60},\s*(?:1[5-9]|20)\d\d(?!\d)"
-    r"|\b(?:eds?|Hrsg|изд|éd|red)\.|\((?:eds?|Hrsg|ed)\.?\)|『[^』]+』"
+    r"(?:^|[\s(,;–—-])(?:pp?|S|s|с|С|σ|σσ|σελ|str|tr|vol|Vol|Bd|т|Т|No|Nr|№)\.\s*(?!(?:1[5-9]|20)\d\d(?!\d))\d"
+    r"|\b[A-ZА-ЯΑ-Ω][\w.-]*\s?:\s?[^:,\d]{2,60},\s*(?:1[5-9]|20)\d\d(?!\d)"
+    r"|\b(?:eds?|Hrsg|изд|éd|red)\.|\((?:eds?|Hrsg|ed)\.?\)"
 )
 
 
-_IDENTIFIER_WORDS = ("ISBN", "ISSN", "DOI", "OCLC", "PMID", "PMC", "LCCN", "JSTOR", "Bibcode", "arXiv", "ББК", "УДК", "doi:", "http", "www.")  # fmt: skip
+_IDENTIFIER_WORDS = ("ISBN", "ISSN", "DOI", "OCLC", "PMID", "PMC", "LCCN", "JSTOR", "Bibcode", "arXiv", "ББК", "УДК", "doi:")  # fmt: skip
 _DOMAIN_DOT = re.compile(r"\.[a-z]")
-"""What a line holds whenever :data:`_IDENTIFIER` matches it (a word it names, or a dot before a domain's letter):
-looked for first, since the full pattern costs a search per word of a prose paragraph."""
+"""What a line holds whenever :data:`_ADDRESS` matches it (a dot before a domain's letter): looked for first, since
+the full pattern costs a search per word of a prose paragraph."""
 
 
 def is_reference_line(line: str) -> bool:
-    """Whether one line reads as a reference: an identifier or address (ISBN, DOI, a URL or domain name: an
-    external link's title), or a year with a book's marks (pages, place and publisher, an editor)."""
-    may_identify = _DOMAIN_DOT.search(line) or any(word in line for word in _IDENTIFIER_WORDS)
-    return bool((may_identify and _IDENTIFIER.search(line)) or (_YEAR.search(line) and _BOOK_MARK.search(line)))
+    """Whether one line reads as a reference: an identifier (ISBN, DOI, ...), an address (a URL or domain name: an
+    external link's title) on a short line, or a year with a book's marks (pages, place and publisher, an editor)."""
+    if any(word in line for word in _IDENTIFIER_WORDS) and _IDENTIFIER.search(line):
+        return True
+    if len(line) <= MAX_ADDRESS_LINE and _DOMAIN_DOT.search(line) and _ADDRESS.search(line):
+        return True
+    return bool(_YEAR.search(line) and _BOOK_MARK.search(line))
 
 
 def is_reference_list(text: str) -> bool:

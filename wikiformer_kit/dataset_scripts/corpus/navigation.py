@@ -24,7 +24,9 @@ MIN_ITEMS = 3
 MAX_ITEM_WORDS = 5
 """An item longer than this is a phrase of prose, and its line is not a navigation line."""
 MAX_LINE = 600
-"""Characters of wikitext: a longer line is prose and is not looked at."""
+"""Characters of shown text: a longer line is prose and is not looked at."""
+MAX_WIKITEXT_LINE = 4 * MAX_LINE
+"""Characters of wikitext: past this a line is not read (its links' targets may triple a short line's length)."""
 # a separator stands between blanks (or at an end): "l·l" in Catalan words and "x|y" in formulas are not separators
 # (the separator first, its surroundings checked after it: a scan for one character of a set is fast)
 _SEPARATOR = re.compile(r"[|·•∙⋅◦](?<!\S[|·•∙⋅◦])(?!\S)")
@@ -34,6 +36,8 @@ _FILLER = re.compile(r"^[\W\d_]*$")
 _LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]")
 _EXTERNAL = re.compile(r"\[(?:https?:)?//[^\s\]]+\s*([^\]]*)\]")
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+_POINTER = re.compile(r"\[\[[^\[\]]+\]\]|\[[^\[\]]+\]|'''[^']+'''")
+_LABEL = re.compile(r"^[^:：|·•]{1,60}[:：]\s*")
 
 
 @lru_cache(maxsize=1)
@@ -61,7 +65,27 @@ def _is_item_list(line: str) -> bool:
     return all(len(item.split()) <= MAX_ITEM_WORDS and not item.endswith(_ITEM_END) for item in items)
 
 
-def _is_calendar_run(line: str, language: str) -> bool:
+def _points_to_pages(wikitext_line: str, language: str) -> bool:
+    """Whether at least half the items of a wikitext line of items are links (or the page itself in bold, or a
+    date): a navigation line names pages; a grammar rule ("NP ::= N | A N") or a parse tree drawn in text does not."""
+    items = [item.strip(" \t:*#;") for item in _SEPARATOR.split(wikitext_line)]
+    pointing = sum(bool(_POINTER.fullmatch(item)) or _is_calendar_run(item, language, 1) for item in items)
+    return 2 * pointing >= len(items)
+
+
+def _is_labelled_run(line: str, wikitext_line: str, language: str) -> bool:
+    """Whether a line is a short label, a colon and a run of linked dates ("This day in history: 24 August—25
+    August—26 August")."""
+    label = _LABEL.match(line)
+    return bool(
+        label
+        and len(label.group().split()) <= MAX_ITEM_WORDS
+        and len(_LINK.findall(wikitext_line)) >= MIN_ITEMS
+        and _is_calendar_run(line[label.end() :], language)
+    )
+
+
+def _is_calendar_run(line: str, language: str, least: int = MIN_ITEMS) -> bool:
     words = calendar_words(language)
     names = 0
     for token in _CALENDAR_SPLIT.split(line.lower()):
@@ -69,7 +93,7 @@ def _is_calendar_run(line: str, language: str) -> bool:
             names += 1
         elif not _FILLER.match(token):
             return False
-    return names >= MIN_ITEMS
+    return names >= least
 
 
 def is_navigation_line(line: str, language: str = "en") -> bool:
@@ -97,17 +121,18 @@ def plain_line(wikitext_line: str) -> str:
 
 @lru_cache(maxsize=64)
 def _line_opening(language: str) -> re.Pattern:
-    """A line that opens with a number or a month or weekday name (after markup): one scan of the page finds them
+    """A line that opens with a number or a month or weekday name (after markup and a label): one scan of the page finds them
     (the pattern opens with a line break, which the scan looks for first)."""
     words = "|".join(re.escape(w) for w in sorted(calendar_words(language), key=len, reverse=True))
-    return re.compile(rf"\n[:*#;'\"\[ \t]*(?:\d|(?i:{words}))")
+    return re.compile(rf"\n[:*#;'\"\[ \t]*(?:[^\n:：|\[]{{1,60}}[:：][ \t'\[]*)?(?:\d|(?i:{words}))")
 
 
 def drop_navigation_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
     """``wikitext`` (templates and tables already cut) without its navigation lines, and how many there were.
 
     Only lines with a separator or opening with a number or a month or weekday name are looked at; headings are
-    never navigation lines, nor is a line of prose (longer than :data:`MAX_LINE`).
+    never navigation lines, nor is a line of prose (longer than :data:`MAX_LINE`), nor a line of items that are not
+    mostly links or dates. A run of linked dates after a short label and a colon is one.
     """
     padded = "\n" + wikitext
     starts = {match.start() for match in _line_opening(language).finditer(padded)}
@@ -117,7 +142,13 @@ def drop_navigation_lines(wikitext: str, language: str = "en") -> tuple[str, int
         end = padded.find("\n", start + 1)
         end = len(padded) if end < 0 else end
         line = padded[start + 1 : end]
-        if len(line) <= MAX_LINE and not line.startswith("=") and is_navigation_line(plain_line(line), language):
+        if len(line) > MAX_WIKITEXT_LINE or line.startswith("="):
+            continue
+        plain = plain_line(line).strip()
+        if len(plain) > MAX_LINE:
+            continue
+        items = _SEPARATOR.search(plain) and _is_item_list(plain) and _points_to_pages(line, language)
+        if items or _is_calendar_run(plain, language) or _is_labelled_run(plain, line, language):
             cuts.append((start, end))
     if not cuts:
         return wikitext, 0
