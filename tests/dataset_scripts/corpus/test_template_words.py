@@ -83,3 +83,40 @@ def test_a_template_that_shows_no_words_is_not_reported_as_cut(language, wikitex
     _, counts = _text_and_counts(wikitext, language)
     assert counts["templates_without_words"] == 1
     assert counts["templates_rendered"] == 0 and not any(key.startswith(CUT_KEY) for key in counts)
+
+
+@pytest.mark.parametrize(
+    "language, wikitext, shown",
+    [
+        # uk "Солт-Лейк-Сіті": a country template in a sentence; el and ja member lists
+        ("uk", "з мером міста [[Солт-Лейк-Сіті]] ({{USA}})&nbsp;— ''Лоуелом Тернером''", "(Сполучені Штати)"),
+        ("el", "* {{GRE}} [[Αθήνα]]", "Ελλάδα"),
+        ("ja", "{{JPN}}の選手", "日本の選手"),
+        # IOC codes where ISO reads another country: BRN is Bahrain, BRU Brunei
+        ("el", "{{BRN}}, {{BRU}}", "Μπαχρέιν, Μπρουνέι"),
+        ("hy", "{{DEU}}", "Գերմանիա"),  # an ISO 3166-1 alpha-3 code
+        # uk dates of birth and death, vi "as of", el IPA, uk genealogy names
+        (
+            "uk",
+            "Високович ({{ДН|14|3|1854|2}}, Гайсин — {{ДС|26|5|1912|13}})",
+            "(14 березня 1854, Гайсин — 26 травня 1912)",
+        ),
+        ("vi", "{{Tính đến|2019|October|21}}, dân số", "Tính đến 21 tháng 10 năm 2019, dân số"),
+        ("vi", "{{Tính đến|2006}}, thành phố", "Tính đến năm 2006, thành phố"),
+        ("el", "το {{ΔΦΑ|/pʰ/}} είναι", "το /pʰ/ είναι"),
+        ("uk", "син {{ГР|Вишеслав Вол}}", "син Вишеслав Вол"),
+    ],
+)
+def test_country_date_and_sound_templates_render_their_words(language, wikitext, shown):
+    text, counts = _text_and_counts(wikitext, language)
+    assert shown in text
+    assert not any(key.startswith(CUT_KEY) for key in counts)
+
+
+@pytest.mark.parametrize("wikitext", ["{{IPA}}", "{{URL}}", "{{usa}}", "{{Usa}}"])
+def test_only_a_country_code_in_capitals_is_a_country(wikitext):
+    assert not render_template(wikitext, lambda value: value, "uk")
+
+
+def test_a_country_in_a_language_without_names_is_still_cut():
+    assert render_template("{{GER}}", lambda value: value, "war") is None

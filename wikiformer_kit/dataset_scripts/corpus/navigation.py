@@ -58,6 +58,13 @@ def calendar_words(language: str) -> frozenset[str]:
     return frozenset(words)
 
 
+def month_names(language: str) -> list[str]:
+    """The twelve month names of ``language`` in the form a date uses (``березня``, ``tháng 3``), lower-case;
+    empty when the table has none."""
+    entry = _calendar().get(language) or _calendar().get(language.split("-")[0], {})
+    return entry.get("months", [])[:12]
+
+
 def _is_item_list(line: str) -> bool:
     items = [item.strip() for item in _SEPARATOR.split(line)]
     if len(items) < MIN_ITEMS:

@@ -25,6 +25,8 @@ from functools import lru_cache
 
 import mwparserfromhell
 
+from wikiformer_kit.dataset_scripts.corpus.countries import country_name
+from wikiformer_kit.dataset_scripts.corpus.navigation import month_names
 from wikiformer_kit.home import kit_file
 
 Renderer = Callable[[list[str], dict[str, str]], str]
@@ -90,6 +92,23 @@ def _val(positional: list[str], named: dict[str, str]) -> str:
 def _as_of(positional: list[str], named: dict[str, str]) -> str:
     words = "as of" if named.get("lc", "").strip() in ("y", "yes") else "As of"
     return f"{words} {_date(positional, named)}".strip()
+
+
+def _local_date(language: str, order: str = "dmy", before: str = "", year_word: str = "") -> Renderer:
+    """A date in the words of ``language``'s wiki, its parts in ``order`` (``d``, ``m``, ``y``; a month by number
+    or by its English name): ``{{ДН|14|3|1854}}`` → "14 березня 1854", ``{{Tính đến|2019|October|21}}`` →
+    "Tính đến 21 tháng 10 năm 2019"."""
+    months = month_names(language)
+
+    def render(positional: list[str], named: dict[str, str]) -> str:
+        parts = dict(zip(order, (p.strip() for p in positional), strict=False))
+        day, month, year = parts.get("d", ""), parts.get("m", ""), parts.get("y", "")
+        number = int(month) if month.isdigit() else _MONTHS.index(month.title()) + 1 if month.title() in _MONTHS else 0
+        month = months[number - 1] if 1 <= number <= len(months) else month
+        year = f"{year_word} {year}".strip() if year else ""
+        return " ".join(p for p in (before, str(int(day)) if day.isdigit() else day, month, year) if p)
+
+    return render
 
 
 def _first(positional: list[str], named: dict[str, str]) -> str:
@@ -196,7 +215,7 @@ RULES: dict[str, Callable[..., Renderer]] = {
     "date": lambda: _date, "val": lambda: _val, "as_of": lambda: _as_of, "frac": lambda: _frac,
     "circa": lambda: _circa, "bibleref": lambda: _bibleref, "respell": lambda: _respell, "join": _join,
     "constant": _constant, "prefix": _prefix, "wrap": _wrap, "display": _display, "values": _values,
-    "gloss": _gloss, "century": _century, "case": _case,
+    "gloss": _gloss, "century": _century, "case": _case, "local_date": _local_date,
 }  # fmt: skip
 """Rule name (``rule`` of a table entry) → maker of a renderer from the entry's other fields."""
 
@@ -312,6 +331,8 @@ def render_template(wikitext: str, render_nested: Callable[[str], str], language
     renderer = renderer_for(f"{function}:" if colon else name, language)
     if renderer is None:
         raw_name = _raw_name(wikitext).strip()
+        if (country := country_name(raw_name, language)) is not None:
+            return country
         if not language or not _named_by_pattern(raw_name, language):
             return None
         # a template named by its own text ({{XIVe siècle}}, {{1er}}, {{84e|congrès}}): the name, then its text
