@@ -24,6 +24,7 @@ else:  # pragma: no cover - pure-Python fallback when the C extension is not bui
     from mwparserfromhell.parser.tokenizer import Tokenizer as _Tokenizer
 
 from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article, Link
+from wikiformer_kit.dataset_scripts.corpus.broken_markup import contain_broken_markup, unstyle
 from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation as page_is_disambiguation
 from wikiformer_kit.dataset_scripts.corpus.hatnotes import drop_hatnote_lines
 from wikiformer_kit.dataset_scripts.corpus.leftovers import cut_braced_tags, strip_stray_tags
@@ -48,7 +49,8 @@ from wikiformer_kit.dataset_scripts.corpus.titles import (
 from wikiformer_kit.dataset_scripts.corpus.tree import build_sections
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?(?:</ref\s*>|\Z)", re.S | re.I)
+# a <ref> never closed is shown as text by MediaWiki: only its opening tag goes (the rest of the page stays)
+_REF = re.compile(r"<ref\b[^>]*?/\s*>|<ref\b[^>]*>(?:.*?</ref\s*>)?", re.S | re.I)
 # Tables open and close only at the start of a line; "\n" anchors them (a ^ with re.M made this scan 4x slower).
 # A table may also open after an indent (": {|", a table shown indented). A line "|}}" ends a template's last
 # parameter (empty) and the template, as MediaWiki's preprocessor matches braces before tables are read; "|}}}"
@@ -222,7 +224,7 @@ class _TokenWalker:
         if kind is T.Text:
             text = token["text"]
             if "''" in text:
-                text = _unstyle(text)
+                text = unstyle(text)
             if "__" in text:
                 text = _MAGIC.sub("", text)
             buffer.write(text)
@@ -311,7 +313,7 @@ class _TokenWalker:
             # a colon link or the pipe trick shows the title without its prefixes; "[[wikt:word]]" shows as written
             named = kind != "article" and (piped or raw_target.lstrip().startswith(":"))
             shown = shown_title(raw_target, self.namespaces) if named else raw_target.strip().lstrip(":")
-            buffer.write(_unstyle(shown))
+            buffer.write(unstyle(shown))
             anchor = "".join(buffer.parts[first_part:])
         if record_links and kind == "article":
             folds = "  " in anchor or "\n" in anchor or not anchor.isprintable()
@@ -386,11 +388,6 @@ def _see_also_pointer(names: frozenset[str], media: frozenset[str]) -> re.Patter
     prefixes = "|".join(re.escape(n).replace(r"\ ", r"[\s_]+") for n in sorted(media, key=len, reverse=True))
     link = rf"\[\[\s*:\s*(?:{prefixes})\s*:[^\[\]]*\]\]"
     return re.compile(rf"^[:*# \t']*(?:{said})[\s'.:：]*(?:{link}[\s',;.]*)+$", re.M | re.I)
-
-
-def _unstyle(text: str) -> str:
-    """Remove bold/italic quote runs; of four quotes, one is a literal apostrophe (as MediaWiki renders it)."""
-    return text.replace("'" * 5, "").replace("'" * 3, "").replace("'" * 2, "")
 
 
 def clean_debris(text: str) -> str:
@@ -471,7 +468,7 @@ def parse_wikitext(
         wikitext = _see_also_pointer(names, namespaces.media).sub("", wikitext)
     text, _ = drop_navigation_lines(strip_non_text(wikitext, language, template_counts), language)
     text, _ = drop_hatnote_lines(text, language)
-    walker = _TokenWalker(text, namespaces)
+    walker = _TokenWalker(contain_broken_markup(text), namespaces)
     headings: list[tuple[int, str, str]] = []
     links: list[Link] = []
     buffer = _Buffer()
