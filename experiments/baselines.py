@@ -19,14 +19,8 @@ On a GPU, train the three at once and give every config the device's settings::
     python -m experiments.baselines --max-steps 1000 --parallel --num-proc 5 --max-queries 1000 --depth 100 \
         --pretrain-set use_cpu=false bf16=true --output-dir /tmp/bench-baselines
 
-``--checkpoint NAME=FOLDER`` evaluates given checkpoints instead (e.g. those ``experiments/finetune_comparison.py``
-pre-trained at one budget, ``OUT/pretrain/<system>/<system>``).
-
-``--systems harp`` compares a subset (each against BM25 when Wikiformer is not among them), e.g. one system's
-checkpoint rebuilt with new defaults: ``--systems harp --checkpoint harp=FOLDER``.
-
-``--config-dir`` takes a folder of ``wikiformer.yaml``, ``prop.yaml``, ``harp.yaml`` as they are (e.g. bert-base
-configs and a real corpus for the paper-scale comparison).
+``--checkpoint``, ``--systems`` and ``--config-dir`` (see ``--help``) compare given checkpoints, a subset of the systems
+or configs of another scale.
 """
 
 from __future__ import annotations

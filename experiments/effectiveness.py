@@ -21,10 +21,8 @@ query ever chooses anything. On a GPU (the paper's figures)::
     python -m experiments.effectiveness --config configs/cpu-hour.yaml --steps 1500 --device cuda \
         --input WIKIPEDIA_FILES --data irds --output-dir /tmp/bench-effectiveness
 
-``--data irds`` reads the three collections by their ir_datasets ids (`IRDS_IDS`; DL20 then has no given run and
-BM25 ranks the pool of the track's top-1000 candidates); ``--data FOLDER`` reads ``FOLDER/trec_dl20_passage`` (rank_llm's
-BM25 top 100 and NIST's qrels), ``FOLDER/cranfield`` and ``FOLDER/npl``, laid out as docs/evaluation.md ("Where the
-collections come from") says. The default, ``../shared/data/eval``, is the local copy for development.
+``--data irds`` reads the collections by their ir_datasets ids (`IRDS_IDS`; DL20 then has no given run and BM25 ranks
+the pool of the track's top-1000 candidates); ``--data FOLDER``, the folders docs/evaluation.md describes.
 
 On a CPU, limit everything (``--max-queries 10 --depth 20 --studies curve``). ``--collections cranfield#test``
 reports only the queries that a ``cranfield#dev`` selection (``configs/cpu-hour.yaml``) never saw. ``--studies --model NAME=PATH``
@@ -79,7 +77,12 @@ class Variant:
 
     @property
     def folder(self) -> str:
-        return self.name.replace(" ", "_").replace(",", "").replace("/", "-")
+        return slug(self.name)
+
+
+def slug(name: str) -> str:
+    """A row's name as a file name and run tag."""
+    return name.replace(" ", "_").replace(",", "").replace("/", "-")
 
 
 def variants(studies: list[str], sizes: list[int]) -> list[Variant]:
@@ -93,11 +96,9 @@ def variants(studies: list[str], sizes: list[int]) -> list[Variant]:
     return runs
 
 
-def build_tasks(args: argparse.Namespace) -> Path:
-    """The task datasets folder; built from ``--input`` with the kit's own command when missing."""
-    return build_task_datasets(
-        Path(args.tasks_dir or Path(args.output_dir) / "datasets"), args.input, TASKS, quiet=False
-    )
+def tasks_folder(args: argparse.Namespace) -> Path:
+    """Where the task datasets are (``--tasks-dir``), or are built from ``--input`` when missing."""
+    return Path(args.tasks_dir or Path(args.output_dir) / "datasets")
 
 
 def _per_task(config: dict, key: str, tasks: tuple[str, ...]) -> list[str]:
@@ -169,7 +170,7 @@ class Bench:
         scorer = PairScorer(str(checkpoint), self.args.max_length, self.args.batch_size, self.args.device)
         runs = {}
         for name, (collection, query_ids, candidates) in self.collections.items():
-            tag = label.replace(" ", "_").replace(",", "").replace("/", "-")
+            tag = slug(label)
             path = Path(self.args.output_dir) / "runs" / name / f"{tag}.run"
             raw = rerank(collection, candidates, scorer, path, query_ids=query_ids, tag=tag)
             runs[name] = {"raw": raw, "fused": fuse_run(raw, candidates, *fusion)}
@@ -278,7 +279,7 @@ def wikir_validation(args: argparse.Namespace) -> str:
     the kit's own command, in ``--output-dir/wikir`` (reused when built)."""
     out = Path(args.output_dir) / "wikir"
     if not (out / "validation" / "collection.json").exists():
-        corpus = Path(args.tasks_dir or Path(args.output_dir) / "datasets") / "corpus"
+        corpus = tasks_folder(args) / "corpus"
         inputs = [str(corpus)] if any((corpus / "data").glob("*.parquet")) else list(args.input)
         command = [sys.executable, "-m", "dataset_scripts.wikir", "--input", *inputs, "--output-dir", str(out)]
         command += shlex.split(args.wikir_args)
@@ -346,14 +347,12 @@ def main(argv: list[str] | None = None) -> int:
     if not bench.collections:
         raise SystemExit(f"no collection found under {args.data}")
     given = dict(spec.split("=", 1) for spec in args.model)
-    trained, final = {}, {}
-    if args.studies:
-        tasks_dir = build_tasks(args)
-        if args.tune_on == "wikir":
-            args.tune_on = wikir_validation(args)
-        trained = {variant: train(variant, args, tasks_dir, config) for variant in variants(args.studies, args.sizes)}
-    elif args.tune_on == "wikir":
+    if args.studies:  # with the kit's own command, before a WIKIR validation split is built from their corpus
+        build_task_datasets(tasks_folder(args), args.input, TASKS, quiet=False)
+    if args.tune_on == "wikir":
         args.tune_on = wikir_validation(args)
+    planned = variants(args.studies, args.sizes) if args.studies else []
+    trained = {variant: train(variant, args, tasks_folder(args), config) for variant in planned}
     full = next((v for v in trained if v.name == "all tasks"), None)
     fusion = choose_fusion(args, trained[full][-1][1] if full else Path(next(iter(given.values()), "")))
     print(f"fusion: {fusion[0]}, alpha {fusion[1]:g}; depth {args.depth}; max length {args.max_length}\n")

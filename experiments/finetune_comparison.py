@@ -32,7 +32,7 @@ from types import SimpleNamespace
 
 import yaml
 
-from experiments.pretraining import pretraining_configs, train_system
+from experiments.pretraining import PROJECT_ROOT, pretraining_configs, train_system
 from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, SHARED_DATA, children_cpu
 from wikiformer_kit.eval.collections import write_trec_run
 from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
@@ -40,8 +40,6 @@ from wikiformer_kit.eval.metrics import evaluate_run
 from wikiformer_kit.eval.report import compare, markdown_table
 from wikiformer_kit.eval.rerank import PairScorer, rerank
 from wikiformer_kit.eval.splits import load_collection_part
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 START = "(a) start model"
 PRETRAINED = {"(b) Wikiformer": "wikiformer", "(c) PROP": "prop", "(d) HARP": "harp"}

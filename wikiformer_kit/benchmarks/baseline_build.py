@@ -1,31 +1,16 @@
 """Cost of building PROP + HARP data against the four Wikiformer tasks, per article, from the same corpus.
 
-The target: PROP and HARP together cost at most 3x the four Wikiformer tasks per article; HARP's
-attention scoring is measured apart, per 1,000 sentences on CPU (it is a model's forward pass, cached across
-builds). Each build runs as ``python -m dataset_scripts.build`` in a fresh process on an already built corpus, in
-one process by default (``--num-proc``); its CPU seconds are those of its whole process tree (user + system; wall
-seconds alongside, but on a shared machine only CPU compares).
-
-A build costs a fixed start-up (imports, the tokenizer, the datatrove stages) plus a cost per article. Both are
-separated by building two corpora of the same real articles: the vendored samples once (``benchmarks/big_dump.py``, copy
-0), and ``--copies`` times (the copies are renamed and relinked among themselves, so their links resolve as in a
-real dump; a relinked anchor text gets the copy's suffix too, so that it names one page across the copies as it does
-in the sample: with the same text in every copy, each anchor text would name ``--copies`` pages, and HARP's QDM,
-which pairs the pages one anchor text names, would get many times its share of the rows); per article = (CPU large -
-CPU small) / (articles large - articles small), start-up = CPU small - articles small x per article. Each build runs
-``--repeats`` times, interleaved; in each repeat a build's two corpus sizes run back to back, so that both see the
-same machine, and the figures are the medians over the repeats of each repeat's figures (the ratio is each repeat's
-PROP + HARP figure over its Wikiformer figure, the median reported with every repeat's): on a shared machine a
-build's CPU moves by a tenth between runs, and a difference of the least of each size mixed builds from quiet and
-busy moments. The attention cache is filled by a first PROP + HARP build of the large corpus (its time, with the
-scoring, is reported too); every other build reads it::
-
     python -m wikiformer_kit.benchmarks.baseline_build --output-dir /tmp/bench-baseline-build --copies 6 --repeats 3
 
-A build also costs something per work unit (PROP + HARP: three stages and six work files a unit, the corpus file's
-row groups, the index shards a unit's destinations lie in), which a per-article figure charges to the unit's
-articles. So everything is measured at each ``--articles-per-unit`` size: the first (default: the build's own, 1000)
-gives the verdict, and the large corpus built at two sizes gives the CPU milliseconds a unit costs.
+The target: PROP + HARP at most 3x the four tasks per article (HARP's attention scoring, a model's forward pass cached
+across builds, is measured apart per 1,000 sentences on CPU). Each build is ``python -m dataset_scripts.build`` in a
+fresh process on a built corpus; its CPU seconds are those of its whole process tree (on a shared machine only CPU
+compares). Start-up and cost per article are told apart by two corpora of the same real articles, the samples once
+and ``--copies`` times (``benchmarks/big_dump.py``, relinked copies, each relinked anchor text with its copy's
+suffix): per article = (CPU large - CPU small) / (articles large - articles small). Each build runs ``--repeats``
+times, interleaved, a repeat's two sizes back to back; the figures are medians over the repeats. Everything is
+measured at each ``--articles-per-unit`` size: the first gives the verdict, two give the CPU a work unit costs.
+docs/benchmarks.md gives the method at length.
 """
 
 from __future__ import annotations
@@ -44,13 +29,8 @@ from wikiformer_kit.home import kit_environment, kit_file
 SAMPLES = [ENWIKI_SAMPLE, kit_file("data/samples/wikipedia/ltgwiki-sample.xml.bz2")]
 TARGET = 3.0
 """PROP + HARP at most this many times the four Wikiformer tasks, per article."""
+BUILD = "wikiformer_kit.dataset_scripts.build"
 BUILDS = {"wikiformer": "wikiformer", "prop + harp": "prop,harp", "prop": "prop"}
-
-
-def timed_build(arguments: list[str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one build process and all its workers (``common.run_measured``)."""
-    measured = run_measured(python_module("wikiformer_kit.dataset_scripts.build", *arguments), env=kit_environment())
-    return measured.cpu, measured.seconds
 
 
 def make_corpus(samples: list[Path], copies: int, folder: Path, distinct_anchors: bool = True) -> int:
@@ -184,9 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     def build(size: str, name: str, tasks: str, per_unit: int) -> tuple[float, float]:
         folder = out / size / f"build-{name.replace(' + ', '-').replace(' ', '-')}-{per_unit}"
         shutil.rmtree(folder, ignore_errors=True)  # a build into a finished folder would resume: nothing to do
-        arguments = ["--input", str(out / size / "corpus"), "--output-dir", str(folder)]
-        arguments += ["--articles-per-unit", str(per_unit), "--num-proc", str(args.num_proc)]
-        return timed_build([*arguments, "--tasks", tasks, "--harp-attention-cache", cache])
+        command = python_module(BUILD, "--input", out / size / "corpus", "--output-dir", folder, "--tasks", tasks)
+        command += ["--articles-per-unit", str(per_unit), "--num-proc", str(args.num_proc)]
+        measured = run_measured([*command, "--harp-attention-cache", cache], env=kit_environment())
+        return measured.cpu, measured.seconds  # of the build process and all its workers
 
     cold = build("large", "cold", "prop,harp", sizes_per_unit[0])  # fills the attention cache (copy 0 is small)
     # CPU and wall seconds of every build, by unit size, build and corpus size: one value per repeat

@@ -29,6 +29,7 @@ import sys
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from wikiformer_kit.home import kit_file
@@ -193,19 +194,27 @@ def write_dump(
             first_id = next_first
             name, index_name = _part_names(prefix, part + 1 if parts > 1 else None, first_id, chunk[-1][-1][1])
             next_first = chunk[-1][-1][1] + 1
-            texts = [sample.header] + ["".join(xml for xml, _, _ in s) for s in chunk] + [sample.footer]
-            index_lines = []
-            with open(output_dir / name, "wb") as dump:
-                for number, data in enumerate(pool.map(_compress, texts, chunksize=4)):
-                    if 1 <= number <= len(chunk):
-                        offset = dump.tell()
-                        index_lines += [
-                            f"{offset}:{page_id}:{html.unescape(title)}\n" for _, page_id, title in chunk[number - 1]
-                        ]
-                    dump.write(data)
-            (output_dir / index_name).write_bytes(bz2.compress("".join(index_lines).encode("utf-8"), 9))
-            written.append(output_dir / name)
+            compress = partial(pool.map, chunksize=4)
+            written.append(write_streams(output_dir / name, output_dir / index_name, sample, chunk, compress))
     return written
+
+
+def write_streams(path: Path, index_path: Path, dump, streams: list[list[tuple[str, int, str]]], compress=map) -> Path:
+    """A multistream dump at ``path``: ``dump.header``, each stream of ``(xml, page id, title)`` pages and
+    ``dump.footer``, each compressed alone (``compress``: a ``map``), with its ``offset:id:title`` index at
+    ``index_path``."""
+    texts = [dump.header] + ["".join(xml for xml, _, _ in stream) for stream in streams] + [dump.footer]
+    index_lines = []
+    with open(path, "wb") as out:
+        for number, data in enumerate(compress(_compress, texts)):
+            if 1 <= number <= len(streams):
+                offset = out.tell()
+                index_lines += [
+                    f"{offset}:{page_id}:{html.unescape(title)}\n" for _, page_id, title in streams[number - 1]
+                ]
+            out.write(data)
+    index_path.write_bytes(bz2.compress("".join(index_lines).encode("utf-8"), 9))
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -150,11 +150,11 @@ def bench_size(articles: int, args, work: Path) -> dict:
     out = work / "out"
     corpus_cmd = python_module("wikiformer_kit.dataset_scripts.corpus", "--read-ahead", "off")
     task_cmd = python_module("wikiformer_kit.dataset_scripts.build", "--articles-per-unit", args.articles_per_unit)
-    results, lines = {}, []
+    results = {}
 
     results["wx"] = measure(python_module("wikiextractor.WikiExtractor", "--json", "--processes", "1", "-q", "-o", out / "wx", single))  # fmt: skip
     results["c-single"] = measure([*corpus_cmd, str(single), "--output-dir", str(out / "c-single")])
-    n = json.loads((out / "c-single" / "build_stats.json").read_text())["articles"]
+    n = json.loads((out / "c-single" / "build_stats.json").read_text())["statistics"]["articles"]
     shutil.rmtree(out, ignore_errors=True)
     for p in args.num_proc:
         results[f"c{p}"] = measure([*corpus_cmd, *map(str, parts), "--output-dir", str(out / f"c{p}"), "--num-proc", str(p)])  # fmt: skip
@@ -188,21 +188,15 @@ def bench_size(articles: int, args, work: Path) -> dict:
     loops = {p: loop_ceiling(p) for p in args.num_proc[1:]}
 
     print(f"\n### {n} articles ({len(parts)} part files, {disk['dump']:.0f} MiB of bz2), {os.cpu_count()} cores\n")
+    runs = [("wikiextractor --json --processes 1 (one file)", "wx", 1)]
+    runs += [("corpus stage, --num-proc 1 (one file)", "c-single", 1)]
+    runs += [(f"corpus stage, --num-proc {p}", f"c{p}", p) for p in args.num_proc]
+    runs += [(f"corpus stage, {p} independent processes on 1/{p} each", f"c-indep{p}", p) for p in args.num_proc[1:]]
+    runs += [(f"task stage, --num-proc {p}", f"t{p}", p) for p in args.num_proc]
+    runs += [(f"task stage, {p} independent processes on 1/{p} each", f"t-indep{p}", p) for p in args.num_proc[1:]]
+    runs += [(f"dump -> datasets, --num-proc {p}", f"e{p}", p) for p in args.num_proc if args.end_to_end]
     print(RUNS_HEAD)
-    lines.append(row("wikiextractor --json --processes 1 (one file)", n, results["wx"]))
-    lines.append(row("corpus stage, --num-proc 1 (one file)", n, results["c-single"]))
-    for p in args.num_proc:
-        lines.append(row(f"corpus stage, --num-proc {p}", n, results[f"c{p}"], p))
-    for p in args.num_proc[1:]:
-        lines.append(row(f"corpus stage, {p} independent processes on 1/{p} each", n, results[f"c-indep{p}"], p))
-    for p in args.num_proc:
-        lines.append(row(f"task stage, --num-proc {p}", n, results[f"t{p}"], p))
-    for p in args.num_proc[1:]:
-        lines.append(row(f"task stage, {p} independent processes on 1/{p} each", n, results[f"t-indep{p}"], p))
-    if args.end_to_end:
-        for p in args.num_proc:
-            lines.append(row(f"dump -> datasets, --num-proc {p}", n, results[f"e{p}"], p))
-    print("\n".join(lines))
+    print("\n".join(row(label, n, results[key], p) for label, key, p in runs))
     first = args.num_proc[0]
     print(
         f"\n- start-up (task stage on a 5-article corpus: imports, executors, 3 stages): {results['startup']['s']:.1f} s"
@@ -311,27 +305,19 @@ def main() -> None:
     if args.corpus:
         everything = []
         for corpus in args.corpus:
-            work = Path(tempfile.mkdtemp(prefix="build-bench-"))
-            try:
-                everything.append(bench_corpus(corpus.resolve(), args, work))
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
-        print("\n| articles | " + " | ".join(f"one process, --num-proc {p}: peak RSS / anonymous / USS MiB" for p in args.num_proc) + " |")  # fmt: skip
-        print("|---|" + "---|" * len(args.num_proc))
+            with tempfile.TemporaryDirectory(prefix="build-bench-", ignore_cleanup_errors=True) as work:
+                everything.append(bench_corpus(corpus.resolve(), args, Path(work)))
+        print("\n" + table_head("articles", *(f"one process, --num-proc {p}: peak RSS / anonymous / USS MiB" for p in args.num_proc)))  # fmt: skip
         for s in everything:
             figures = [s["results"][f"t{p}"] for p in args.num_proc]
             print(f"| {s['n']} | " + " | ".join(f"{r['worker_mib']:.0f} / {r['worker_anon_mib']:.0f} / {r['worker_uss_mib']:.0f}" for r in figures) + " |")  # fmt: skip
         if args.json:
             args.json.write_text(json.dumps(everything, indent=1))
         return
-    summary, everything = None, []
+    everything = []
     for articles in args.articles:
-        work = Path(tempfile.mkdtemp(prefix="build-bench-"))
-        try:
-            summary = bench_size(articles, args, work)
-            everything.append(summary)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        with tempfile.TemporaryDirectory(prefix="build-bench-", ignore_cleanup_errors=True) as work:
+            everything.append(bench_size(articles, args, Path(work)))
     if len(everything) > 1:
         print(
             "\n"
@@ -343,7 +329,7 @@ def main() -> None:
             r, p = s["results"], args.num_proc[-1]
             e = f"{r[f'e{p}']['worker_mib']:.0f}" if f"e{p}" in r else "-"
             print(f"| {s['n']} | {r[f'c{p}']['worker_mib']:.0f} | {r[f't{p}']['worker_mib']:.0f} | {e} |")
-    projection(summary, args.num_proc)
+    projection(everything[-1], args.num_proc)
     if args.json:
         args.json.write_text(json.dumps(everything, indent=1))
 

@@ -4,6 +4,7 @@ machine's own ceiling for parallel work and the head of a Markdown table."""
 
 from __future__ import annotations
 
+import json
 import resource
 import subprocess
 import sys
@@ -26,6 +27,15 @@ TASKS = ("srr", "rwi", "ati", "ltm")
 def python_module(module: str, *arguments) -> list[str]:
     """``python -m module arguments...`` as this Python runs it (each argument as a string)."""
     return [sys.executable, "-m", module, *map(str, arguments)]
+
+
+def run_child(module: str, *arguments, timeout: float | None = None) -> dict:
+    """Run ``python -m module arguments...`` (a measurement of its own, in a fresh process); the JSON object of its
+    last output line."""
+    completed = subprocess.run(python_module(module, *arguments), capture_output=True, text=True, timeout=timeout)
+    if completed.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, arguments))} failed:\n{completed.stderr[-3000:]}")
+    return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
 def build_task_datasets(

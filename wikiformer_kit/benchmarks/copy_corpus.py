@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -103,7 +104,9 @@ class Renamer:
         paths = flat.field("path")
         # a heading path starts with the article's title: its first element is the title, renamed
         starts = paths.offsets.to_numpy()[:-1]
-        first = pa.array(_positions_mask(len(paths.values), starts[paths.value_lengths().fill_null(0).to_numpy() > 0]))
+        first = np.zeros(len(paths.values), dtype=bool)
+        first[starts[paths.value_lengths().fill_null(0).to_numpy() > 0]] = True
+        first = pa.array(first)
         path_values = pc.if_else(first, self._rename(paths.values, end, False), paths.values)
         new_paths = pa.ListArray.from_arrays(paths.offsets, path_values, mask=paths.is_null())
         fields = [new_paths if f.name == "path" else flat.field(f.name) for f in flat.type]
@@ -127,14 +130,6 @@ class Renamer:
             return table
         record = self._rename(table.column("record").combine_chunks(), copy_suffix(copy), False)
         return table.set_column(table.schema.get_field_index("record"), "record", record)
-
-
-def _positions_mask(length: int, positions) -> list[bool]:
-    import numpy as np
-
-    mask = np.zeros(length, dtype=bool)
-    mask[positions] = True
-    return mask
 
 
 class _GroupedWriter:
@@ -188,7 +183,7 @@ def copy_corpus(source: Path, copies: int, output_dir: Path, articles_per_file: 
     output_dir.mkdir(parents=True, exist_ok=True)
     number, writers, rows, part_stats = 0, {}, 0, []
 
-    def close(number: int) -> None:
+    def close() -> None:
         for writer in writers.values():
             writer.close()
         writers.clear()
@@ -218,10 +213,10 @@ def copy_corpus(source: Path, copies: int, output_dir: Path, articles_per_file: 
                             writers[part].add(rename(batch, copy))
             rows += per_file[path]
             if rows >= articles_per_file:
-                close(number)
+                close()
                 number += 1
     if writers:
-        close(number)
+        close()
         number += 1
     stats = Counter({key: value * copies for key, value in source_stats.items()})
     for part, counted in enumerate(part_stats):  # the source's per-file statistics, added up per part file

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import bz2
-import html
 import os
 import random
 import re
@@ -40,6 +39,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, loop_ceiling, run_measured, table_head
 
@@ -120,23 +120,14 @@ RUNS = {
 def multistream_copy(path: Path, directory: Path, pages_per_stream: int = 100) -> Path:
     """The pages of the dump ``path`` as one multistream dump with its index (100 pages a bz2 stream, as Wikimedia writes
     them), for the shards that cut one file by its index."""
-    from wikiformer_kit.benchmarks.big_dump import _part_names
+    from wikiformer_kit.benchmarks.big_dump import _ID, _TITLE, _part_names, write_streams
 
     header, pages = dump_pages(path)
+    entries = [(page, int(_ID.search(page).group(1)), _TITLE.search(page).group(1)) for page in pages]
+    streams = [entries[start : start + pages_per_stream] for start in range(0, len(entries), pages_per_stream)]
     name, index_name = _part_names("enwiki-repeated", None, 0, 0)
-    lines = []
-    with open(directory / name, "wb") as dump:
-        dump.write(bz2.compress(header.encode()))
-        for start in range(0, len(pages), pages_per_stream):
-            offset = dump.tell()
-            for page in pages[start : start + pages_per_stream]:
-                page_id = re.search(r"<id>(\d+)</id>", page).group(1)
-                title = html.unescape(re.search(r"<title>(.*?)</title>", page).group(1))
-                lines.append(f"{offset}:{page_id}:{title}\n")
-            dump.write(bz2.compress("".join(pages[start : start + pages_per_stream]).encode()))
-        dump.write(bz2.compress(b"</mediawiki>\n"))
-    (directory / index_name).write_bytes(bz2.compress("".join(lines).encode()))
-    return directory / name
+    dump = SimpleNamespace(header=header, footer="</mediawiki>\n")
+    return write_streams(directory / name, directory / index_name, dump, streams)
 
 
 def one_article_dump(source: Path, directory: Path) -> Path:
@@ -165,8 +156,8 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown runs {sorted(unknown)}; choose from {', '.join(RUNS)}")
     articles_per_copy = 106 if args.dump.name == "enwiki-sample.xml.bz2" else None
-    work = Path(tempfile.mkdtemp(prefix="corpus-bench-"))
-    try:
+    with tempfile.TemporaryDirectory(prefix="corpus-bench-", ignore_cleanup_errors=True) as scratch:
+        work = Path(scratch)
         (big,) = repeated_dump(args.dump, args.repeat, work)
         (work / "parts").mkdir()
         parts = [*map(str, repeated_dump(args.dump, args.repeat, work / "parts", 4))]
@@ -295,8 +286,6 @@ def main() -> None:
                 run_measured(ours + [str(args.dump), "--output-dir", str(out)]).sampler.peaks["tree_rss"] / 2**20
             )
             print(f"peak RSS on x1 vs x{args.repeat} input: {small_rss:.0f} MB vs {results['one'][2]:.0f} MB")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -119,15 +119,10 @@ class GpuMonitor:
         )
 
 
-def synchronize(device: str) -> None:
-    """Wait for the device's queued work (so that a wall-clock timer measures it)."""
+def now(device: str) -> float:
+    """``time.perf_counter()`` after the device's queued work is done (so that a wall-clock timer measures it)."""
     import torch
 
     if device.startswith("cuda"):
         torch.cuda.synchronize(torch.device(device))
-
-
-def now(device: str) -> float:
-    """``time.perf_counter()`` after the device's queued work is done."""
-    synchronize(device)
     return time.perf_counter()

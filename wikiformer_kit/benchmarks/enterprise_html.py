@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from wikiformer_kit.benchmarks.common import TASKS, python_module
+from wikiformer_kit.benchmarks.common import TASKS, python_module, table_head
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.extract import parse_page
 from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html
@@ -82,9 +82,9 @@ def words(article: Article) -> Counter:
 
 
 def side_by_side(records: list[tuple[bytes, dict]]) -> None:
-    print("| page | words wt / html | sections wt / html | links wt / html | See also wt / html | words only in html "
-          "| words only in wikitext | disambiguation wt / html | categories wt / html (only in html) |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(table_head("page", "words wt / html", "sections wt / html", "links wt / html", "See also wt / html",
+                     "words only in html", "words only in wikitext", "disambiguation wt / html",
+                     "categories wt / html (only in html)"))  # fmt: skip
     for line, record in records:
         html, wikitext = from_html(line), from_wikitext(record)
         html_words, wikitext_words = words(html), words(wikitext)
@@ -124,8 +124,7 @@ def rows(records: list[tuple[bytes, dict]]) -> None:
     by_language: dict[str, list[tuple[bytes, dict]]] = {}
     for line, record in records:
         by_language.setdefault(enterprise_html.record_language(record) or "en", []).append((line, record))
-    print("| language | input | " + " | ".join(TASKS) + " |")
-    print("|---|---|" + "---|" * len(TASKS))
+    print(table_head("language", "input", *TASKS))
     with tempfile.TemporaryDirectory() as folder:
         for language, items in sorted(by_language.items()):
             dump = Path(folder) / f"{language}.ndjson"

@@ -143,7 +143,7 @@ def start_model(out: Path, args) -> Path:
     return out
 
 
-def main(argv: list[str] | None = None) -> dict:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", nargs="+", default=[str(ENWIKI_SAMPLE)])
     parser.add_argument("--model", default=None, help="start checkpoint (default: the embedded all-MiniLM-L6-v2)")
@@ -175,6 +175,12 @@ def main(argv: list[str] | None = None) -> dict:
     add_device_arguments(parser)
     args = parser.parse_args(argv)
     resolve_device(args)
+    return args
+
+
+def main(argv: list[str] | None = None, args: argparse.Namespace | None = None) -> dict:
+    """The report of the command line ``argv``, or of ``args`` (this command's options, parsed)."""
+    args = args or parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     check_collections(args)
     out = args.out or Path(tempfile.mkdtemp(prefix="gpu-report-"))

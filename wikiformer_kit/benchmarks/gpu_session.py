@@ -47,18 +47,12 @@ def timed(command: list[str], log: Path) -> float:
 
 
 def gpu_figures(args, out: Path) -> dict:
-    """``benchmarks/gpu_report.py`` with this run's settings."""
+    """``benchmarks/gpu_report.py`` with this run's settings (those left unset: gpu_report's defaults)."""
     from wikiformer_kit.benchmarks import gpu_report
 
-    command = ["--out", str(out), "--device", args.device, "--bf16", str(args.bf16).lower()]
-    command += ["--steps", str(args.steps), "--bench-steps", str(args.bench_steps), "--groups", str(args.groups)]
-    command += ["--depth", str(args.depth)] + (["--max-queries", str(args.max_queries)] if args.max_queries else [])
-    command += ["--model", args.model] if args.model else []
-    command += ["--input", *args.input] if args.input else []
-    command += ["--collection", str(args.collection)] if args.collection else []
-    command += ["--dev-collection", args.dev_collection] if args.dev_collection is not None else []
-    command += ["--test-collections", *args.test_collections] if args.test_collections is not None else []
-    return gpu_report.main(command + ["--workers", str(args.workers)])
+    report = vars(gpu_report.parse_args(["--out", str(out)]))
+    given = {key: value for key, value in vars(args).items() if key in report and key != "out" and value is not None}
+    return gpu_report.main(args=argparse.Namespace(**{**report, **given}))
 
 
 def stage_scaling(args, out: Path) -> dict:

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from wikiformer_kit.benchmarks.build_throughput import measure, stage_peaks, stage_windows
-from wikiformer_kit.benchmarks.common import children_cpu, corpus_articles, python_module
+from wikiformer_kit.benchmarks.common import children_cpu, corpus_articles, python_module, table_head
 from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
 
 STAGES = ("baseline-stats", "baseline-model", "baseline")
@@ -93,8 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.work_dir) as work:
         model = tiny_bert(Path(work) / "tiny-bert")
-        print("| articles | CPU s | articles per CPU s | " + " | ".join(f"{s}: RSS / anon MiB" for s in STAGES) + " |")
-        print("|---:|---:|---:|" + "---|" * len(STAGES))
+        print(table_head("articles", "CPU s", "articles per CPU s", *(f"{s}: RSS / anon MiB" for s in STAGES), right=(0, 1, 2)))  # fmt: skip
         for corpus in args.corpus:
             n = corpus_articles(corpus)
             out = Path(work) / f"out-{corpus.name}"

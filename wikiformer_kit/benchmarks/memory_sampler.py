@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import psutil
@@ -149,3 +151,15 @@ class TreeSampler:
             for scope in ("worker", "tree")
             for key in KEYS
         }
+
+
+@contextmanager
+def added_peak(key: str, interval: float) -> Iterator[dict]:
+    """The peak ``key`` memory (``rss`` or ``anon``) of this process while the block runs above what it held before
+    (what imports and setup left is not counted), in bytes: ``added["bytes"]`` once the block is done."""
+    sampler = TreeSampler(interval=interval, children=False)
+    before = sampler.sample().worker[key]
+    added: dict[str, int] = {}
+    with sampler:
+        yield added
+    added["bytes"] = max(sampler.peaks[f"worker_{key}"], sampler.sample().worker[key]) - before

@@ -34,7 +34,7 @@ from wikiformer_kit.benchmarks.big_dump import write_dump
 from wikiformer_kit.benchmarks.build_throughput import measure
 from wikiformer_kit.benchmarks.build_timeline import run as run_timeline
 from wikiformer_kit.benchmarks.build_timeline import timeline
-from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, corpus_articles, python_module
+from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, corpus_articles, python_module, table_head
 from wikiformer_kit.benchmarks.copy_corpus import copy_corpus
 
 BUILD = "wikiformer_kit.dataset_scripts.build"
@@ -96,9 +96,9 @@ def main() -> None:
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     load = os.getloadavg()[0]
-    work = Path(tempfile.mkdtemp(prefix="scaling-ratios-"))
     order = interleaved(args.num_proc, args.rounds)
-    try:
+    with tempfile.TemporaryDirectory(prefix="scaling-ratios-", ignore_cleanup_errors=True) as scratch:
+        work = Path(scratch)
         parts = [] if args.tasks_only else write_dump(work / "dump", args.dump_articles, parts=args.parts, workers=2)
         results: dict[str, dict] = {}
         tasks_runs = not args.dump_only
@@ -122,12 +122,9 @@ def main() -> None:
             n_dump = json.loads((out / ".build" / "summary.json").read_text())["articles"]
             shutil.rmtree(out)
         predicted = plan_seconds(corpus, args.num_proc, work) if tasks_runs else {}
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
     print(f"\n{os.cpu_count()} cores; load average before the run: {load:.1f}; {args.rounds} round(s), the order alternating\n")  # fmt: skip
-    print("| run | articles | --num-proc | round | wall s | CPU s | plan's prediction s | critical path CPU s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(table_head("run", "articles", "--num-proc", "round", "wall s", "CPU s", "plan's prediction s", "critical path CPU s", right=7))  # fmt: skip
     for r, p in sorted(order) if tasks_runs else ():
         f = results[f"tasks{p}-{r}"]
         print(f"| task stage | {n_corpus:,} | {p} | {r + 1} | {f['s']:.1f} | {f['cpu']:.1f} | {predicted[p]:.1f} | - |")

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from wikiformer_kit.benchmarks.common import python_module
-from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
+from wikiformer_kit.benchmarks.common import run_child, table_head
+from wikiformer_kit.benchmarks.memory_sampler import added_peak
 
 SHARD_ROWS = 10_000
 
@@ -91,25 +90,21 @@ def child(kind: str, corpus: dict, targets: int) -> None:
     n = corpus["titles"]
     names = [f"Article {rng.randrange(n)}" for _ in range(targets // 3)]
     names += [f"alias_{rng.randrange(n)}" for _ in range(targets // 3)] + [f"Missing {i}" for i in range(targets // 3)]
-    # the import peak is behind us: sample the RSS during the work itself
-    sampler = TreeSampler(interval=0.005, children=False)
-    before = sampler.sample().worker["rss"]
-    sampler.start()
-    start = time.perf_counter()
-    if kind == "in-memory":
-        rows = ArticleIndex(corpus["index_files"], [corpus["redirects"]]).resolve(names)
-    elif kind == "join":
-        ArticleIndex(corpus["index_files"])  # what LTM holds besides the join: the eligibility arrays
-        rows = TitleJoin(corpus["bucket_files"]).resolve(names)
-    else:  # building one bucket (all are the same size up to hashing noise)
-        with tempfile.TemporaryDirectory() as tmp:
-            build_bucket(0, corpus["buckets"], corpus["title_parts"], corpus["redirect_parts"], Path(tmp) / "b.sqlite")
-        rows = [0]
-    seconds = time.perf_counter() - start
-    sampler.stop()
+    with added_peak("rss", interval=0.005) as added:
+        start = time.perf_counter()
+        if kind == "in-memory":
+            rows = ArticleIndex(corpus["index_files"], [corpus["redirects"]]).resolve(names)
+        elif kind == "join":
+            ArticleIndex(corpus["index_files"])  # what LTM holds besides the join: the eligibility arrays
+            rows = TitleJoin(corpus["bucket_files"]).resolve(names)
+        else:  # building one bucket (all are the same size up to hashing noise)
+            with tempfile.TemporaryDirectory() as tmp:
+                parts = corpus["title_parts"], corpus["redirect_parts"]
+                build_bucket(0, corpus["buckets"], *parts, Path(tmp) / "b.sqlite")
+            rows = [0]
+        seconds = time.perf_counter() - start
     assert kind == "build" or sum(r is not None for r in rows) == 2 * (targets // 3)
-    added = (max(sampler.peaks["worker_rss"], sampler.sample().worker["rss"]) - before) / 2**20
-    print(json.dumps({"added_mib": added, "s": seconds}))
+    print(json.dumps({"added_mib": added["bytes"] / 2**20, "s": seconds}))
 
 
 def main() -> None:
@@ -121,18 +116,17 @@ def main() -> None:
     if args.child:
         child(args.child[0], json.loads(Path(args.child[1]).read_text()), args.targets)
         return
-    print("| articles (+ as many redirects) | buckets | in memory: added MiB | s | join: added MiB | s | building one bucket: added MiB | s | bucket file MiB |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(table_head("articles (+ as many redirects)", "buckets", "in memory: added MiB", "s", "join: added MiB", "s",
+                     "building one bucket: added MiB", "s", "bucket file MiB"))  # fmt: skip
     for titles in args.titles:
         with tempfile.TemporaryDirectory(prefix="join-memory-") as tmp:
             corpus = write_corpus(Path(tmp), titles)
             spec = Path(tmp) / "corpus.json"
             spec.write_text(json.dumps(corpus))
-            figures = {}
-            for kind in ("in-memory", "join", "build"):
-                command = python_module(__spec__.name, "--child", kind, spec, "--targets", args.targets)
-                out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-                figures[kind] = json.loads(out.strip().splitlines()[-1])
+            figures = {
+                kind: run_child(__spec__.name, "--child", kind, spec, "--targets", args.targets)
+                for kind in ("in-memory", "join", "build")
+            }
             cells = " | ".join(f"{figures[k]['added_mib']:.0f} | {figures[k]['s']:.1f}" for k in ("in-memory", "join", "build"))  # fmt: skip
             print(f"| {titles:,} | {corpus['buckets']} | {cells} | {corpus['bucket_mib']:.0f} |", flush=True)
 

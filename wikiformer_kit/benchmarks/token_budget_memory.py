@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from wikiformer_kit.benchmarks.common import table_head
-from wikiformer_kit.benchmarks.memory_sampler import TreeSampler
+from wikiformer_kit.benchmarks.common import run_child, table_head
+from wikiformer_kit.benchmarks.memory_sampler import added_peak
 
 SHORT_TOKENS = 128
 GROUP_SIZE = 2
@@ -83,13 +82,10 @@ def measure(
         model=model, args=args, data_collator=collator, processing_class=tokenizer, task_names=["ltm", "srr"]
     )
     trainer.current_gradient_accumulation_steps = 1  # set by the training loop, which this step runs outside of
-    sampler = TreeSampler(interval=0.002, children=False)
-    start = sampler.sample().worker["anon"]
-    with sampler:
+    with added_peak("anon", interval=0.002) as added:
         began = time.perf_counter()
         loss = trainer.training_step(model, batch)
         seconds = time.perf_counter() - began
-    peak = max(sampler.peaks["worker_anon"], sampler.sample().worker["anon"])
     return {
         "long_groups": long_groups,
         "short_groups": short_groups,
@@ -98,20 +94,10 @@ def measure(
         "tokens": sum(b["attention_mask"].sum().item() for b in micro),
         "padded_tokens": sum(b["input_ids"].numel() for b in micro),
         "largest_pass": max(b["input_ids"].numel() for b in micro),
-        "peak_mib": round((peak - start) / 2**20, 1),
+        "peak_mib": round(added["bytes"] / 2**20, 1),
         "seconds": round(seconds, 2),
         "loss": float(loss),
     }
-
-
-def run_case(long_groups: int, short_groups: int, budget: int, long_tokens: int, encoder: str) -> dict:
-    """:func:`measure` in a fresh process (so that no case inherits another's freed memory)."""
-    case = json.dumps([long_groups, short_groups, budget, long_tokens, encoder])
-    command = [sys.executable, "-m", __spec__.name, "--child", case]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=1800)
-    if completed.returncode != 0:
-        raise RuntimeError(f"{case} failed:\n{completed.stderr[-3000:]}")
-    return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
 def table(rows: list[dict], long_tokens: int) -> str:
@@ -150,9 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(*json.loads(args.child))))
         return 0
     group_tokens = GROUP_SIZE * args.long_tokens
-    rows = [
-        run_case(long, short, budget * group_tokens, args.long_tokens, args.encoder) for long, short, budget in CASES
-    ]
+    # each case in a fresh process, so that no case inherits another's freed memory
+    cases = [[long, short, budget * group_tokens, args.long_tokens, args.encoder] for long, short, budget in CASES]
+    rows = [run_child(__spec__.name, "--child", json.dumps(case), timeout=1800) for case in cases]
     print(table(rows, args.long_tokens))
     if args.output:
         args.output.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
