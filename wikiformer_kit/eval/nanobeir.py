@@ -308,18 +308,14 @@ class NanoBEIREvaluator:
     are computed and why they are not trec_eval's).
 
     Args:
-        dataset_names: short names of the sets (``msmarco``, ``nfcorpus``, ...), or the splits of another dataset in
-            the same layout (``NanoWIKIR_en``); default: NanoBEIR's all but ArguAna and Touche2020, as
-            sentence-transformers' cross-encoder evaluator, and every set of another dataset.
-        dataset_id: the Hub dataset (default ``sentence-transformers/NanoBEIR-en``; translated copies share its
-            layout) or a local folder holding the same layout (subsets corpus, queries, qrels, bm25; splits
-            ``Nano{Set}``).
-        rerank_k: BM25 candidates re-ranked per query.
-        at_k: cut-off of MRR and nDCG.
+        dataset_names: short names of the sets (``msmarco``, ...), or the splits of another dataset in the same
+            layout (``NanoWIKIR_en``); default: NanoBEIR's all but ArguAna and Touche2020, as sentence-transformers'
+            cross-encoder evaluator, and every set of another dataset.
+        dataset_id: the Hub dataset (translated copies of NanoBEIR share its layout) or a local folder of the same
+            layout (subsets corpus, queries, qrels, bm25; splits ``Nano{Set}``).
         always_rerank_positives: add the positives BM25 missed to each query's candidates (the cards' setting).
         aggregate_key: the name of the mean in the keys (``NanoBEIR_R100_mean_ndcg@10``).
-        activation: what the pair scores are ranked as: ``auto`` (as ``CrossEncoder.predict`` returns them for the
-            checkpoint, the cards' figures), ``sigmoid`` or ``identity`` (the raw scores).
+        activation: as `score_activation`: ``auto`` gives the cards' figures.
 
     Example::
 

@@ -26,9 +26,7 @@ class NanoBEIRRecord:
         model: the checkpoint (folder or Hub id) that was evaluated.
         dataset_id: the NanoBEIR dataset (Hub id or local folder) the sets were read from.
         sets: the sets' short names (``msmarco``, ``nfcorpus``, ...), in the order evaluated.
-        rerank_k: BM25 candidates re-ranked per query.
-        at_k: cut-off of MRR and nDCG.
-        always_rerank_positives: whether the positives BM25 missed were added to the candidates.
+        rerank_k, at_k, always_rerank_positives: as `eval.nanobeir.NanoBEIREvaluator`'s.
         results: the figures under sentence-transformers' keys.
         chosen_on: what was chosen on these queries (``"the checkpoint"``), empty when nothing was.
         settings: how pairs were scored (``max_length``, ``long_documents``, ...), as recorded.

@@ -128,13 +128,9 @@ class PaperBenchmark:
     """A benchmark of the paper with its settings and figures.
 
     Args:
-        name: the command's name for it (``msmarco-doc-dev``).
-        title: what it is, as the paper's table heads it.
-        table: where the figures are (``Table 2``).
-        measures: ir_measures names of the measures the paper reports for it.
-        labels: the paper's names of those measures (``MRR@10``).
-        candidates: what the paper re-ranks (its first stage and depth).
-        depth: candidates re-ranked per query.
+        name: the command's name for it (``msmarco-doc-dev``); ``title``: as the paper's ``table`` heads it.
+        measures: ir_measures names of the measures the paper reports for it; ``labels``: the paper's (``MRR@10``).
+        candidates: what the paper re-ranks (its first stage and depth); ``depth``: candidates re-ranked per query.
         rows: per setting (``zero-shot``, ``fine-tuned``), per model row, the paper's cells in ``measures``' order.
         extra_measures: measured as well, without a paper figure (TREC-COVID's P@5).
         script_cutoffs: nDCG cut-offs also computed as the benchmark's own script computes them (LeCaRD's
@@ -175,64 +171,55 @@ class PaperBenchmark:
         return [f"LeCaRD-nDCG@{k}" for k in self.script_cutoffs]
 
 
-def _table2_rows(column: slice) -> dict[str, dict[str, tuple[str, ...]]]:
-    # Table 2, every row as printed: MS MARCO MRR@10, MRR@100, TREC DL 2019 N@10, N@100, zero-shot then fine-tuned
-    table = {
-        "BM25": "0.2656* 0.2767* 0.5315* 0.4996* 0.2656* 0.2767* 0.5315* 0.4996*",
-        "QL": "0.2143* 0.2268* 0.5234* 0.4983* 0.2143* 0.2268* 0.5234* 0.4983*",
-        "KNRM": "NA NA NA NA 0.1526* 0.1685* 0.3071* 0.4591*",
-        "Conv-KNRM": "NA NA NA NA 0.1554* 0.1792* 0.3112* 0.4762*",
-        "BERT": "0.1684* 0.1811* 0.3407** 0.4316* 0.3826* 0.3881* 0.6540 0.5325*",
-        "PROP_WIKI": "0.2205* 0.2321* 0.4712* 0.4709* 0.3866* 0.3922* 0.6399* 0.5311*",
-        "PROP_MS": "0.2585* 0.2696* 0.5203* 0.4810* 0.3930* 0.3980* 0.6425* 0.5318*",
-        "Webformer": "0.1664* 0.1756* 0.3758* 0.4550* 0.3984* 0.4036* 0.6479* 0.5335",
-        "HARP": "0.2372* 0.2465* 0.5244* 0.4721* 0.3961* 0.4012* 0.6562 0.5337",
-        "ARES": "0.2736* 0.2851* 0.5736* 0.4752* 0.3995* 0.4041* 0.6505* 0.5353",
-        "Wikiformer": "0.2844 0.2911 0.5907 0.5143 0.4085 0.4136 0.6587 0.5392",
-    }
-    cells = {row: text.split() for row, text in table.items()}
-    zero_shot = {row: tuple(values[:4][column]) for row, values in cells.items()}
-    fine_tuned = {row: tuple(values[4:][column]) for row, values in cells.items()}
-    return {"zero-shot": zero_shot, "fine-tuned": fine_tuned}
+_TABLE_2 = {
+    # MS MARCO MRR@10, MRR@100, TREC DL 2019 N@10, N@100: zero-shot, then fine-tuned
+    "BM25": "0.2656* 0.2767* 0.5315* 0.4996* 0.2656* 0.2767* 0.5315* 0.4996*",
+    "QL": "0.2143* 0.2268* 0.5234* 0.4983* 0.2143* 0.2268* 0.5234* 0.4983*",
+    "KNRM": "NA NA NA NA 0.1526* 0.1685* 0.3071* 0.4591*",
+    "Conv-KNRM": "NA NA NA NA 0.1554* 0.1792* 0.3112* 0.4762*",
+    "BERT": "0.1684* 0.1811* 0.3407** 0.4316* 0.3826* 0.3881* 0.6540 0.5325*",
+    "PROP_WIKI": "0.2205* 0.2321* 0.4712* 0.4709* 0.3866* 0.3922* 0.6399* 0.5311*",
+    "PROP_MS": "0.2585* 0.2696* 0.5203* 0.4810* 0.3930* 0.3980* 0.6425* 0.5318*",
+    "Webformer": "0.1664* 0.1756* 0.3758* 0.4550* 0.3984* 0.4036* 0.6479* 0.5335",
+    "HARP": "0.2372* 0.2465* 0.5244* 0.4721* 0.3961* 0.4012* 0.6562 0.5337",
+    "ARES": "0.2736* 0.2851* 0.5736* 0.4752* 0.3995* 0.4041* 0.6505* 0.5353",
+    "Wikiformer": "0.2844 0.2911 0.5907 0.5143 0.4085 0.4136 0.6587 0.5392",
+}
+_TABLE_3 = {
+    # TREC Covid rnd2: zero-shot N@10, fine-tuned N@10
+    "QL": "0.4683* 0.4683*",
+    "BM25": "0.4792* 0.4792*",
+    "BERT": "0.4018* 0.5580*",
+    "PROP_MS": "0.4994* 0.5944*",
+    "PROP_WIKI": "0.4137* 0.6104*",
+    "Webformer": "0.3845* 0.6032*",
+    "HARP": "0.4027* 0.5832*",
+    "ARES": "0.4993* 0.5969*",
+    "Wikiformer": "0.5449 0.6197",
+}
+_TABLE_4 = {
+    # fine-tuned only: LeCaRD N@5, N@15, CAIL-LCR N@5, N@15
+    "BM25": "0.6843* 0.7303* 0.7105* 0.7490*",
+    "QL": "0.6906* 0.7411* 0.7389* 0.7756*",
+    "BERT": "0.7553* 0.7966* 0.7993* 0.8085",
+    "Wikiformer": "0.7722 0.8073 0.8095 0.8134",
+}
 
 
-def _table3_rows() -> dict[str, dict[str, tuple[str, ...]]]:
-    # Table 3, TREC Covid rnd2: zero-shot N@10, fine-tuned N@10
-    table = {
-        "QL": "0.4683* 0.4683*",
-        "BM25": "0.4792* 0.4792*",
-        "BERT": "0.4018* 0.5580*",
-        "PROP_MS": "0.4994* 0.5944*",
-        "PROP_WIKI": "0.4137* 0.6104*",
-        "Webformer": "0.3845* 0.6032*",
-        "HARP": "0.4027* 0.5832*",
-        "ARES": "0.4993* 0.5969*",
-        "Wikiformer": "0.5449 0.6197",
-    }
-    cells = {row: text.split() for row, text in table.items()}
+def _rows(table: dict[str, str], **columns: slice) -> dict[str, dict[str, tuple[str, ...]]]:
+    """A table's rows as printed, per setting (``zero_shot``, ``fine_tuned``) the cells of that setting's columns."""
     return {
-        "zero-shot": {row: (values[0],) for row, values in cells.items()},
-        "fine-tuned": {row: (values[1],) for row, values in cells.items()},
+        setting.replace("_", "-"): {row: tuple(text.split()[cells]) for row, text in table.items()}
+        for setting, cells in columns.items()
     }
 
 
-def _table4_rows(column: slice) -> dict[str, dict[str, tuple[str, ...]]]:
-    # Table 4, fine-tuned only: LeCaRD N@5, N@15, CAIL-LCR N@5, N@15
-    table = {
-        "BM25": "0.6843* 0.7303* 0.7105* 0.7490*",
-        "QL": "0.6906* 0.7411* 0.7389* 0.7756*",
-        "BERT": "0.7553* 0.7966* 0.7993* 0.8085",
-        "Wikiformer": "0.7722 0.8073 0.8095 0.8134",
-    }
-    return {"fine-tuned": {row: tuple(text.split()[column]) for row, text in table.items()}}
-
-
-def _table4_benchmark(name: str, title: str, column: slice, collection: CollectionShape) -> PaperBenchmark:
+def _table4_benchmark(name: str, title: str, first: int, collection: CollectionShape) -> PaperBenchmark:
     """LeCaRD and CAIL-LCR alike: N@5 and N@15 (also as LeCaRD's script computes them) of the dataset's own 100
     candidates per query."""
     candidates = "the dataset's own 100 candidates per query"
     measures, labels = ("nDCG@5", "nDCG@15"), ("N@5", "N@15")
-    rows = _table4_rows(column)
+    rows = _rows(_TABLE_4, fine_tuned=slice(first, first + 2))
     return PaperBenchmark(
         name, title, "Table 4", measures, labels, candidates, 100, rows, script_cutoffs=(5, 15), collection=collection
     )
@@ -249,7 +236,7 @@ BENCHMARKS = {
             ("MRR@10", "MRR@100"),
             "the official top 100 (msmarco-docdev-top100)",
             100,
-            _table2_rows(slice(0, 2)),
+            _rows(_TABLE_2, zero_shot=slice(0, 2), fine_tuned=slice(4, 6)),
             collection=CollectionShape(
                 "<=5,193 judged queries with numeric ids, one judged document each (grade 1), documents D<number>",
                 5193,
@@ -268,7 +255,7 @@ BENCHMARKS = {
             ("N@10", "N@100"),
             "the official top 100 (msmarco-doctest2019-top100)",
             100,
-            _table2_rows(slice(2, 4)),
+            _rows(_TABLE_2, zero_shot=slice(2, 4), fine_tuned=slice(6, 8)),
             collection=CollectionShape(
                 "NIST's 43 judged queries (19335, 47923, ...) graded 0-3, documents D<number>",
                 43,
@@ -284,7 +271,7 @@ BENCHMARKS = {
             ("N@10",),
             "OpenMatch's BM25-fusion top 60",
             60,
-            _table3_rows(),
+            _rows(_TABLE_3, zero_shot=slice(0, 1), fine_tuned=slice(1, 2)),
             extra_measures=("P@5",),
             # OpenMatch's files name the topics by their own ids: the documents tell the collection
             collection=CollectionShape(
@@ -297,7 +284,7 @@ BENCHMARKS = {
         _table4_benchmark(
             "lecard",
             "LeCaRD",
-            slice(0, 2),
+            0,
             CollectionShape(
                 "LeCaRD's 107 labelled queries (5156, 4891, ...) graded 0-3, <=33 labels each, numeric candidate ids",
                 107,
@@ -309,7 +296,7 @@ BENCHMARKS = {
         _table4_benchmark(
             "cail-lcr",
             "CAIL-LCR",
-            slice(2, 4),
+            2,
             # CAIL's training queries are LeCaRD's and its test queries are not published: the ids are not checked
             CollectionShape(
                 "numeric query ids (ridx) graded 0-3, <=33 labels each, numeric candidate ids",
@@ -352,14 +339,8 @@ def check_collection(bench: PaperBenchmark, qrels: dict[str, dict[str, int]], so
 
 
 def paper_table(bench: PaperBenchmark, setting: str, measured: dict[str, dict[str, float]], queries: int) -> str:
-    """The paper's table for one benchmark and setting, its rows as printed, then the user's rows.
-
-    Args:
-        bench: the benchmark.
-        setting: ``zero-shot`` or ``fine-tuned``.
-        measured: the user's systems (``{label: {measure: mean}}``), shown under the paper's rows.
-        queries: the number of queries the user's figures average over.
-    """
+    """The paper's table for one benchmark and ``setting``, its rows as printed, then the user's ``measured``
+    systems (``{label: {measure: mean}}`` over ``queries`` queries)."""
     figures = bench.figures(setting)
     measures = [*bench.all_measures(), *bench.script_measures()]
     labels = [*bench.labels, *bench.extra_measures, *bench.script_measures()]

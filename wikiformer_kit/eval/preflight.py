@@ -91,13 +91,8 @@ def check_model(name: str, option: str = "--model", *, tokenizer: bool = True) -
 
 def check_hub_repo(repo_id: str, repo_type: str, what: str, instead: str) -> None:
     """Refuse a Hub ``model`` or ``dataset`` id that is malformed, not cached while the Hub cannot be reached, or
-    not on the Hub; a cached one, or one the Hub has, passes.
-
-    Args:
-        repo_id: the id as given.
-        repo_type: ``model`` or ``dataset``.
-        what: how the messages name it (``--model ID (no such folder here)``).
-        instead: what to give instead, ending the messages.
+    not on the Hub; a cached one, or one the Hub has, passes. The messages name it as ``what`` (``--model ID (no
+    such folder here)``) and end with what to give ``instead``.
 
     Raises:
         cli.InputError: one line.

@@ -27,23 +27,12 @@ def fisher_randomization_test(
     permutations: int = 10_000,
     seed: int = 42,
 ) -> float:
-    """Two-sided paired randomization test on the mean difference (Fisher; Smucker et al., CIKM 2007).
-
-    Each permutation swaps the two systems' values of a query at random; the p-value is the share of
-    permutations whose |mean difference| is at least the observed one. `scipy.stats.permutation_test` runs the
-    exact test when 2^n <= ``permutations``.
-
-    Args:
-        system: query id -> value of the system under test.
-        reference: query id -> value of the reference system (same queries).
-        permutations: number of random permutations.
-        seed: random seed (the result is deterministic for a given seed).
-
-    Returns:
-        The two-sided p-value.
+    """The two-sided p-value of a paired randomization test on the mean difference (Fisher; Smucker et al., CIKM
+    2007): each permutation swaps the two systems' values of a query at random (`scipy.stats.permutation_test`,
+    exact when 2^n <= ``permutations``); deterministic for a given ``seed``.
 
     Raises:
-        ValueError: the two systems were not evaluated on the same queries, or fewer than 2 queries.
+        ValueError: the two systems (query id -> value) were not evaluated on the same queries, or on fewer than 2.
     """
     a, b = _paired(system, reference)
     if np.array_equal(a, b):
@@ -65,16 +54,8 @@ def paired_t_test(
     reference: Mapping[str, float],
     comparisons: int = 1,
 ) -> float:
-    """Two-sided paired t-test (`scipy.stats.ttest_rel`) with Bonferroni correction.
-
-    Args:
-        system: query id -> value of the system under test.
-        reference: query id -> value of the reference system (same queries).
-        comparisons: number of comparisons made against the reference; the p-value is multiplied by it
-            (capped at 1).
-
-    Returns:
-        The corrected two-sided p-value (1.0 when the two systems agree on every query).
+    """The two-sided p-value of a paired t-test (`scipy.stats.ttest_rel`), Bonferroni-corrected: multiplied by the
+    number of ``comparisons`` made against the reference, capped at 1 (1.0 when the systems agree on every query).
     """
     a, b = _paired(system, reference)
     if np.array_equal(a, b):
@@ -92,14 +73,8 @@ def significantly_worse(
     seed: int = 42,
     comparisons: int = 1,
 ) -> tuple[bool, float]:
-    """Whether ``system`` is significantly worse than ``reference`` (lower mean and p < ``alpha``).
-
-    Args:
-        test: ``fisher`` (randomization) or ``ttest`` (paired t-test, Bonferroni over ``comparisons``).
-
-    Returns:
-        ``(worse, p_value)``.
-    """
+    """``(worse, p_value)``: whether ``system`` is significantly worse than ``reference`` (a lower mean and p <
+    ``alpha``) by the ``fisher`` (randomization) or ``ttest`` (paired t, Bonferroni over ``comparisons``) test."""
     if test == "fisher":
         pvalue = fisher_randomization_test(system, reference, permutations, seed)
     elif test == "ttest":

@@ -86,12 +86,7 @@ def read_beir_qrels_tsv(path: str | Path) -> Qrels:
 
 def load_beir_folder(folder: str | Path, split: str = "test", name: str | None = None) -> Collection:
     """Load a BEIR folder: ``corpus.jsonl`` (``_id, title, text``), ``queries.jsonl`` (``_id, text``) and
-    ``qrels/<split>.tsv``.
-
-    Args:
-        folder: the BEIR dataset folder.
-        split: which qrels file to use (``test``, ``dev``, ``train``).
-        name: collection name; defaults to the folder name.
+    ``qrels/<split>.tsv``; the collection is named ``name``, else after the folder.
 
     Raises:
         CollectionFormatError: a missing file or a malformed record.
@@ -124,10 +119,8 @@ def load_hf_collection(source: str, split: str = "test", name: str | None = None
     (``query-id, corpus-id, score``) from the ``default`` config's ``split`` (MTEB layout); when ``source`` has
     no ``default`` config, from the companion dataset ``<source>-qrels`` (BEIR's layout on the Hub).
 
-    Args:
-        source: a Hub dataset id (``mteb/scifact``) or a local folder with the same configs.
-        split: the qrels split.
-        name: collection name; defaults to the last part of ``source``.
+    ``source`` is a Hub dataset id (``mteb/scifact``) or a local folder with the same configs; the collection is
+    named ``name``, else after the last part of ``source``.
     """
     from datasets import get_dataset_config_names, load_dataset
 

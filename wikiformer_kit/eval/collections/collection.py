@@ -24,9 +24,6 @@ class Collection:
     Args:
         name: a short name used in tables and file names (e.g. ``dl20``).
         documents: document id -> text (title and body joined when the source has both).
-        queries: query id -> text.
-        qrels: query id -> document id -> relevance grade (TREC style: higher is better, 0 = judged
-            non-relevant).
         runs: named candidate runs that came with the collection (e.g. ``{"bm25": run}``).
         relevance_level: the smallest grade counted as relevant by binary measures (TREC DL uses 2).
         relevance_source: where the level comes from (``collection.json``, ``--relevance-level``, or the

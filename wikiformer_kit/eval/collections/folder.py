@@ -16,10 +16,12 @@ read from it.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import re
 from collections import Counter
 from pathlib import Path
+from typing import NoReturn
 
 from wikiformer_kit.eval.collections.archive import archive_stem, extract_archive
 from wikiformer_kit.eval.collections.collection import Collection
@@ -51,8 +53,22 @@ DOCUMENT_FORMATS = {
 }
 """Kinds of document files -> the format name that picks them in ``FORMAT:PATH``."""
 
-_QUERY_KINDS = ("topics", "jsonl-queries", "smart-queries", "lisa-queries")
-_QRELS_KINDS = ("qrels", "jsonl-qrels", "lisa-qrels")
+DOCUMENT_READERS = {
+    "smart-documents": read_smart_documents,
+    "smart": read_smart_documents,
+    "sgml-documents": read_trec_sgml_documents,
+    "jsonl-documents": read_jsonl_documents,
+    "lisa-documents": read_lisa_documents,
+}
+"""Kinds of document files -> their reader (other document files are TSV)."""
+QUERY_READERS = {
+    "topics": read_trec_topics,
+    "jsonl-queries": read_jsonl_queries,
+    "smart-queries": read_smart_queries,
+    "lisa-queries": read_lisa_queries,
+}
+QRELS_READERS = {"qrels": None, "jsonl-qrels": read_jsonl_qrels, "lisa-qrels": read_lisa_qrels}
+"""Kinds of qrels files -> their reader (TREC or SMART qrels: `_qrels_of` tells them apart)."""
 REPEATED_SHARE = 0.5
 """Two document files are copies of one corpus when this share of the smaller one's texts is in the other."""
 
@@ -68,17 +84,12 @@ def load_folder(folder: Path, fmt: str | None = None) -> tuple[str, Collection]:
 def load_files(
     name: str, folder: Path, files: list[Path], fmt: str | None = None, explicit: bool = True
 ) -> tuple[str, Collection]:
-    """Read the given files as one collection.
+    """Read the given files (in ``folder``, named in messages) as one collection; returns the detected format and
+    the collection.
 
     Args:
-        name: the collection name.
-        folder: where the files are (named in messages).
-        files: the files to read.
         fmt: the ``FORMAT`` of ``FORMAT:PATH`` (picks the document files where there are two formats).
         explicit: the user named these files: a file that is not a collection file is an error, not a warning.
-
-    Returns:
-        The detected format and the collection.
 
     Raises:
         CollectionFormatError: an ambiguous set of files (see the module docstring), no collection file, or a
@@ -120,24 +131,16 @@ def load_files(
     _prefer_newer_lisa_qrels(kinds, not_read)
     chosen, detected = _choose_document_format(folder, kinds, fmt)
     collection = Collection(name, not_read=not_read)
-    for path in kinds.get("rankllm", []):
-        documents, queries, run = read_rankllm_candidates(path)
-        collection.documents.update(documents)
-        collection.queries.update(queries)
-        collection.runs[_run_name(path, collection.runs)] = run
     labels: dict[str, dict[str, int]] = {}
-    for path in kinds.get("openmatch", []):
-        documents, queries, run, found = read_openmatch_candidates(path)
-        collection.documents.update(documents)
-        collection.queries.update(queries)
-        collection.runs[_run_name(path, collection.runs)] = run
-        for query_id, graded in found.items():
-            labels.setdefault(query_id, {}).update(graded)
-    for path in kinds.get("msmarco-top1000", []):
-        documents, queries, run = read_msmarco_top1000(path)
-        collection.documents.update(documents)
-        collection.queries.update(queries)
-        collection.runs[_run_name(path, collection.runs)] = run
+    candidates = (read_rankllm_candidates, read_openmatch_candidates, read_msmarco_top1000)
+    for kind, reader in zip(("rankllm", "openmatch", "msmarco-top1000"), candidates, strict=True):
+        for path in kinds.get(kind, []):
+            documents, queries, run, *found = reader(path)
+            collection.documents.update(documents)
+            collection.queries.update(queries)
+            collection.runs[_run_name(path, collection.runs)] = run
+            for query_id, graded in (found[0] if found else {}).items():  # OpenMatch's labels
+                labels.setdefault(query_id, {}).update(graded)
     for path in kinds.get("run", []):
         collection.runs[_run_name(path, collection.runs)] = read_trec_run(path)
     document_files = kinds.get(next((k for k, f in DOCUMENT_FORMATS.items() if f == chosen), ""), [])
@@ -228,14 +231,8 @@ def _choose_document_format(folder: Path, kinds: dict[str, list[Path]], fmt: str
         return fmt, fmt
     if len(by_format) > 1:
         listing = "; ".join(f"{f}: {[p.name for p in files]}" for f, files in by_format.items())
-        matching = _matching_choices(kinds, {f: files for f, files in by_format.items()})
-        choices = " or ".join(f"--collection {f}:{folder}" for f in by_format if f in matching)
-        raise CollectionFormatError(
-            folder,
-            f"documents in {len(by_format)} formats ({listing}): two copies of a corpus? "
-            + (f"choose one: {choices}" if choices else "")
-            + _unmatched(by_format, matching),
-        )
+        offers = [(f, f"--collection {f}:{folder}") for f in by_format]
+        _refuse_copies(folder, f"documents in {len(by_format)} formats ({listing})", kinds, by_format, offers, "one")
     if by_format:
         detected = next(iter(by_format))
         if fmt is None or fmt == detected:
@@ -252,16 +249,7 @@ def _one(by_format: dict) -> str:
 
 
 def _read_documents(path: Path) -> dict[str, str]:
-    kind = sniff(path).kind
-    if kind == "smart-documents" or kind == "smart":
-        return read_smart_documents(path)
-    if kind == "sgml-documents":
-        return read_trec_sgml_documents(path)
-    if kind == "jsonl-documents":
-        return read_jsonl_documents(path)
-    if kind == "lisa-documents":
-        return read_lisa_documents(path)
-    return read_tsv_documents(path)
+    return DOCUMENT_READERS.get(sniff(path).kind, read_tsv_documents)(path)
 
 
 def read_tsv_documents(path: str | Path) -> dict[str, str]:
@@ -326,76 +314,73 @@ def _text_keys(documents: dict[str, str]) -> dict[str, str]:
 
 def _check_copies(folder: Path, per_file: dict[Path, dict[str, str]], kinds: dict[str, list[Path]], fmt) -> None:
     """Refuse document files of one format that look like two copies of a corpus (see the module docstring)."""
-    if len(per_file) < 2:
-        return
+    problem = _copies_problem(per_file) if len(per_file) > 1 else ""
+    if problem:
+        others = [p for kind, files in kinds.items() if kind not in DOCUMENT_FORMATS for p in files]
+        offers = [(path.name, f"--collection {fmt}:{','.join(str(p) for p in [path, *others])}") for path in per_file]
+        _refuse_copies(folder, problem, kinds, {path.name: [path] for path in per_file}, offers, "the files")
+
+
+def _copies_problem(per_file: dict[Path, dict[str, str]]) -> str:
+    """Why document files look like two copies of a corpus (ids in other schemes, texts repeated under other ids),
+    or ``""``."""
     schemes = {
         path: Counter(_id_scheme(d) for d in docs).most_common(1)[0][0] for path, docs in per_file.items() if docs
     }
-    problem = ""
     if len(set(schemes.values())) > 1:
-        problem = (
-            "document ids in different schemes (" + ", ".join(f"{p.name}: {s!r}" for p, s in schemes.items()) + ")"
-        )
-    else:
-        keys = {path: _text_keys(docs) for path, docs in per_file.items()}
-        paths = list(keys)
-        for i, first in enumerate(paths):
-            for second in paths[i + 1 :]:
-                shared = [k for k in keys[first] if k in keys[second] and keys[first][k] != keys[second][k]]
-                smaller = min(len(keys[first]), len(keys[second])) or 1
-                if len(shared) / smaller >= REPEATED_SHARE:
-                    example = shared[0]
-                    problem = (
-                        f"{len(shared)} texts of {first.name} repeat in {second.name} under other ids "
-                        f"(e.g. {keys[first][example]!r} = {keys[second][example]!r})"
-                    )
-                    break
-            if problem:
-                break
-    if problem:
-        others = [p for kind, files in kinds.items() if kind not in DOCUMENT_FORMATS for p in files]
-        matching = _matching_choices(kinds, {path.name: [path] for path in per_file})
-        choices = " or ".join(
-            f"--collection {fmt}:{','.join(str(p) for p in [path, *others])}"
-            for path in per_file
-            if path.name in matching
-        )
-        raise CollectionFormatError(
-            folder,
-            f"{problem}: two copies of a corpus? "
-            + (f"choose the files: {choices}" if choices else "")
-            + _unmatched({path.name: [path] for path in per_file}, matching),
-        )
+        return "document ids in different schemes (" + ", ".join(f"{p.name}: {s!r}" for p, s in schemes.items()) + ")"
+    keys = {path: _text_keys(docs) for path, docs in per_file.items()}
+    for first, second in itertools.combinations(keys, 2):
+        shared = [k for k in keys[first] if k in keys[second] and keys[first][k] != keys[second][k]]
+        if len(shared) / (min(len(keys[first]), len(keys[second])) or 1) >= REPEATED_SHARE:
+            example = shared[0]
+            return (
+                f"{len(shared)} texts of {first.name} repeat in {second.name} under other ids "
+                f"(e.g. {keys[first][example]!r} = {keys[second][example]!r})"
+            )
+    return ""
 
 
-def _judged_documents(kinds: dict[str, list[Path]], smart: bool) -> set[str] | None:
+def _refuse_copies(
+    folder: Path,
+    problem: str,
+    kinds: dict[str, list[Path]],
+    choices: dict[str, list[Path]],
+    offers: list[tuple[str, str]],
+    which: str,
+) -> NoReturn:
+    """Refuse what looks like two copies of a corpus, offering the ``(choice, --collection value)`` of ``offers``
+    whose choice holds judged documents."""
+    matching = _matching_choices(kinds, choices)
+    offered = " or ".join(spec for name, spec in offers if name in matching)
+    raise CollectionFormatError(
+        folder,
+        f"{problem}: two copies of a corpus? "
+        + (f"choose {which}: {offered}" if offered else "")
+        + _unmatched(choices, matching),
+    )
+
+
+def _judged_documents(kinds: dict[str, list[Path]]) -> set[str] | None:
     """The document ids the folder's one qrels file judges (read as `_read_qrels` reads it); ``None`` without
     exactly one qrels file."""
-    files = [p for kind in _QRELS_KINDS for p in kinds.get(kind, [])]
+    files = [(kind, path) for kind in QRELS_READERS for path in kinds.get(kind, [])]
     if len(files) != 1:
         return None
-    qrels = _qrels_of(files[0], kinds, smart)
-    return {docid for judged in qrels.values() for docid in judged}
+    return {docid for judged in _qrels_of(*files[0], kinds).values() for docid in judged}
 
 
-def _matching_choices(kinds: dict[str, list[Path]], choices: dict[str, list[Path]]) -> dict[str, str]:
+def _matching_choices(kinds: dict[str, list[Path]], choices: dict[str, list[Path]]) -> set[str]:
     """The document choices (name -> their files) that a suggestion may offer: those holding judged documents
     (a choice holding none would score 0 on every measure, and is refused once loaded); all of them when the
-    folder has no single qrels file to check against. Returns name -> a short account of the match."""
-    matching = {}
-    judged = _judged_documents(kinds, bool(kinds.get("smart-documents") or kinds.get("smart-queries")))
-    for name, files in choices.items():
-        if judged is None:
-            matching[name] = ""
-            continue
-        documents = {docid for path in files for docid in _read_documents(path)}
-        found = len(judged & documents)
-        if found:
-            matching[name] = f"{found} of {len(judged)} judged documents"
-    return matching
+    folder has no single qrels file to check against."""
+    judged = _judged_documents(kinds)
+    if judged is None:
+        return set(choices)
+    return {name for name, files in choices.items() if any(judged & _read_documents(path).keys() for path in files)}
 
 
-def _unmatched(choices: dict[str, list[Path]], matching: dict[str, str]) -> str:
+def _unmatched(choices: dict[str, list[Path]], matching: set[str]) -> str:
     left_out = [name for name in choices if name not in matching]
     if not left_out:
         return ""
@@ -405,42 +390,37 @@ def _unmatched(choices: dict[str, list[Path]], matching: dict[str, str]) -> str:
     return f" ({names}: not offered, the qrels judge none of its documents)"
 
 
-def _read_queries(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
-    files = [p for kind in _QUERY_KINDS for p in kinds.get(kind, [])]
+def _one_file(
+    folder: Path, kinds: dict[str, list[Path]], readers: dict, what: str, fmt: str
+) -> tuple[str, Path] | None:
+    """The kind and path of the folder's one file read by ``readers`` (query or qrels files), or None; two are
+    refused with the choices."""
+    files = [(kind, path) for kind in readers for path in kinds.get(kind, [])]
     if len(files) > 1:
+        paths = [path for _, path in files]
         raise CollectionFormatError(
-            folder, f"several query files {[p.name for p in files]}; {_choices(kinds, files, fmt)}"
+            folder, f"several {what} files {[p.name for p in paths]}; {_choices(kinds, paths, fmt)}"
         )
-    for path in files:
-        kind = next(k for k in _QUERY_KINDS if path in kinds.get(k, []))
-        reader = {
-            "topics": read_trec_topics,
-            "jsonl-queries": read_jsonl_queries,
-            "smart-queries": read_smart_queries,
-            "lisa-queries": read_lisa_queries,
-        }
-        for qid, text in reader[kind](path).items():
-            collection.queries.setdefault(qid, text)
+    return files[0] if files else None
+
+
+def _read_queries(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
+    found = _one_file(folder, kinds, QUERY_READERS, "query", fmt)
+    for qid, text in (QUERY_READERS[found[0]](found[1]) if found else {}).items():
+        collection.queries.setdefault(qid, text)
 
 
 def _read_qrels(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
-    files = [p for kind in _QRELS_KINDS for p in kinds.get(kind, [])]
-    if len(files) > 1:
-        raise CollectionFormatError(
-            folder, f"several qrels files {[p.name for p in files]}; {_choices(kinds, files, fmt)}"
-        )
-    if not files:
-        return
-    smart = bool(kinds.get("smart-documents") or kinds.get("smart-queries"))
-    collection.qrels = _qrels_of(files[0], kinds, smart)
+    found = _one_file(folder, kinds, QRELS_READERS, "qrels", fmt)
+    if found:
+        collection.qrels = _qrels_of(*found, kinds)
 
 
-def _qrels_of(path: Path, kinds: dict[str, list[Path]], smart: bool):
-    """The qrels of ``path``: JSONL, SMART (beside SMART files, or three columns) or TREC."""
-    if path in kinds.get("jsonl-qrels", []):
-        return read_jsonl_qrels(path)
-    if path in kinds.get("lisa-qrels", []):
-        return read_lisa_qrels(path)
+def _qrels_of(kind: str, path: Path, kinds: dict[str, list[Path]]):
+    """The qrels of ``path``: JSONL, LISA, SMART (beside SMART files, or three columns) or TREC."""
+    if kind != "qrels":
+        return QRELS_READERS[kind](path)
+    smart = kinds.get("smart-documents") or kinds.get("smart-queries")
     first = next((line.split() for _, line in numbered_lines(path, errors="replace") if line.strip()), [])
     return read_smart_qrels(path) if smart or len(first) == 3 else read_trec_qrels(path)
 

@@ -37,11 +37,8 @@ GAINS = {"cranfield": CRANFIELD_GAINS}
 
 
 def load_irds_collection(dataset_id: str, name: str | None = None) -> Collection:
-    """Load the ir_datasets dataset ``dataset_id`` as a `Collection` (see the module docstring).
-
-    Args:
-        dataset_id: an ir_datasets id, e.g. ``msmarco-passage/trec-dl-2020/judged``.
-        name: collection name; defaults to the id with ``/`` as ``-``.
+    """Load the ir_datasets dataset ``dataset_id`` (``msmarco-passage/trec-dl-2020/judged``) as a `Collection` (see
+    the module docstring), named ``name``, else the id with ``/`` as ``-``.
 
     Raises:
         CollectionFormatError: ir_datasets is not installed, the id is unknown, the dataset has no documents or no

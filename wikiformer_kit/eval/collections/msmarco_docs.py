@@ -107,15 +107,12 @@ def read_msmarco_documents(
     is None (refused for a corpus above `WHOLE_READ_LIMIT` bytes).
 
     Args:
-        path: the corpus, plain or compressed.
         wanted: the document ids to read (the candidates); ids absent from the corpus are simply not returned.
-        lookup: ``msmarco-docs-lookup.tsv`` (plain or ``.gz``): seeked by with a plain corpus, checked against a
-            streamed one.
+        lookup: ``msmarco-docs-lookup.tsv``: seeked by with a plain corpus, checked against a streamed one.
         titles: filled with document id -> title (`Collection.titles`: MaxP and SumP repeat it per passage).
 
     Returns:
-        document id -> title and body. Lines with fewer than four fields (``docid<TAB>url<TAB>title<TAB>body``)
-        are skipped, counted in a warning naming the first; more than four are a body holding tabs, rejoined.
+        document id -> title and body; lines with fewer than four fields are skipped, counted in a warning.
 
     Raises:
         CollectionFormatError: a lookup that does not match the documents or has a bad row (the lookup and its
@@ -189,9 +186,7 @@ def read_at_offsets(path: Path, rows: Rows, lookup: str | Path, skipped: list[st
             if raw is None:
                 if offset >= size:
                     found = f"past its end ({size} bytes)"
-                raise CollectionFormatError(
-                    lookup, f"puts document {docid} at byte {offset} of {path.name}, {found}: {MISMATCH}", line
-                )
+                raise _misplaced(lookup, docid, offset, path, found, line)
             _add(documents, titles, raw, f"document {docid} at byte {offset}", skipped)
     return documents
 
@@ -226,12 +221,7 @@ def _stream(
                     seen.add(docid)
                     offset, line = rows[docid]
                     if start not in (offset, offset + shift):
-                        raise CollectionFormatError(
-                            lookup,
-                            f"puts document {docid} at byte {offset} of {path.name}, but its line starts at byte "
-                            f"{start}: {MISMATCH}",
-                            line,
-                        )
+                        raise _misplaced(lookup, docid, offset, path, f"but its line starts at byte {start}", line)
                 if wanted is not None:
                     if docid not in wanted:
                         continue
@@ -245,12 +235,15 @@ def _stream(
     absent = [docid for docid in (rows or {}) if docid not in seen]
     if absent:  # never found, the corpus read to its end
         offset, line = rows[absent[0]]
-        raise CollectionFormatError(
-            lookup,
-            f"puts document {absent[0]} at byte {offset} of {path.name}, which has no such document: {MISMATCH}",
-            line,
-        )
+        raise _misplaced(lookup, absent[0], offset, path, "which has no such document", line)
     return documents
+
+
+def _misplaced(lookup, docid: str, offset: int, path: Path, found: str, line: int) -> CollectionFormatError:
+    """The error for a lookup row that puts a document where its line is not."""
+    return CollectionFormatError(
+        lookup, f"puts document {docid} at byte {offset} of {path.name}, {found}: {MISMATCH}", line
+    )
 
 
 def _add(documents: dict[str, str], titles: dict, raw: bytes, where: str, skipped: list[str]) -> None:

@@ -26,13 +26,10 @@ KEYS = ("query_id", "doc_id", "query", "doc")
 
 
 def read_openmatch_candidates(path: str | Path) -> tuple[dict[str, str], dict[str, str], Run, Qrels]:
-    """Read an OpenMatch re-ranking JSONL file.
-
-    Returns:
-        ``(documents, queries, run, labels)``: the candidates' texts, the queries' texts, the first stage's run
-        (``retrieval_score``; candidates without one ranked in file order) and the positive labels as qrels. An id
-        given again with another text keeps its first text, and a null text is not read (the query then goes
-        unranked, the document is missing): both counted in a warning naming the first.
+    """``(documents, queries, run, labels)`` of an OpenMatch re-ranking JSONL file: the candidates' texts, the
+    queries' texts, the first stage's run (``retrieval_score``; candidates without one ranked in file order) and
+    the positive labels as qrels. An id given again with another text keeps its first text, and a null text is
+    not read (the query then goes unranked, the document is missing): both counted in a warning naming the first.
 
     Raises:
         CollectionFormatError: a line that is not a JSON object with ``query_id``, ``doc_id``, ``query`` and ``doc``,

@@ -13,16 +13,10 @@ logger = logging.getLogger(__name__)
 
 
 def read_rankllm_candidates(path: str | Path) -> tuple[dict[str, str], dict[str, str], Run]:
-    """Read a rank_llm ``retrieve_results_*.json`` file (first-stage candidates with their text).
-
-    Args:
-        path: the JSON file, a list with one entry per query.
-
-    Returns:
-        ``(documents, queries, run)``: document id -> text, query id -> text, and the candidate run
-        (query id -> document id -> first-stage score). A document seen under several queries keeps its first
-        text (a differing text is counted in a warning); a document listed twice for one query keeps its
-        first (higher-ranked) hit, also counted.
+    """``(documents, queries, run)`` of a rank_llm ``retrieve_results_*.json`` file (a JSON list, an entry per
+    query): the candidates' and queries' texts and the first-stage run. A document seen under several queries
+    keeps its first text (a differing text is counted in a warning); a document listed twice for one query keeps
+    its first (higher-ranked) hit, also counted.
 
     Raises:
         CollectionFormatError: not a list, an entry without ``query``/``hits``, a hit without ``qid``,

@@ -57,15 +57,9 @@ def split_spec(spec: str) -> tuple[str | None, str, str]:
 
 
 def load_collection(spec: str, relevance_level: int | None = None) -> Collection:
-    """Load a collection named as on the command line (see the module docstring).
-
-    Args:
-        spec: ``FOLDER``, an archive, ``irds:ID`` or ``FORMAT:PATH`` (``hf:`` and ``beir:`` with an optional
-            ``@split``; ``PATH`` a folder or comma-separated files).
-        relevance_level: overrides the folder's ``collection.json`` and the default from the qrels.
-
-    Returns:
-        The `Collection`; its problems (unjudged queries, missing documents, ...) are logged as warnings.
+    """Load a collection named as on the command line (``spec``: see the module docstring); ``relevance_level``
+    overrides the folder's ``collection.json`` and the default from the qrels. Its problems (unjudged queries,
+    missing documents, ...) are logged as warnings.
 
     Raises:
         CollectionFormatError: unreadable or ambiguous files (the message names them and the choices).

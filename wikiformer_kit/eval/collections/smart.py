@@ -28,13 +28,8 @@ _FIELD = re.compile(r"^\.([A-Z])\s*$", re.M)
 
 
 def read_smart_records(path: str | Path) -> list[tuple[str, dict[str, str]]]:
-    """Split a SMART file into records.
-
-    Args:
-        path: a SMART file (``.I id`` lines followed by ``.T``, ``.A``, ``.B``, ``.W``, ... field markers).
-
-    Returns:
-        ``(id, {field letter: text})`` per record, in file order; text has whitespace collapsed.
+    """``(id, {field letter: text})`` per record of a SMART file (``.I id`` lines followed by ``.T``, ``.A``,
+    ``.B``, ``.W``, ... field markers), in file order; text has whitespace collapsed.
 
     Raises:
         CollectionFormatError: the file has no ``.I`` record.

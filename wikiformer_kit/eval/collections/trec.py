@@ -25,14 +25,8 @@ _TITLE = re.compile(r"<title>\s*(?:Topic:)?(.*?)(?=<[a-z/]|\Z)", re.S | re.I)
 
 
 def read_trec_qrels(path: str | Path) -> Qrels:
-    """Read a TREC qrels file (``qid iteration docid grade`` per line).
-
-    Args:
-        path: the qrels file.
-
-    Returns:
-        query id -> document id -> integer grade. A repeated (query, document) pair keeps the last grade
-        (as trec_eval does) and is reported as a counted warning.
+    """Read a TREC qrels file (``qid iteration docid grade`` per line); a repeated (query, document) pair keeps
+    the last grade (as trec_eval does) and is reported as a counted warning.
 
     Raises:
         CollectionFormatError: a line without 4 fields or with a non-integer grade.
@@ -59,13 +53,8 @@ def read_trec_qrels(path: str | Path) -> Qrels:
 
 
 def read_trec_topics(path: str | Path) -> dict[str, str]:
-    """Read topics: tab-separated ``qid<TAB>text`` lines, or SGML ``<top><num>..<title>..</top>`` blocks.
-
-    Args:
-        path: the topics file; SGML is recognised by a ``<top>`` tag, and its ``<title>`` field is the query.
-
-    Returns:
-        query id -> query text (whitespace collapsed).
+    """Query id -> text (whitespace collapsed) of topics: tab-separated ``qid<TAB>text`` lines, or SGML
+    ``<top><num>..<title>..</top>`` blocks (recognised by a ``<top>`` tag; the ``<title>`` is the query).
 
     Raises:
         CollectionFormatError: a tab-separated line without a tab, an SGML topic without ``<num>``, or a
@@ -100,15 +89,9 @@ def _add_topic(topics: dict[str, str], qid: str, text: str, path: str | Path, li
 
 def read_trec_run(path: str | Path) -> Run:
     """Read a run file: TREC's ``qid Q0 docid rank score tag``, the same without the tag, or MS MARCO's
-    ``qid<TAB>docid<TAB>rank`` (the layout is taken from the first line; every line must have it).
-
-    Args:
-        path: the run file.
-
-    Returns:
-        query id -> document id -> score (``-rank`` for MS MARCO runs). trec_eval refuses a run that lists a
-        document twice for one query; here the first occurrence (the one ranked higher in the file) is kept and
-        the others are dropped with a counted warning naming an example line.
+    ``qid<TAB>docid<TAB>rank`` (score ``-rank``); the layout is taken from the first line, and every line must have
+    it. trec_eval refuses a run that lists a document twice for one query; here the first occurrence (the one
+    ranked higher in the file) is kept and the others are dropped with a counted warning naming an example line.
 
     Raises:
         CollectionFormatError: a line of another width than the first, or a non-numeric score or rank.
@@ -162,16 +145,8 @@ def format_run_lines(qid: str, ranking: dict[str, float], tag: str) -> str:
 
 
 def write_trec_run(run: Run, path: str | Path, tag: str = "run") -> Path:
-    """Write a run in TREC format (queries in the run's order, documents in trec_eval order).
-
-    Args:
-        run: query id -> document id -> score.
-        path: the output file (parent folders are created).
-        tag: the run name written in the last column (no whitespace).
-
-    Returns:
-        The path written.
-    """
+    """Write a run in TREC format (queries in the run's order, documents in trec_eval order; ``tag``, one word, in
+    the last column) to ``path``, its folders made; returns the path."""
     if not tag or any(c.isspace() for c in tag):
         raise ValueError(f"run tag must be one word, got {tag!r}")
     for qid, ranking in run.items():

@@ -17,15 +17,9 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 def read_trec_sgml_documents(path: str | Path) -> dict[str, str]:
-    """Read TREC SGML documents.
-
-    Args:
-        path: a file of ``<DOC>`` blocks, each with one ``<DOCNO>``; the text is everything else in the block
-            (``<TITLE>``, ``<TEXT>``, ``<HEADLINE>`` ... contents kept, tags and ``<DOCHDR>`` removed, SGML
-            entities decoded, whitespace collapsed).
-
-    Returns:
-        document id -> text.
+    """Document id -> text of a file of ``<DOC>`` blocks, each with one ``<DOCNO>``: the text is everything else
+    in the block (``<TITLE>``, ``<TEXT>``, ``<HEADLINE>`` ... contents kept, tags and ``<DOCHDR>`` removed, SGML
+    entities decoded, whitespace collapsed).
 
     Raises:
         CollectionFormatError: no ``<DOC>`` block, a block without ``<DOCNO>``, or a repeated DOCNO.

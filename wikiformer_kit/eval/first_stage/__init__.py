@@ -30,19 +30,9 @@ def first_stage_run(
     bm25_options: BM25Options | None = None,
     dense_model: str | None = None,
 ) -> Run:
-    """Candidates for re-ranking.
-
-    Args:
-        collection: the collection (its documents are indexed).
-        method: ``bm25``, ``dense``, or the name of one of the collection's runs (``given`` = its first run).
-        k: candidates per query (a given run is cut to its top k).
-        query_ids: the queries to retrieve for (default: the judged queries, so no effort goes to queries that
-            cannot be evaluated).
-        bm25_options: BM25 settings; dense_model: the bi-encoder for ``dense``.
-
-    Returns:
-        query id -> document id -> first-stage score.
-    """
+    """The top ``k`` candidates for re-ranking of ``method``: ``bm25``, ``dense`` (the bi-encoder ``dense_model``),
+    or the name of one of the collection's runs (``given``: its first run), for ``query_ids`` (default: the judged
+    queries, so no effort goes to queries that cannot be evaluated)."""
     ids = list(query_ids) if query_ids is not None else collection.judged_query_ids()
     if method == "bm25":
         return BM25Retriever(collection.documents, bm25_options).retrieve(collection.queries, k, ids)

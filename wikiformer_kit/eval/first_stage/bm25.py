@@ -66,11 +66,8 @@ def _stopwords(option: str | None) -> str | list[str] | None:
 
 
 class BM25Retriever:
-    """A bm25s index over a collection's documents.
-
-    Args:
-        documents: document id -> text.
-        options: `BM25Options` (defaults: bm25s' k1/b, English stemming and stopwords).
+    """A bm25s index over a collection's documents (`BM25Options` default: bm25s' k1/b, English stemming and
+    stopwords).
 
     Example::
 
@@ -92,17 +89,9 @@ class BM25Retriever:
         self.index.index(tokens, show_progress=False)
 
     def retrieve(self, queries: dict[str, str], k: int = 100, query_ids: Sequence[str] | None = None) -> Run:
-        """Top-k documents per query.
-
-        Args:
-            queries: query id -> text.
-            k: documents per query (capped at the number of documents).
-            query_ids: the queries to run (default: all).
-
-        Returns:
-            query id -> document id -> BM25 score. Queries that are empty or share no term with the index are
-            left out (counted in a warning): every document would tie at 0.
-        """
+        """The top ``k`` documents (at most all) of each query of ``query_ids`` (default: all), with their BM25
+        scores. Queries that are empty or share no term with the index are left out (counted in a warning): every
+        document would tie at 0."""
         ids = list(query_ids if query_ids is not None else queries)
         k = min(k, len(self.doc_ids))
         texts = [queries[q] for q in ids]

@@ -18,14 +18,8 @@ def default_bi_encoder_path() -> str:
 
 
 class DenseRetriever:
-    """Exact cosine-similarity search over embeddings of every document.
-
-    Args:
-        documents: document id -> text.
-        model: a sentence-transformers model folder or Hub id (default: the embedded all-MiniLM-L6-v2).
-        batch_size: encoding batch size.
-        device: torch device (default: sentence-transformers' choice).
-    """
+    """Exact cosine-similarity search over the embeddings of every document by a sentence-transformers ``model``
+    (folder or Hub id; default: the embedded all-MiniLM-L6-v2) on ``device`` (default: sentence-transformers')."""
 
     def __init__(self, documents: dict[str, str], model: str | None = None, batch_size: int = 64, device=None):
         from sentence_transformers import SentenceTransformer

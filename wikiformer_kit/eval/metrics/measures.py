@@ -34,13 +34,9 @@ BINARY_MEASURES = ("RR", "P", "AP", "R")
 
 @dataclass(frozen=True)
 class MeasureSpec:
-    """One measure as computed here.
-
-    Args:
-        name: the display name (``RR@10``), without the relevance level.
-        measure: the ir_measures measure handed to the pytrec_eval provider (``RR(rel=2)`` for ``RR@10``).
-        rr_cutoff: for RR@k, the k applied to the per-query reciprocal rank (see `parse_measure`).
-    """
+    """One measure as computed here: its display ``name`` (``RR@10``, without the relevance level), the ir_measures
+    ``measure`` handed to the pytrec_eval provider (``RR(rel=2)`` for ``RR@10``) and, for RR@k, the k applied to
+    the per-query reciprocal rank (see `parse_measure`)."""
 
     name: str
     measure: ir_measures.measures.BaseMeasure
@@ -54,9 +50,7 @@ def parse_measure(name: str, relevance_level: int = 1) -> MeasureSpec:
     ignores one (``RR@10`` comes back as full RR). RR@k is therefore computed as RR, then set to 0 for queries
     whose first relevant document is ranked below k, which is exactly reciprocal rank over the top k.
 
-    Args:
-        name: a measure in ir_measures syntax; a ``rel=`` given in the name wins over ``relevance_level``.
-        relevance_level: the smallest relevant grade for binary measures.
+    A ``rel=`` given in the name wins over ``relevance_level`` (the smallest relevant grade of binary measures).
 
     Raises:
         ValueError: an unknown measure, or one the pytrec_eval backend cannot compute.

@@ -29,13 +29,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Evaluation:
-    """Per-query values and means of one run.
-
-    Args:
-        per_query: measure name -> query id -> value (queries as averaged, see `evaluate_run`).
-        relevance_level: the relevance level used for binary measures.
-        notes: the counted warnings raised while evaluating (also logged).
-    """
+    """Per-query values (measure name -> query id -> value, the queries averaged over) of one run, the relevance
+    level its binary measures used and the counted warnings raised while evaluating (also logged)."""
 
     per_query: dict[str, dict[str, float]]
     relevance_level: int
@@ -109,13 +104,8 @@ def _examples(ids, count: int = 3) -> str:
 
 
 def check_run_documents(run: Run, qrels: Qrels, documents: Collection[str] | None, source: str) -> list[str]:
-    """Check a user's run's document ids against the collection before it is scored.
-
-    Args:
-        run: query id -> document id -> score (only the judged queries are checked).
-        qrels: query id -> document id -> grade.
-        documents: the collection's document ids (``None`` or empty: a collection of qrels only).
-        source: the run's file (or name), named in the messages.
+    """Check the document ids a user's run retrieves for judged queries against the collection's ``documents``
+    (``None`` or empty: a collection of qrels only) before it is scored, naming ``source`` (its file or name).
 
     Returns:
         A counted warning when some retrieved document ids are not in the collection (they count as
@@ -167,19 +157,14 @@ def evaluate_run(
     source: str | None = None,
     documents: Collection[str] | None = None,
 ) -> Evaluation:
-    """Evaluate a run with trec_eval's definitions (pytrec_eval backend).
+    """Evaluate a run with trec_eval's definitions (pytrec_eval backend), per query.
 
     Args:
-        run: query id -> document id -> score.
-        qrels: query id -> document id -> grade.
         measures: measure names in ir_measures syntax (see `eval.metrics.measures`).
         relevance_level: the smallest relevant grade for binary measures (TREC DL: 2).
         complete: average over every judged query, scoring those absent from the run as 0 (trec_eval ``-c``).
-        source: a user's run file: its document ids are checked (`check_run_documents`) and the messages name it.
-        documents: the collection's document ids, for that check.
-
-    Returns:
-        The `Evaluation` with per-query values.
+        source: a user's run file: its document ids are checked against the collection's ``documents``
+            (`check_run_documents`) and the messages name it.
 
     Raises:
         ValueError: unknown measures, or a run and qrels without a common query id.

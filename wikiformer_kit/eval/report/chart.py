@@ -19,16 +19,9 @@ MARKS = {"worse": ("*", "//"), "better": ("†", "..")}
 
 
 def bar_chart(comparison: Comparison, path: str | Path) -> Path:
-    """Draw grouped bars (one group per measure, one bar per system) and save them as PNG.
-
-    Args:
-        comparison: the systems and means to draw; a bar significantly worse than the reference carries the tables'
-            ``*`` and is hatched ``//``, one significantly better carries ``†`` and is dotted (the legend says so).
-        path: the PNG file to write (parent folders are created).
-
-    Returns:
-        The path written.
-    """
+    """Draw grouped bars (one group per measure, one bar per system) and save them as a PNG at ``path`` (its
+    folders made; returned). A bar significantly worse than the reference carries the tables' ``*`` and is
+    hatched ``//``, one significantly better carries ``†`` and is dotted (the legend says so)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     systems = list(comparison.means)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wikiformer_kit.eval.metrics import Evaluation
 from wikiformer_kit.eval.significance import significantly_better, significantly_worse
+
+_SAVED = "collection measures reference test alpha num_queries relevance_level means worse better p_values".split()
+"""The fields ``comparison.json`` holds, in its order."""
+_JSON_KEYS = {"worse": "significantly_worse", "better": "significantly_better"}
 
 
 @dataclass
@@ -16,15 +20,10 @@ class Comparison:
     """Systems evaluated on one collection, with significance against a reference system.
 
     Args:
-        collection: the collection name.
-        measures: the measure names, in column order.
-        means: system -> measure -> mean.
-        worse: system -> measure -> True where significantly worse than the reference.
-        better: system -> measure -> True where significantly better than the reference.
-        p_values: system -> measure -> p-value against the reference.
+        means: system -> measure -> mean; ``worse``, ``better`` and ``p_values`` are keyed alike, ``worse`` and
+            ``better`` True where the system differs significantly from the reference.
         reference: the reference system name (None: no significance tests).
         test: ``fisher`` or ``ttest``; ``alpha``: the significance level.
-        num_queries: the number of queries averaged over.
         relevance_level: the smallest grade binary measures count as relevant (None: not recorded).
     """
 
@@ -71,35 +70,19 @@ class Comparison:
         def renamed(values: dict) -> dict:
             return {names[name]: value for name, value in values.items() if name in names}
 
-        return Comparison(
-            collection=self.collection,
+        return replace(
+            self,
             measures=list(self.measures),
             means={names[name]: self.means[name] for name in names},
             worse=renamed(self.worse),
             better=renamed(self.better),
             p_values=renamed(self.p_values),
             reference=names.get(self.reference, self.reference) if self.reference else None,
-            test=self.test,
-            alpha=self.alpha,
-            num_queries=self.num_queries,
-            relevance_level=self.relevance_level,
         )
 
     def to_dict(self) -> dict:
         """JSON-ready dict of everything in the comparison."""
-        return {
-            "collection": self.collection,
-            "measures": self.measures,
-            "reference": self.reference,
-            "test": self.test,
-            "alpha": self.alpha,
-            "num_queries": self.num_queries,
-            "relevance_level": self.relevance_level,
-            "means": self.means,
-            "significantly_worse": self.worse,
-            "significantly_better": self.better,
-            "p_values": self.p_values,
-        }
+        return {_JSON_KEYS.get(name, name): getattr(self, name) for name in _SAVED}
 
     def save_json(self, path: str | Path) -> Path:
         """Write `to_dict` as JSON."""
@@ -111,19 +94,9 @@ class Comparison:
     @classmethod
     def from_dict(cls, data: dict) -> Comparison:
         """Rebuild a comparison saved with `save_json`."""
-        return cls(
-            collection=data["collection"],
-            measures=data["measures"],
-            means=data["means"],
-            worse=data.get("significantly_worse", {}),
-            better=data.get("significantly_better", {}),
-            p_values=data.get("p_values", {}),
-            reference=data.get("reference"),
-            test=data.get("test", "fisher"),
-            alpha=data.get("alpha", 0.05),
-            num_queries=data.get("num_queries", 0),
-            relevance_level=data.get("relevance_level"),
-        )
+        required = {name: data[name] for name in ("collection", "measures", "means")}
+        saved = {name: data[key] for name in _SAVED if (key := _JSON_KEYS.get(name, name)) in data}
+        return cls(**{**saved, **required})
 
 
 def compare(
@@ -139,14 +112,10 @@ def compare(
     """Compare systems and test each against ``reference`` per measure.
 
     Args:
-        collection: the collection name.
-        evaluations: system name -> its `Evaluation` (all on the same queries).
-        measures: the measures to compare (must be in every evaluation).
+        evaluations: system name -> its `Evaluation` (all on the same queries, with every measure).
         reference: the system the others are tested against; None for no tests.
         test: ``fisher`` (randomization, the paper) or ``ttest`` (paired t-test, Bonferroni over the number of
-            systems compared, as WIKIR).
-        alpha: significance level.
-        permutations: permutations for the randomization test; seed: its random seed.
+            systems compared, as WIKIR); ``permutations`` and ``seed`` are the randomization test's.
 
     Raises:
         ValueError: an unknown reference, a missing measure, or systems evaluated on different queries or at

@@ -9,17 +9,14 @@ from wikiformer_kit.eval.metrics import display_name
 from wikiformer_kit.eval.report.comparison import Comparison
 
 
-def _cells(
-    comparison: Comparison, system: str, digits: int, bold: tuple[str, str], star: str, dagger: str = "†"
-) -> list[str]:
-    cells = []
-    for measure in comparison.measures:
-        text = f"{comparison.means[system][measure]:.{digits}f}"
-        if system in comparison.best(measure, digits):
-            text = f"{bold[0]}{text}{bold[1]}"
-        text += {"worse": star, "better": dagger}.get(comparison.verdict(system, measure), "")
-        cells.append(text)
-    return cells
+def _cell(
+    comparison: Comparison, system: str, measure: str, digits: int, bold=("**", "**"), star="\\*", dagger="†"
+) -> str:
+    """One figure: in bold where it is the column's best, marked where it differs significantly from the reference."""
+    text = f"{comparison.means[system][measure]:.{digits}f}"
+    if system in comparison.best(measure, digits):
+        text = f"{bold[0]}{text}{bold[1]}"
+    return text + {"worse": star, "better": dagger}.get(comparison.verdict(system, measure), "")
 
 
 def _caption(comparison: Comparison) -> str:
@@ -43,7 +40,8 @@ def markdown_table(comparison: Comparison, digits: int = 4) -> str:
     header = ["system", *(display_name(m) for m in comparison.measures)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" + "---:|" * len(comparison.measures)]
     for system in comparison.means:
-        lines.append("| " + " | ".join([system, *_cells(comparison, system, digits, ("**", "**"), "\\*")]) + " |")
+        cells = [_cell(comparison, system, measure, digits) for measure in comparison.measures]
+        lines.append("| " + " | ".join([system, *cells]) + " |")
     return "\n".join(lines) + f"\n\n{_caption(comparison)}\n"
 
 
@@ -68,9 +66,10 @@ def latex_table(comparison: Comparison, digits: int = 4) -> str:
     columns = "l" + "r" * len(comparison.measures)
     caption = _latex_escape(_caption(comparison)).replace("†", "$^\\dagger$")
     header = " & ".join(["System", *(_latex_escape(display_name(m)) for m in comparison.measures)])
+    marks = {"bold": ("\\textbf{", "}"), "star": "$^*$", "dagger": "$^\\dagger$"}
     rows = [
         " & ".join(
-            [_latex_escape(system), *_cells(comparison, system, digits, ("\\textbf{", "}"), "$^*$", "$^\\dagger$")]
+            [_latex_escape(system), *(_cell(comparison, system, m, digits, **marks) for m in comparison.measures)]
         )
         + " \\\\"
         for system in comparison.means
@@ -107,14 +106,8 @@ def combined_markdown_table(comparisons: Sequence[Comparison], measures: Sequenc
         cells = [system]
         for comparison in comparisons:
             for measure in measures:
-                if system not in comparison.means or measure not in comparison.measures:
-                    cells.append("-")
-                    continue
-                text = f"{comparison.means[system][measure]:.{digits}f}"
-                if system in comparison.best(measure, digits):
-                    text = f"**{text}**"
-                text += {"worse": "\\*", "better": "†"}.get(comparison.verdict(system, measure), "")
-                cells.append(text)
+                missing = system not in comparison.means or measure not in comparison.measures
+                cells.append("-" if missing else _cell(comparison, system, measure, digits))
         lines.append("| " + " | ".join(cells) + " |")
     notes = "; ".join(f"{c.collection}: {c.num_queries} queries{_level(c)}" for c in comparisons)
     reference = next((c.reference for c in comparisons if c.reference), None)

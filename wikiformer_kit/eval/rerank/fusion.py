@@ -166,16 +166,9 @@ def tune_fusion(
     The first stage alone (alpha 0) is preferred, then the smallest alpha (then the earlier method); a setting is
     passed over only when the best setting beats it by more than the folds' spread (`eval.rerank.fusion_cv`).
 
-    Args:
-        model_run: the re-ranker's raw run on the dev queries.
-        first_stage: the first-stage run it re-ranked (with scores).
-        qrels: the dev collection's judgments (required; at least 2 judged queries).
-        measure: an ir-measures name (``nDCG@10``, ``RR@10``, ...).
-        methods: fusion methods to try.
-        alphas: model weights to try, each in [0, 1] (0, the first stage alone, is always tried).
-        relevance_level: the collection's binary relevance level.
-        first_stage_name: for error messages.
-        folds: cross-validation folds over the dev queries (at most one per query).
+    ``model_run`` is the re-ranker's raw run on the dev queries, ``first_stage`` the run it re-ranked (with scores,
+    named in errors as ``first_stage_name``), ``qrels`` the dev judgments (at least 2 judged queries); ``alphas``
+    are the model weights tried, each in [0, 1] (0, the first stage alone, is always tried).
     """
     if not qrels:
         raise ValueError("the dev collection has no judgments (qrels): fusion cannot be tuned on it")

@@ -65,17 +65,10 @@ def pick(fold_means: Mapping[Hashable, Sequence[float]], preference: Sequence[Ha
 
 @dataclass
 class CrossValidation:
-    """What cross-validation says about a choice (values of one measure; intervals at 95%).
-
-    Args:
-        folds: the number of folds; queries: the number of dev queries.
-        estimate, estimate_interval: the chosen procedure's cross-validated value (each fold scored with the setting
-            picked on the other folds) and its interval over the folds.
-        first_stage: the first stage alone, averaged over the same folds.
-        gain, gain_interval: the cross-validated gain over the first stage and its interval.
-        best: the setting with the best mean over the folds, and ``best_gap`` its lead over the chosen one with
-            ``best_gap_spread`` the spread that lead had to exceed.
-    """
+    """What cross-validation says about a choice (values of one measure; intervals at 95%): the chosen procedure's
+    cross-validated ``estimate`` (each fold scored with the setting picked on the other folds), the ``first_stage``
+    alone over the same folds, the ``gain`` over it, and the ``best`` setting over the folds with its lead over the
+    chosen one (``best_gap``) and the spread that lead had to exceed (``best_gap_spread``)."""
 
     folds: int
     queries: int

@@ -31,13 +31,8 @@ Document = str | tuple[str, str]
 
 @dataclass(frozen=True)
 class LongDocuments:
-    """How documents longer than the model are scored (see the module docstring).
-
-    Args:
-        mode: ``firstp``, ``maxp`` or ``sump``.
-        window: passage length in tokens (MaxP, SumP).
-        stride: tokens between passage starts, at most ``window`` (MaxP, SumP).
-    """
+    """How documents longer than the model are scored (see the module docstring): the ``mode`` and, for MaxP and
+    SumP, the passages' ``window`` and ``stride`` (at most the window) in tokens."""
 
     mode: str = "firstp"
     window: int = DEFAULT_WINDOW
@@ -71,14 +66,8 @@ def split_passages(body: str, window: int, stride: int, tokenizer=None) -> list[
     """Overlapping passages of ``body``: ``window`` tokens starting every ``stride`` tokens, the last one ending
     with the text (one passage for a body no longer than the window; ``[""]`` for an empty body). A passage never
     starts or ends inside a word (it starts at the next word, ends before the cut word) unless one word is longer
-    than the window.
-
-    Args:
-        body: the text to cut.
-        window: tokens per passage.
-        stride: tokens between passage starts.
-        tokenizer: a fast Hugging Face tokenizer (its tokens' character offsets cut the text); None: words.
-    """
+    than the window. Tokens are a fast Hugging Face ``tokenizer``'s (their character offsets cut the text), or
+    words without one."""
     if tokenizer is None:
         spans = [match.span() for match in re.finditer(r"\S+", body)]
         word_starts = [True] * len(spans)
@@ -114,18 +103,14 @@ def score_long_pairs(
     long_documents: LongDocuments,
     tokenizer=None,
 ) -> list[float]:
-    """Scores of ``(query, document)`` pairs, documents longer than the model handled as ``long_documents`` says.
+    """One score per ``(query, document)`` pair, in input order, documents longer than the model handled as
+    ``long_documents`` says (FirstP: each pair scored whole, the scorer cuts it).
 
     Args:
         score_pairs: scores a list of ``(query, text)`` pairs, e.g. ``CrossEncoder(...).predict``.
-        pairs: ``(query, document)``; a document is its text or ``(title, body)`` (the title then starts every
-            passage).
-        long_documents: FirstP (each pair scored whole; the scorer cuts it), MaxP or SumP.
+        pairs: a document is its text or ``(title, body)`` (the title then starts every passage).
         tokenizer: the tokenizer whose tokens ``window`` and ``stride`` count (e.g. ``cross_encoder.tokenizer``);
             None: words.
-
-    Returns:
-        One score per pair, in input order.
 
     Example::
 

@@ -196,33 +196,41 @@ def _window_size(scorer, window: int | None) -> int:
 
 
 def _reranked_windows(
-    collection: Collection, work: list[tuple[str, list[str], list[str]]], scorer, window: int, progress
-) -> Iterator[list[tuple[str, dict, int]]]:
-    """Each window's queries, re-ranked: ``(query id, ranking, documents missing from the corpus)`` in work order.
+    collection: Collection, candidates: Run, ids: Sequence[str], depth: int | None, scorer, window: int, progress=True
+) -> Iterator[list[tuple[str, dict]]]:
+    """Each window's queries, re-ranked: ``(query id, ranking)`` in query order (see `_work`); the candidates missing
+    from the corpus are counted in a warning at the end.
 
     A window's pairs go to the scorer in one call, so its model batches are filled across queries and its pairs are
     sorted by length together (`modeling_wikiformer.score_pairs`); missing documents, then the candidates below
     the re-ranked depth (the standard re-ranking protocol: the run stays as deep as the first stage), are kept
     below the scored ones, in their first-stage order."""
+    work = _work(collection, candidates, ids, depth)
     tails = {qid: len(tail) for qid, _, tail in work}
-    for queries in _windows(collection, work, window):
-        scores = scorer.score(
-            [collection.queries[qid] for qid, known, _ in queries for _ in known],
-            [_document(collection, d, scorer) for _, known, _ in queries for d in known],
-            progress,
-        )
-        done, start = [], 0
-        for qid, known, unknown in queries:
-            own = scores[start : start + len(known)]
-            start += len(known)
-            ranking = dict(zip(known, own, strict=True))
-            floor = min(own, default=0.0)
-            for position, docid in enumerate(unknown, start=1):
-                ranking[docid] = floor - position
-            missing = len(unknown) - tails[qid]
-            progress(missing)
-            done.append((qid, ranking, missing))
-        yield done
+    missing = 0
+    total = sum(len(docs) for _, docs, _ in work)
+    with tqdm(total=total, desc=f"re-rank {collection.name}", unit="pair", disable=not progress) as bar:
+        for queries in _windows(collection, work, window):
+            scores = scorer.score(
+                [collection.queries[qid] for qid, known, _ in queries for _ in known],
+                [_document(collection, d, scorer) for _, known, _ in queries for d in known],
+                bar.update,
+            )
+            done, start = [], 0
+            for qid, known, unknown in queries:
+                done.append((qid, _below(dict(zip(known, scores[start : start + len(known)], strict=True)), unknown)))
+                start += len(known)
+                bar.update(len(unknown) - tails[qid])
+                missing += len(unknown) - tails[qid]
+            yield done
+    if missing:
+        logger.warning("%d candidate documents are not in the corpus; kept unscored below the scored ones", missing)
+
+
+def _below(ranking: dict[str, float], docids: Sequence[str]) -> dict[str, float]:
+    """``ranking`` with ``docids`` added under its lowest score, in their order."""
+    floor = min(ranking.values(), default=0.0)
+    return ranking | {docid: floor - position for position, docid in enumerate(docids, start=1)}
 
 
 def _document(collection: Collection, docid: str, scorer):
@@ -256,14 +264,10 @@ def with_tail(run: Run, candidates: Run, depth: int | None) -> Run:
     first-stage order (the standard re-ranking protocol)."""
     if depth is None:
         return run
-    full: Run = {}
-    for qid, ranking in run.items():
-        full[qid] = dict(ranking)
-        floor = min(ranking.values(), default=0.0)
-        tail = [docid for docid, _ in ranked(candidates.get(qid, {}))[depth:] if docid not in ranking]
-        for position, docid in enumerate(tail, start=1):
-            full[qid][docid] = floor - position
-    return full
+    return {
+        qid: _below(ranking, [docid for docid, _ in ranked(candidates.get(qid, {}))[depth:] if docid not in ranking])
+        for qid, ranking in run.items()
+    }
 
 
 def rerank_run(
@@ -280,18 +284,9 @@ def rerank_run(
     scorer = with_long_documents(scorer, long_documents)
     window = _window_size(scorer, window)
     ids = list(query_ids if query_ids is not None else candidates)
-    work = _work(collection, candidates, ids, depth)
     run: Run = {}
-    missing = 0
-    with tqdm(
-        total=sum(len(d) for _, d, _ in work), desc=f"re-rank {collection.name}", unit="pair", disable=not progress
-    ) as bar:
-        for finished in _reranked_windows(collection, work, scorer, window, bar.update):
-            for qid, ranking, unknown in finished:
-                run[qid] = ranking
-                missing += unknown
-    if missing:
-        logger.warning("%d candidate documents are not in the corpus; kept unscored below the scored ones", missing)
+    for finished in _reranked_windows(collection, candidates, ids, depth, scorer, window, progress):
+        run.update(finished)
     return run
 
 
@@ -308,33 +303,22 @@ def rerank(
     long_documents: LongDocuments | None = None,
     on_new_settings: Literal["raise", "restart"] = "raise",
 ) -> Run:
-    """Re-rank the top ``depth`` candidates of every query and write the new run in TREC format.
+    """Re-rank the top ``depth`` candidates of every query and write the run in TREC format, resumably.
 
-    Bad input is counted and reported, never fatal: queries without a text or with an empty text are skipped (so
-    they are missing from the run, and trec_eval leaves them out of the means); candidates missing from the
-    corpus cannot be scored and are kept below the scored ones in their first-stage order.
+    Bad input is counted and reported, never fatal: queries without a text or with an empty text are skipped
+    (trec_eval then leaves them out of the means); candidates missing from the corpus are kept below the scored
+    ones in first-stage order, as are the candidates below ``depth`` (so that deep measures such as R@100 and AP
+    compare with the first stage's).
 
     Args:
-        collection: provides query and document texts.
-        candidates: the first-stage run to re-rank.
-        scorer: the `PairScorer`.
-        output: the TREC run file to write (``<output>.done`` records finished queries).
-        depth: candidates per query to re-rank (first-stage order); None for all. The candidates below it stay in
-            the run under the re-ranked ones, in first-stage order, so that deep measures (R@100, AP) compare
-            with the first stage's.
-        query_ids: queries to re-rank (default: every query of ``candidates``).
-        tag: run name for the last TREC column.
-        resume: continue a previous, interrupted call with the same output and settings (model, max length,
-            depth, dtype; other settings raise a ValueError, see ``on_new_settings``), keeping the finished queries
-            whose inputs are the same (the others are scored again; all of them when the model's files changed,
-            with a warning); False starts afresh.
-        window: pairs scored together: consecutive whole queries are gathered until they hold this many, their
-            pairs sorted by length and cut into full batches across queries (default: 16 of the scorer's
-            batches; 1 scores query by query). Each window's queries are written together once all are scored.
-        long_documents: FirstP (the default: each pair cut at the scorer's max length), or MaxP or SumP over
-            overlapping passages (`eval.rerank.long_documents`); recorded in ``<output>.done``'s settings.
-        on_new_settings: what a resume started with other settings does: ``raise`` (a ValueError naming both) or
-            ``restart`` (a warning naming what changed, then every query scored again).
+        output: the TREC run file (``<output>.done`` records the settings and the finished queries).
+        resume: continue an interrupted call with the same output and settings (model, max length, depth, dtype,
+            long documents), keeping the finished queries whose inputs are the same (all are scored again, with a
+            warning, when the model's files changed); other settings raise a ValueError, or with
+            ``on_new_settings="restart"`` start again with a warning naming what changed.
+        window: pairs scored together: whole queries gathered until they hold this many, their pairs cut into
+            full batches across queries (default: 16 of the scorer's batches; 1 scores query by query).
+        long_documents: FirstP (default), MaxP or SumP (`eval.rerank.long_documents`).
 
     Returns:
         The re-ranked run (resumed queries included).
@@ -358,26 +342,13 @@ def rerank(
 
     run, done = _resume_state(output, resume, tag, settings, fingerprint, identity, on_new_settings)
     ids = [q for q in (query_ids if query_ids is not None else candidates) if q not in done]
-    work = _work(collection, candidates, ids, depth)
-    missing_docs = 0
-    total = sum(len(docs) for _, docs, _ in work)
-    with (
-        tqdm(total=total, desc=f"re-rank {collection.name}", unit="pair") as bar,
-        open(output, "a", encoding="utf-8") as out,
-        open(_done_path(output), "a", encoding="utf-8") as done_log,
-    ):
-        for finished in _reranked_windows(collection, work, scorer, window, bar.update):
+    with open(output, "a", encoding="utf-8") as out, open(_done_path(output), "a", encoding="utf-8") as done_log:
+        for finished in _reranked_windows(collection, candidates, ids, depth, scorer, window):
             # a window's queries are recorded together: a resumed run starts at a window boundary, so it forms
             # the same windows (and batches) as an uninterrupted run and writes the same scores
-            out.write("".join(format_run_lines(qid, ranking, tag) for qid, ranking, _ in finished))
+            out.write("".join(format_run_lines(qid, ranking, tag) for qid, ranking in finished))
             out.flush()
-            done_log.write("".join(f"{qid} {fingerprint(qid)}\n" for qid, _, _ in finished))
+            done_log.write("".join(f"{qid} {fingerprint(qid)}\n" for qid, _ in finished))
             done_log.flush()
-            for qid, ranking, unknown in finished:
-                run[qid] = ranking
-                missing_docs += unknown
-    if missing_docs:
-        logger.warning(
-            "%d candidate documents are not in the corpus; kept unscored below the scored ones", missing_docs
-        )
+            run.update(finished)
     return run

@@ -52,14 +52,8 @@ def _saved_max_length(model_path: str) -> int | None:
 
 
 class ModelScorer:
-    """Scores pairs with a model already in memory (training's evaluation; `PairScorer` loads one from a folder).
-
-    Args:
-        model: a sequence-classification model with one (or two) labels.
-        tokenizer: its tokenizer.
-        max_length: pair length in tokens.
-        batch_size: pairs per forward pass.
-    """
+    """Scores pairs with a sequence-classification model of one (or two) labels already in memory (training's
+    evaluation; `PairScorer` loads one from a folder)."""
 
     def __init__(self, model, tokenizer, max_length: int = 512, batch_size: int = 16):
         self.model, self.tokenizer, self.max_length, self.batch_size = model, tokenizer, max_length, batch_size
@@ -83,13 +77,8 @@ class ModelScorer:
         documents: Sequence[str],
         progress: Callable[[int], object] | None = None,
     ) -> list[float]:
-        """Relevance scores of pairs, in input order (`modeling_wikiformer.score_pairs`, the kit's one scorer).
-
-        Args:
-            queries: one query per pair.
-            documents: one document per pair.
-            progress: optional callback receiving batch sizes (e.g. ``tqdm.update``).
-        """
+        """Relevance scores of (query, document) pairs, in input order (`modeling_wikiformer.score_pairs`, the kit's
+        one scorer); ``progress`` receives batch sizes (e.g. ``tqdm.update``)."""
         if len(queries) != len(documents):
             raise ValueError(f"{len(queries)} queries for {len(documents)} documents")
         scores = score_pairs(
@@ -106,23 +95,20 @@ class ModelScorer:
 
 
 class PairScorer(ModelScorer):
-    """Loads a re-ranking checkpoint and scores pairs in length-sorted batches.
+    """Loads a re-ranking checkpoint and scores pairs in length-sorted batches (`ModelScorer`).
 
-    Scoring is `modeling_wikiformer.score_pairs`, the function the model's own ``rerank`` and training's
-    evaluation use. Loading is `AutoModelForSequenceClassification` + `AutoTokenizer`, both with ``trust_remote_code=True`` (a
-    Wikiformer checkpoint resolves to `WikiformerForRanking` through its ``auto_map``; CrossEncoder and plain BERT
-    folders load as `BertForSequenceClassification`). The score is the single logit; a two-label classifier
-    (monoBERT style) scores ``logit[1] - logit[0]``, which orders pairs as its softmax does.
+    Loading is `AutoModelForSequenceClassification` + `AutoTokenizer` with ``trust_remote_code=True`` (a Wikiformer
+    checkpoint resolves to `WikiformerForRanking` through its ``auto_map``; CrossEncoder and plain BERT folders load
+    as `BertForSequenceClassification`). The score is the single logit; a two-label classifier (monoBERT style)
+    scores ``logit[1] - logit[0]``, which orders pairs as its softmax does.
 
     Args:
-        model: a checkpoint folder or Hub id.
         max_length: pair length in tokens; default: the checkpoint's sentence-transformers ``max_seq_length``,
             else the tokenizer's ``model_max_length`` (where sentence-transformers 6 saves a CrossEncoder's), else
             ``min(512, max_position_embeddings)``.
-        batch_size: pairs per forward pass.
-        device: torch device (default: cuda when available, else cpu).
-        dtype: weight dtype: ``auto`` keeps the checkpoint's stored dtype (a float16 one is loaded in float32 on a
-            CPU, with a warning), or ``float32``, ``bfloat16``, ``float16`` (refused on a CPU). Scores are float32.
+        device: default cuda when available, else cpu.
+        dtype: ``auto`` keeps the checkpoint's stored dtype (a float16 one is loaded in float32 on a CPU, with a
+            warning), or ``float32``, ``bfloat16``, ``float16`` (refused on a CPU). Scores are float32.
 
     Example::
 
