@@ -118,3 +118,33 @@ def test_italic_words_then_colon_of_the_english_sample_go():
     # the English sample's Anatomy: the words and their colon in italics, the link after them
     line = "''Main article:'' [[Bibliography of biology#Anatomy|Bibliography of anatomy]]"
     assert drop_hatnote_lines(line, "en") == ("", 1)
+
+
+@pytest.mark.parametrize(
+    "language, wikitext, left",
+    [
+        # uk "Польща": "in the articles:", its italic left open to the end of the line, or closed after the words
+        (
+            "uk",
+            "=== Геологія ===\n''Докладніше в статтях: [[Геологія Польщі]], [[Корисні копалини Польщі]]\n"
+            "На території Польщі стикаються три підрозділи:",
+            "=== Геологія ===\n\nНа території Польщі стикаються три підрозділи:",
+        ),
+        ("uk", "Текст.\n''Докладніше в статтях:'' [[Гідрогеологія Польщі]]\nРічки.", "Текст.\n\nРічки."),
+        # vi "Alcohol": an indented note in italics opening the page, in words no table lists ("this article is about")
+        (
+            "vi",
+            ":''Bài này viết về rượu nhìn theo phương diện [[hóa học]]. Trong Wikipedia tiếng Việt còn có bài viết "
+            "về [[thức uống có cồn|các loại thức uống có chứa cồn]] và [[ethanol|cồn (ethanol)]].''\n\n"
+            "'''Alcohol''' là một [[hợp chất hữu cơ]].",
+            "\n\n'''Alcohol''' là một [[hợp chất hữu cơ]].",
+        ),
+    ],
+)
+def test_hatnotes_of_other_words_and_places(language, wikitext, left):
+    assert drop_hatnote_lines(wikitext, language) == (left, 1)
+
+
+def test_an_indented_quotation_in_the_body_stays():
+    text = "Intro.\n: ''To be, or not to be, that is the [[question]]''\nMore."
+    assert drop_hatnote_lines(text, "en") == (text, 0)

@@ -25,7 +25,8 @@ HATNOTE_PHRASES: dict[str, tuple[str, ...]] = {
     "nl": ("hoofdartikel", "zie ook", "zie"),
     "pt": ("artigo principal", "artigos principais", "ver artigo principal", "ver também", "veja também", "ver"),
     "ru": ("основная статья", "основные статьи", "см. также", "см.", "смотри также", "подробнее"),
-    "uk": ("основна стаття", "основні статті", "див. також", "див.", "дивись також", "докладніше", "детальніше"),
+    "uk": ("основна стаття", "основні статті", "див. також", "див.", "дивись також", "докладніше", "детальніше",
+           "докладніше в статті", "докладніше в статтях", "детальніше в статті", "детальніше в статтях"),
     "el": ("κύριο λήμμα", "κύρια λήμματα", "κύριο άρθρο", "κύρια άρθρα", "δείτε επίσης", "δείτε ακόμα", "δείτε",
            "βλέπε επίσης", "βλέπε", "βλ. επίσης", "βλ.", "περισσότερα"),
     "vi": ("bài chính", "các bài chính", "xem thêm", "xem", "chi tiết"),
@@ -92,7 +93,7 @@ def _hatnote(language: str) -> re.Pattern:
     said = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in hatnote_phrases(language))
     return re.compile(
         rf"[:*#;]*[ \t]*(?:<div[^>\n]*>[ \t]*)?(?P<italic>'{{2,3}})?[ \t]*(?i:{said})[ \t]*[:：]?[ \t]*(?P<closed>'{{2,3}})?[ \t]*[:：.,-]?[ \t]*"
-        rf"(?:{_LINK})(?:{_JOINER}(?:{_LINK}))*[ \t]*(?:を参照|も参照)?(?:のこと)?[ \t]*[.。]?[ \t]*(?(closed)'{{0,3}}|(?(italic)'{{2,3}}|'{{0,3}}))[ \t]*"
+        rf"(?:{_LINK})(?:{_JOINER}(?:{_LINK}))*[ \t]*(?:を参照|も参照)?(?:のこと)?[ \t]*[.。]?[ \t]*(?(closed)'{{0,3}}|(?(italic)(?:'{{2,3}}|(?![^\n]*''))|'{{0,3}}))[ \t]*"
         rf"(?:</div>)?(?P<rest>.*)$",
         re.S,
     )
@@ -107,6 +108,9 @@ def _line_opening(language: str) -> re.Pattern:
 
 
 _NOTE_END = " \t.;:,"
+_FIRST_LINES = re.compile(r"(?:\A|\n=[^\n]*=[ \t]*\n)\s*(?=:)")
+"""Where a section's (or the page's) first line starts, when it is indented: a note in italics there is a hatnote
+whatever its words ("Bài này viết về …, xem [[…]]")."""
 
 
 def drop_hatnote_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
@@ -120,8 +124,9 @@ def drop_hatnote_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
     padded = "\n" + wikitext
     pattern = _hatnote(language)
     pieces, kept_from, count = [], 0, 0
-    for opening in _line_opening(language).finditer(padded):
-        start = opening.start() + 1
+    starts = {opening.start() + 1 for opening in _line_opening(language).finditer(padded)}
+    starts.update(first.end() + 1 for first in _FIRST_LINES.finditer(wikitext))
+    for start in sorted(starts):
         if start < kept_from:
             continue
         end = padded.find("\n", start)
