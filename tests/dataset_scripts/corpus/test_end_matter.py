@@ -89,16 +89,14 @@ def test_reference_lines():
 
 
 def test_reference_lists_of_other_names_on_the_english_sample(enwiki):
+    names = end_matter_names("en")
     found = {
         (title, article.sections[i].title)
         for title, article in enwiki.items()
-        for i in reference_list_sections(article, set())
-        if not is_end_matter(article.sections[i].path, end_matter_names("en"))
+        for i in reference_list_sections(article, end_matter_by_name(article, names))
     }
-    # a book list and a list of editions (ISBNs), a list of videos with their releases, a table's source lines
-    assert ("Alain Connes", "Books") in found and ("Animal Farm", "Editions") in found
-    # Andre Agassi's videos ("DVD Release Date: August 16, 2005") are a list of works: a date is no publisher
-    assert found == {("Alabama", "Population centers"), ("Alain Connes", "Books"), ("Animal Farm", "Editions")}
+    # at the foot of the article: a book list and a list of editions (ISBNs); the videos in the body stay
+    assert found == {("Alain Connes", "Books"), ("Animal Farm", "Editions")}
     prose = enwiki["Albedo"].sections[0].text
     assert not is_reference_list(prose)
 
@@ -168,3 +166,17 @@ def test_literature_is_end_matter_only_in_the_closing_run():
         ("Примітки", 2, -1, "Примітка."),
     )
     assert end_matter_by_name(article, end_matter_names("uk")) == {4, 5, 6}
+
+
+def test_a_works_list_in_the_body_is_content_whatever_its_shape():
+    isbns = "Cover, 1979, ISBN 978-4-02-123456-7\nTales, 1981, ISBN 978-4-02-123457-4"
+    article = _sections(
+        ("作品リスト", 2, -1, ""),
+        ("短編集など", 3, 0, isbns),
+        ("展示", 2, -1, "個展を開いた。"),
+        ("参考", 2, -1, isbns),  # a list of sources under a name no table has, at the foot
+        ("脚注", 2, -1, ""),
+    )
+    names = end_matter_names("ja")
+    by_name = end_matter_by_name(article, names)
+    assert by_name == {4} and reference_list_sections(article, by_name) == {3}

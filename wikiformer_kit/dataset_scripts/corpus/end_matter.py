@@ -214,12 +214,24 @@ def is_reference_list(text: str) -> bool:
 
 
 def reference_list_sections(article: Article, exclude: set[int] = frozenset()) -> set[int]:
-    """Indices of the article's sections that :func:`is_reference_list` finds (and their subsections), whatever
-    their heading; those in ``exclude`` (end matter by name) are not looked at."""
-    found: set[int] = set()
-    for index, section in enumerate(article.sections):
-        if index in exclude:
+    """Indices of the sections at the article's foot that read as reference lists, whatever their heading, and
+    their subsections: a top-level section whose texts (its own and its subsections') are all lists of references
+    (:func:`is_reference_list`), after which every top-level section is end matter (``exclude``, found by name),
+    another such list, or has no text. A list in the body, whatever its shape, is content (a writer's works with
+    their ISBNs, a film's releases)."""
+    sections = article.sections
+    texts: list[list[str]] = [[section.text] if section.text.strip() else [] for section in sections]
+    top_of = [index if section.parent == ROOT else -1 for index, section in enumerate(sections)]
+    for index, section in enumerate(sections):  # a subsection comes after its parent
+        if section.parent != ROOT:
+            top_of[index] = top_of[section.parent]
+            if texts[index] and top_of[index] >= 0:
+                texts[top_of[index]].extend(texts[index])
+    found_tops: set[int] = set()
+    for index in reversed([i for i, s in enumerate(sections) if s.parent == ROOT]):
+        if index in exclude or not texts[index]:
             continue
-        if section.parent in found or (section.text and is_reference_list(section.text)):
-            found.add(index)
-    return found
+        if not all(is_reference_list(text) for text in texts[index]):
+            break
+        found_tops.add(index)
+    return {index for index in range(len(sections)) if top_of[index] in found_tops and index not in exclude}
