@@ -120,3 +120,8 @@ def test_only_a_country_code_in_capitals_is_a_country(wikitext):
 
 def test_a_country_in_a_language_without_names_is_still_cut():
     assert render_template("{{GER}}", lambda value: value, "war") is None
+
+
+def test_a_french_chemical_formula_renders_whole():
+    text, counts = _text_and_counts("L'eau ({{fchim|H|2|O}}) et le {{fchim|CO|2}}.", "fr")
+    assert text == "L'eau (H2O) et le CO2." and counts["templates_rendered"] == 2
