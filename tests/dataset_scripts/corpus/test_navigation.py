@@ -113,3 +113,11 @@ def test_a_long_line_of_linked_days_goes():
 def test_a_labelled_run_of_dates_goes():
     text = "Цей день в історії: [[24 серпня]]—[[25 серпня]]—[[26 серпня]]\n25 серпня — 237-й день року."
     assert drop_navigation_lines(text, "uk") == ("25 серпня — 237-й день року.", 1)
+
+
+def test_a_list_of_links_in_a_section_is_content():
+    # bn "গণিত" (bnwiki, 2023): the branches of mathematics, joined by bullets, in a body section
+    line = ":[[গাণিতিক বিশ্লেষণ]] • [[বাস্তব বিশ্লেষণ]] • [[জটিল বিশ্লেষণ]] • [[ফাংশনাল এনালিসিস]] • [[বিশেষ ফাংশন]]"
+    text = f"গণিত হলো ...\n\n== গণিতের শাখা ==\n{line}\nআরও"
+    assert drop_navigation_lines(text, "bn") == (text, 0)
+    assert drop_navigation_lines(f"{line}\nগণিত হলো ...", "bn") == ("গণিত হলো ...", 1)

@@ -137,13 +137,16 @@ def _line_opening(language: str) -> re.Pattern:
 def drop_navigation_lines(wikitext: str, language: str = "en") -> tuple[str, int]:
     """``wikitext`` (templates and tables already cut) without its navigation lines, and how many there were.
 
-    Only lines with a separator or opening with a number or a month or weekday name are looked at; headings are
-    never navigation lines, nor is a line of prose (longer than :data:`MAX_LINE`), nor a line of items that are not
-    mostly links or dates. A run of linked dates after a short label and a colon is one.
+    Only the lead's lines (before the first heading: a page's bar of neighbours stands above its prose; a list
+    of links in a section is its content) with a separator or opening with a number or a month or weekday name are
+    looked at; no line of prose (longer than :data:`MAX_LINE`) is a navigation line, nor a line of items that are
+    not mostly links or dates. A run of linked dates after a short label and a colon is one.
     """
     padded = "\n" + wikitext
-    starts = {match.start() for match in _line_opening(language).finditer(padded)}
-    starts.update(padded.rfind("\n", 0, match.start()) for match in _SEPARATOR.finditer(padded))
+    lead_end = padded.find("\n=")
+    lead_end = len(padded) if lead_end < 0 else lead_end
+    starts = {match.start() for match in _line_opening(language).finditer(padded, 0, lead_end)}
+    starts.update(padded.rfind("\n", 0, match.start()) for match in _SEPARATOR.finditer(padded, 0, lead_end))
     cuts = []
     for start in sorted(starts):
         end = padded.find("\n", start + 1)
