@@ -11,7 +11,11 @@ from functools import lru_cache
 from typing import Any
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
-from wikiformer_kit.dataset_scripts.corpus.end_matter import end_matter_names, is_end_matter, reference_list_sections
+from wikiformer_kit.dataset_scripts.corpus.end_matter import (
+    end_matter_by_name,
+    end_matter_names,
+    reference_list_sections,
+)
 from wikiformer_kit.dataset_scripts.corpus.words import count_words, truncate_words
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
@@ -133,15 +137,14 @@ def end_matter(article: Article, keep: bool = False) -> set[int]:
         return set()
     if _last_end_matter[0] is article:  # every sampler of a unit asks for the same article in turn
         return set(_last_end_matter[1])
-    names = _end_matter_names(article.language)
-    by_name = {i for i, section in enumerate(article.sections) if is_end_matter(section.path, names)}
+    by_name = end_matter_by_name(article, _end_matter_names(article.language))
     found = by_name | reference_list_sections(article, by_name)
-    _last_end_matter[:] = [article, frozenset(found)]
+    _last_end_matter[:] = [article, frozenset(found), frozenset(by_name)]
     return found
 
 
-_last_end_matter: list = [None, frozenset()]
-"""The last article :func:`end_matter` read and what it found."""
+_last_end_matter: list = [None, frozenset(), frozenset()]
+"""The last article :func:`end_matter` read, what it found and what of that it found by name."""
 
 
 def nodes_with_text(article: Article, out: TaskOutput, options: TaskOptions) -> tuple[set[int], list[int]]:
@@ -150,11 +153,10 @@ def nodes_with_text(article: Article, out: TaskOutput, options: TaskOptions) -> 
     ``out``: under :data:`END_MATTER_SKIP` the sections found by name, under :data:`REFERENCE_LIST_SKIP` the
     reference lists of other names."""
     left_out = end_matter(article, options.keep_end_matter)
-    names = _end_matter_names(article.language)
+    by_name = _last_end_matter[2]
     for i in left_out:
         if count_words(article.sections[i].text) >= options.min_words:
-            by_name = is_end_matter(article.sections[i].path, names)
-            out.skipped[END_MATTER_SKIP if by_name else REFERENCE_LIST_SKIP] += 1
+            out.skipped[END_MATTER_SKIP if i in by_name else REFERENCE_LIST_SKIP] += 1
     sections = article.sections
     return left_out, [
         i for i, s in enumerate(sections) if count_words(s.text) >= options.min_words and i not in left_out
