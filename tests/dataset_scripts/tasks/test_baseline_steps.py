@@ -189,7 +189,8 @@ def test_usable_links_count_the_others_as_group_links_does():
     carry their destination row."""
     import numpy as np
 
-    from wikiformer_kit.dataset_scripts.tasks.anchors import LinkRecord, group_links
+    from tests.dataset_scripts.tasks.references import group_links
+    from wikiformer_kit.dataset_scripts.tasks.anchors import LinkRecord
     from wikiformer_kit.dataset_scripts.tasks.baseline_files import LINKS_SCHEMA
     from wikiformer_kit.dataset_scripts.tasks.baseline_rows_step import _usable_links
 

@@ -16,13 +16,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.dataset_scripts.tasks.references import group_links
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
 from wikiformer_kit.dataset_scripts.corpus.titles import normalize_title
 from wikiformer_kit.dataset_scripts.tasks import acm, qdm, rdp, rqp
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     HarpOptions,
-    group_links,
     link_records,
     sample_words,
     softmax_over,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.dataset_scripts.tasks.references import CorpusCounts
 from wikiformer_kit.dataset_scripts.tasks.language_model import (
     CollectionModel,
-    CorpusCounts,
     DocumentModel,
     UnitTokens,
     content_words,

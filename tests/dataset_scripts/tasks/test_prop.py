@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 
+from tests.dataset_scripts.tasks.references import CorpusCounts
 from tests.dataset_scripts.tasks.test_language_model import log_likelihood
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.words import cut_words
@@ -14,7 +15,6 @@ from wikiformer_kit.dataset_scripts.tasks.build import BuildOptions, language_st
 from wikiformer_kit.dataset_scripts.tasks.common import task_rng
 from wikiformer_kit.dataset_scripts.tasks.language_model import (
     CollectionModel,
-    CorpusCounts,
     DocumentModel,
     UnitTokens,
     load_stopwords,

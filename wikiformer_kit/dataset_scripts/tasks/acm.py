@@ -21,7 +21,6 @@ from collections.abc import Sequence
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import (
     EXTRACTION_SKIPS,
-    Anchor,
     HarpOptions,
     LinkedSentence,
     destination_pair_row,
@@ -65,55 +64,38 @@ def acm_rows(
         pairs = [(a, b.target) for a, b in itertools.combinations(sentence.anchors, 2)]
     rows, skipped = [], Counter()
     for anchor, second in pairs:
-        if anchor.target == second:
-            reason = "pair-same-destination"
-        else:
-            row, reason = _row(sentence, attention, passages, stopwords, rng, options, pool, source_row, anchor, second)
-            if row is not None:
-                rows.append(row)
-                continue
-        skipped[reason] += 1
+        first = anchor.target
+        if first == second:
+            skipped["pair-same-destination"] += 1
+            continue
+        exclude = excluded_words(anchor, attention, options)
+        words = passage_query(passages.attention(first), stopwords, rng, query_length(rng, options), exclude, options)
+        if words is None:
+            skipped["no-passage-word"] += 1
+            continue
+        negative = _random_page(pool, rng, (first, second, source_row))
+        if negative is None:
+            skipped["no-random-negative"] += 1
+            continue
+        # the original code appends the anchor to the words it draws with replacement
+        query = f"{words} {anchor.text}" if options.word_draws == "replacement" else f"{anchor.text} {words}"
+        rows.append(destination_pair_row(sentence, query, anchor, passages, second, negative))
     return rows, skipped
 
 
-def _row(
-    sentence: LinkedSentence,
-    attention: TextAttention,
-    passages,
-    stopwords: frozenset[str],
-    rng: random.Random,
-    options: HarpOptions,
-    pool: Sequence[int],
-    source_row: int | None,
-    anchor: Anchor,
-    second: int,
-) -> tuple[dict | None, str]:
-    """The row of ``anchor``'s destination against ``second``, or ``None`` and why not."""
-    first = anchor.target
-    exclude = excluded_words(anchor, attention, options)
-    words = passage_query(passages.attention(first), stopwords, rng, query_length(rng, options), exclude, options)
-    if words is None:
-        return None, "no-passage-word"
-    negative = None
-    for _ in range(16):
-        if len(pool) == 0:
-            break
+def _random_page(pool: Sequence[int], rng: random.Random, excluded: tuple) -> int | None:
+    """A row drawn from ``pool`` that is not in ``excluded`` (at most 16 draws; ``None``: none found)."""
+    for _ in range(16 if len(pool) else 0):
         row = int(pool[rng.randrange(len(pool))])
-        if row not in (first, second, source_row):
-            negative = row
-            break
-    if negative is None:
-        return None, "no-random-negative"
-    # the original code appends the anchor to the words it draws with replacement
-    query = f"{words} {anchor.text}" if options.word_draws == "replacement" else f"{anchor.text} {words}"
-    return destination_pair_row(sentence, query, anchor, passages, second, negative), ""
+        if row not in excluded:
+            return row
+    return None
 
 
 SPEC = harp_spec(
     name="acm",
     title="Anchor Co-occurrence Modeling (ACM)",
     features=group_features("query", anchor=TEXT, positive_title=TEXT, negative_title=TEXT),
-    fixed_side="query",
     pairing=(
         "For two anchors (a1, P1), (a2, P2) of one sentence linking to distinct pages (every pair, a1 before a2 in "
         "the sentence, with `anchor_pairs=all`; two drawn destinations with `drawn`): `query` = a1 plus l words of "

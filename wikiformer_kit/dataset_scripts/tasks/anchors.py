@@ -5,10 +5,8 @@ its destination page, represented by the destination's first section (section 4.
 every internal link with its anchor text and sentence (:class:`~dataset_scripts.corpus.article.Link`); the
 destination's first section is its lead (``Article.abstract``). Here:
 
-- :func:`group_links` groups an article's links by sentence, each destination resolved against the whole corpus
-  (redirects followed). Counted, never fatal: an article without links, an anchor not found in its
-  sentence, a destination missing from the corpus, a link to the article itself, a destination without a first
-  section.
+- :func:`sentences_of_links` groups an article's usable links by sentence, each destination resolved against the
+  whole corpus (redirects followed).
 - :func:`summed_weights` and :func:`softmax_over` turn attention weights into HARP's term distribution: weights of
   repeated words summed (eq. 2), softmax over the distinct words (eq. 3); stopwords (INQUERY, as the paper) and excluded words
   get no probability. :func:`sample_words` draws distinct words from it, :func:`sample_with_replacement` as the
@@ -25,8 +23,7 @@ import itertools
 import math
 import operator
 import random
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -34,13 +31,7 @@ import numpy as np
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.tasks.attention import Span, TextAttention, importance_sharpness_of
-from wikiformer_kit.dataset_scripts.tasks.baseline_options import (  # noqa: F401 (part of this module's interface)
-    ANCHOR_IMPORTANCE,
-    ANCHOR_PAIRS,
-    HARP_VARIANTS,
-    QUERY_LENGTHS,
-    HarpOptions,
-)
+from wikiformer_kit.dataset_scripts.tasks.baseline_options import HarpOptions
 from wikiformer_kit.dataset_scripts.tasks.common import group_row
 from wikiformer_kit.dataset_scripts.tasks.language_model import normal_length, poisson_length
 from wikiformer_kit.dataset_scripts.tasks.origins import HARP
@@ -81,7 +72,9 @@ HARP_MEASURES = {
 def harp_spec(**fields) -> TaskSpec:
     """A HARP task's spec: the card's shared choices and measures, HARP as its origin, passages of 250 tokens (the
     original code cuts them so) and no per-article sampler: every HARP task is corpus-wide, its destinations
-    resolved over the whole corpus (built by :mod:`.baseline_steps`). ``fields``: the task's own."""
+    resolved over the whole corpus (built by :mod:`.baseline_steps`). ``fields``: the task's own (the fixed side:
+    the first of its ``features``)."""
+    fixed_side = next(iter(fields["features"]))  # group_features puts the fixed side first
     shared = {
         "choices": HARP_CHOICES,
         "sampler": None,
@@ -89,7 +82,7 @@ def harp_spec(**fields) -> TaskSpec:
         "origin": HARP,
         "measures": HARP_MEASURES,
     }
-    return TaskSpec(**(shared | fields))
+    return TaskSpec(**({"fixed_side": fixed_side} | shared | fields))
 
 
 def importance_distribution(
@@ -182,38 +175,6 @@ def anchor_starts(article: Article) -> list[int]:
     return [record.start for record in link_records(article)]
 
 
-def group_links(
-    article_id: str,
-    title: str,
-    links: Iterable[LinkRecord],
-    rows: Iterable[int | None],
-    own_row: int | None,
-    has_passage: Callable[[int], bool],
-) -> tuple[list[LinkedSentence], Counter]:
-    """An article's sentences that hold at least one usable anchor, and what was left out (by reason).
-
-    Args:
-        links: the article's link records (:func:`find_anchors`, as the build's statistics stage keeps them).
-        rows: the destination row of each link (``None`` = not in the corpus), redirects followed.
-        own_row: the article's own row (a link resolving to it is a self link).
-        has_passage: whether a destination row has a usable first section.
-    """
-    skipped: Counter = Counter()
-    usable: list[tuple[LinkRecord, int]] = []
-    for link, row in zip(links, rows, strict=True):
-        if link[3] < 0:  # the anchor's start in its sentence
-            skipped["anchor-not-in-sentence"] += 1
-        elif row is None:
-            skipped["anchor-target-missing"] += 1
-        elif row == own_row:
-            skipped["anchor-self-link"] += 1
-        elif not has_passage(row):
-            skipped["anchor-target-without-first-section"] += 1
-        else:
-            usable.append((link, row))
-    return sentences_of_links(article_id, title, usable), skipped
-
-
 def sentences_of_links(
     article_id: str,
     title: str,
@@ -260,10 +221,15 @@ def softmax_over(beta: dict[str, float], exclude: Iterable[str] = ()) -> tuple[l
         beta = {word: b for word, b in beta.items() if word not in excluded}
     if not beta:
         return [], []
-    top = max(beta.values())
-    exp = [math.exp(b - top) for b in beta.values()]
+    return list(beta), softmax(list(beta.values()))
+
+
+def softmax(values: Sequence[float]) -> list[float]:
+    """The softmax of ``values`` (shifted by their largest, normalised by their :func:`ordered_sum`)."""
+    top = max(values)
+    exp = [math.exp(value - top) for value in values]
     total = ordered_sum(exp)
-    return list(beta), [e / total for e in exp]
+    return [value / total for value in exp]
 
 
 def ordered_sum(values: Iterable[float]) -> float:
@@ -301,16 +267,6 @@ def sample_with_replacement(
     running = list(itertools.accumulate(probabilities))  # left to right (see ordered_sum)
     last = len(running) - 1
     return [terms[min(bisect.bisect_right(running, rng.random() * running[-1]), last)] for _ in range(count)]
-
-
-def draw_words(
-    rng: random.Random, terms: Sequence[str], probabilities: Sequence[float], count: int, options: HarpOptions
-) -> list[str]:
-    """``count`` words drawn as ``options.word_draws`` says: distinct (:func:`sample_words`) or with replacement
-    (:func:`sample_with_replacement`)."""
-    if options.word_draws == "replacement":
-        return sample_with_replacement(rng, terms, probabilities, count)
-    return sample_words(rng, terms, probabilities, count)
 
 
 def _distribution(
@@ -372,9 +328,10 @@ def context_query(
     if not terms:
         return None
     size = query_length(rng, options)
-    chosen = draw_words(rng, terms, probabilities, size, options)
     if options.word_draws == "replacement":
+        chosen = sample_with_replacement(rng, terms, probabilities, size)
         return f"{attention.join(chosen)} {anchor.text}", len(chosen)
+    chosen = sample_words(rng, terms, probabilities, size)
     return in_text_order(attention, chosen, anchor.span, sentence.sentence), len(chosen)
 
 

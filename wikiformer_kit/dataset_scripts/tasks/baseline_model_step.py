@@ -5,14 +5,15 @@ cut) and the QDM plan (ambiguous anchor texts, their destinations after redirect
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 from wikiformer_kit.dataset_scripts.tasks.baseline_files import HARP_TASKS, PROP_TASKS, BaselineStep, join_sizes
-from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json
+from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json, write_missing
 from wikiformer_kit.dataset_scripts.tasks.free_memory import release_freed_memory
 from wikiformer_kit.dataset_scripts.tasks.qdm_plan import build_plan_bucket
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
@@ -24,15 +25,13 @@ class CorpusModelStep(BaselineStep):
 
     name = "PROP vocabulary + QDM plan"
 
-    def run(self, data=None, rank: int = 0, world_size: int = 1):
+    def process(self, rank: int, world_size: int) -> None:
         """Merge the unit statistics (rank 0 only)."""
         if rank == 0:
             if self.wants(PROP_TASKS):
                 self._vocabulary()
             if self.wants(HARP_TASKS):
                 self._qdm_plan()
-        if data:
-            yield from data
 
     def _vocabulary(self) -> None:
         documents = words_total = 0
@@ -67,22 +66,14 @@ class CorpusModelStep(BaselineStep):
         redirects = [self.layout.redirect_parts(n, join_buckets) for n in range(len(self.redirect_files))]
         bucket_files = [self.layout.bucket_file(b, join_buckets) for b in range(join_buckets)]
         for bucket, path in enumerate(bucket_files):
-            if not path.exists():
-                clear_partial([path])
-                atomic_write(path, lambda tmp, b=bucket: build_bucket(b, join_buckets, titles, redirects, tmp))
+            if write_missing(path, lambda tmp, b=bucket: build_bucket(b, join_buckets, titles, redirects, tmp)):
                 release_freed_memory()
         join = TitleJoin(bucket_files, kept=0)  # the plan resolves each distinct target once: nothing to keep
         eligible = ArticleIndex([self.files.passages(u.number) for u in self.units]).eligible
         parts = [self.files.qdm_parts(u.number, plan_buckets) for u in self.units]
         for bucket in range(plan_buckets):
-            path = self.files.qdm_bucket(bucket, plan_buckets)
-            if path.exists():
-                continue
-            clear_partial([path])
-            atomic_write(
-                path,
-                lambda tmp, b=bucket: build_plan_bucket(
-                    b, plan_buckets, parts, join.resolve, eligible, self.harp.qdm_max_pairs, tmp
-                ),
+            plan = partial(
+                build_plan_bucket, bucket, plan_buckets, parts, join.resolve, eligible, self.harp.qdm_max_pairs
             )
-            release_freed_memory()
+            if write_missing(self.files.qdm_bucket(bucket, plan_buckets), plan):
+                release_freed_memory()

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from wikiformer_kit.cli.options import option
+from wikiformer_kit.dataset_scripts.tasks.options import check_choice
 
 BACKGROUNDS = ("cf", "df")
 QUERY_LENGTHS = ("poisson", "normal")
@@ -86,10 +87,8 @@ class PropOptions:
     variant_name: str = "paper"
 
     def __post_init__(self) -> None:
-        if self.background not in BACKGROUNDS:
-            raise ValueError(f"background must be one of {BACKGROUNDS}, got {self.background!r}")
-        if self.ties not in TIES:
-            raise ValueError(f"ties must be one of {TIES}, got {self.ties!r}")
+        check_choice("background", self.background, BACKGROUNDS)
+        check_choice("ties", self.ties, TIES)
         if self.poisson_lambda <= 0 or self.pairs_per_document < 1 or self.min_count < 1 or self.subsample < 0:
             raise ValueError(f"invalid PROP options: {self}")
         if not 0 <= self.pairs_kept <= self.pairs_per_document or self.corpus_sample < 0:
@@ -98,8 +97,7 @@ class PropOptions:
             raise ValueError(f"invalid PROP options (short documents): {self}")
         if self.epochs < 1:
             raise ValueError(f"invalid PROP options (epochs >= 1): {self}")
-        if self.variant_name not in PROP_VARIANTS:
-            raise ValueError(f"PROP variant must be one of {PROP_VARIANTS}, got {self.variant_name!r}")
+        check_choice("PROP variant", self.variant_name, PROP_VARIANTS)
 
     @classmethod
     def original(cls, **changes: Any) -> PropOptions:
@@ -123,8 +121,7 @@ class PropOptions:
     def variant(cls, name: str, **changes: Any) -> PropOptions:
         """All of a variant's choices at once (``paper``: the defaults; ``original``: :meth:`original`), then
         ``changes`` on top."""
-        if name not in PROP_VARIANTS:
-            raise ValueError(f"PROP variant must be one of {PROP_VARIANTS}, got {name!r}")
+        check_choice("PROP variant", name, PROP_VARIANTS)
         return cls.original(**changes) if name == "original" else cls(**changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -205,21 +202,17 @@ class HarpOptions:
     variant_name: str = "default"
 
     def __post_init__(self) -> None:
-        for name, allowed in (
-            ("query_length", QUERY_LENGTHS),
-            ("heads", HEAD_COMBINATIONS),
-            ("anchor_importance", ANCHOR_IMPORTANCE),
-            ("anchor_pairs", ANCHOR_PAIRS),
-            ("rdp_ties", RDP_TIES),
-            ("rqp_negative_length", RQP_NEGATIVE_LENGTHS),
-            ("word_draws", WORD_DRAWS),
-            ("draw_unit", DRAW_UNITS),
-            ("anchor_row", ANCHOR_ROWS),
-            ("qdm_occurrences", QDM_OCCURRENCES),
-            ("variant_name", HARP_VARIANTS),
-        ):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        check_choice("query_length", self.query_length, QUERY_LENGTHS)
+        check_choice("heads", self.heads, HEAD_COMBINATIONS)
+        check_choice("anchor_importance", self.anchor_importance, ANCHOR_IMPORTANCE)
+        check_choice("anchor_pairs", self.anchor_pairs, ANCHOR_PAIRS)
+        check_choice("rdp_ties", self.rdp_ties, RDP_TIES)
+        check_choice("rqp_negative_length", self.rqp_negative_length, RQP_NEGATIVE_LENGTHS)
+        check_choice("word_draws", self.word_draws, WORD_DRAWS)
+        check_choice("draw_unit", self.draw_unit, DRAW_UNITS)
+        check_choice("anchor_row", self.anchor_row, ANCHOR_ROWS)
+        check_choice("qdm_occurrences", self.qdm_occurrences, QDM_OCCURRENCES)
+        check_choice("variant_name", self.variant_name, HARP_VARIANTS)
         if self.poisson_lambda <= 0 or self.passage_max_tokens < 8 or self.qdm_max_pairs < 1:
             raise ValueError(f"invalid HARP options: {self}")
         if self.draw_unit == "pieces" and self.word_draws != "replacement":
@@ -237,8 +230,7 @@ class HarpOptions:
         int(N(3, 1)) query lengths, RQP's negative of its own length, word pieces drawn with replacement, the
         anchor's pieces not excluded, the anchor's row at its first piece's first occurrence, bert-base-uncased over 512
         tokens as the importance model)."""
-        if name not in HARP_VARIANTS:
-            raise ValueError(f"HARP variant must be one of {HARP_VARIANTS}, got {name!r}")
+        check_choice("HARP variant", name, HARP_VARIANTS)
         values = {
             "default": {},
             "paper": {"heads": "mean", "anchor_importance": "sum", "query_length": "poisson"},

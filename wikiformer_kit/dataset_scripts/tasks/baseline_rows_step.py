@@ -34,7 +34,7 @@ from wikiformer_kit.dataset_scripts.tasks.baseline_files import (
     BaselineStep,
     join_sizes,
 )
-from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json, write_rows
+from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json, write_task_rows
 from wikiformer_kit.dataset_scripts.tasks.common import LazyTaskRng, TaskOutput, task_rng
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit
 from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections
@@ -139,7 +139,7 @@ class BaselineTasksStep(BaselineStep):
         super().__init__(*args, **kwargs)
         self.cache = Path(cache) if cache else None
 
-    def run(self, data=None, rank: int = 0, world_size: int = 1):
+    def process(self, rank: int, world_size: int) -> None:
         """Process this rank's units that are not done yet."""
         todo = [
             u
@@ -154,8 +154,6 @@ class BaselineTasksStep(BaselineStep):
             if self.scorer is not None:
                 self.scorer.close()
             self.destinations.clear()  # datatrove writes the step's attributes to JSON at the end
-        if data:
-            yield from data
 
     def _setup(self) -> None:
         self.collection = self.index = self.scorer = None
@@ -215,9 +213,7 @@ class BaselineTasksStep(BaselineStep):
             for name, value in values.items():
                 importance.measure(name, value)
         for task, output in outputs.items():
-            spec = get_task(task)
             stats = TaskStats()
-            stats.add(output, spec.fixed_side)
             if task in HARP_TASKS:
                 for name, summary in importance.measures.items():
                     stats.measures.setdefault(name, Summary()).merge(summary)
@@ -226,9 +222,8 @@ class BaselineTasksStep(BaselineStep):
                     wins = rdp.longer_anchor_wins(row)
                     if wins is not None:
                         stats.measure(rdp.LONGER_ANCHOR_WINS, float(wins))
-            marker["tasks"][task] = stats.to_dict()
-            if output.groups:
-                write_rows(output.groups, spec.arrow_schema, self.layout.shard(task, unit.number, len(self.units)))
+            shard = self.layout.shard(task, unit.number, len(self.units))
+            write_task_rows(marker, get_task(task), output, shard, stats, digest=False)
             self.stat_update(f"{task}_rows", value=len(output.groups))
         write_json(marker, self.layout.marker("baseline-units", unit.number))
 
@@ -257,8 +252,7 @@ class BaselineTasksStep(BaselineStep):
                 document, task_rng(self.options.seed, "prop", article_id), self.collection, self.prop
             )
             output.groups.extend(sampled.groups)
-            if sampled.skipped:
-                output.skipped.update(sampled.skipped)
+            output.skipped.update(sampled.skipped)
 
     def _harp(self, unit: Unit, outputs: dict[str, TaskOutput]) -> list[dict[str, float]]:
         """The unit's HARP rows into ``outputs``; returns the sharpness of the importance distributions the unit
@@ -296,16 +290,15 @@ class BaselineTasksStep(BaselineStep):
         attention_of = {row: self.destinations[row] for row in destinations}
         self.destinations.trim()
         passages = _Passages(self.index, attention_of, texts)
-        for task in HARP_TASKS:
-            if task in outputs:
-                outputs[task].skipped.update(extraction)
+        harp_tasks = [task for task in HARP_TASKS if task in outputs]
+        for task in harp_tasks:
+            outputs[task].skipped.update(extraction)
         plan = (
             self.plan.lookup(qdm.anchor_key(a.text) for s, _, _ in sentences for a in s.anchors)
             if "qdm" in outputs
             else {}
         )
         rngs: dict[str, Any] = {}
-        harp_tasks = [task for task in HARP_TASKS if task in outputs]
         to_fill: dict[str, list[dict]] = {task: [] for task in outputs}  # the rows that hold a _Pending value
         for (sentence, number, source_row), attention in zip(sentences, scored, strict=False):
             if number == 0:  # an article's first sentence: one RNG per task and article, drawn in sentence order
@@ -324,8 +317,7 @@ class BaselineTasksStep(BaselineStep):
                 if passages.pending > pending:
                     to_fill[task].extend(rows)
                 outputs[task].groups.extend(rows)
-                if skipped:
-                    outputs[task].skipped.update(skipped)
+                outputs[task].skipped.update(skipped)
         passages.fill([row for rows in to_fill.values() for row in rows])  # one read of the index for all tasks
         stopwords = self.harp_stopwords
         distributions = [("passage", importance_distribution(attention_of[row], stopwords)) for row in destinations]
@@ -346,9 +338,9 @@ def _link_numbers(articles: np.ndarray) -> np.ndarray:
 
 def _usable_links(links: pa.Table, offset: int, resolve, eligible: np.ndarray) -> tuple[pa.Table, Counter]:
     """The unit's link records whose anchor is in its sentence and whose target resolves to another article with
-    a first section, with the ``target`` column replaced by that row; and the others counted by the reason
-    :func:`.anchors.group_links` gives (in its order of precedence). The others are counted over Arrow and NumPy,
-    without a Python object per link: in a partial dump most targets are missing. ``resolve`` is a
+    a first section, with the ``target`` column replaced by that row; and the others counted by reason (the first
+    that applies: not in its sentence, target missing, self link, target without a first section), over Arrow and
+    NumPy, without a Python object per link: in a partial dump most targets are missing. ``resolve`` is a
     :meth:`.see_also_join.TitleJoin.resolve` (each distinct title looked up once)."""
     in_sentence = links.column("start").to_numpy() >= 0
     found = np.flatnonzero(in_sentence)

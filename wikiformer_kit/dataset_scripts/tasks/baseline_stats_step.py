@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 from wikiformer_kit.dataset_scripts.corpus.article import ARTICLE_SCHEMA
 from wikiformer_kit.dataset_scripts.corpus.words import cut_words
 from wikiformer_kit.dataset_scripts.tasks import qdm
@@ -27,14 +27,14 @@ from wikiformer_kit.dataset_scripts.tasks.baseline_files import (
     join_sizes,
     write_work_table,
 )
-from wikiformer_kit.dataset_scripts.tasks.build_layout import write_json
-from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, list_fields, list_items, read_unit_table
+from wikiformer_kit.dataset_scripts.tasks.build_layout import cut_redirect_files, write_json
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, first_rows, list_fields, list_items, read_unit_table
 from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections, release_freed_memory
 from wikiformer_kit.dataset_scripts.tasks.language_model import UnitTokens, has_word, load_stopwords, stemmer
 from wikiformer_kit.dataset_scripts.tasks.prop import document_skip, join_document
 from wikiformer_kit.dataset_scripts.tasks.qdm_plan import write_link_parts
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import INDEX_SCHEMA, normalize_titles, write_index
-from wikiformer_kit.dataset_scripts.tasks.see_also_join import crc32_of, write_redirect_parts, write_title_parts
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import crc32_of, write_title_parts
 
 _COUNTS = pa.schema([("word", pa.string()), ("cf", pa.int64()), ("df", pa.int64())])
 _SURFACES = pa.schema([("stem", pa.string()), ("word", pa.string()), ("count", pa.int64())])
@@ -56,9 +56,7 @@ class CorpusStatsStep(BaselineStep):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.first_rows = [0]  # corpus row of each unit's first article
-        for unit in self.units:
-            self.first_rows.append(self.first_rows[-1] + unit.stop - unit.start)
+        self.first_rows = first_rows(self.units)
         self.join_buckets, self.plan_buckets = join_sizes(self.units)
 
     def _columns(self) -> list[str]:
@@ -68,7 +66,7 @@ class CorpusStatsStep(BaselineStep):
             columns + (["sections"] if self.wants(PROP_TASKS) else []) + (["links"] if self.wants(HARP_TASKS) else [])
         )
 
-    def run(self, data=None, rank: int = 0, world_size: int = 1):
+    def process(self, rank: int, world_size: int) -> None:
         """Process this rank's units that are not done yet."""
         todo = [u for u in self.units[rank::world_size] if not self.layout.marker("baseline-stats", u.number).exists()]
         harp = todo and self.wants(HARP_TASKS)
@@ -79,14 +77,7 @@ class CorpusStatsStep(BaselineStep):
                 self._unit(unit, stopwords, tokenizer)
                 release_freed_memory()  # a worker runs hundreds of units: keep one unit's working set, not its peak
         if self.wants(HARP_TASKS):  # the title join's redirect parts (shared with LTM's, same layout)
-            for number in range(rank, len(self.redirect_files), world_size):
-                path = self.layout.redirect_parts(number, self.join_buckets)
-                if not path.exists():
-                    clear_partial([path])
-                    source = self.redirect_files[number]
-                    atomic_write(path, lambda tmp, source=source: write_redirect_parts(source, self.join_buckets, tmp))
-        if data:
-            yield from data
+            cut_redirect_files(self.layout, self.redirect_files, self.join_buckets, rank, world_size)
 
     def _unit(self, unit: Unit, stopwords: frozenset[str], tokenizer) -> None:
         table = read_unit_table(unit, self._columns())

@@ -142,11 +142,6 @@ def source_formats(record: dict[str, Any]) -> list[str] | None:
     return record.get("formats") or ([fmt] if fmt != "auto" else None)
 
 
-def check_parameters(layout: BuildLayout, params: dict[str, Any]) -> None:
-    """Record the build parameters, or refuse to mix them with those of an earlier build in the same folder."""
-    record_parameters(layout.root, layout.work, params, what="a build", error=BuildParametersError)
-
-
 def task_stages(
     num_proc: int,
     layout: BuildLayout,
@@ -240,7 +235,8 @@ def prepare_build(build: BuildOptions) -> PreparedBuild | None:
         params["prop"] = build.prop.to_dict()
     if any(get_task(t).origin and get_task(t).origin.name == "HARP" for t in build.tasks):
         params["harp"] = {**build.harp.to_dict(), "occurrence_rank": RANK_HASH}
-    check_parameters(layout, params)
+    # recorded, or refused when an earlier build in the same folder had others
+    record_parameters(layout.root, layout.work, params, what="a build", error=BuildParametersError)
     build_info = {
         "formats": source_formats(read_build_record(corpus_dir) or {}),
         "options": {

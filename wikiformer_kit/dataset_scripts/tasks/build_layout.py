@@ -13,16 +13,21 @@ interrupted build resumes at the first unit without a marker and never duplicate
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from datatrove.pipeline.base import PipelineStep
 
-from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
-from wikiformer_kit.dataset_scripts.tasks.spec import Features
+from wikiformer_kit.dataset_scripts.atomic_files import atomic_write, clear_partial
+from wikiformer_kit.dataset_scripts.fingerprint import file_digest
+from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
+from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import write_redirect_parts
+from wikiformer_kit.dataset_scripts.tasks.spec import Features, TaskSpec
 from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
 
 
@@ -91,11 +96,65 @@ class BuildLayout:
         return self.work / "logs" / f"{stage}-w{world_size}-sized"
 
 
+class UnitStep(PipelineStep):
+    """A datatrove step of the task build over all the corpus's ``units``, writing under ``root``: each rank does
+    its share (:meth:`process`), then passes the pipeline's data on."""
+
+    type = "Wikiformer"
+
+    def __init__(self, root: Path, units: Sequence[Unit]):
+        super().__init__()
+        self.layout, self.units = BuildLayout(Path(root)), list(units)
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        self.process(rank, world_size)
+        if data:
+            yield from data
+
+    def process(self, rank: int, world_size: int) -> None:
+        """This rank's share of the stage."""
+        raise NotImplementedError
+
+
 def write_rows(rows: Sequence[dict[str, Any]], schema: pa.Schema, path: Path) -> None:
     """Write rows as a Parquet shard of ``schema`` (a task's :attr:`~.spec.TaskSpec.arrow_schema`) atomically
     (temporary file, then rename), byte-reproducibly."""
     table = pa.Table.from_pylist(list(rows), schema=schema)
     atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+def write_task_rows(marker: dict, spec: TaskSpec, output: TaskOutput, shard: Path, stats=None, digest=True) -> None:
+    """A unit's rows of a task written as its ``shard`` (when it has rows), their statistics put in the unit's
+    ``marker`` (``tasks``; ``stats``: a :class:`TaskStats` already holding the task's measures) and, with
+    ``digest``, the shard's :func:`~dataset_scripts.fingerprint.file_digest` (``files``)."""
+    stats = TaskStats() if stats is None else stats
+    stats.add(output, spec.fixed_side)
+    marker.setdefault("tasks", {})[spec.name] = stats.to_dict()
+    if output.groups:
+        write_rows(output.groups, spec.arrow_schema, shard)
+        if digest:
+            marker.setdefault("files", {})[spec.name] = file_digest(shard)
+
+
+def write_missing(path: Path, write: Callable[[Path], Any]) -> bool:
+    """Write ``path`` atomically with ``write`` unless it exists (after clearing what an interrupted write left);
+    whether it was written."""
+    if path.exists():
+        return False
+    clear_partial([path])
+    atomic_write(path, write)
+    return True
+
+
+def cut_redirect_files(layout: BuildLayout, files: Sequence[Path], buckets: int, rank: int, world_size: int) -> None:
+    """This rank's corpus redirect files (every ``world_size``-th from ``rank``) cut into the title join's buckets,
+    those not cut yet."""
+    for number in range(rank, len(files), world_size):
+        source = files[number]
+        write_missing(
+            layout.redirect_parts(number, buckets),
+            lambda tmp, source=source: write_redirect_parts(source, buckets, tmp),
+        )
 
 
 EMPTY_SHARD = "train-empty.parquet"

@@ -98,7 +98,7 @@ def render_card(
     language = build_info.get("language") or "en"
     licence = _licence(build_info)
     data_files = stamped_pattern("data/*.parquet", build_info.get("fingerprint"))
-    wikipedia = licence.license == "cc-by-sa-4.0" or bool(set(build_info.get("formats") or ()) & WIKIPEDIA_FORMATS)
+    wikipedia = wikipedia_source(build_info)
     data = DatasetCardData(
         **licence.card_data(),
         language=[language],

@@ -7,6 +7,7 @@ corpus, never on the number of processes, so each unit's output shard is the sam
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,6 +52,11 @@ def plan_units(data_files: Sequence[Path], articles_per_unit: int) -> list[Unit]
         for start in range(0, rows, articles_per_unit):
             units.append(Unit(len(units), str(path), start, min(rows, start + articles_per_unit)))
     return units
+
+
+def first_rows(units: Sequence[Unit]) -> list[int]:
+    """The corpus row of each unit's first article (and, last, the number of rows of all the units)."""
+    return [0, *itertools.accumulate(unit.stop - unit.start for unit in units)]
 
 
 def rank_units(units: Sequence[Unit], rank: int, world_size: int) -> list[Unit]:

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.logging import logger
 
 from wikiformer_kit.dataset_scripts.fingerprint import stamp
 from wikiformer_kit.dataset_scripts.tasks.build_layout import (
     EMPTY_SHARD,
     BuildLayout,
+    UnitStep,
     empty_task_reason,
     write_empty_shard,
     write_json,
@@ -56,31 +56,19 @@ def merge_statistics(layout: BuildLayout, units: Sequence[Unit], tasks: Sequence
     return {"articles": articles, "see_also": see_also, "tasks": merged, "files": files}
 
 
-class FinalizeStep(PipelineStep):
+class FinalizeStep(UnitStep):
     """The last stage: merge statistics and write each task's dataset card; a task without rows gets an empty
     dataset with its full schema and a card saying why it is empty. Run as ``w`` tasks, rank ``r`` writes the
     datasets ``tasks[r::w]`` and rank 0 also ``.build/summary.json`` (the build runs it as one task).
-
-    Args:
-        root: the build's output folder.
-        units: all units of the corpus.
-        tasks: the tasks being built.
-        build_info: build parameters and source description, passed to the card writer.
-    """
+    ``build_info``: build parameters and source description, passed to the card writer."""
 
     name = "statistics + dataset cards"
-    type = "Wikiformer"
 
     def __init__(self, root: Path, units: Sequence[Unit], tasks: Sequence[str], build_info: dict[str, Any]):
-        super().__init__()
-        self.layout, self.units, self.tasks, self.build_info = (
-            BuildLayout(Path(root)),
-            list(units),
-            tuple(tasks),
-            build_info,
-        )
+        super().__init__(root, units)
+        self.tasks, self.build_info = tuple(tasks), build_info
 
-    def run(self, data=None, rank: int = 0, world_size: int = 1):
+    def process(self, rank: int, world_size: int) -> None:
         """Write this rank's datasets' fingerprinted names and cards (and, rank 0, the build summary)."""
         statistics = merge_statistics(self.layout, self.units, self.tasks)
         summary: dict[str, Any] = {"articles": statistics["articles"], "see_also": statistics["see_also"]}
@@ -95,8 +83,6 @@ class FinalizeStep(PipelineStep):
                 self._dataset(task, stats, statistics, reason)
         if rank == 0:
             write_json(summary, self.layout.work / "summary.json")
-        if data:
-            yield from data
 
     def _dataset(self, task: str, stats: TaskStats, statistics: dict[str, Any], reason: str | None) -> None:
         placeholder = self.layout.task_dir(task) / "data" / EMPTY_SHARD

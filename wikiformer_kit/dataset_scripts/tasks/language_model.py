@@ -35,7 +35,6 @@ import itertools
 import math
 import random
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,12 +43,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from wikiformer_kit.dataset_scripts.corpus.words import (
-    is_spaced,
-    letter_run,
-    letter_words,
-)
+from wikiformer_kit.dataset_scripts.corpus.words import is_spaced, letter_run, letter_words
 from wikiformer_kit.dataset_scripts.tasks.baseline_options import BACKGROUNDS
+from wikiformer_kit.dataset_scripts.tasks.options import check_choice
 from wikiformer_kit.dataset_scripts.tasks.word_arrays import dictionary_script_words, letter_word_arrays
 from wikiformer_kit.home import kit_file
 
@@ -198,40 +194,6 @@ def normal_length(rng: random.Random, mean: float = 3.0, std: float = 1.0, tries
     return k if k >= 1 else 3
 
 
-@dataclass(frozen=True)
-class CorpusCounts:
-    """What one pass over a corpus counts for the collection model (mergeable across shards).
-
-    Args:
-        documents: documents counted.
-        words: all non-stopword words of the corpus (the subsampling frequency's denominator).
-        cf: corpus frequency of every non-stopword word.
-        df: document frequency of every non-stopword word.
-    """
-
-    documents: int
-    words: int
-    cf: Counter
-    df: Counter
-
-    @classmethod
-    def from_texts(
-        cls, texts: Iterable[str], stopwords: frozenset[str], stem: Callable[[list[str]], list[str]] | None = None
-    ) -> CorpusCounts:
-        """Count the content words of the given documents (their stems with ``stem``, see :func:`stemmer`)."""
-        # every token counted at C speed (Counter.update of a list or set), stopwords dropped once at the end
-        cf, df, documents = Counter(), Counter(), 0
-        for text in texts:
-            every = [w for w in words(text) if w not in stopwords] if stem else words(text)
-            every = stem(every) if stem else every
-            cf.update(every)
-            df.update(set(every))
-            documents += 1
-        for word in set() if stem else stopwords.intersection(cf):
-            del cf[word], df[word]
-        return cls(documents, sum(cf.values()), cf, df)
-
-
 def _sorted_content(distinct: pa.Array, stopwords: frozenset[str]) -> tuple[list[str], np.ndarray]:
     """The distinct words that are not stopwords, sorted, and each distinct word's position among them (-1: a
     stopword)."""
@@ -361,8 +323,7 @@ class CollectionModel:
         surfaces: Mapping[str, Mapping[str, int]] | None = None,
         stem: Callable[[list[str]], list[str]] | None = None,
     ):
-        if background not in BACKGROUNDS:
-            raise ValueError(f"background must be one of {BACKGROUNDS}, got {background!r}")
+        check_choice("background", background, BACKGROUNDS)
         if documents <= 0:
             raise ValueError("the collection model needs at least one document")
         self.vocabulary = sorted(w for w, c in cf.items() if c >= min_count)

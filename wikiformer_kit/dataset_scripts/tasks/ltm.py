@@ -47,17 +47,9 @@ class PlannedGroup:
 def plan_groups(
     source: int, targets: Sequence[int | None], index: ArticleIndex, options: TaskOptions
 ) -> tuple[list[PlannedGroup], TaskOutput]:
-    """Rows for the See also edges of one article, as index row numbers.
-
-    Args:
-        source: index row of v_i.
-        targets: index rows of its See also targets (``None`` = not in the corpus), in listed order.
-        index: the corpus index (eligibility and article ids).
-        options: seed and ``ltm_negatives``.
-
-    Returns:
-        The planned rows and the counts of links dropped, by reason (in a :class:`TaskOutput` without groups).
-    """
+    """Rows for the See also edges of index row ``source`` (v_i), as index rows, from its See also ``targets``
+    (``None``: not in the corpus) in listed order; and the links dropped, by reason (a :class:`TaskOutput`
+    without groups)."""
     out = TaskOutput()
     planned: list[PlannedGroup] = []
     linked = {source} | {t for t in targets if t is not None}

@@ -8,26 +8,17 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from datatrove.pipeline.base import PipelineStep
 from tqdm.auto import tqdm
 
 from wikiformer_kit.dataset_scripts.atomic_files import clear_partial
-from wikiformer_kit.dataset_scripts.fingerprint import file_digest
 from wikiformer_kit.dataset_scripts.tasks import ltm
-from wikiformer_kit.dataset_scripts.tasks.build_layout import (
-    BuildLayout,
-    write_json,
-    write_rows,
-)
+from wikiformer_kit.dataset_scripts.tasks.build_layout import UnitStep, write_json, write_task_rows
 from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
 from wikiformer_kit.dataset_scripts.tasks.corpus_units import Unit, rank_units
 from wikiformer_kit.dataset_scripts.tasks.free_memory import rare_collections
 from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 from wikiformer_kit.dataset_scripts.tasks.see_also_graph import ArticleIndex
-from wikiformer_kit.dataset_scripts.tasks.see_also_join import (
-    TitleJoin,
-)
-from wikiformer_kit.dataset_scripts.tasks.stats import TaskStats
+from wikiformer_kit.dataset_scripts.tasks.see_also_join import TitleJoin
 
 LTM_TARGETS_PER_BATCH = 50_000
 """See also targets the LTM stage resolves at once (whole units, at least one): what bounds the memory of the
@@ -35,25 +26,17 @@ targets in Python and their rows, whatever the unit and corpus sizes (a count of
 1,000 articles)."""
 
 
-class LtmStep(PipelineStep):
+class LtmStep(UnitStep):
     """The LTM stage: LTM rows for the See also links of this rank's units, against the whole corpus index and
-    the title join (the join stage must be complete).
-
-    Args:
-        root: the build's output folder.
-        units: all units of the corpus.
-        options: sampling options.
-        buckets: the number of buckets of the title join.
-    """
+    the title join of ``buckets`` buckets (the join stage must be complete)."""
 
     name = "LTM over the See Also Graph"
-    type = "Wikiformer"
 
     def __init__(self, root: Path, units: Sequence[Unit], options: TaskOptions, buckets: int = 1):
-        super().__init__()
-        self.layout, self.units, self.options, self.buckets = BuildLayout(Path(root)), list(units), options, buckets
+        super().__init__(root, units)
+        self.options, self.buckets = options, buckets
 
-    def run(self, data=None, rank: int = 0, world_size: int = 1):
+    def process(self, rank: int, world_size: int) -> None:
         """Process this rank's units that are not done yet for LTM."""
         todo = [
             u
@@ -73,8 +56,6 @@ class LtmStep(PipelineStep):
                         index.release_pages()  # a unit's negatives touch pages all over the index
                         start += unit_edges.num_rows
                         bar.update()
-        if data:
-            yield from data
 
     def _batches(self, todo: Sequence[Unit]) -> Iterator[list[tuple[Unit, pa.Table]]]:
         """``todo``'s units with their See also edges, in batches of whole units of at most
@@ -96,7 +77,8 @@ class LtmStep(PipelineStep):
         return TitleJoin([self.layout.bucket_file(b, self.buckets) for b in range(self.buckets)])
 
     def _unit(self, unit: Unit, index: ArticleIndex, edges: pa.Table, resolved: list[int | None]) -> None:
-        clear_partial([self.layout.shard("ltm", unit.number, len(self.units))])
+        shard = self.layout.shard("ltm", unit.number, len(self.units))
+        clear_partial([shard])
         offset = int(index.offsets[unit.number])
         by_source: dict[int, list[int | None]] = {}
         for source, target in zip(edges.column("source").to_pylist(), resolved, strict=True):
@@ -108,12 +90,7 @@ class LtmStep(PipelineStep):
             skipped.skipped.update(out.skipped)
         output = ltm.materialise(planned, index)
         output.skipped.update(skipped.skipped)
-        stats = TaskStats()
-        stats.add(output, ltm.SPEC.fixed_side)
-        marker: dict[str, Any] = {"tasks": {"ltm": stats.to_dict()}}
-        if output.groups:
-            shard = self.layout.shard("ltm", unit.number, len(self.units))
-            write_rows(output.groups, ltm.SPEC.arrow_schema, shard)
-            marker["files"] = {"ltm": file_digest(shard)}
+        marker: dict[str, Any] = {}
+        write_task_rows(marker, ltm.SPEC, output, shard)
         self.stat_update("ltm_rows", value=len(output.groups))
         write_json(marker, self.layout.marker("ltm-units", unit.number))

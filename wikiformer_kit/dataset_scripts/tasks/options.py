@@ -9,6 +9,12 @@ SRR_VARIANTS = ("paper", "original")
 POSITIVE_MODES = ("sample", "all")
 
 
+def check_choice(name: str, value: Any, allowed: tuple) -> None:
+    """Raise ``ValueError`` unless ``value`` is one of ``allowed`` (the message names ``name``)."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
 @dataclass(frozen=True)
 class TaskOptions:
     """Thresholds and sampling choices of the task samplers.
@@ -45,10 +51,8 @@ class TaskOptions:
     keep_end_matter: bool = False
 
     def __post_init__(self) -> None:
-        if self.srr_variant not in SRR_VARIANTS:
-            raise ValueError(f"srr_variant must be one of {SRR_VARIANTS}, got {self.srr_variant!r}")
-        if self.positives not in POSITIVE_MODES:
-            raise ValueError(f"positives must be one of {POSITIVE_MODES}, got {self.positives!r}")
+        check_choice("srr_variant", self.srr_variant, SRR_VARIANTS)
+        check_choice("positives", self.positives, POSITIVE_MODES)
         for name in ("min_words", "max_words", "max_negatives", "ltm_max_words", "ltm_negatives"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")

@@ -10,18 +10,11 @@ A row here is one pair: ``document`` = the title + ". " + the text (the original
 ``max_words`` words), ``positive`` = the higher-likelihood set, ``negatives`` = [the other set], each set its words
 joined by spaces in draw order, ``log_likelihoods`` = [log P(S+|D), log P(S-|D)]. The document is the fixed side and
 the candidates are queries (as in RWI). Where the paper and the original code differ the paper is the default and
-the code's value an option (``PropOptions.original()`` gives all of them): vocabulary cut 50 vs 10, subsampling 1e-5
-vs 1e-4, 5 pairs per document vs 10 generated and 5 of them kept at random, collection model from word counts vs
-document frequencies, draws from the whole vocabulary vs from the document's words plus 500 corpus words sampled by
-document frequency, words vs their Porter stems (``stem``, see :mod:`.language_model`). Where the paper is
-silent the code's choice is the default: a document under 100 words is skipped 80% of the time (the code counts
-BERT word pieces), and a pair of equally likely sets makes S2 the positive (the paper's Algorithm 1 and the code
-alike).
+the code's value an option (:meth:`PropOptions.original` gives all of them). Where the paper is silent the code's
+choice is the default: a document under 100 words is skipped 80% of the time (the code counts BERT word pieces),
+and a pair of equally likely sets makes S2 the positive (the paper's Algorithm 1 and the code alike).
 
-Bad input is counted, never fatal: a disambiguation page or an empty document, a document of stopwords only, a
-document none of whose words is in the vocabulary, a pair whose document has fewer vocabulary words than the set
-length, a pair of sets with equal likelihood (with ``ties="drop"``) and a pair whose draws subsampling kept
-rejecting.
+Bad input is counted, never fatal (:data:`SKIP_REASONS`).
 """
 
 from __future__ import annotations
@@ -100,17 +93,8 @@ def document_rows(
     document: PropDocument, rng: random.Random, collection: CollectionModel, options: PropOptions
 ) -> TaskOutput:
     """The ROP rows of one document: ``pairs_per_document`` set lengths l ~ Poisson, then two sets of each
-    length drawn from the document model, the more likely one the positive.
-
-    Args:
-        document: the document as the statistics stage kept it.
-        rng: the document's RNG (``task_rng(seed, "prop", article_id)``).
-        collection: the corpus-wide collection model.
-        options: the sampling settings.
-
-    Returns:
-        Rows ``{document, positive, negatives, article_id, title, log_likelihoods}`` and skip counts.
-    """
+    length drawn from the document model, the more likely one the positive (``rng``: the document's,
+    ``task_rng(seed, "prop", article_id)``)."""
     out = TaskOutput()
     if document.skip and (document.skip != "disambiguation" or options.skip_disambiguation):
         out.skipped[document.skip] += 1

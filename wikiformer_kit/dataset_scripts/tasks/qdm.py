@@ -157,7 +157,6 @@ SPEC = harp_spec(
     name="qdm",
     title="Query Disambiguation Modeling (QDM)",
     features=group_features("query", anchor=TEXT, positive_title=TEXT, negative_title=TEXT),
-    fixed_side="query",
     pairing=(
         "For an occurrence of an anchor text that links to at least 2 pages across the corpus: `query` = the anchor "
         "plus l words of its sentence drawn by their attention from the anchor, `positive` = the first section of "

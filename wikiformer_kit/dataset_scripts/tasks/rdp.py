@@ -22,7 +22,6 @@ count where the longer one is the positive (:func:`longer_anchor_wins`).
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections import Counter
 
@@ -33,8 +32,8 @@ from wikiformer_kit.dataset_scripts.tasks.anchors import (
     HarpOptions,
     LinkedSentence,
     harp_spec,
-    ordered_sum,
     sample_words,
+    softmax,
 )
 from wikiformer_kit.dataset_scripts.tasks.attention import TextAttention, word_spans
 from wikiformer_kit.dataset_scripts.tasks.common import group_row
@@ -79,10 +78,7 @@ def anchor_importance(sentence: LinkedSentence, attention: TextAttention, how: s
     for anchor in sentence.anchors:
         weight = anchor_weight(anchor, attention, how)
         eta[anchor.target] = eta.get(anchor.target, 0.0) + weight
-    top = max(eta.values())
-    exp = {target: math.exp(value - top) for target, value in eta.items()}
-    total = ordered_sum(exp.values())
-    return {target: value / total for target, value in exp.items()}
+    return dict(zip(eta, softmax(list(eta.values())), strict=True))
 
 
 def rdp_rows(
@@ -101,7 +97,7 @@ def rdp_rows(
         return _drawn_row(sentence, attention, passages, rng, options)
     anchors = sentence.anchors
     weights = [anchor_weight(anchor, attention, options.anchor_importance) for anchor in anchors]
-    importance = _softmax(weights)
+    importance = softmax(weights)
     rows, skipped = [], Counter()
     for i, j in itertools.combinations(range(len(anchors)), 2):
         if anchors[i].target == anchors[j].target:
@@ -113,13 +109,6 @@ def rdp_rows(
         high, low = (j, i) if weights[i] < weights[j] else (i, j)  # a tie keeps the first anchor (the code)
         rows.append(_row(sentence, passages, anchors[high], anchors[low], [importance[high], importance[low]]))
     return rows, skipped
-
-
-def _softmax(values: list[float]) -> list[float]:
-    top = max(values)
-    exp = [math.exp(value - top) for value in values]
-    total = ordered_sum(exp)
-    return [value / total for value in exp]
 
 
 def _row(sentence: LinkedSentence, passages, high: Anchor, low: Anchor, importance: list[float]) -> dict:
@@ -147,7 +136,6 @@ SPEC = harp_spec(
     name="rdp",
     title="Representative Document Prediction (RDP)",
     features=group_features("query", anchors=TEXTS, importance=FLOATS),
-    fixed_side="query",
     pairing=(
         "For a sentence whose anchors link to at least 2 distinct pages: one row per pair of its anchors linking to "
         "distinct pages, in the original code's order (`anchor_pairs=all`; `drawn`: one row of two destinations "

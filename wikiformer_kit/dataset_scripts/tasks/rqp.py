@@ -88,7 +88,6 @@ SPEC = harp_spec(
     name="rqp",
     title="Representative Query Prediction (RQP)",
     features=group_features("document", anchor=TEXT, destination=TEXT),
-    fixed_side="document",
     pairing=(
         "For an anchor a in sentence S of an article, linking to page P: `document` = P's first section, `positive` "
         "= a plus l words of S drawn by their attention from the anchor (in sentence order), `negatives` = [as many "

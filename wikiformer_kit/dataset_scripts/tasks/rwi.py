@@ -42,17 +42,7 @@ SKIP_REASONS = section_skip_reasons(
 
 
 def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
-    """RWI rows of one article.
-
-    Args:
-        article: the article as a Wiki Structure Tree.
-        rng: the article's RNG.
-        options: thresholds and sampling choices.
-
-    Returns:
-        Rows ``{document, positive, negatives, article_id, title, path}`` (``path`` = the positive title path,
-        ``positive`` = those titles joined) and skip counts.
-    """
+    """RWI rows of one article (``path``: the positive title path, ``positive``: those titles joined)."""
     out = TaskOutput()
     if article.is_disambiguation:
         out.skipped["disambiguation"] += 1

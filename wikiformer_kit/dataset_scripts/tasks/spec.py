@@ -34,12 +34,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions, check_choice
+
 if TYPE_CHECKING:
     import datasets
 
     from wikiformer_kit.dataset_scripts.corpus.article import Article
     from wikiformer_kit.dataset_scripts.tasks.common import TaskOutput
-    from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
 
 @dataclass(frozen=True)
@@ -178,8 +179,7 @@ class TaskSpec:
     origin: Origin | None = None
 
     def __post_init__(self) -> None:
-        if self.fixed_side not in FIXED_SIDES:
-            raise ValueError(f"task {self.name}: fixed_side must be one of {FIXED_SIDES}, got {self.fixed_side!r}")
+        check_choice(f"task {self.name}: fixed_side", self.fixed_side, FIXED_SIDES)
         missing = {self.fixed_side, "positive", "negatives"} - set(self.features)
         if missing:
             raise ValueError(f"task {self.name}: features lack the group column(s) {sorted(missing)}")

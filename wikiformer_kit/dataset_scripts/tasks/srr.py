@@ -55,17 +55,7 @@ _ORIGINAL_SPLIT = re.compile(r'[ ,.?!，。？！()/\n"]')
 
 
 def srr_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput:
-    """SRR rows of one article.
-
-    Args:
-        article: the article as a Wiki Structure Tree.
-        rng: the article's RNG (see :func:`~dataset_scripts.tasks.common.task_rng`).
-        options: thresholds and sampling choices.
-
-    Returns:
-        Rows ``{query, positive, negatives, article_id, title, path}`` (``path`` = the title path of the
-        positive section, ``query`` = those titles joined) and skip counts.
-    """
+    """SRR rows of one article (``path``: the positive section's title path, ``query``: those titles joined)."""
     out = TaskOutput()
     if article.is_disambiguation:
         out.skipped["disambiguation"] += 1

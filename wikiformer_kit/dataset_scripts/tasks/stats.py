@@ -20,27 +20,23 @@ class Summary:
 
     def add(self, value: int) -> None:
         """Account for one value."""
-        self.count += 1
-        self.total += value
-        self.min = value if self.min is None else min(self.min, value)
-        self.max = value if self.max is None else max(self.max, value)
+        self.add_all([value])
 
     def add_all(self, values: list[int]) -> None:
         """Account for many whole-number values at once (the same as adding each: their sum is exact)."""
         if values:
-            self.count += len(values)
-            self.total += sum(values)
-            low, high = min(values), max(values)
-            self.min = low if self.min is None else min(self.min, low)
-            self.max = high if self.max is None else max(self.max, high)
+            self._combine(len(values), sum(values), min(values), max(values))
 
     def merge(self, other: Summary) -> None:
         """Add another summary into this one."""
         if other.count:
-            self.min = other.min if self.min is None else min(self.min, other.min)
-            self.max = other.max if self.max is None else max(self.max, other.max)
-            self.count += other.count
-            self.total += other.total
+            self._combine(other.count, other.total, other.min, other.max)
+
+    def _combine(self, count: int, total: float, low: float, high: float) -> None:
+        self.count += count
+        self.total += total
+        self.min = low if self.min is None else min(self.min, low)
+        self.max = high if self.max is None else max(self.max, high)
 
     @property
     def mean(self) -> float:

@@ -152,7 +152,7 @@ def dictionary_script_words(texts: Sequence[str]) -> list[list[str]]:
     hold a script cut by ICU's dictionary: each run of it cut by ICU's word breaker, every word lowercased on its
     own), found with the same kinds as :func:`letter_word_arrays`."""
     found: list[list[str]] = [[] for _ in texts]
-    for part in _slices(texts):
+    for part in slices_of(texts):
         strings, data, offsets = _utf8(list(texts[part]))
         starts, ends, runs, _ = _spans(data, offsets, dictionary_runs=True)
         text_of = (np.searchsorted(offsets, starts, side="right") - 1 + part.start).tolist()
@@ -164,14 +164,15 @@ def dictionary_script_words(texts: Sequence[str]) -> list[list[str]]:
     return found
 
 
-def _slices(texts: Sequence[str]) -> list[slice]:
-    """Consecutive slices of ``texts`` of about :data:`CHARACTERS_PER_SLICE` characters each."""
+def slices_of(texts: Sequence[str], characters: int = CHARACTERS_PER_SLICE, spacing: int = 0) -> list[slice]:
+    """Consecutive slices of ``texts`` of about ``characters`` characters each (``spacing`` more a text: what joins
+    them)."""
     bounds, size = [0], 0
     for i, text in enumerate(texts):
-        if size and size + len(text) > CHARACTERS_PER_SLICE:
+        if size and size + len(text) > characters:
             bounds.append(i)
             size = 0
-        size += len(text)
+        size += len(text) + spacing
     bounds.append(len(texts))
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
@@ -181,7 +182,7 @@ def letter_word_arrays(texts: Sequence[str]) -> tuple[pa.Array, np.ndarray, np.n
     of words of text ``i``; ``dictionary[i]``: text ``i`` holds a script cut by ICU's dictionary (Thai, Khmer, ...),
     whose words are not found here (its count is 0 and none of its words are in ``words``)."""
     found, counts, dictionary = [], np.zeros(len(texts), dtype=np.int64), np.zeros(len(texts), dtype=bool)
-    for part in _slices(texts):
+    for part in slices_of(texts):
         words, text_of, own = _slice_words(list(texts[part]))
         if own.any():
             keep = ~own[text_of]
