@@ -1,26 +1,11 @@
 """The paper's comparison at equal budget: Wikiformer vs PROP vs HARP vs BM25, zero-shot, on DL20, Cranfield, NPL.
 
-Its tables: docs/baselines.md ("The comparison at a CPU budget: fine-tuned and zero-shot", "HARP's datasets rebuilt
-with the defaults of 28 November 2026", "The comparison on a GPU: 1,000 steps each") and docs/evaluation.md (the
-zero-shot comparison at equal budget).
-
-Each method is built from the same corpus and trained by the same ``train.py`` from the same start with the same
-budget (steps, pairs per step, lengths, learning-rate schedule: ``configs/demo-cpu.yaml``,
-``configs/prop-demo-cpu.yaml``, ``configs/harp-demo-cpu.yaml`` with evaluation off and the rate halved at 80% of the
-steps, ``experiments/pretraining.py``), each through ``release.py --system NAME`` (datasets, train, export; finished stages
-are reused; with ``--parallel`` each one's output goes to ``OUT/<system>.log``). The three checkpoints then re-rank
-the same BM25 top ``--depth`` of the first ``--max-queries`` judged queries of each collection; ``*`` marks a system
-significantly worse than Wikiformer (Fisher's randomization test, p < 0.05), as in the paper's tables::
+Its tables: docs/baselines.md and docs/evaluation.md. Each method is built, trained (``release.py --system NAME``,
+``experiments/pretraining.py``) and re-ranks the same BM25 candidates at the same budget::
 
     python -m experiments.baselines --max-steps 100 --max-queries 30 --depth 20 --max-length 256 --output-dir /tmp/bench-baselines
 
-On a GPU, train the three at once and give every config the device's settings::
-
-    python -m experiments.baselines --max-steps 1000 --parallel --num-proc 5 --max-queries 1000 --depth 100 \
-        --pretrain-set use_cpu=false bf16=true --output-dir /tmp/bench-baselines
-
-``--checkpoint``, ``--systems`` and ``--config-dir`` (see ``--help``) compare given checkpoints, a subset of the systems
-or configs of another scale.
+Method: docs/benchmarks.md ("How each experiment runs", ``baselines``).
 """
 
 from __future__ import annotations

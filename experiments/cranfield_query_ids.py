@@ -1,14 +1,10 @@
 """Cranfield scored with the wrong query ids: why published BM25 figures computed through ir_datasets are near 0.
 
-Its figures: docs/evaluation.md ("Where the collections come from", Cranfield's published BM25 figures).
+Its figures: docs/evaluation.md ("Where the collections come from", Cranfield's published BM25 figures)::
 
     python -m experiments.cranfield_query_ids [--collection FOLDER] [--k 1000]
 
-``cran.qry`` numbers its 225 queries with ``.I`` values that skip (1, 2, 4, 8, 9, ... 365) while ``cranqrel``
-numbers them 1..225 in file order. Our SMART loader uses file order (see ``eval/collections/smart.py``). Tools
-that take the ``.I`` value as the query id (ir_datasets' ``cranfield``, and through it PyTerrier and TIREx) pair
-most queries with another query's judgments. This scores one bm25s run both ways, with trec_eval's measures.
-(ir_datasets 0.6.3 numbers ``cranfield``'s queries in file order: ``irds:cranfield`` is the SMART loader's collection.)
+Method: docs/benchmarks.md ("How each experiment runs", ``cranfield_query_ids``).
 """
 
 from __future__ import annotations

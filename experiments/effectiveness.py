@@ -1,32 +1,11 @@
 """The effectiveness study: train with a step budget, then re-rank TREC DL 2020, Cranfield and NPL zero-shot.
 
-Its tables: docs/evaluation.md ("Where the collections come from": the CPU hour with selection on WIKIR, the
-``cpu-hour`` checkpoint 600, the zero-shot start).
+Its tables: docs/evaluation.md. Learning curve, ablation and data-size studies, each row raw and fused with the first
+stage, with Fisher's randomization test against BM25; no checkpoint is selected on test queries::
 
-With the task datasets (``--tasks-dir``, built from ``--input`` when missing), a training config and a step
-budget, it trains and prints, each row on every collection (raw and fused with the first stage, Fisher's
-randomization test against BM25: ``▲``/``▼`` = significantly better/worse, p < 0.05):
+    python -m experiments.effectiveness --config configs/cpu-hour.yaml --steps 1500 --device cuda --input WIKIPEDIA_FILES --data irds
 
-* ``curve``: the learning curve, nDCG@10 of the four-task model at ``--curve-points`` evenly spaced steps;
-* ``ablation``: each task removed, and each task alone (same budget);
-* ``size``: the data-size curve, ``--max_train_samples`` groups per task (``--sizes``);
-* raw vs fused: every row has both (the fusion is ``--fusion``/``--alpha``, or chosen by cross-validation with
-  ``--tune-on DEV``, a dev collection that is not one of the three; ``--tune-on wikir``: the validation split of a
-  WIKIR collection built from ``--input``, label-free).
-
-The first stage is the given BM25 run on DL20 (54 queries, depth 100 by default) and bm25s (stemmed, default
-parameters) on Cranfield and NPL. Checkpoints are not selected: each row is the model at its step, so no test
-query ever chooses anything. On a GPU (the paper's figures)::
-
-    python -m experiments.effectiveness --config configs/cpu-hour.yaml --steps 1500 --device cuda \
-        --input WIKIPEDIA_FILES --data irds --output-dir /tmp/bench-effectiveness
-
-``--data irds`` reads the collections by their ir_datasets ids (`IRDS_IDS`; DL20 then has no given run and BM25 ranks
-the pool of the track's top-1000 candidates); ``--data FOLDER``, the folders docs/evaluation.md describes.
-
-On a CPU, limit everything (``--max-queries 10 --depth 20 --studies curve``). ``--collections cranfield#test``
-reports only the queries that a ``cranfield#dev`` selection (``configs/cpu-hour.yaml``) never saw. ``--studies --model NAME=PATH``
-evaluates given checkpoints only. Runs resume: trained models and re-ranked queries in ``--output-dir`` are reused.
+Method: docs/benchmarks.md ("How each experiment runs", ``effectiveness``).
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """The paper's fine-tuned comparison at the budget of this machine: the same fine-tuning from (a) the start model,
 (b) Wikiformer, (c) PROP and (d) HARP pre-trained at the same budget, tested on held-out queries.
 
-1. Pre-training: Wikiformer, PROP and HARP are built from the same corpus and trained from the same start for the
-   same steps through ``release.py --system NAME`` (``experiments/pretraining.py``), with the three demo
-   configs and evaluation off during pre-training; ``--checkpoint NAME=FOLDER`` uses a given checkpoint instead
-   (e.g. the CPU-hour Wikiformer export).
-2. Fine-tuning data: ``python -m dataset_scripts.finetune`` on the ``#train`` queries of ``--collection``.
-3. Fine-tuning: ``train.py`` with ``configs/finetune-cranfield-cpu.yaml`` for each of the four starts, only
-   ``model_name_or_path`` changed; the checkpoint is chosen on the ``#dev`` queries.
-4. Test: each fine-tuned model re-ranks the BM25 top ``--depth`` of the ``#heldout`` queries; ``*`` marks a
-   significant loss against (a) and ``†`` a significant gain (Fisher's randomization test, p < 0.05, as in the
-   paper's tables; its table: docs/finetuning.md, "The comparison: fine-tuning from each pre-trained model", and
-   docs/baselines.md, "The comparison at a CPU budget: fine-tuned and zero-shot")::
+Its tables: docs/finetuning.md and docs/baselines.md::
 
     nice python -m experiments.finetune_comparison --pretrain-steps 100 --finetune-steps 120 --output-dir /tmp/bench-finetune
     nice python -m experiments.finetune_comparison --pretrain-steps 2 --finetune-steps 2 --max-queries 3 --depth 5   # smoke
 
-Every stage is resumable: a rerun reuses finished pre-training (``release.py``), mining and fine-tuning runs.
+Method: docs/benchmarks.md ("How each experiment runs", ``finetune_comparison``).
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """FirstP, MaxP and SumP measured on a collection of long documents, with a scorer that needs no training.
 
-Its table: docs/evaluation.md ("MS MARCO documents and documents longer than the model", measured on long documents
-without a download).
-
-The scorer is a sentence-transformers bi-encoder used as a pair scorer (the cosine of the query's and the text's
-embeddings; default: the embedded all-MiniLM-L6-v2, whose input is cut at 256 tokens). It re-ranks the collection's
-first-stage run three ways (`eval.rerank.long_documents`): FirstP (the whole document given, so the model reads its
-first tokens), MaxP and SumP over passages of ``--passage-window`` tokens every ``--passage-stride`` tokens, the title
-repeated per passage where the collection has titles. Measures are trec_eval's (`eval.metrics`). What the figures
-show is how the three ways of reading a long document compare for one scorer, not a re-ranker's quality.
-
-Usage (from the repository root)::
+Its table: docs/evaluation.md ("MS MARCO documents and documents longer than the model")::
 
     python -m dataset_scripts.wikir --input data/samples/wikipedia/enwiki-sample.xml.bz2 --output-dir wikir-whole \\
         --min-links 1 --validation-size 0 --test-size 15 --bm25-k 20 --whole-documents --skip-first-sentence
     python -m experiments.long_documents --collection wikir-whole/test --output long_documents.json
+
+Method: docs/benchmarks.md ("How each experiment runs", ``long_documents``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Pre-training Wikiformer, PROP and HARP at one budget, for the comparisons of ``experiments.baselines`` and
 ``experiments.finetune_comparison`` (their tables: docs/baselines.md, "The comparison at a CPU budget").
 
-Each system is built and trained by ``release.py --system NAME`` (datasets, train, export; finished stages are
-reused) from a config written here: its demo config with the same start model, steps, learning-rate schedule and
-document length for every system, and no evaluation during pre-training (the comparison is the measurement).
+Method: docs/benchmarks.md ("How each experiment runs", ``pretraining``).
 """
 
 from __future__ import annotations

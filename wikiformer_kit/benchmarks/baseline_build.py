@@ -2,15 +2,7 @@
 
     python -m wikiformer_kit.benchmarks.baseline_build --output-dir /tmp/bench-baseline-build --copies 6 --repeats 3
 
-The target: PROP + HARP at most 3x the four tasks per article (HARP's attention scoring, a model's forward pass cached
-across builds, is measured apart per 1,000 sentences on CPU). Each build is ``python -m dataset_scripts.build`` in a
-fresh process on a built corpus; its CPU seconds are those of its whole process tree (on a shared machine only CPU
-compares). Start-up and cost per article are told apart by two corpora of the same real articles, the samples once
-and ``--copies`` times (``benchmarks/big_dump.py``, relinked copies, each relinked anchor text with its copy's
-suffix): per article = (CPU large - CPU small) / (articles large - articles small). Each build runs ``--repeats``
-times, interleaved, a repeat's two sizes back to back; the figures are medians over the repeats. Everything is
-measured at each ``--articles-per-unit`` size: the first gives the verdict, two give the CPU a work unit costs.
-docs/benchmarks.md gives the method at length.
+Method: docs/benchmarks.md ("How each benchmark measures", ``baseline_build``).
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """Make a large, realistic MediaWiki dump from the vendored real sample: a bz2 multistream dump with its index.
 
-The sample (106 real English Wikipedia articles and 100 redirects) is repeated as many times as needed. Copy 0 is
-the sample itself; in copy k every page gets the title ``"<title> (copy k)"`` and the id ``id + k * stride``, and
-every link, redirect and See also entry that names a page of the sample is rewritten to name that page's copy k
-(the anchor text stays as it was; with ``--distinct-anchor-texts`` it gets the suffix too), so each copy is a
-closed little Wikipedia whose See Also Graph has the sample's shape. See also entries naming a page outside the
-sample point at a fixed stand-in article of the sample instead, so that, as in a full dump, most See also links
-resolve. Pages are written 100 to a bz2 stream, after a first stream holding the ``<siteinfo>`` header and before a
-last one closing ``</mediawiki>``, with the ``offset:id:title`` index beside the dump, as Wikimedia writes
-``pages-articles-multistream`` dumps.
-
-Usage::
-
     python -m wikiformer_kit.benchmarks.big_dump --articles 50000 --output-dir /tmp/big [--parts 4] [--prefix enwiki-big]
 
-With ``--parts N`` the pages are split into N part files named as Wikimedia names them
-(``...-multistream3.xml-p<first>p<last>.bz2``, each with its ``...-multistream-index3.txt-p<first>p<last>.bz2``).
+Method: docs/benchmarks.md ("How each benchmark measures", ``big_dump``).
 """
 
 from __future__ import annotations

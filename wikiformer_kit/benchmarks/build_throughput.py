@@ -4,23 +4,7 @@ own ceiling, start-up and merge, peak memory per worker, disk, and a projection 
     python -m wikiformer_kit.benchmarks.build_throughput [--articles 2000 10000] [--num-proc 1 2] [--parts 16] [--no-end-to-end]
     python -m wikiformer_kit.benchmarks.build_throughput --corpus CORPUS_DIR [CORPUS_DIR ...] [--num-proc 1 2] [--no-ceiling]
 
-``--corpus``: the task stage alone on built corpus folders (e.g. ``benchmarks/copy_corpus.py`` copies of one corpus at
-10k-500k articles), each ``--num-proc`` beside its ceiling (not with ``--no-ceiling``), and the peak RSS, anonymous
-memory and USS of one worker against the corpus size, whole run and per stage (``benchmarks/memory_sampler.py``).
-
-For each size, ``benchmarks/big_dump.py`` writes a multistream dump of that many real articles in ``--parts`` part
-files (each with its index, as Wikimedia ships English Wikipedia). Each run is its own process (wall time, CPU
-time of the whole process tree, peak RSS of its largest process = one worker):
-
-1. the corpus stage against wikiextractor (``--json --processes 1``) on the same dump in one file;
-2. the corpus stage on the parts with each ``--num-proc`` (one core per task: ``--read-ahead off``), the task
-   stage alone on the corpus that built, and dump -> datasets end to end;
-3. the machine's ceiling for p processes on this very work: the same work cut in p slices run as p independent
-   processes at once (a shared or memory-bound machine gives less than p x), and a pure-Python loop;
-4. start-up (a build of a 5-article corpus: imports, executors, three stages) and the task stage's own stages
-   (units, LTM, statistics merge + cards) from its files' times.
-
-Prints Markdown. Timings depend on the machine and its load: read the ratios, measured side by side.
+Method: docs/benchmarks.md ("How each benchmark measures", ``build_throughput``).
 """
 
 from __future__ import annotations

@@ -3,13 +3,7 @@ each process was busy or idle, and what ran in the build's own process alone bet
 
     python -m wikiformer_kit.benchmarks.build_timeline [--json F] -- python -m dataset_scripts.build --input ... --num-proc 2
 
-Samples the command's process tree every ``--interval`` seconds (``/proc``: each process's user + system CPU
-seconds and its start time) and reads the console lines ``[stage] done in ...`` as they come. A stage's window runs from
-the console line before it (or the start: imports, the shard plan) to its own, so it holds what the build process
-did alone before the stage (the corpus card and statistics, the task build's planning). Busy is a process's CPU
-seconds in the window; idle is what ``--num-proc`` processes could have run in the window's wall time minus what
-ran. CPU seconds hold on a shared machine;
-wall and idle time measure the neighbours too.
+Method: docs/benchmarks.md ("How each benchmark measures", ``build_timeline``).
 """
 
 from __future__ import annotations

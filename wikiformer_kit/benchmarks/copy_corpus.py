@@ -1,24 +1,9 @@
 """Make a large built corpus from a small one without the corpus stage: the corpus's rows repeated K times, renamed
 into each copy exactly as ``benchmarks/big_dump.py`` renames pages.
 
-Copy 0 is the corpus as it is; in copy k (``k >= 1``) every article gets the title ``"<title> (copy k)"``, the id
-``id + k * stride`` (stride: the next power of ten above the largest id, as big_dump computes it) and the matching
-URL and section heading paths; every link target, See also target and redirect (source, and target where it names
-a page of the corpus) that names a page of the corpus is renamed to that page's copy k; anchors, sentences and
-texts stay as they were. So each copy links inside itself, and a corpus built by the corpus stage from
-``big_dump.py --articles N`` equals this script run on the corpus of one copy (``big_dump.py --articles 1``) with
-``--copies K`` (``tests/benchmarks/test_copy_corpus.py`` checks it on the vendored sample; the only field that differs is
-``skipped.file``, the dump path the corpus stage read, which no task reads).
-
-The corpus stage runs at some 30-70 articles per CPU second; this writes 500k articles in minutes, so the task
-stage can be measured at sizes the corpus stage cannot reach on a small machine.
-
-Usage::
-
     python -m wikiformer_kit.benchmarks.copy_corpus --from-corpus CORPUS_DIR --copies K --output-dir OUT [--articles-per-file 5000]
 
-Writes ``data/``, ``redirects/``, ``skipped/`` and ``stats/`` part files, ``build_stats.json`` and ``README.md``, a
-folder ``python -m dataset_scripts.build --input OUT`` accepts.
+Method: docs/benchmarks.md ("How each benchmark measures", ``copy_corpus``).
 """
 
 from __future__ import annotations

@@ -3,28 +3,7 @@
     python -m wikiformer_kit.benchmarks.corpus_throughput [--dump data/samples/wikipedia/enwiki-sample.xml.bz2]
         [--repeat 4] [--rounds 3] [--runs wx,one,...]
 
-Builds a larger real dump by repeating the pages of ``--dump`` ``--repeat`` times (page ids made unique), then
-measures, each in its own process (wall time, CPU time and peak RSS), ``--rounds`` times in turn (the median is
-reported: a shared machine's speed drifts from minute to minute; the runs go in a new order each round):
-
-1. ``python -m wikiextractor.WikiExtractor --json --processes 1`` (plain text only);
-2. ``python -m dataset_scripts.corpus --num-proc 1`` (structure, links and See also as well);
-3. the same with the dump split into 4 part files: ``--num-proc 1`` and ``--num-proc 2`` as they run by default
-   (``--read-ahead auto``: a reader process per task only when a core is free for it), the same with one core per
-   task (``--read-ahead off``), and the same steps run by a plain process pool of 2 workers (what datatrove's
-   executor costs);
-4. the same pages as one multistream dump with its index (cut into a shard per process): ``--num-proc 1`` and
-   ``2``, by default and with ``--read-ahead off``;
-5. the machine's own ceiling for 2 processes: a pure-Python loop run twice in one process, then once in each of 2,
-   and the same build work as 2 independent processes at once (what the machine gives this workload: on a shared
-   VM, two memory-heavy processes slow each other down where a pure loop does not);
-6. each tool's start-up: the same command on a one-article dump, in the same round; the rate past start-up (a
-   run's CPU seconds less its tool's one-article run) is what a full dump pays per article;
-7. peak memory of our build on the original dump and on the repeated one (it must not grow with the input).
-
-``--runs`` picks a subset (e.g. ``--runs wx,one`` for the per-article rate, ``--runs m1,m2,n1,n2`` for one file).
-
-Prints a Markdown table. Figures depend on the machine: compare the ratios, measured side by side.
+Method: docs/benchmarks.md ("How each benchmark measures", ``corpus_throughput``).
 """
 
 from __future__ import annotations

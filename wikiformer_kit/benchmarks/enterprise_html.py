@@ -2,14 +2,7 @@
 
     python -m wikiformer_kit.benchmarks.enterprise_html [FILE ...] [--repeat N] [--build]
 
-``FILE`` (default: the vendored sample) is an Enterprise HTML dump or NDJSON file; every record with both
-``article_body.html`` and ``article_body.wikitext`` is read twice: its HTML by the ``enterprise-html`` reader
-(JSON decoding included) and its wikitext by the extraction step the XML dumps go through, in the record's
-language. Printed per page: words (the kit's word rule) of the whole text, sections, links and See also targets
-of each path, and the words the HTML text has that the wikitext text lacks (as a multiset: what the templates
-rendered) and the reverse, and the categories of each path (the HTML's own count those templates add). Then the speed of both paths in articles per CPU second over the same pages, ``--repeat``
-times each, interleaved; with ``--build``, the rows of each task that ``python -m dataset_scripts.build`` makes
-from the same pages given as the dump and as raw wikitext files, one build per language.
+Method: docs/benchmarks.md ("How each benchmark measures", ``enterprise_html``).
 """
 
 from __future__ import annotations

@@ -2,13 +2,7 @@
 
     python -m wikiformer_kit.benchmarks.languages [--output-dir DIR]
 
-For each language of ``data/samples/wikipedia/other-languages/`` (real whole pages), writes the pages as a
-MediaWiki dump of that Wikipedia (``<siteinfo>`` with its dbname and namespace names), builds SRR, RWI, ATI and LTM
-with ``python -m dataset_scripts.build`` and prints one row per language: articles, See also found by name / by
-structure, rows of each task per article, words per positive text (the kit's word rule), and the texts that
-match the debris scan (:data:`DEBRIS`: image options, table and link markup, a File or Category prefix of any
-language). The English sample (``enwiki-sample.xml.bz2``) is built the same way; its articles of similar length (words of
-the article's text within a factor of two of each vendored page) give the English rows per article to compare.
+Method: docs/benchmarks.md ("How each benchmark measures", ``languages``).
 """
 
 from __future__ import annotations

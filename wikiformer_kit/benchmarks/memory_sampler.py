@@ -1,12 +1,7 @@
 """Sample the memory and CPU time of a process tree in a background thread: one sampler for every bench.
 
-Each sample reads, for the root process and (optionally) all its descendants: RSS, anonymous RSS (``RssAnon`` of
-``/proc/<pid>/status``: the process's own heap and stacks, not file pages) and, every ``uss_every`` samples, USS
-(psutil ``memory_full_info``: pages no other process shares). RSS also counts the pages of memory-mapped files that
-were touched, which the kernel can drop at any time (page cache); anonymous memory and USS are what a process
-really holds. Peaks are kept for the largest process (one worker) and for the sum over the tree; with
-``keep_samples`` every sample is kept with its time, so a bench can take peaks inside time windows (stages); with
-``keep_cpu`` each process's start time and CPU seconds at every sample (``started``, ``cpu_history``).
+RSS, anonymous RSS and USS of the largest process and of the tree, optionally every sample with its time and each
+process's CPU seconds (what each figure counts: docs/benchmarks.md, "How each benchmark measures", ``memory_sampler``).
 
     with TreeSampler(pid, interval=0.05) as sampler:
         process.wait()

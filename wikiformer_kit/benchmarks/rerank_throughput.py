@@ -1,24 +1,9 @@
 """Re-ranking throughput: WikiformerForRanking.rerank and ``python -m eval rerank``'s runner against
 sentence-transformers CrossEncoder.predict.
 
-All score the same real (query, passage) pairs (TREC DL 2020 BM25 candidates, ``--depth`` cuts each query's list)
-with the same all-MiniLM-L6-v2 weights, weight dtype (``--dtype``), batch size, max length and device
-(``--device``, default cuda when available; ``--bf16`` autocasts all), in one process:
+    python -m wikiformer_kit.benchmarks.rerank_throughput [--depth 20] [--num-pairs N] [--device cuda] [--dtype bfloat16]
 
-- ``model.rerank`` and ``CrossEncoder.predict``, one call per query (their usual use);
-- ``eval rerank``'s runner (`eval.rerank.rerank_run` with a `PairScorer`), which fills its batches across
-  consecutive queries, and the same runner query by query (``window=1``, how it batched before), to show the gain.
-
-The queries are cut into blocks of the runner's window (16 batches of pairs, whole queries); timing rotates between
-the methods block by block (and which one goes first), so that load from other processes on a shared machine falls
-on all alike; on a GPU each timing waits for the device. Scores are checked to agree before any figure is printed.
-Printed: the device (GPU name), pairs/s, and GPU utilization and peak memory over the whole run.
-
-Usage (from the repository root)::
-
-    python -m wikiformer_kit.benchmarks.rerank_throughput                     # 2,000 pairs, batch 32, max length 256
-    python -m wikiformer_kit.benchmarks.rerank_throughput --depth 20          # BM25 top 20: short lists, where filling batches matters
-    python -m wikiformer_kit.benchmarks.rerank_throughput --num-pairs 5400 --max-length 512 --device cuda --dtype bfloat16
+Method: docs/benchmarks.md ("How each benchmark measures", ``rerank_throughput``).
 """
 
 from __future__ import annotations

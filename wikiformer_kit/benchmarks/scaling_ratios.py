@@ -4,19 +4,7 @@ the task stage's measured wall times.
     python -m wikiformer_kit.benchmarks.scaling_ratios [--copies 95] [--dump-articles 3000] [--parts 4] [--num-proc 1 2] [--rounds 3]
                                    [--dump-only | --tasks-only]
 
-1. the task stage alone (``python -m dataset_scripts.build --input CORPUS``) on ``benchmarks/copy_corpus.py``'s copies of
-   the vendored sample's corpus (95 copies: 10,070 articles), at each ``--num-proc``;
-2. dump -> datasets (corpus stage included) on a ``benchmarks/big_dump.py`` multistream dump of ``--dump-articles``
-   real articles in ``--parts`` part files, at each ``--num-proc``;
-3. the plan (``--plan`` of the build, measured on the first 1,000 articles of that corpus) for the corpus's article
-   count at each ``--num-proc``, against the task stage's measured wall time.
-
-Each run is its own process; wall and CPU seconds of its process tree, and for dump -> datasets its critical path
-(``benchmarks/build_timeline.py``: the wall time on quiet cores, from CPU seconds). Every build runs ``--rounds`` times,
-the process counts alternating (1, 2, then 2, 1, ...): a ratio is taken within a round, and the median of the
-rounds is the figure, since a virtual machine's own speed drifts by 10-20% between minutes. Prints Markdown and
-the ratios last. A ratio is only as good as the machine is quiet: on a machine shared with other jobs, read the CPU
-seconds and the critical paths.
+Method: docs/benchmarks.md ("How each benchmark measures", ``scaling_ratios``).
 """
 
 from __future__ import annotations

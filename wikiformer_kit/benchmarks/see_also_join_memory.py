@@ -3,12 +3,7 @@ the partitioned title join on disk, as the corpus grows past what the sample dum
 
     python -m wikiformer_kit.benchmarks.see_also_join_memory [--titles 100000 1000000 3000000] [--targets 20000]
 
-For each size, a corpus index of N articles (index shards of 10,000 rows, as stage 1 writes them; one-word texts:
-texts are memory-mapped either way) and N redirects (``Alias i`` -> ``Article i``, redirects are about 1.5 a title in
-English Wikipedia) is written with the join's parts and buckets (``bucket_count(N)`` buckets). Each measurement
-runs in its own process and reports the memory its work added over the process after imports and setup (the
-highest RSS sampled every 5 ms during the work, minus the RSS before it): resolving one batch of targets (a third titles, a third redirects, a third missing)
-in memory, the same with the join (with the eligibility arrays LTM keeps), and building the largest bucket.
+Method: docs/benchmarks.md ("How each benchmark measures", ``see_also_join_memory``).
 """
 
 from __future__ import annotations

@@ -2,14 +2,7 @@
 
     python -m wikiformer_kit.benchmarks.see_also_structure [--data FOLDER]
 
-``FOLDER`` holds MediaWiki dumps and wikitext pages; the default, ``../shared/data/wikipedia``, is the local copy for
-development of public samples (gensim's test dumps, https://github.com/piskvorky/gensim/tree/develop/gensim/test/test_data;
-the vendored ``data/samples/wikipedia`` pages; text CC BY-SA 4.0, Wikipedia contributors).
-
-For every article of the real dumps and pages there, the See also targets are read twice: by heading name (the
-language's names, the reference) and by structure only (no name known, as for a Wikipedia whose heading is not in
-the table). An article counts as found when both give the same targets, missed when the name gives targets and the
-structure other ones or none, and a false find when the structure gives targets where the name gives none.
+Method: docs/benchmarks.md ("How each benchmark measures", ``see_also_structure``).
 """
 
 from __future__ import annotations

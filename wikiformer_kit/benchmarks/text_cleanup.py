@@ -2,17 +2,7 @@
 
     python -m wikiformer_kit.benchmarks.text_cleanup [--json FILE]
 
-Parses the real pages of every language of ``data/samples/wikipedia/other-languages/``, the Greek date page
-(``el-date-page/``) and the English and Latgalian dump samples, and counts per language:
-
-- ``navigation_abstracts``: abstracts holding a navigation line (:mod:`dataset_scripts.corpus.navigation`);
-- ``end_matter_nodes``: sections with enough words to be task nodes (``TaskOptions().min_words``) that the task
-  samplers do not leave out although they are end matter by name or reference lists
-  (:mod:`dataset_scripts.corpus.end_matter`);
-- ``hatnote_lines``: lines of text that open with a hatnote's words (:mod:`dataset_scripts.corpus.hatnotes`, the
-  bare verbs "see", "voir", ... left out);
-- ``leftover_markup``: HTML tags, table row markup and File or Category prefixes left in the text, and article
-  links with an interwiki prefix (``w:``, ``Wikispecies:``, ...).
+Method: docs/benchmarks.md ("How each benchmark measures", ``text_cleanup``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Peak memory of one training step with long groups: batched by group count (one padded forward pass) or by a
 token budget (``--max_tokens_per_batch``: micro-batches of at most that many tokens, a backward pass each).
 
-A tiny random ModernBERT (8,192 positions; hidden 64, 2 layers, 4 heads), or the embedded all-MiniLM-L6-v2
-(``--encoder minilm``, 512 positions), in the kit's ``WikiformerTrainer`` on CPU,
-``pair_chunks`` 1 (a GPU's default: one forward pass over the padded batch). Each figure is measured in a fresh
-process: the peak anonymous memory (``RssAnon``, sampled every 2 ms) during one ``training_step`` (the forward and
-backward passes; the optimizer's state does not depend on the batch) above what the process held before it. A batch
-holds ``long`` LTM groups (2 pairs of ``--long-tokens`` tokens each) and ``short`` groups (2 pairs of 128 tokens).
+    python -m wikiformer_kit.benchmarks.token_budget_memory [--long-tokens 1024] [--encoder minilm] [--output FILE]
 
-Run: ``python -m wikiformer_kit.benchmarks.token_budget_memory`` (CPU, about 5 minutes on 2 cores); ``--long-tokens 1024`` for a quick
-look; ``--encoder minilm --long-tokens 512`` for the real MiniLM. The table goes to standard output (Markdown) and, with ``--output``, to a JSON file.
+Method: docs/benchmarks.md ("How each benchmark measures", ``token_budget_memory``).
 """
 
 from __future__ import annotations

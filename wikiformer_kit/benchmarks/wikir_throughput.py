@@ -2,18 +2,7 @@
 
     python -m wikiformer_kit.benchmarks.wikir_throughput [--repeat 16] [--rounds 3] [--num-proc 1]
 
-Builds a larger real dump by repeating the pages of the vendored enwiki sample ``--repeat`` times (ids and titles
-made unique; the copies' links still name the first copy's titles, so the first copy's articles gather links from
-every copy), then, ``--rounds`` times, each in a fresh process (wall time and CPU time of the process and its
-workers):
-
-1. ``python -m dataset_scripts.corpus DUMP --output-dir CORPUS`` (the corpus build: the peer);
-2. ``python -m dataset_scripts.wikir --input CORPUS --output-dir WIKIR`` (extraction, judgments, splits, BM25 top 100
-   of every query, trec_eval per split, the dataset, the TREC folders and the card), with the original's defaults.
-
-Reports articles/s of each (the dump's articles over the wall time) and the ratio WIKIR / corpus per round and its
-median: WIKIR from a built corpus is to cost less than the corpus itself (ratio > 1). Figures depend
-on the machine: compare the ratios, measured side by side.
+Method: docs/benchmarks.md ("How each benchmark measures", ``wikir_throughput``).
 """
 
 from __future__ import annotations
