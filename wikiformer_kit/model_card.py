@@ -54,6 +54,14 @@ def first_stage_label(name: str) -> str:
     return "BM25" if name.lower() == "bm25" else name
 
 
+def figures_role(chosen_on: str) -> str:
+    """Whether a collection's figures are a test result or selection figures (what was chosen on its queries)."""
+    if not chosen_on:
+        return "**test**: nothing was chosen on these queries"
+    verb = "were" if " and " in chosen_on else "was"
+    return f"**selection figures**: {chosen_on} {verb} chosen on these queries, so they are not a test result"
+
+
 @dataclass
 class Evaluation:
     """Measured results of one checkpoint on one collection.
@@ -174,24 +182,15 @@ class Evaluation:
         source = COLLECTION_SOURCES.get(self.dataset_name, ("", ""))[0]
         parts = [f"{self.num_queries} queries" if self.num_queries is not None else ""]
         if self.first_stage:
-            parts.append(
-                f"{first_stage_label(self.first_stage)} top {self.depth}"
-                if self.depth
-                else f"{first_stage_label(self.first_stage)}'s candidates"
-            )
+            label = first_stage_label(self.first_stage)
+            parts.append(f"{label} top {self.depth}" if self.depth else f"{label}'s candidates")
         parts.append(f"pairs of up to {self.max_length} tokens" if self.max_length else "")
         details = ", ".join(part for part in parts if part)
         return f"{self.dataset_name}" + (f" ({source})" if source else "") + (f": {details}" if details else "")
 
     def caption(self) -> str:
         """The collection, what was evaluated on it, and whether these are results (a test) or selection figures."""
-        role = (
-            f"**selection figures**: {self.chosen_on} {'were' if ' and ' in self.chosen_on else 'was'} chosen on "
-            "these queries, so they are not a test result"
-            if self.chosen_on
-            else "**test**: nothing was chosen on these queries"
-        )
-        return f"**{self.describe()}**; {role}."
+        return f"**{self.describe()}**; {figures_role(self.chosen_on)}."
 
     def fusion_sentence(self) -> str:
         """What the stored fusion did on these queries, where it kept the first stage's ranking."""
@@ -360,16 +359,11 @@ def nanobeir_eval_results(record: NanoBEIRRecord) -> list[EvalResult]:
 
 def nanobeir_section(record: NanoBEIRRecord) -> str:
     """NanoBEIR's figures for the card: what was measured, whether a result or a selection figure, the table."""
-    role = (
-        f"**selection figures**: {record.chosen_on} was chosen on these queries, so they are not a test result"
-        if record.chosen_on
-        else "**test**: nothing was chosen on these queries"
-    )
     caption = (
         f"**NanoBEIR** (`{record.dataset_id}`, {len(record.sets)} sets: {', '.join(record.sets)}): each query's BM25 "
         f"top {record.rerank_k} re-ranked"
         + (", with the positives BM25 missed added" if record.always_rerank_positives else "")
-        + f"; {role}. Computed as sentence-transformers' `CrossEncoderNanoBEIREvaluator` computes them (binary "
+        + f"; {figures_role(record.chosen_on)}. Computed as sentence-transformers' `CrossEncoderNanoBEIREvaluator` computes them (binary "
         "relevance, scikit-learn's nDCG and AP over the candidate list): comparable with other re-ranker cards' "
         f"`{record.primary_metric}`, not with the trec_eval figures above."
     )

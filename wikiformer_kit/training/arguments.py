@@ -27,38 +27,11 @@ from wikiformer_kit.training.kit_arguments import (  # noqa: F401  (EMBEDDED_MIN
 
 @dataclass
 class WikiformerTrainingArguments(TrainingArguments, KitTrainingArguments):
-    """:class:`~transformers.TrainingArguments` plus the loss options and the paper's learning-rate schedule
-    (:class:`~training.kit_arguments.KitTrainingArguments`, listed first in ``--help``).
+    """:class:`~transformers.TrainingArguments` plus the kit's options (:class:`~training.kit_arguments.
+    KitTrainingArguments`: their ``--help`` says what each does; listed first in ``--help``).
 
-    Args:
-        loss: ``softmax_ce`` (the paper, eq. 3-7), ``hinge`` (pairwise on the scores, PROP's and HARP's equations)
-            or ``softmax_margin`` (the margin on the softmax of the group's scores, PROP's and HARP's code).
-        hinge_margin: margin of the ``hinge`` and ``softmax_margin`` losses.
-        ranking_weight: the ranking loss is the mean over the batch's groups times this weight; unset = the number
-            of tasks, so that the loss is the sum of the tasks' losses in expectation (eq. 7; HARP's eq. 16 read
-            literally); HARP's code weighs ranking and MLM 1:1 (``1``).
-        mlm_weight: weight of the joint MLM loss (0 = off); > 0 trains a :class:`WikiformerForPreTraining`.
-        mlm_probability: share of document tokens masked (80% [MASK], 10% random, 10% kept).
-        mlm_whole_word: mask whole words (PROP/HARP, BERT's whole-word masking) instead of single tokens.
-        mlm_max_predictions: with ``mlm_whole_word``, at most this many masked tokens per pair (PROP: 60; 0 = no cap).
-        lr_drop_step: from this optimizer step on the learning rate is multiplied by ``lr_drop_factor`` (0 = never).
-        lr_drop_factor: see ``lr_drop_step`` (paper: 1e-5 then 5e-6 after 50k steps, i.e. 0.5).
-        save_start_step: no evaluation or checkpoint before this step (paper: every 5k steps after 50k).
-        pair_chunks: score each batch's pairs in this many length-sorted forward passes, each without the padding
-            beyond its longest pair (1 = one padded forward); single process only. 0 (the default) chooses: 1 on a
-            GPU or under DDP (a GPU is faster with one full forward: chunks of a batch are too small to fill it;
-            measured 0.40x on an H100 with MiniLM at 512 tokens), 4 on a CPU (1.3-1.5x at 512 tokens).
-        nonfinite_policy: what a non-finite loss or gradient norm does: ``stop`` (the default) raises at once with
-            the step, the batch's tasks, the learning rate and the last good checkpoint; ``skip`` drops that
-            optimizer step (counted as ``skipped_steps`` in the logs) and stops after ``max_nonfinite_steps`` in
-            a row.
-        head_lr_multiplier: the ranking head's (pooler and classifier) learning rate is this times ``learning_rate``
-            (the encoder's); a new head needs a higher one to give scores, not only a ranking, within a short run.
-        max_nonfinite_steps: with ``skip``, consecutive non-finite steps that stop the run. With ``--fp16``, the
-            loss scaler's own skipped steps (an infinite gradient norm from a finite loss) stop it after 20 in a row.
-        progress_steps: when the output is not a terminal, a plain progress line (step, loss, steps/s, elapsed,
-            ETA) every this many optimizer steps (0: by time only).
-        progress_seconds: the same line when this many seconds have passed since the last one (0: by steps only).
+    ``pair_chunks`` 0 chooses 1 on a GPU or under DDP (a GPU is faster with one full forward: chunks of a batch are
+    too small to fill it; measured 0.40x on an H100 with MiniLM at 512 tokens) and 4 on a CPU (1.3-1.5x at 512).
     """
 
     _argument_group_name = "training (the kit's options first, then transformers' TrainingArguments)"

@@ -36,16 +36,9 @@ class GroupCollator:
     backward pass per micro-batch before the one optimizer step. Peak memory then follows the budget, not the
     number of groups times the longest pair.
 
-    Args:
-        tokenizer: a fast tokenizer.
-        tasks: the tasks (for lengths and pairing rule), indexed by each group's ``task``.
-        group_size: slots per group.
-        max_length: the model's maximum pair length.
-        pad_to_multiple_of: pad lengths to a multiple of this (tensor cores).
-        mlm_probability: share of document tokens to mask for the joint MLM loss (0 = no MLM).
-        whole_word_mask: mask whole words, BERT's way (PROP/HARP; see :mod:`training.mlm`), instead of tokens.
-        max_predictions: with ``whole_word_mask``, at most this many masked tokens per pair (0 = no cap).
-        max_tokens: the token budget of one forward pass (0 = the whole batch in one).
+    ``tasks`` (lengths, pairing rule) are indexed by each group's ``task``; ``tokenizer`` is a fast one;
+    ``whole_word_mask`` masks whole words, BERT's way (PROP/HARP: :mod:`training.mlm`), at most ``max_predictions``
+    tokens per pair (0: no cap); ``max_tokens`` 0 puts the whole batch in one pass.
     """
 
     tokenizer: Any

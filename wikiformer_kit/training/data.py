@@ -1,15 +1,7 @@
-"""Task datasets and how batches draw from them: load and validate tasks, the task mixture sampler, groups.
-
-- :func:`load_task` opens one task dataset (a local folder/file or a Hub id; rows ``query|document, positive,
-  negatives``) as memory-mapped Arrow and drops unusable rows with a cached filter and a counted reason.
-- :class:`TaskMixtureSampler` decides, per epoch, which (task, row) fills each batch slot: every slot draws its
-  task independently with the task sampling weights, and each task's rows are read in a seeded permutation
-  (cycled when a task is drawn more often than it has rows). An epoch has as many slots as all tasks have rows.
-  The ``proportional`` mixture instead shuffles all tasks' rows together (HARP's code: its four task files
-  concatenated, then a random sampler): each row once per epoch, each task in proportion to its size.
-- :class:`GroupDataset` turns (epoch, task, row) into a group: the positive first, then up to
-  ``group_size - 1`` negatives sampled deterministically in (seed, epoch, task, row).
-"""
+"""Task datasets and how batches draw from them: :func:`load_task` opens and checks one task dataset,
+:class:`TaskMixtureSampler` decides which (task, row) fills each batch slot, :class:`GroupDataset` turns that into a
+group (the positive first, then up to ``group_size - 1`` negatives sampled deterministically in (seed, epoch, task,
+row))."""
 
 from __future__ import annotations
 
@@ -129,10 +121,7 @@ def load_task(
 
     Args:
         source: local folder (Parquet + card), data file, or Hub id.
-        name: the task name for the logs.
-        query_max_length: tokens kept of the query side.
-        doc_max_length: tokens kept of the document side.
-        weight: the sampling weight.
+        name, query_max_length, doc_max_length, weight: the :class:`Task`'s.
         config: dataset config name, if any.
         split: the split to read from a folder or Hub repo.
         max_rows: keep at most the first ``max_rows`` rows (before validation).
@@ -182,14 +171,7 @@ def load_task(
             _is_usable, batched=True, batch_size=10_000, input_columns=["_skip"], desc=f"keeping {name}"
         ).select_columns([fixed_column, "positive", negatives_column])
     return Task(
-        name,
-        rows,
-        fixed_column == "document",
-        query_max_length,
-        doc_max_length,
-        weight,
-        fixed_column,
-        negatives_column,
+        name, rows, fixed_column == "document", query_max_length, doc_max_length, weight, fixed_column, negatives_column
     )
 
 
@@ -238,7 +220,10 @@ def load_tasks(data_args: DataArguments) -> list[Task]:
 
 
 class TaskMixtureSampler(Sampler):
-    """Yields ``(epoch, task, row)`` keys: each slot's task drawn with the task weights, rows in seeded order.
+    """Yields ``(epoch, task, row)`` keys: each slot's task drawn independently with the task weights, each task's
+    rows in a seeded permutation (cycled when a task is drawn more often than it has rows); an epoch has as many
+    slots as all tasks have rows. The ``proportional`` mixture shuffles all tasks' rows together instead (HARP's
+    code: its four task files concatenated, then a random sampler).
 
     Deterministic in (seed, epoch), so every DDP rank sees the same order and shards it the same way. Memory: one
     permutation per task (4 bytes a row below 2**31 rows); the task draws are made in blocks as the epoch goes.
@@ -273,12 +258,7 @@ class TaskMixtureSampler(Sampler):
         if self.mixture == "proportional":
             yield from self._shuffled()
             return
-        orders = [
-            np.random.default_rng([self.seed, self.epoch, task]).permutation(
-                np.arange(size, dtype=np.int32 if size < 2**31 else np.int64)
-            )
-            for task, size in enumerate(self.task_sizes)
-        ]
+        orders = [_permutation([self.seed, self.epoch, task], size) for task, size in enumerate(self.task_sizes)]
         draws = np.random.default_rng([self.seed, self.epoch])
         cursors = [0] * len(self.task_sizes)
         remaining = len(self)
@@ -291,17 +271,20 @@ class TaskMixtureSampler(Sampler):
                 cursors[task] += 1
 
     def _shuffled(self):
-        """Every (task, row) once, in one seeded permutation of all rows (4 bytes a row below 2**31 rows)."""
+        """Every (task, row) once, in one seeded permutation of all rows."""
         total = len(self)
         starts = np.cumsum([0, *self.task_sizes])
-        order = np.random.default_rng([self.seed, self.epoch]).permutation(
-            np.arange(total, dtype=np.int32 if total < 2**31 else np.int64)
-        )
+        order = _permutation([self.seed, self.epoch], total)
         for first in range(0, total, self.block):
             keys = order[first : first + self.block]
             tasks = np.searchsorted(starts, keys, side="right") - 1
             for task, row in zip(tasks.tolist(), (keys - starts[tasks]).tolist(), strict=True):
                 yield self.epoch, task, row
+
+
+def _permutation(seed: list[int], size: int) -> np.ndarray:
+    """``0 .. size - 1`` in a seeded order (4 bytes a row below 2**31 rows)."""
+    return np.random.default_rng(seed).permutation(np.arange(size, dtype=np.int32 if size < 2**31 else np.int64))
 
 
 class GroupDataset(Dataset):

@@ -198,18 +198,11 @@ def _fusion(data_args: DataArguments) -> tuple[str, float] | None:
 def rerank_metrics(
     model, tokenizer, eval_set: RerankEvalSet, batch_size: int = 32, max_length: int = 512
 ) -> tuple[dict[str, float], Run]:
-    """Re-rank every query's candidates with ``model`` and score the run with ``eval``'s trec_eval metrics.
+    """Re-rank every query's candidates with ``model`` (``logits`` ``[pairs, 1]``; pairs of ``max_length`` tokens,
+    longest-first truncation) and score the run with ``eval``'s trec_eval metrics.
 
-    Args:
-        model: a ranking model returning ``logits`` ``[pairs, 1]``.
-        tokenizer: its tokenizer.
-        eval_set: the collection, candidates and queries.
-        batch_size: pairs per forward pass.
-        max_length: pair length (longest-first truncation, as everywhere in the kit).
-
-    Returns:
-        ``({"ndcg@10", "mrr@10"[, "fused_ndcg@10", "fused_mrr@10"]}, run)`` with ``run = {query_id: {doc_id:
-        score}}`` (MRR at the collection's relevance level; fused with the first stage when the set has a fusion).
+    Returns ``({"ndcg@10", "mrr@10"[, "fused_ndcg@10", "fused_mrr@10"]}, run)`` with ``run = {query_id: {doc_id:
+    score}}`` (MRR at the collection's relevance level; fused with the first stage when the set has a fusion).
     """
     scorer = ModelScorer(model, tokenizer, max_length=max_length, batch_size=batch_size)
     run = rerank_run(eval_set.collection, eval_set.candidates, scorer, query_ids=eval_set.query_ids, progress=False)

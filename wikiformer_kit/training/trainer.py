@@ -71,13 +71,8 @@ class WikiformerTrainer(Trainer):
     (``skip``, logged as ``skipped_steps``). A model whose weights are not finite is never saved, evaluated,
     pushed or given a card (:class:`NonFiniteModelError`).
 
-    Args:
-        task_names: the task names, indexed like the collator's ``task_ids``.
-        args: :class:`WikiformerTrainingArguments`.
-        eval_max_length: pair length at evaluation.
-        card_context: for the model card: ``base_model``, ``training_datasets`` (``[(source, description)]``) and
-            ``recipe`` (``{setting: value}``).
-        kwargs: passed on to :class:`~transformers.Trainer`.
+    ``task_names`` are indexed like the collator's ``task_ids``; ``card_context`` holds the model card's
+    ``base_model``, ``training_datasets`` (``[(source, description)]``) and ``recipe`` (``{setting: value}``).
     """
 
     loss_is_scaled_for_ga = False  # the loss is a per-batch mean: the Trainer divides it by the accumulation steps

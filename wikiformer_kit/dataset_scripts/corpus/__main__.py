@@ -28,9 +28,8 @@ def parse_options(argv: list[str] | None = None) -> CorpusCommandOptions:
 def main(argv: list[str] | None = None) -> int:
     """Run the build and print its summary."""
     args = parse_options(argv)
-    from wikiformer_kit.dataset_scripts.corpus.build import (
-        build_corpus,  # the readers, pyarrow and datatrove load for a build, not for --help
-    )
+    # the readers, pyarrow and datatrove load for a build, not for --help
+    from wikiformer_kit.dataset_scripts.corpus.build import build_corpus
     from wikiformer_kit.dataset_scripts.corpus.empty import empty_reason
     from wikiformer_kit.dataset_scripts.corpus.folder import read_build_record
 

@@ -95,18 +95,15 @@ def build_corpus(
         output_dir = Path(output_dir)
         shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
         if check_made_from(output_dir, made_from([shard.path for shard in shards], options)):
-            shards, unknown = shard_plan(
-                inputs, output_dir, options, executor.num_proc
-            )  # the earlier plan went with it
+            # the earlier plan went with it
+            shards, unknown = shard_plan(inputs, output_dir, options, executor.num_proc)
         output_dir.mkdir(parents=True, exist_ok=True)
-        # Files in input folders that no reader knows are recorded as skipped by the first task.
         read_ahead = resolve_read_ahead(options.read_ahead, min(executor.num_proc, len(shards)), executor.kind)
+        # Files in input folders that no reader knows are recorded as skipped by the first task.
         reader = ShardReader(shards, options.reader, options.limit, extra_skipped=unknown, read_ahead=read_ahead)
-        pipeline = [reader, ArticleExtractor(options.reader)]
-        pipeline.append(CorpusWriter(output_dir))
         run = make_executor(
             executor,
-            pipeline,
+            [reader, ArticleExtractor(options.reader), CorpusWriter(output_dir)],
             tasks=len(shards),
             logging_dir=str(output_dir / "logs"),
             job_name="wikiformer-corpus",

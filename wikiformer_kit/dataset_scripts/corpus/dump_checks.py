@@ -47,11 +47,9 @@ def part_index(path: Path) -> Path | None:
 
 
 def check_index(dump: str | Path, index: str | Path, offsets: Sequence[int], checked: Sequence[int]) -> None:
-    """Refuse an index that does not belong to ``dump``.
+    """Refuse an ``offset:id:title`` index that does not belong to the multistream ``dump``.
 
     Args:
-        dump: the multistream dump.
-        index: its ``offset:id:title`` index.
         offsets: every stream offset the index lists, sorted.
         checked: the offsets a task will start reading at (each must start a bz2 stream).
 

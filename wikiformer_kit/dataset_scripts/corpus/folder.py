@@ -18,11 +18,10 @@ def is_corpus_dir(path: str | Path) -> bool:
 
 def read_build_record(corpus_dir: str | Path) -> dict[str, Any] | None:
     """What a corpus build recorded in ``build_stats.json``: ``inputs`` (file names), ``formats`` (format names;
-    absent in corpora built before it was recorded), ``options``
-    (``CorpusOptions``; its reader ``language``: the languages the inputs named, most articles first),
-    ``languages`` (articles per language), ``shards`` (how many tasks read the inputs; absent in older
-    corpora) and ``statistics``; ``None`` for a folder without it (a corpus built
-    elsewhere)."""
+    absent in corpora built before it was recorded), ``options`` (``CorpusOptions``; its reader ``language``: the
+    languages the inputs named, most articles first), ``languages`` (articles per language), ``shards`` (how many
+    tasks read the inputs; absent in older corpora) and ``statistics``; ``None`` for a folder without it (a corpus
+    built elsewhere)."""
     path = Path(corpus_dir) / BUILD_RECORD
     return json.loads(path.read_text("utf-8")) if path.exists() else None
 

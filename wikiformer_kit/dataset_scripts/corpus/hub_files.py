@@ -1,10 +1,7 @@
 """Inputs on the Hugging Face Hub: ``hf://datasets/<owner>/<name>/<path>`` (a file, a folder or a glob, optionally
-``<name>@<revision>``), as ``--input`` takes them.
-
-Each file is listed through huggingface_hub's ``HfFileSystem`` and fetched once into the Hub cache
-(``hf_hub_download``: resumable, shared with every other Hugging Face tool, checked against the Hub's hash), then read
-as a local file: sniffed, planned into shards and read by the same readers, so that a Hub copy of an Enterprise
-dump or of Structured Contents (its NDJSON, or the Hub's Parquet of it) builds what the same file on disk builds.
+``<name>@<revision>``), as ``--input`` takes them: each file is listed through huggingface_hub's ``HfFileSystem``,
+fetched once into the Hub cache (``hf_hub_download``) and then read as the same file on disk is
+(docs/corpus-and-datasets.md, "From the Hub").
 """
 
 from __future__ import annotations

@@ -40,16 +40,11 @@ def read_shard(shard: Shard, options: ReaderOptions, read_ahead: str, on_bytes: 
         if read_ahead == "process" and shard.size >= PROCESS_MIN_BYTES:
             return read_raw_in_process(shard, options, on_bytes)
         records = module.read_raw(shard.path, options, byte_range=shard.byte_range, on_bytes=on_bytes)
-    else:
-        part, lines, groups = shard.record_part, shard.line_range, shard.row_group_range
-        if groups is not None:
-            records = module.read(Path(shard.path), options, part=part, row_groups=groups)
-        elif lines is not None:
-            records = module.read(Path(shard.path), options, byte_range=lines)
-        elif part is not None:
-            records = module.read(Path(shard.path), options, part=part)
-        else:
-            records = module.read(Path(shard.path), options)
+    else:  # only the parameters a shard needs: a format that never splits a file takes none of them
+        cut = {"part": shard.record_part, "byte_range": shard.line_range, "row_groups": shard.row_group_range}
+        records = module.read(
+            Path(shard.path), options, **{key: value for key, value in cut.items() if value is not None}
+        )
     return prefetch(records) if read_ahead == "process" else records
 
 

@@ -46,12 +46,8 @@ class SourceLicense:
 
     def card_data(self) -> dict[str, Any]:
         """The keyword arguments of ``DatasetCardData`` for the licence."""
-        data: dict[str, Any] = {"license": self.license}
-        if self.license_name:
-            data["license_name"] = self.license_name
-        if self.license_link:
-            data["license_link"] = self.license_link
-        return data
+        data = {"license": self.license, "license_name": self.license_name, "license_link": self.license_link}
+        return {key: value for key, value in data.items() if value}
 
 
 def source_license(formats: Sequence[str] | None, inputs: str = "") -> SourceLicense:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bz2
 import importlib
+import itertools
 import lzma
 import math
 import zlib
@@ -72,11 +73,7 @@ STREAMS_PER_SHARD = 200
 
 def format_modules() -> dict[str, ModuleType]:
     """The available format modules by ``NAME``."""
-    modules = {}
-    for name in FORMAT_MODULES:
-        module = importlib.import_module(f"{__package__}.formats.{name}")
-        modules[module.NAME] = module
-    return modules
+    return {name: get_format(name) for name in FORMAT_NAMES}
 
 
 def get_format(name: str) -> ModuleType:
@@ -128,7 +125,7 @@ def unrecognised_reason(path: Path) -> str:
                 f"not a valid {suffix[1:]} file ({error}): damaged or not compressed although named {suffix}; "
                 "download it again"
             )
-    return f"format not recognised; pass --format (one of {', '.join(format_modules())})"
+    return f"format not recognised; pass --format (one of {', '.join(FORMAT_NAMES)})"
 
 
 def nothing_readable(inputs: list[str | Path], unknown: list[Skipped]) -> str:
@@ -262,19 +259,14 @@ def _read_in_folder(path: Path) -> bool:
 def plan_shards(
     inputs: list[str | Path], fmt: str = "auto", streams_per_shard: int = STREAMS_PER_SHARD, min_shards: int = 1
 ) -> tuple[list[Shard], list[Skipped]]:
-    """Split the inputs into shards.
+    """Split the inputs (files and directories, walked recursively, local or ``hf://datasets/...``; of format
+    ``fmt``, or sniffed with ``"auto"``) into shards: indexed multistream dumps into shards of at most
+    ``streams_per_shard`` streams, smaller ones (down to one stream) until there are ``min_shards`` in all (the
+    processes that will read them).
 
-    Args:
-        inputs: files and directories (walked recursively), local or ``hf://datasets/...``.
-        fmt: a format name, or ``"auto"`` to sniff each file.
-        streams_per_shard: bz2 streams per shard of an indexed multistream dump (at most).
-        min_shards: cut indexed multistream dumps into smaller shards (down to one stream each) until there are
-            at least this many shards in all: the number of processes that will read them.
-
-    Returns:
-        The shards, and a Skipped record for each file inside a directory whose format is unknown or that no
-        reader can read (:func:`file_problem`; a file named directly so raises :class:`CorpusFormatError` instead:
-        the run would be wrong) and for each file given again (read once).
+    Returns the shards, and a Skipped record for each file inside a directory whose format is unknown or that no
+    reader can read (:func:`file_problem`; a file named directly so raises :class:`CorpusFormatError` instead: the
+    run would be wrong) and for each file given again (read once).
     """
     planned: list[Shard | tuple[Path, str, list[int]]] = []  # whole-file shards, and dumps with their offsets
     index_of: dict[Path, Path] = {}
@@ -368,9 +360,7 @@ def row_group_shards(shard: Shard, rows: list[int], parts: int) -> list[Shard]:
             for k in range(each[g])
         ]
     total = sum(rows)
-    done = [0]  # rows in the row groups before each one
-    for n in rows:
-        done.append(done[-1] + n)
+    done = [0, *itertools.accumulate(rows)]  # rows in the row groups before each one
     starts = [0]
     for k in range(1, parts):
         share = k * total / parts

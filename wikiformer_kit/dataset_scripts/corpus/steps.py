@@ -157,14 +157,12 @@ class CorpusWriter(PipelineStep):
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         out = Path(self.output_dir)
         stats: Counter = Counter()
-        parts = [out / folder / f"{rank:05d}.parquet" for folder in ("data", "redirects", "skipped")]
-        clear_partial([*parts, keys_file(out, rank), out / "stats" / f"{rank:05d}.json"])
+        schemas = {"data": ARTICLE_SCHEMA, "redirects": REDIRECT_SCHEMA, "skipped": SKIPPED_SCHEMA}
         writers = {
-            "data": _PartWriter(out / "data" / f"{rank:05d}.parquet", ARTICLE_SCHEMA),
-            "redirects": _PartWriter(out / "redirects" / f"{rank:05d}.parquet", REDIRECT_SCHEMA),
-            "skipped": _PartWriter(out / "skipped" / f"{rank:05d}.parquet", SKIPPED_SCHEMA),
-            "keys": _PartWriter(keys_file(out, rank), KEY_SCHEMA),
+            folder: _PartWriter(out / folder / f"{rank:05d}.parquet", schema) for folder, schema in schemas.items()
         }
+        writers["keys"] = _PartWriter(keys_file(out, rank), KEY_SCHEMA)
+        clear_partial([*(writer.path for writer in writers.values()), out / "stats" / f"{rank:05d}.json"])
         articles = 0
         for document in data:
             record = document.metadata["record"]

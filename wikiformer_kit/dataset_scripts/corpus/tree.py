@@ -13,16 +13,9 @@ from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Section
 
 
 def build_sections(article_title: str, headings: Iterable[tuple[int, str, str]]) -> list[Section]:
-    """Build the flat section list of the WST.
-
-    Args:
-        article_title: the root's title, first element of every ``path``.
-        headings: ``(level, title, text)`` in document order; ``level`` >= 1 (1 is treated like 2: a heading
-            directly below the root).
-
-    Returns:
-        Sections in document order with ``parent`` and ``path`` filled in.
-    """
+    """The flat section list of the WST, in document order with ``parent`` and ``path`` (from ``article_title``)
+    filled in, from ``headings``: ``(level, title, text)`` in document order; ``level`` >= 1 (1 is treated like 2: a
+    heading directly below the root)."""
     sections: list[Section] = []
     stack: list[int] = []  # indices of the open ancestors, shallowest first
     for level, title, text in headings:

@@ -162,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
             lambda a: Path(a.split("#")[0]).exists(),  # a collection with its query part
         ),
         "repo_id": repo_id,
+        "license": args.license,
     }
-    info["license"] = args.license
     try:
         public = build_groups(source, args.output_dir, options, overwrite=args.overwrite, info=info)
     except RunMismatchError as error:

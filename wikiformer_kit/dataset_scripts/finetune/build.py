@@ -56,13 +56,11 @@ def build_groups(
     Args:
         source: the loaded ``--collection``.
         output_dir: the output folder (see `dataset_scripts.finetune.output`).
-        options: the mining options.
         overwrite: start again where the folder holds a run with other inputs or options.
         info: card extras: ``command`` (how it was built), ``repo_id`` (how users load it), ``license``.
         false_negatives: the filter to use (default: built from ``options.filter_model`` when it is set).
 
-    Returns:
-        The public statistics (what ``mining_stats.json`` holds).
+    Returns the public statistics (what ``mining_stats.json`` holds).
 
     Raises:
         ValueError: the collection has no judged query with a text, or no group came out.

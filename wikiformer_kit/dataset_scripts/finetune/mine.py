@@ -13,7 +13,7 @@ import hashlib
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -28,25 +28,18 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Group:
-    """One training group, in the columns of the output (:data:`.output.FEATURES`)."""
+    """One training group, in the columns of the output (:data:`.output.FEATURES`), in their order."""
 
-    query_id: str
     query: str
-    positive_id: str
     positive: str
-    negative_ids: list[str]
     negatives: list[str]
+    query_id: str
+    positive_id: str
+    negative_ids: list[str]
 
     def row(self) -> dict:
         """The Parquet row."""
-        return {
-            "query": self.query,
-            "positive": self.positive,
-            "negatives": self.negatives,
-            "query_id": self.query_id,
-            "positive_id": self.positive_id,
-            "negative_ids": self.negative_ids,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -171,15 +164,9 @@ def mine_queries(
                 counts["group with no negative left"] += 1
                 continue
             negative_ids = pick(kept, options, qid, positive)
+            negatives = [documents[did] for did in negative_ids]
             shard.groups.append(
-                Group(
-                    qid,
-                    collection.queries[qid],
-                    positive,
-                    documents[positive],
-                    negative_ids,
-                    [documents[did] for did in negative_ids],
-                )
+                Group(collection.queries[qid], documents[positive], negatives, qid, positive, negative_ids)
             )
     counts["groups"] += len(shard.groups)
     shard.counts = +counts  # reasons that never occurred are not listed

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
 from wikiformer_kit.dataset_scripts.finetune.false_negatives import FalseNegativeFilter
-from wikiformer_kit.dataset_scripts.finetune.mine import Group, MinedShard, pick
+from wikiformer_kit.dataset_scripts.finetune.mine import Group, MinedShard, pick, stable_int
 from wikiformer_kit.dataset_scripts.finetune.options import MiningOptions
 from wikiformer_kit.eval.collections.textfile import open_text
 
@@ -59,7 +59,7 @@ def partition(path: Path, folder: Path, partitions: int) -> Counter:
                     counts["line not query<TAB>positive<TAB>negative"] += 1
                     first_bad = first_bad or number
                     continue
-                index = int.from_bytes(hashlib.sha1(fields[0].encode("utf-8")).digest()[:8], "big") % partitions
+                index = stable_int(fields[0]) % partitions
                 outputs[index].write("\t".join(fields) + "\n")
     finally:
         for output in outputs:
@@ -102,7 +102,7 @@ def group_partition(
             continue
         qid, pid = text_id(query), text_id(positive)
         chosen = pick(kept, options, qid, pid)
-        shard.groups.append(Group(qid, query, pid, positive, [text_id(n) for n in chosen], chosen))
+        shard.groups.append(Group(query, positive, chosen, qid, pid, [text_id(n) for n in chosen]))
     counts["groups"] += len(shard.groups)
     shard.counts = +counts  # reasons that never occurred are not listed
     return shard

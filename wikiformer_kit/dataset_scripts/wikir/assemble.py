@@ -131,9 +131,7 @@ def assemble(
         for row in candidates:
             if row not in chosen:
                 skips[row] = SKIP_NOT_SAMPLED
-    for skip in skips:
-        if skip:
-            stats[f"skipped: {skip}"] += 1
+    stats.update(f"skipped: {skip}" for skip in skips if skip)
     kept = np.flatnonzero(np.array([not s for s in skips], dtype=bool))
     table = extraction.take(pa.array(kept, pa.int64()))
     ids = table.column("id").to_pylist()

@@ -64,8 +64,6 @@ def build_wikir(
     Args:
         corpus_dir: a folder written by ``python -m dataset_scripts.corpus``.
         output_dir: the collection folder (a Hugging Face dataset + one TREC folder per split).
-        options: the WIKIR options.
-        executor: where and how wide the stages run (``num_proc`` extraction processes).
         articles_per_unit: articles per extraction unit (units, not processes, fix the output).
         max_articles: read only the first articles of the corpus; with ``random_sample``, keep that many articles
             drawn at random (seeded with ``options.seed``) among all that qualify, as the original's ``-m`` does.

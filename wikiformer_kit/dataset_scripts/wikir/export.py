@@ -36,32 +36,23 @@ def export(collection: Collection, folder: Path, fmt: str) -> list[Path]:
             queries = {q: collection.queries[q] for q in collection.splits[split]}
             written.append(_json(folder / split / "queries.json", queries))
     else:
-        path = folder / "documents.xml"
-        path.write_text(
-            "".join(
-                f"<DOC>\n<DOCNO>{d}</DOCNO>\n<TEXT>\n{escape(t)}\n</TEXT></DOC>\n"
-                for d, t in collection.documents.items()
-            ),
-            encoding="utf-8",
-        )
-        written.append(path)
+        documents = collection.documents.items()
+        docs = (f"<DOC>\n<DOCNO>{d}</DOCNO>\n<TEXT>\n{escape(t)}\n</TEXT></DOC>\n" for d, t in documents)
+        written.append(_text(folder / "documents.xml", docs))
         for split in SPLITS:
-            path = folder / f"{split}.queries.xml"
-            path.write_text(
-                "".join(
-                    f"<top>\n<num>{q}</num><title>\n{escape(collection.queries[q])}\n</title>\n</top>\n"
-                    for q in collection.splits[split]
-                ),
-                encoding="utf-8",
-            )
-            written.append(path)
+            queries = ((q, escape(collection.queries[q])) for q in collection.splits[split])
+            topics = (f"<top>\n<num>{q}</num><title>\n{text}\n</title>\n</top>\n" for q, text in queries)
+            written.append(_text(folder / f"{split}.queries.xml", topics))
     for split in SPLITS:
-        path = folder / split / "qrels"
-        path.parent.mkdir(parents=True, exist_ok=True)
         lines = (f"{q}\t0\t{d}\t{g}\n" for q in collection.splits[split] for d, g in collection.qrels[q].items())
-        path.write_text("".join(lines), encoding="utf-8")
-        written.append(path)
+        written.append(_text(folder / split / "qrels", lines))
     return written
+
+
+def _text(path: Path, lines) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
 
 
 def _csv(path: Path, header: tuple[str, str], rows) -> Path:
@@ -74,6 +65,4 @@ def _csv(path: Path, header: tuple[str, str], rows) -> Path:
 
 
 def _json(path: Path, data: dict[str, str]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    return path
+    return _text(path, [json.dumps(data, ensure_ascii=False)])

@@ -13,16 +13,9 @@ from wikiformer_kit.dataset_scripts.wikir.options import WikirOptions
 from wikiformer_kit.dataset_scripts.wikir.text import Body, LinkLocator, clean
 
 EXTRACT_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("title", pa.string()),
-        ("key", pa.string()),
-        ("skip", pa.string()),
-        ("document", pa.string()),
-        ("query", pa.string()),
-        ("targets", pa.list_(pa.string())),
-    ]
-)
+    [*((name, pa.string()) for name in ("id", "title", "key", "skip", "document", "query")),
+     ("targets", pa.list_(pa.string()))]
+)  # fmt: skip
 """A unit's extraction: ``key`` = the normalised title links resolve to, ``skip`` = why the article is not a
 document (empty when it is one), ``targets`` = the normalised targets of the links that count, in order."""
 

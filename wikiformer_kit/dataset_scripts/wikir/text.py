@@ -3,6 +3,7 @@ documents and queries (any script)."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import regex
@@ -53,10 +54,7 @@ class Body:
             parts.append(section.title)
             text_part[number] = len(parts)
             parts.append(section.text)
-        first_words, total = [], 0
-        for part in parts:
-            first_words.append(total)
-            total += count_words(part)
+        first_words = [0, *itertools.accumulate(map(count_words, parts))][:-1]  # words before each part
         anchors: dict[int, list[str]] = {}
         for link in article.links:
             if link.section in text_part:

@@ -116,16 +116,8 @@ class TextBlock:
 
 
 class ArticleBuilder:
-    """Collects one document in reading order and turns it into an :class:`Article` (or a :class:`Skipped`).
-
-    Args:
-        id: the article id.
-        title: the article title (may be set later through :attr:`title`, e.g. once the first heading is seen).
-        source: the format name stored in ``Article.source``.
-        file: the input file, named in a :class:`Skipped` record.
-        options: reader options (language, See also names).
-        url: the article URL when known.
-    """
+    """Collects one document in reading order and turns it into an :class:`Article` (or a :class:`Skipped` naming
+    ``file``); ``title`` may be set later (e.g. once the first heading is seen), ``source`` is the format name."""
 
     def __init__(self, id: str, title: str, source: str, file: Path | str, options: ReaderOptions, url: str = ""):
         self.id = id
@@ -222,16 +214,10 @@ def read_document(path: Path) -> bytes | Skipped:
 
 
 def decode_document(data: bytes, path: Path, options: ReaderOptions, record: str = "") -> str | Skipped:
-    """Decode one whole document, or say why it is skipped.
+    """Decode one whole document, or say why it is skipped (``record``, default :func:`document_id`, names it).
 
     Bytes that are not UTF-8 give ``Skipped(reason="non-utf8")`` naming the byte offset: a counted skip rather
     than a silent replacement that would put U+FFFD into training text. A byte-order mark is dropped.
-
-    Args:
-        data: the raw bytes of the document.
-        path: the file, named in the skip record.
-        options: reader options (``max_article_bytes``).
-        record: the record name in the skip (default: :func:`document_id` of the file).
     """
     record = record or document_id(path)
     if options.max_article_bytes and len(data) > options.max_article_bytes:

@@ -22,14 +22,7 @@ def open_bz2_streams(
     path: str | Path, start: int, end: int, on_bytes: Callable[[int], object] | None = None
 ) -> BinaryIO:
     """The decompressed bytes of the whole bz2 streams in ``[start, end)`` of a file (``end`` -1: to its end), as a
-    multistream dump's index gives them.
-
-    Args:
-        path: the dump file.
-        start: offset of the first stream.
-        end: offset just past the last stream, or -1.
-        on_bytes: called with the number of compressed bytes read, for progress bars.
-    """
+    multistream dump's index gives them; ``on_bytes`` is called with the compressed bytes read (progress bars)."""
     byte_range = _ByteRange(path, start, end)
     if byte_range.remaining == 0:
         byte_range.close()

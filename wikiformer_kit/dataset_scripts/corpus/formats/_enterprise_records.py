@@ -62,6 +62,11 @@ def _first_member_head(head: bytes) -> bytes:
     return head[plain:] if plain >= 0 else b""
 
 
+def names_a_record(first: bytes) -> bool:
+    """Whether a first line is a JSON object with the ``name`` and ``identifier`` every Enterprise record has."""
+    return first.startswith(b"{") and b'"name"' in first and b'"identifier"' in first
+
+
 def is_plain_ndjson(path: Path) -> bool:
     """Whether a file is NDJSON as it is: not compressed, not a tar."""
     if str(path).endswith(_COMPRESSED_SUFFIXES):

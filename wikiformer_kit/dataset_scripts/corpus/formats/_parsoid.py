@@ -103,12 +103,7 @@ def page_marks(tree: LexborHTMLParser) -> PageMarks:
 
 class ParsoidWalker:
     """Writes the body of a Parsoid document to an :class:`ArticleBuilder` in document order (iteratively, so a
-    deeply nested page cannot exhaust the recursion limit).
-
-    Args:
-        builder: receives text, links, paragraph breaks and headings.
-        namespaces: the wiki's namespace names, to tell article links from links to other namespaces.
-    """
+    deeply nested page cannot exhaust the recursion limit); ``namespaces`` tell article links from others."""
 
     def __init__(self, builder: ArticleBuilder, namespaces: Namespaces):
         self.builder = builder

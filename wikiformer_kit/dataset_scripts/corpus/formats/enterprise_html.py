@@ -1,31 +1,14 @@
 """Wikimedia Enterprise HTML dumps: ``<wiki>-NS0-<date>-ENTERPRISE-HTML.json.tar.gz`` as Wikimedia ships them,
 or their NDJSON members (``.ndjson``/``.jsonl``, optionally ``.gz``/``.bz2``/``.xz``).
 
-The archive is a tar (gzip-compressed) of NDJSON files, one article a line: ``name``, ``identifier``, ``url``,
-``in_language.identifier``, ``is_part_of.identifier``, ``version``, ``redirects``, ``categories`` and
-``article_body.html``, the page as Parsoid renders it (every template expanded: the words editors put in templates
-are in the text), often ``article_body.wikitext`` too. The tar is read as a stream, member by member and line by
-line: nothing is unpacked to disk and no more than one record is in memory. Several processes share one archive
-by records (``read``'s ``part``), counted across its members: gzip cannot be cut by bytes, so a process given whole
-members would still decompress the archive up to them, and parsing, not decompressing, is the cost (gunzip, tar and
-line splitting are about 7% of the parse, the lines alone 2%); records keep the processes within one record of
-each other however the members differ in size, and an archive of one member is shared as well as one of many.
-
-Each record becomes one :class:`Article` (see :mod:`._parsoid` for what is kept and dropped): id = ``identifier``,
-title = ``name``, the language from ``in_language`` (else ``is_part_of``: ``dewiki`` → ``de``), which picks the
-See also names and the namespace names. The page's ``redirects`` become :class:`Redirect` records, so that links
-to a redirect resolve as they do in an XML dump. A disambiguation page (``mw:PageProp/disambiguation``, or a
-disambiguation category of the record's language) is flagged. The categories are recorded by name, without their
-namespace and sort key: those of the HTML's ``link[rel="mw:PageProp/Category"]`` in page order (every category,
-the ones templates add included), then those of the record's own ``categories`` list (``{"name": "Kategorie:...",
-"url": ...}``, as records of the Enterprise API carry it) that the HTML lacks. The See also section is found by
-its heading, or, for a language whose heading the tables lack, by its structure (:mod:`._parsoid_see_also`), as in
-the wikitext path.
-
-A bad record never stops the file: invalid JSON, a record with no ``article_body.html``, a page outside namespace
-0, bytes that are not UTF-8 or a line over ``max_article_bytes`` yield :class:`Skipped` naming the file, the
-member and the line; an archive that breaks off yields ``Skipped(reason="truncated")`` after the records before
-the break.
+The archive is a tar (gzip-compressed) of NDJSON files, one article a line (``name``, ``identifier``, ``url``,
+``in_language``, ``is_part_of``, ``redirects``, ``categories``, ``article_body.html``: the page as Parsoid renders
+it, every template expanded), read as a stream, one record in memory at a time, and shared between processes by
+records (``read``'s ``part``; why records: docs/corpus-and-datasets.md). Each record becomes one :class:`Article`
+(:mod:`._parsoid`: what is kept and dropped) and its ``redirects`` :class:`Redirect` records; the categories are
+those of the HTML's ``mw:PageProp/Category`` links in page order, then those of the record's own ``categories``
+list that the HTML lacks. A bad record never stops the file: it is a :class:`Skipped` naming the file, the member
+and the line; an archive that breaks off ends with ``Skipped(reason="truncated")``.
 """
 
 from __future__ import annotations
@@ -44,6 +27,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats._enterprise_records import (
     first_record_line,
     is_plain_ndjson,
     load_record,
+    names_a_record,
     namespaces_of,
     read_records,
     record_category_titles,
@@ -68,12 +52,7 @@ def sniff(path: Path, head: bytes) -> bool:
     """An Enterprise record on the first line (an object with ``name``, ``identifier`` and one of the fields only
     Enterprise records carry), in a plain NDJSON file or in the first member of a tar."""
     first = first_record_line(head)
-    return (
-        first.startswith(b"{")
-        and b'"name"' in first
-        and b'"identifier"' in first
-        and any(key in first for key in _RECORD_KEYS)
-    )
+    return names_a_record(first) and any(key in first for key in _RECORD_KEYS)
 
 
 def read(

@@ -63,15 +63,8 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
-    """Read one HTML file as one article.
-
-    Args:
-        path: the HTML file.
-        options: reader options.
-
-    Yields:
-        The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``truncated``).
-    """
+    """Read one HTML file as one Article, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``,
+    ``truncated``)."""
     text = read_text_document(path, options, _decode_declared)
     yield text if isinstance(text, Skipped) else parse(text, path, options)
 
@@ -88,13 +81,7 @@ def _decode_declared(data: bytes) -> str | None:
 
 
 def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
-    """Turn the text of one HTML document into an Article.
-
-    Args:
-        text: the HTML source.
-        path: its file (the id and the fallback title are its stem).
-        options: reader options.
-    """
+    """Turn the HTML source of one document into an Article (``path``'s stem: the id and fallback title)."""
     doc_id = document_id(path)
     if not text.strip():
         return Skipped("empty", str(path), doc_id, "no HTML content")
@@ -111,13 +98,8 @@ def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
 
 
 def walk(root: LexborNode, builder: ArticleBuilder, title_heading: LexborNode | None = None) -> None:
-    """Write an element tree to the builder in document order (iteratively: no recursion limit on deep pages).
-
-    Args:
-        root: the element to walk.
-        builder: receives text, links, paragraph breaks and headings.
-        title_heading: the heading element that is the article title rather than a section.
-    """
+    """Write an element tree to the builder in document order (iteratively: no recursion limit on deep pages);
+    ``title_heading`` is the heading element that is the article title rather than a section."""
     title_id = title_heading.mem_id if title_heading is not None else None
 
     def enter(node: LexborNode) -> bool:

@@ -92,16 +92,8 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
-    """Read one LaTeX file as one article.
-
-    Args:
-        path: the ``.tex`` file.
-        options: reader options.
-
-    Yields:
-        The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``,
-        ``latex-error``, ``truncated``).
-    """
+    """Read one LaTeX file as one Article, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``,
+    ``latex-error``, ``truncated``)."""
     text = read_text_document(path, options)
     if isinstance(text, Skipped):
         yield text
@@ -114,13 +106,7 @@ def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Sk
 
 
 def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
-    """Turn the source of one LaTeX document into an Article.
-
-    Args:
-        text: the LaTeX source.
-        path: its file (the id and the fallback title are its stem).
-        options: reader options.
-    """
+    """Turn the LaTeX source of one document into an Article (``path``'s stem: the id and fallback title)."""
     nodes, _, _ = latexwalker.LatexWalker(_PRIVATE.sub("", text), latex_context=_WALKER_CONTEXT).get_latex_nodes()
     nodes = nodes or []
     document = next((n for n in nodes if _is_environment(n, "document")), None)

@@ -51,28 +51,14 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
-    """Read one Markdown file as one article.
-
-    Args:
-        path: the ``.md`` file.
-        options: reader options.
-
-    Yields:
-        The :class:`Article`, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``, ``too-deep``,
-        ``truncated``).
-    """
+    """Read one Markdown file as one Article, or a :class:`Skipped` (``empty``, ``non-utf8``, ``too-large``,
+    ``too-deep``, ``truncated``)."""
     text = read_text_document(path, options)
     yield text if isinstance(text, Skipped) else parse(text, path, options)
 
 
 def parse(text: str, path: Path, options: ReaderOptions) -> Article | Skipped:
-    """Turn the text of one Markdown document into an Article.
-
-    Args:
-        text: the Markdown source.
-        path: its file (the id and the fallback title are its stem).
-        options: reader options.
-    """
+    """Turn the Markdown source of one document into an Article (``path``'s stem: the id and fallback title)."""
     front_title, text = _front_matter(text)
     doc_id = document_id(path)
     builder = ArticleBuilder(doc_id, front_title or doc_id, NAME, path, options)

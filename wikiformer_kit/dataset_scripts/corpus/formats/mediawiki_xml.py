@@ -61,7 +61,7 @@ def xml_encoding(head: bytes) -> str:
     for bom, name in _BOMS:
         if head.startswith(bom):
             return name
-    if head.startswith(b"<\0?\0") or head.startswith(b"<\0"):
+    if head.startswith(b"<\0"):
         return "utf-16-le"
     if head.startswith(b"\0<"):
         return "utf-16-be"
@@ -249,16 +249,9 @@ def read_raw(
     byte_range: tuple[int, int] | None = None,
     on_bytes=None,
 ) -> Iterator[RawPage | Redirect | Skipped]:
-    """Stream the pages of a dump as :class:`RawPage` (namespace 0), :class:`Redirect` or :class:`Skipped`.
-
-    Args:
-        path: the dump file.
-        options: reader options; ``options.language`` is the language when given on the command line
-            (``language_given``), else when neither the dump nor its file name names one (:func:`dump_language`).
-        byte_range: ``(start, end)`` offsets of whole bz2 streams in a multistream dump (``end`` -1 = to the end
-            of the file); the siteinfo is then read from the dump's first stream.
-        on_bytes: called with the number of (compressed) bytes read, for progress bars.
-    """
+    """Stream the pages of a dump as :class:`RawPage` (namespace 0), :class:`Redirect` or :class:`Skipped` (the raw
+    hook of :mod:`.base`); ``options.language`` applies as :func:`dump_language` says. With ``byte_range`` (whole bz2
+    streams of a multistream dump), the siteinfo is read from the dump's first stream."""
     file = str(path)
     if byte_range is None:
         stream = _XmlStream(open_binary(path, on_bytes))

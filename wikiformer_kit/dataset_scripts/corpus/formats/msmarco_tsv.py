@@ -29,15 +29,8 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
-    """Stream the documents of one MS MARCO TSV file.
-
-    Args:
-        path: the ``.tsv`` file (optionally ``.gz``/``.bz2``).
-        options: reader options (``language`` and ``max_article_bytes`` apply).
-
-    Yields:
-        One :class:`Article` per document with text, or a :class:`Skipped` naming the line.
-    """
+    """Stream the documents of one MS MARCO TSV file (optionally ``.gz``/``.bz2``): an Article per document with
+    text, else a Skipped naming the line (``language`` and ``max_article_bytes`` apply)."""
     yield from read_line_records(path, options, _record)
 
 

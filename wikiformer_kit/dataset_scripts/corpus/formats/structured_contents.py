@@ -2,27 +2,17 @@
 
 A record has ``name``, ``identifier``, ``url``, ``in_language``, ``abstract`` and its sections (``sections`` in the
 snapshots, ``article_sections`` in the API's answers): ``{"type": "section", "name", "has_parts": [...]}``, whose
-parts are paragraphs (``value`` with ``links``: ``{"url", "text"}``), lists of list items, and nested sections. It
-is shipped as NDJSON files in a ``.tar.gz`` like the HTML dumps and read the same way (streamed, shared by records
-between processes: :func:`._enterprise_records.read_records`); a file that sniffing takes for an HTML dump (its first
-record's sections lie beyond the bytes sniffed) is read right all the same, as the HTML reader hands a record
-without HTML but with sections to this module.
+parts are paragraphs (``value`` with ``links``: ``{"url", "text"}``), lists of list items, and nested sections.
+Shipped and read as the HTML dumps are (:func:`._enterprise_records.read_records`); the HTML reader hands a record
+without HTML but with sections to this module. The Hub's Parquet conversion of the files is read too, shared
+between processes by row groups (:func:`row_group_rows`).
 
-Mapping: a section at depth d is a level d + 1 heading (a top-level section is level 2, as ``==``); a first section
-named "Abstract" is the lead (else the record's ``abstract``); every part with a ``value`` is a paragraph, and each
-of its links is found in it by its text, in order (a link whose text is not in the value is left out rather than
-placed wrongly). A link is kept when its URL is an article of the record's own wiki. Infoboxes are left out. The
-records Wikimedia publishes carry no categories (neither the API's schema nor its sample payloads have the field),
-so the Article's ``categories`` stay empty, unless a record has an Enterprise ``categories`` list: it is read.
-Structured Contents has **no See also section** (Wikimedia leaves it out), so LTM gets no group from these
-articles; the task build says so.
-
-The Hub's copy (``wikimedia/structured-wikipedia``) is read as its NDJSON files or as the Parquet files the Hub makes
-of them (``refs/convert/parquet``, the same records as rows): recognised by content (Parquet with a ``name``, an
-``identifier`` and a ``sections`` or ``article_sections`` column), read a batch of rows at a time with only the
-columns the Article needs. Processes share a Parquet file by row groups: each reads only the runs of whole row
-groups its shard names (:func:`row_group_rows` plans them), and a file of fewer row groups than processes is shared
-within each row group by rows.
+Mapping (docs/corpus-and-datasets.md): a section at depth d is a level d + 1 heading; a first section named
+"Abstract" is the lead (else the record's ``abstract``); each link is found in its paragraph by its text, in order
+(one whose text is not there is left out rather than placed wrongly) and kept when its URL is an article of the
+record's own wiki. Infoboxes are left out. The records Wikimedia publishes carry no categories (neither the API's
+schema nor its sample payloads have the field): ``categories`` stay empty unless a record has an Enterprise
+``categories`` list. Wikimedia leaves See also out, so LTM gets no group from these articles.
 """
 
 from __future__ import annotations
@@ -41,6 +31,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats._enterprise_records import (
     first_record_line,
     is_plain_ndjson,
     load_record,
+    names_a_record,
     namespaces_of,
     read_records,
     record_category_titles,
@@ -74,13 +65,7 @@ def sniff(path: Path, head: bytes) -> bool:
         columns = _parquet_columns(path)
         return {"name", "identifier"} <= columns and not columns.isdisjoint(_SECTION_COLUMNS)
     first = first_record_line(head)
-    return (
-        first.startswith(b"{")
-        and b'"name"' in first
-        and b'"identifier"' in first
-        and b'"article_body":' not in first
-        and any(key in first for key in _SECTION_KEYS)
-    )
+    return names_a_record(first) and b'"article_body":' not in first and any(key in first for key in _SECTION_KEYS)
 
 
 def read(
@@ -90,21 +75,10 @@ def read(
     byte_range: tuple[int, int] | None = None,
     row_groups: tuple[int, int] | None = None,
 ) -> Iterator[Article | Redirect | Skipped]:
-    """Stream the records of a Structured Contents file (NDJSON, a ``.tar.gz`` of NDJSON members, or Parquet).
-
-    Args:
-        path: the file.
-        options: reader options (``language`` is the fallback for a record that names none).
-        part: ``(k, n)``: parse only every ``n``-th record from the ``k``-th (see :func:`.enterprise_html.read`).
-        byte_range: ``(start, end)`` of a plain NDJSON file: the lines that start in it (see
-            :func:`.enterprise_html.read`).
-        row_groups: ``(first, end)`` of a Parquet file: only the row groups ``first`` to ``end - 1`` are read
-            (``part`` then counts their rows).
-
-    Yields:
-        One :class:`Article` per record, or a :class:`Skipped` naming the file, the member and the line (the row
-        of a Parquet file).
-    """
+    """Stream the records of a Structured Contents file (NDJSON, a ``.tar.gz`` of NDJSON members, or Parquet): one
+    Article per record, or a Skipped naming the file, the member and the line (the row of a Parquet file).
+    ``options``, ``part`` and ``byte_range`` as in :func:`.enterprise_html.read`; ``row_groups``: ``(first, end)``
+    of a Parquet file, only those row groups are read (``part`` then counts their rows)."""
     if read_head(path, len(PARQUET_MAGIC)) == PARQUET_MAGIC:
         yield from read_parquet(path, options, part, row_groups)
     else:

@@ -36,15 +36,8 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
-    """Stream the records of one WikiExtractor JSON-lines file.
-
-    Args:
-        path: the ``.json``/``.jsonl`` file.
-        options: reader options.
-
-    Yields:
-        One :class:`Article` per record with text, or a :class:`Skipped` naming the line.
-    """
+    """Stream the records of one WikiExtractor JSON-lines file: an Article per record with text, else a Skipped
+    naming the line."""
     yield from read_line_records(path, options, _record)
 
 

@@ -52,15 +52,8 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
-    """Stream the documents of one WikiExtractor text file.
-
-    Args:
-        path: the file, plain or compressed (WikiExtractor's ``--compress`` writes ``.bz2``).
-        options: reader options.
-
-    Yields:
-        One :class:`Article` per document with text, or a :class:`Skipped` with the reason.
-    """
+    """Stream the documents of one WikiExtractor text file, plain or compressed (its ``--compress`` writes
+    ``.bz2``): an Article per document with text, else a Skipped with the reason."""
     handle = open_input(path)
     with handle:
         yield from _read_lines(path, handle, options)
@@ -204,12 +197,8 @@ def mark_disambiguation(record: Article | Skipped) -> Article | Skipped:
 
 
 def parse_body(builder: ArticleBuilder, lines: Iterable[str]) -> None:
-    """Feed WikiExtractor body lines (HTML-escaped, one paragraph a line) to an :class:`ArticleBuilder`.
-
-    Args:
-        builder: the article being built.
-        lines: the document's lines after the repeated title.
-    """
+    """Feed WikiExtractor body lines (HTML-escaped, one paragraph a line; those after the repeated title) to an
+    :class:`ArticleBuilder`."""
     for line in lines:
         heading = _HEADING.match(line)
         if heading:

@@ -50,15 +50,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path, options: ReaderOptions) -> Iterator[Article | Redirect | Skipped]:
-    """Stream the ``<document>`` elements of one XML file.
-
-    Args:
-        path: the XML file.
-        options: reader options.
-
-    Yields:
-        One :class:`Article` per document with text, or a :class:`Skipped` with the reason.
-    """
+    """Stream the ``<document>`` elements of one XML file: an Article per document with text, else a Skipped."""
     stream = open_input(path)
     count = 0
     line = 0
