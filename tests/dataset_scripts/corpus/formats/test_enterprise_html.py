@@ -473,3 +473,21 @@ def test_one_two_or_three_processes_build_the_same_corpus_from_a_multi_member_ar
         corpora[processes], shards = build_corpus(path, tmp_path / f"corpus-{processes}", processes)
         assert [(shard["part"], shard["parts"]) for shard in shards] == [(k, processes) for k in range(processes)]
     assert corpora[1] == corpora[2] == corpora[3] and len(corpora[1]) == 12
+
+
+def test_inline_maintenance_tags_are_left_out(tmp_path):
+    # frwiki's {{Référence souhaitée}} and {{Lesquelles}} as Parsoid renders them: a superscript in brackets that
+    # links the help page explaining it
+    body = (
+        '<section data-mw-section-id="0"><p>La ville compte 30 000 habitants<sup about="#mwt3" '
+        'typeof="mw:Transclusion" class="need_ref_tag"><a rel="mw:WikiLink" href="./Aide:Référence_nécessaire" '
+        'title="Aide:Référence nécessaire">[réf. souhaitée]</a></sup> et plusieurs musées<sup about="#mwt4" '
+        'typeof="mw:Transclusion">[<a rel="mw:WikiLink" href="./Aide:Précisez" title="Aide:Précisez">Lesquelles ?'
+        '</a>]</sup>. Le 1<sup>er</sup> mai, la <a rel="mw:WikiLink" href="./Fête" title="Fête">fête</a><sup>[note]'
+        "</sup>.</p></section>"
+    )
+    record = {"name": "Ville", "identifier": 9, "in_language": {"identifier": "fr"}, "article_body": {"html": body}}
+    path = tmp_path / "part.ndjson"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (article,) = list(enterprise_html.read(path, ReaderOptions(language="fr")))
+    assert article.abstract == "La ville compte 30 000 habitants et plusieurs musées. Le 1er mai, la fête[note]."

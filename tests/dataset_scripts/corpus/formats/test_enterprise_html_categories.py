@@ -1,5 +1,6 @@
-"""Categories of Enterprise HTML records: Parsoid's category links (template-added ones included), the record's own
-``categories`` list, on the vendored real records (English, German, Russian, Arabic)."""
+"""Categories of Enterprise HTML records: the category links written in the page (not those its templates or
+MediaWiki add: hidden and tracking categories), the record's own ``categories`` list where the HTML has none, on
+the vendored real records (English, German, Russian, Arabic)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from wikiformer_kit.dataset_scripts.corpus.formats import enterprise_html
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
 
 ARABIC = SAMPLES / "enterprise" / "arwiki_namespace_0_0.ndjson.gz"
-CATEGORY_LINK = re.compile(r'<link rel="mw:PageProp/Category" href="\./[^":]+:([^"#]+)')
+WRITTEN_CATEGORY_LINK = re.compile(r'<link rel="mw:PageProp/Category" href="\./[^":]+:([^"#]+)[^"]*" id="[^"]+"/>')
 
 
 @pytest.fixture(scope="module")
@@ -28,41 +29,45 @@ def articles() -> dict[str, Article]:
     return {f"{article.language}:{article.title}": article for article in found}
 
 
-def test_every_category_link_of_the_html_is_recorded_once_without_namespace_or_sort_key(articles):
+def test_every_category_link_written_in_the_page_is_recorded_once_without_namespace_or_sort_key(articles):
     arabic = json.loads(gzip.decompress(ARABIC.read_bytes()))
     for key, record in [*records().items(), ("arwiki:" + arabic["name"], arabic)]:
         language = key.split(":")[0].removesuffix("wiki")
-        written = [m.replace("_", " ") for m in CATEGORY_LINK.findall(record["article_body"]["html"])]
+        written = [m.replace("_", " ") for m in WRITTEN_CATEGORY_LINK.findall(record["article_body"]["html"])]
         expected = list(dict.fromkeys(re.sub("%20", " ", name) for name in written))
         assert articles[f"{language}:{record['name']}"].categories == expected, key
-    # the Arabic page links one category twice (two templates add it): recorded once
-    assert articles["ar:رياضيات"].categories.count("Webarchive template wayback links") == 1
+    assert articles["ar:رياضيات"].categories == [
+        "رياضيات",
+        "تصنيف المواضيع الرئيسية",
+        "علوم شكلية",
+        "مصطلحات رياضياتية",
+    ]
+    assert "رياضيات" in articles["ar:رياضيات"].categories  # ./تصنيف:رياضيات#*: the sort key dropped
 
 
-def test_sort_keys_and_localised_namespaces_are_dropped_and_colons_in_names_kept(articles):
-    assert "Human name disambiguation pages" in articles["en:Mike Potts"].categories  # href ...#Potts,%20Mike
-    assert articles["de:Squirrel"].categories == ["Begriffsklärung"]  # ./Kategorie:Begriffsklärung
+def test_tracking_and_template_categories_are_left_out(articles):
+    clark = articles["en:William Clark (inventor)"].categories
+    assert "Use dmy dates from November 2021" not in clark and "AC with 0 elements" not in clark  # templates'
+    assert "Human name disambiguation pages" not in articles["en:Mike Potts"].categories  # {{hndis}}'s
+    assert articles["en:Mike Potts"].is_disambiguation and articles["de:Squirrel"].is_disambiguation
     russian = articles["ru:Squirrel"].categories
-    assert "Скриптовые языки" in russian and "ПРО:ИТ:Статьи по алфавиту" in russian  # Категория: stripped once
-    assert "رياضيات" in articles["ar:رياضيات"].categories  # ./تصنيف:رياضيات#*
-    assert not any(":" in name for name in articles["en:William Clark (inventor)"].categories)
+    assert "ПРО:ИТ:Статьи по алфавиту" not in russian  # a project's tracking category
+    assert "Википедия:Страницы с ежедневно очищаемым кэшем" not in russian  # MediaWiki's own: no id, no about
+    assert not any("مقالات متعلقة" in name for name in articles["ar:رياضيات"].categories)  # Portal:…/related articles
 
 
-def test_the_html_has_the_categories_templates_add_that_the_wikitext_lacks(articles):
+def test_the_html_and_the_wikitext_give_the_same_categories(articles):
     record = records()["enwiki:William Clark (inventor)"]
     from_wikitext = parse_wikitext(record["name"], record["article_body"]["wikitext"]).categories
-    from_html = articles["en:William Clark (inventor)"].categories
     assert from_wikitext == ["1821 births", "1880 deaths", "English civil engineers", "19th-century British inventors",
                              "Alumni of King's College London", "Associates of King's College"]  # fmt: skip
-    assert set(from_wikitext) < set(from_html)
-    assert "Use dmy dates from November 2021" in from_html  # added by {{Use dmy dates}}
-    assert "Use dmy dates from November 2021" not in from_wikitext
+    assert articles["en:William Clark (inventor)"].categories == from_wikitext
 
     russian = records()["ruwiki:Squirrel"]
     wikitext = parse_wikitext(russian["name"], russian["article_body"]["wikitext"], language="ru",
                               namespaces=_namespaces((), "ru")).categories  # fmt: skip
     assert wikitext == ["Скриптовые языки", "Свободные библиотеки программ"]
-    assert set(wikitext) < set(articles["ru:Squirrel"].categories)
+    assert articles["ru:Squirrel"].categories == wikitext
 
 
 def test_the_records_own_list_is_used_for_what_the_html_lacks():

@@ -10,7 +10,8 @@ Parsoid marks what a page is made of, so the reader keeps the prose and drops th
 - dropped with what they hold: references (``sup.reference``, ``ol.references``, ``.mw-references-wrap``),
   hatnotes (``role="note"``, ``.hatnote``, ``.navigation-not-searchable``), navboxes, infoboxes, tables, figures and
   their captions, galleries, ``style``/``script``/``link``/``meta``, maintenance boxes (``.ambox``, ``.metadata``,
-  the other message boxes), edit links, hidden elements (``display:none``), and source code (``syntaxhighlight``),
+  the other message boxes), inline maintenance tags (a superscript in brackets linking a help or project page:
+  "[réf. souhaitée]"), edit links, hidden elements (``display:none``), and source code (``syntaxhighlight``),
   which the wikitext path leaves out too;
 - math (``mw:Extension/math``) is written as its alt text (the TeX source), not as the MathML it renders to;
 - ``<meta property="mw:PageProp/disambiguation">`` marks a disambiguation page, ``<link rel="mw:PageProp/Category">``
@@ -65,7 +66,7 @@ _HEADING_IDS = {_tag_id(tag): level for tag, level in HEADINGS.items()}
 _BLOCK_IDS = frozenset(map(_tag_id, _BLOCKS))
 _CELL_IDS = frozenset(map(_tag_id, ("td", "th")))
 _DROPPED_TAG_IDS = frozenset(map(_tag_id, _DROPPED_TAGS))
-_ANCHOR_ID, _MATH_ID = _tag_id("a"), _tag_id("math")
+_ANCHOR_ID, _MATH_ID, _SUP_ID = _tag_id("a"), _tag_id("math"), _tag_id("sup")
 _TEXT_ID, _LAST_NON_ELEMENT_ID = 2, 5  # lexbor's ids: text, then document, comment and doctype up to 5
 
 
@@ -75,6 +76,10 @@ class PageMarks:
 
     is_disambiguation: bool = False
     categories: list[str] = field(default_factory=list)
+    written_categories: list[str] = field(default_factory=list)
+    """The categories written in the page's own wikitext: Parsoid gives each an ``id`` and no ``about``, where a
+    template's (a tracking category: "Use dmy dates", "Portail:…/Articles liés", "Page utilisant P1417", an
+    infobox's) shares its transclusion's ``about`` and MediaWiki's own tracking categories carry neither."""
 
 
 def parse_document(html: str) -> LexborHTMLParser | None:
@@ -90,14 +95,18 @@ def parse_document(html: str) -> LexborHTMLParser | None:
 
 
 def page_marks(tree: LexborHTMLParser) -> PageMarks:
-    """Whether the page is a disambiguation page, and its categories (as ``Category:Name`` titles)."""
+    """Whether the page is a disambiguation page, and its categories (as ``Category:Name`` titles), all of them and
+    those written in the page."""
     marks = PageMarks()
     for element in tree.css(_PAGE_MARKS):
         attributes = element.attributes
         if attributes.get("property") == "mw:PageProp/disambiguation":
             marks.is_disambiguation = True
         elif attributes.get("rel") == "mw:PageProp/Category" and attributes.get("href"):
-            marks.categories.append(link_target((attributes.get("href") or "").split("#", 1)[0]))
+            category = link_target((attributes.get("href") or "").split("#", 1)[0])
+            marks.categories.append(category)
+            if attributes.get("id") and not attributes.get("about"):
+                marks.written_categories.append(category)
     return marks
 
 
@@ -132,6 +141,8 @@ class ParsoidWalker:
         attributes = node.attributes
         if tag_id in _DROPPED_TAG_IDS or is_dropped(attributes):
             return False
+        if tag_id == _SUP_ID and self._is_maintenance_tag(node):
+            return False
         if tag_id == _MATH_ID or _is_math(attributes):
             self.pending.append(math_text(node, attributes))
             return False
@@ -156,6 +167,18 @@ class ParsoidWalker:
             self.builder.paragraph_break()
         elif tag_id in _CELL_IDS:
             self.pending.append(" ")
+
+    def _is_maintenance_tag(self, element: LexborNode) -> bool:
+        """Whether a superscript is an inline maintenance tag ("[citation needed]", "[réf. souhaitée]",
+        "[Lesquelles ?]"): its text in brackets, linking the help or project page that explains it."""
+        text = (element.text(deep=True) or "").strip()
+        if not (text.startswith("[") and text.endswith("]")):
+            return False
+        for anchor in element.css("a"):
+            target = wikilink_target(anchor.attributes)
+            if target and classify_link(target, self.namespaces) != "article" or ":" in target:
+                return True
+        return False
 
     def _anchor(self, element: LexborNode, attributes: Attributes) -> None:
         anchor = anchor_text(element)

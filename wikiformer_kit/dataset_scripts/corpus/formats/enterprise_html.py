@@ -134,7 +134,9 @@ def parse_page(html: str, record: dict[str, Any], file: str, where: str, options
     article.is_disambiguation = marks.is_disambiguation or any(
         is_disambiguation(f"[[{category}]]", options.language) for category in categories
     )
-    article.categories = categories_from_titles(categories)
+    # as the wikitext path sees them: the categories written in the page, not those its templates or MediaWiki add
+    # (hidden and tracking categories); a page whose HTML marks none keeps the record's list
+    article.categories = categories_from_titles(marks.written_categories if marks.categories else categories)
     if article.see_also:
         article.see_also_found_by = FOUND_BY_NAME
     elif not (options.see_also_titles or article.is_disambiguation or knows_language(options.language)):
