@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from wikiformer_kit.dataset_scripts.corpus.templates import CUT_KEY, render_template
-from wikiformer_kit.dataset_scripts.corpus.wikitext import strip_non_text
+from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext, strip_non_text
 
 
 def _text_and_counts(wikitext: str, language: str) -> tuple[str, Counter]:
@@ -125,3 +125,32 @@ def test_a_country_in_a_language_without_names_is_still_cut():
 def test_a_french_chemical_formula_renders_whole():
     text, counts = _text_and_counts("L'eau ({{fchim|H|2|O}}) et le {{fchim|CO|2}}.", "fr")
     assert text == "L'eau (H2O) et le CO2." and counts["templates_rendered"] == 2
+
+
+@pytest.mark.parametrize(
+    "language, wikitext, shown",
+    [
+        ("ja", "{{col-list|7.5em|\n*[[氷ノ山]]\n*[[高御位山]]\n}}", "*[[氷ノ山]]\n*[[高御位山]]"),
+        ("uk", "{{columns-list|2|\n* [[Літературні енциклопедії]]\n* [[Довідники]]}}", "* [[Довідники]]"),
+        ("vi", "{{plainlist|'''Theo chủng tộc:'''\n* 76,3% [[Người Mỹ da trắng|người da trắng]]}}", "* 76,3%"),
+        ("vi", "{{unbulleted list\n  | 66,0% [[Phật giáo]]\n  | 30,7% Tín ngưỡng dân gian}}", "30,7% Tín ngưỡng"),
+    ],
+)
+def test_lists_in_column_templates_are_text(language, wikitext, shown):
+    text, counts = _text_and_counts(wikitext, language)
+    assert shown in text and not any(key.startswith(CUT_KEY) for key in counts)
+
+
+def test_sections_inside_a_two_column_template_are_sections():
+    # ja "新潟県" (jawiki, 2023): {{表2列|…|…}} holds the sections of works set in the prefecture
+    wikitext = (
+        "== 新潟県を舞台とした作品 ==\n{{表2列|\n=== 小説 ===\n* [[雪国 (小説)|雪国]]\n* [[沈める滝]]\n|\n"
+        "=== 楽曲 ===\n* [[新潟ブルース]]（[[美川憲一]]）\n}}\n== 交通 ==\n鉄道。"
+    )
+    article = parse_wikitext("新潟県", wikitext, language="ja")
+    assert [(s.title, s.text) for s in article.sections] == [
+        ("新潟県を舞台とした作品", ""),
+        ("小説", "雪国\n沈める滝"),
+        ("楽曲", "新潟ブルース（美川憲一）"),
+        ("交通", "鉄道。"),
+    ]
