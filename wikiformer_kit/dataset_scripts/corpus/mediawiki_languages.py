@@ -3,7 +3,9 @@
 
 The table ``data/mediawiki/languages.json`` is generated from MediaWiki's language files by
 ``data/mediawiki/generate.py`` (source and licence in ``data/mediawiki/README.md``). A dump's ``<siteinfo>`` names
-each namespace once; the aliases (``Hình:``, ``Εικόνα:``, ``画像:``) are only in the language files.
+each namespace once; the aliases (``Hình:``, ``Εικόνα:``, ``画像:``) are only in the language files, and each
+Wikipedia's own namespaces (``Portail:``, ``Портал:``, ``Anexo:``, ``Draft:``) and aliases only in Wikimedia's site
+configuration: ``data/mediawiki/extra_namespaces.json``, by ``data/mediawiki/generate_extra_namespaces.py``.
 
 Without a table entry a link is still recognised as media by its parameters (:func:`is_media_link`): a link
 whose parameters are image options of any language in the table is a file link, whatever its prefix.
@@ -19,11 +21,18 @@ from wikiformer_kit.home import kit_file
 
 TABLE = kit_file("data/mediawiki/languages.json")
 """The generated table (namespace names and image options per language)."""
+EXTRA_NAMESPACES = kit_file("data/mediawiki/extra_namespaces.json")
+"""The generated table of each Wikipedia's namespaces beyond MediaWiki core (number → names, per language)."""
 
 
 @lru_cache(maxsize=1)
 def _table() -> dict:
     return json.loads(TABLE.read_text(encoding="utf-8"))["languages"]
+
+
+@lru_cache(maxsize=1)
+def _extra_table() -> dict:
+    return json.loads(EXTRA_NAMESPACES.read_text(encoding="utf-8"))["languages"]
 
 
 def table_language(language: str) -> str:
@@ -37,11 +46,15 @@ def table_language(language: str) -> str:
 
 @lru_cache(maxsize=64)
 def namespace_names(language: str) -> dict[int, tuple[str, ...]]:
-    """Namespace number → every name and alias a link may use in ``language`` (empty for an unknown one)."""
+    """Namespace number → every name and alias a link may use in ``language``'s Wikipedia: MediaWiki's own, then
+    the wiki's extra ones (empty for a language known to neither table)."""
     entry = _table().get(table_language(language))
-    if not entry:
-        return {}
-    return {int(key): tuple(names) for key, names in entry["namespaces"].items()}
+    names = {int(key): list(names) for key, names in entry["namespaces"].items()} if entry else {}
+    extra = _extra_table()
+    for key, extra_names in extra.get(language, extra.get(language.split("-")[0], {})).items():
+        known = names.setdefault(int(key), [])
+        known.extend(name for name in extra_names if name not in known)
+    return {key: tuple(found) for key, found in names.items()}
 
 
 def _option_pattern(synonym: str) -> str:
