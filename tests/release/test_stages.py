@@ -33,7 +33,7 @@ def every_invocation(tmp_path: Path, *argv: str) -> dict[str, list]:
     wikir_dir = out / "wikir"
     (wikir_dir / "test").mkdir(parents=True)
     (wikir_dir / "test" / "collection.json").write_text("{}", encoding="utf-8")
-    dev = Selection(str(wikir_dir / "validation"), True, 10)
+    dev = Selection(str(wikir_dir / "validation"), True)
     datasets = [out / "datasets" / f"wikiformer-{task}" for task in TASKS]
     return {
         "datasets": [stages.dataset_build(options, out, config)],

@@ -10,7 +10,7 @@ from wikiformer_kit.release.summary import closing_summary
 def summary(out):
     args = argparse.Namespace(verbose=False, push_to_hub=None)
     model_dir, eval_dir = out / "wikiformer", out / "eval"
-    return closing_summary(args, out, model_dir, eval_dir, ("srr", "rwi"), ["datasets"], 8.0)
+    return closing_summary(args, out, model_dir, eval_dir, ("srr", "rwi"), 8.0)
 
 
 def test_a_datasets_only_run_names_no_model_and_no_results(tmp_path):

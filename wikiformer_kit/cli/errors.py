@@ -84,13 +84,9 @@ def _flatten(text: str) -> str:
 
 
 def split_debug(argv: Sequence[str], valued_debug_is_the_commands: bool = False) -> tuple[list[str], bool]:
-    """``argv`` without ``--debug`` (before a bare ``--``), and whether it was there.
-
-    Args:
-        argv: the command line.
-        valued_debug_is_the_commands: a ``--debug VALUE`` is the command's own option and stays (transformers'
-            ``TrainingArguments`` has ``--debug underflow_overflow``); only a ``--debug`` without a value is taken.
-    """
+    """``argv`` without ``--debug`` (before a bare ``--``), and whether it was there. ``valued_debug_is_the_commands``:
+    a ``--debug VALUE`` is the command's own option and stays (transformers' ``TrainingArguments`` has ``--debug
+    underflow_overflow``); only a ``--debug`` without a value is taken."""
     argv = list(argv)
     end = argv.index("--") if "--" in argv else len(argv)
 
@@ -112,15 +108,10 @@ def one_line_errors(
 ) -> Callable[..., int]:
     """Wrap a command line's ``main(argv) -> exit code``: an exception becomes one line on stderr and an exit code
     (2 for a bad input, 1 for anything else), unless ``--debug`` is on the command line; usage errors (argparse's
-    ``SystemExit``) pass through. Used bare (``@one_line_errors``) or with options.
-
-    Args:
-        main: the command line's ``main``.
-        valued_debug_is_the_commands: see :func:`split_debug`.
-        interrupted: the line printed on Ctrl-C (exit code 130): :data:`RESUMES` (the default), :data:`RESTARTS`,
-            or a function of the command line (without ``--debug``) that words it, for commands where it depends
-            on the subcommand or an option.
-    """
+    ``SystemExit``) pass through. Used bare (``@one_line_errors``) or with options: ``valued_debug_is_the_commands``
+    (:func:`split_debug`) and ``interrupted``, the line printed on Ctrl-C (exit code 130): :data:`RESUMES` (the
+    default), :data:`RESTARTS`, or a function of the command line (without ``--debug``) that words it, for commands
+    where it depends on the subcommand or an option."""
     if main is None:
         return functools.partial(
             one_line_errors, valued_debug_is_the_commands=valued_debug_is_the_commands, interrupted=interrupted

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from wikiformer_kit.cli.errors import InputError
+
 CONNECTION_ERRORS = ("ConnectError", "ConnectTimeout", "ReadTimeout", "TimeoutException", "NetworkError", "ProxyError")
 """httpx's (and requests') exception names for a Hub that cannot be reached."""
 
@@ -50,8 +52,6 @@ def check_cached_model(name: str, option: str) -> None:
     Raises:
         cli.InputError: offline, and ``name`` is neither a local path nor a cached repository.
     """
-    from wikiformer_kit.cli.errors import InputError
-
     if not name or name.startswith("embedded:") or Path(name).expanduser().exists() or not hub_offline():
         return
     if not in_hub_cache(name, "model"):

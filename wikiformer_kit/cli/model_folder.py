@@ -36,18 +36,11 @@ SHOWN_FILES = 5
 def check_model_folder(
     name: str, option: str, *, model: bool = True, tokenizer: bool = True, tokenizer_hint: str = ""
 ) -> None:
-    """Refuse a local folder that lacks what loading it needs, naming the option, the folder and the missing files.
-
-    Args:
-        name: the folder or Hub id the command was given; a name that is not an existing path is not checked.
-        option: how the command line calls it (``--model``, ``model_name_or_path``).
-        model: check ``config.json`` and the weights.
-        tokenizer: check the tokenizer files.
-        tokenizer_hint: another way to give the tokenizer, added to that message (e.g. ``or set tokenizer_name``).
-
-    Raises:
-        cli.InputError: a file where a folder belongs, or a folder without config.json, weights or tokenizer.
-    """
+    """Refuse (``cli.InputError``) a local folder ``name`` that lacks what loading it needs (``config.json`` and the
+    weights where ``model``, the tokenizer files where ``tokenizer``), or a file given for it, naming the option (how
+    the command line calls it: ``--model``, ``model_name_or_path``), the folder and the missing files;
+    ``tokenizer_hint``: another way to give the tokenizer (``or set tokenizer_name``). A name that is not an existing
+    path (a Hub id) is not checked."""
     path = Path(name).expanduser()
     if not path.exists():
         return

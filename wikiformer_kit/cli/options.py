@@ -91,9 +91,8 @@ def argparse_settings(field: dataclasses.Field, annotation: Any) -> dict:
             settings.setdefault("nargs", "+")
     if POSITIONAL not in option_strings(field):
         settings["dest"] = field.name
-        default = _field_default(field)
         if not settings.get("required"):
-            settings["default"] = default
+            settings["default"] = _field_default(field)
     elif dataclasses.MISSING not in (field.default,) or field.default_factory is not dataclasses.MISSING:
         settings["default"] = _field_default(field)
     return settings

@@ -77,22 +77,12 @@ def command_name(prog: str | None) -> str | None:
 
 
 class KitArgumentParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` in the kit's style (see the module docstring).
-
-    Args:
-        input_help: when given, the command takes its inputs as ``INPUT ...`` or ``--input INPUT ...`` (both
-            gathered in ``args.input``) with this help.
-        input_type: the type of each input (e.g. ``Path``).
-        input_default: the inputs when none is given; None makes an input required.
-    """
+    """An ``ArgumentParser`` in the kit's style (see the module docstring). With ``input_help``, the command takes its
+    inputs (of ``input_type``, e.g. ``Path``) as ``INPUT ...`` or ``--input INPUT ...``, both gathered in
+    ``args.input``; ``input_default``: the inputs when none is given (None: an input is required)."""
 
     def __init__(
-        self,
-        *args,
-        input_help: str | None = None,
-        input_type: Any = None,
-        input_default: list | None = None,
-        **kwargs,
+        self, *args, input_help: str | None = None, input_type: Any = None, input_default: list | None = None, **kwargs
     ):
         kwargs.setdefault("formatter_class", KitHelpFormatter)
         kwargs.setdefault("epilog", SPELLING_NOTE)

@@ -1,17 +1,8 @@
 """Build the four Wikiformer pre-training datasets (SRR, RWI, ATI, LTM) from a dump or a built corpus.
 
-Usage::
-
-    python -m dataset_scripts.build [--input] enwiki-latest-pages-articles.xml.bz2 --output-dir out \\
-        [--tasks srr,rwi,ati,ltm] [--seed 42] [--num-proc 8] [--executor local|slurm|ray] \\
-        [--push-to-hub NAMESPACE [--private]]
-    python -m dataset_scripts.build INPUT --plan [--plan-sample 1000] [--plan-articles N] [--plan-cluster 4x64]
-
-writes ``out/wikiformer-<task>/`` (``data/*.parquet`` + ``README.md`` card) for each task. Raw inputs are first
-turned into a Parquet corpus in ``out/corpus`` (``dataset_scripts.corpus``); a folder already holding a built
-corpus (``data/*.parquet``) is used as it is. The build is a datatrove pipeline: rerunning the same command resumes
-an interrupted build, and the same seed and corpus give byte-identical Parquet files (from raw inputs, at the same
-``--num-proc``: docs/corpus-and-datasets.md).
+Writes ``OUT/wikiformer-<task>/`` (``data/*.parquet`` + ``README.md`` card) for each task, from the Parquet corpus
+of a raw input (``OUT/corpus``, :mod:`dataset_scripts.corpus`) or a corpus folder as it is; ``--plan`` predicts the
+build from a sample (:mod:`.build_plan`). A rerun resumes; usage and reproducibility: docs/corpus-and-datasets.md.
 """
 
 from __future__ import annotations

@@ -30,8 +30,6 @@ from wikiformer_kit.cli.options import options_from, to_argv
 from wikiformer_kit.dataset_scripts.corpus.arguments import CorpusArguments, CorpusCommandOptions
 from wikiformer_kit.home import kit_environment
 
-PLAN_PROCESSES = (1, 2, 16, 64, 256)
-"""The process counts the plan predicts by default."""
 BZ2_BYTES_PER_ARTICLE = 3_500
 """Compressed bytes of an English Wikipedia multistream dump per article (redirects and other pages included):
 what the article count is estimated from when ``--plan-articles`` is not given."""
@@ -60,13 +58,9 @@ class PlanFigures:
     articles_per_unit: int
     datasets: int
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able form."""
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PlanFigures:
-        """Inverse of :meth:`to_dict` (other keys, as the whole input's ``articles`` in ``--plan-json``, ignored)."""
+        """Inverse of ``dataclasses.asdict`` (other keys, as the whole input's ``articles`` in ``--plan-json``, ignored)."""
         names = {"sample_articles", "startup", "corpus_startup", "articles_per_unit", "datasets"}
         stages = tuple(StageCost(**stage) for stage in data["stages"])
         return cls(stages=stages, **{key: value for key, value in data.items() if key in names})
@@ -220,12 +214,7 @@ def measure_task_stages(prepared, *, num_proc: int = 1) -> list[dict[str, Any]]:
 def startup_cpu(corpus_dir: Path, work: Path, tasks: str) -> float:
     """CPU seconds of a whole task build of a 5-article slice of the corpus: the start-up every build pays (imports,
     the executors, every stage's fixed work)."""
-    import pyarrow.parquet as pq
-
-    tiny = work / "tiny-corpus"
-    (tiny / "data").mkdir(parents=True, exist_ok=True)
-    first = sorted((corpus_dir / "data").glob("*.parquet"))[0]
-    pq.write_table(pq.read_table(first).slice(0, 5), tiny / "data" / "00000.parquet")
+    tiny = _first_articles(corpus_dir, 5, work / "tiny-corpus", redirects=False)
     command = [*kit_command("dataset_scripts.build"), "--input", str(tiny), "--tasks", tasks]
     return run_measured([*command, "--output-dir", str(work / "tiny-out")])
 
@@ -266,14 +255,15 @@ def plan_figures(build, sample: int, corpus: CorpusArguments, work: Path) -> Pla
     return PlanFigures(articles, startup, corpus_startup, tuple(stages), build.articles_per_unit, len(build.tasks))
 
 
-def _first_articles(corpus_dir: Path, count: int, output: Path) -> Path:
-    """A corpus folder of the first ``count`` articles of a built corpus (and all its redirects, linked)."""
+def _first_articles(corpus_dir: Path, count: int, output: Path, redirects: bool = True) -> Path:
+    """A corpus folder of the first ``count`` articles of a built corpus (and, with ``redirects``, all its redirects,
+    linked)."""
     import pyarrow.parquet as pq
 
     (output / "data").mkdir(parents=True, exist_ok=True)
     first = sorted((corpus_dir / "data").glob("*.parquet"))[0]
     pq.write_table(pq.read_table(first).slice(0, count), output / "data" / "00000.parquet")
-    if (corpus_dir / "redirects").exists():
+    if redirects and (corpus_dir / "redirects").exists():
         (output / "redirects").symlink_to((corpus_dir / "redirects").resolve())
     return output
 
@@ -334,10 +324,10 @@ def run_plan(
     *,
     sample: int,
     articles: int | None,
-    processes: Sequence[int] = PLAN_PROCESSES,
-    clusters: Sequence[tuple[int, int]] = (),
-    corpus: CorpusArguments = CorpusArguments(),
-    figures_json: Path | None = None,
+    processes: Sequence[int],
+    clusters: Sequence[tuple[int, int]],
+    corpus: CorpusArguments,
+    figures_json: Path | None,
 ) -> list[str]:
     """Measure on a sample of the build's inputs (raw ones read as ``corpus`` says) and return the plan's lines
     (figures, then the table)."""
@@ -345,7 +335,7 @@ def run_plan(
         figures = plan_figures(build, sample, corpus, Path(folder))
     total = articles or estimated_articles([Path(p) for p in build.inputs])
     if figures_json:
-        figures_json.write_text(json.dumps({"articles": total, **figures.to_dict()}, indent=1) + "\n", "utf-8")
+        figures_json.write_text(json.dumps({"articles": total, **asdict(figures)}, indent=1) + "\n", "utf-8")
     head = [
         f"Projection of a build of {total:,} articles from figures measured on {figures.sample_articles:,} of them "
         "(one core a process; on a cluster each stage's tasks start again, the scheduler's wait not counted):"

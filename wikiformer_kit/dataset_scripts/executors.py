@@ -23,16 +23,8 @@ EXECUTORS: tuple[str, ...] = get_args(Executor)
 
 @dataclass(frozen=True)
 class ExecutorOptions:
-    """Where and how wide a build's datatrove stages run; on a command line, ``--num-proc``, ``--executor``,
-    ``--slurm-partition``, ``--slurm-time`` and ``--verbose``.
-
-    Args:
-        num_proc: tasks run at once by the local executor (and tasks per stage of the task build).
-        kind: ``local`` (``num_proc`` processes on this machine), ``slurm`` (needs ``slurm_partition``) or ``ray``.
-        slurm_partition: the Slurm partition.
-        slurm_time: the Slurm time limit of a job.
-        verbose: the local stages print everything on the console (default: one line each, the rest in their logs).
-    """
+    """Where and how wide a build's datatrove stages run: ``kind`` is ``local`` (``num_proc`` processes on this
+    machine, also the tasks per stage of the task build), ``slurm`` (needs ``slurm_partition``) or ``ray``."""
 
     num_proc: int = option(1, help="processes: tasks run at once")
     kind: Executor = option("local", flags=("--executor",), help=None)
@@ -62,23 +54,13 @@ def make_executor(
     stage: str | None = None,
     stage_log: Path | None = None,
 ):
-    """A datatrove executor of ``options.kind`` running ``pipeline`` as ``tasks`` tasks.
-
-    Args:
-        options: which executor, how many local processes, the Slurm partition and time.
-        pipeline: the datatrove steps.
-        tasks: number of tasks (one per input shard).
-        logging_dir: where datatrove records logs, stats and finished tasks (what makes a rerun resume).
-        job_name: the Slurm job name.
-        depends: an executor that must finish first.
-        skip_completed: skip tasks finished by an earlier run.
-        preload: modules the local workers need, imported once: by this process when the workers are forked
-            from it (:func:`.local_executor.local_start_method`), else by the fork server (seconds per worker with
-            torch/datasets/pyarrow in the import graph).
-        stage: the stage's name in the console line the local executor prints when it ends (``None``: none).
-        stage_log: where the local executor writes the stage's output, unless ``options.verbose`` (Slurm and Ray
-            write their tasks' logs under ``logging_dir``).
-    """
+    """A datatrove executor of ``options.kind`` running ``pipeline`` as ``tasks`` tasks (one per input shard) after
+    ``depends``, recording logs, stats and finished tasks in ``logging_dir`` (what makes a rerun resume, where
+    ``skip_completed``). ``preload``: modules the local workers need, imported once: by this process when the workers
+    are forked from it (:func:`.local_executor.local_start_method`), else by the fork server (seconds per worker with
+    torch/datasets/pyarrow in the import graph). ``stage`` names the console line the local executor prints when it
+    ends, ``stage_log`` is where it writes the stage's output unless ``options.verbose`` (Slurm and Ray write their
+    tasks' logs under ``logging_dir``)."""
     common = {"tasks": tasks, "logging_dir": logging_dir, "depends": depends, "skip_completed": skip_completed}
     kind = options.kind
     if kind == "local":
@@ -119,20 +101,11 @@ def chain_executors(
     preload: tuple[str, ...] = (),
     stage_logs: Path | None = None,
 ):
-    """Executors for ``stages`` (``(name, pipeline, tasks)`` in order), each depending on the one before.
-
-    Run the returned (last) executor to run them all; the last stage is never skipped as completed when
-    ``last_always_reruns`` (cheap outputs that follow the latest command line).
-
-    Args:
-        options: which executor (see :func:`make_executor`).
-        stages: the stages, first to last.
-        logs: the logging folder of a stage from its name and task count.
-        job_prefix: the Slurm job names are ``{job_prefix}-{stage name}``.
-        last_always_reruns: whether the last stage reruns even when an earlier run finished it.
-        preload: modules the local fork server imports once (see :func:`make_executor`).
-        stage_logs: the folder of the stages' console logs (``<name>.log``; see :func:`make_executor`).
-    """
+    """Executors for ``stages`` (``(name, pipeline, tasks)``, first to last), each depending on the one before: run
+    the returned (last) one to run them all. ``logs(name, tasks)`` is a stage's logging folder, ``job_prefix-name``
+    its Slurm job and ``stage_logs/<name>.log`` its console log; the last stage is never skipped as completed when
+    ``last_always_reruns`` (cheap outputs that follow the latest command line). ``options`` and ``preload``: as
+    :func:`make_executor` takes them."""
     previous = None
     for index, (name, pipeline, tasks) in enumerate(stages):
         previous = make_executor(

@@ -58,17 +58,9 @@ def local_start_method() -> str:
 class StartMethodAtRun(LocalPipelineExecutor):
     """A ``LocalPipelineExecutor`` whose workers are forked or started by a fork server
     (:func:`local_start_method`) as decided once the stages it depends on have run: one of them may have
-    loaded torch in this process, after which forking is no longer safe.
-
-    Args:
-        pipeline: the datatrove steps.
-        preload: modules the workers need, imported once: by this process when they are forked, else by the fork
-            server.
-        stage: the stage's name in its console line (``None``: no line, the output as datatrove prints it).
-        stage_log: where the stage's output goes (the executor's and the tasks' logs, the steps' bars and prints).
-        verbose: print everything on the console instead (the closing line still follows).
-        kwargs: as ``LocalPipelineExecutor`` (its ``start_method`` is decided here).
-    """
+    loaded torch in this process, after which forking is no longer safe. ``stage``: the stage's name in its console
+    line (``None``: no line); its output goes to ``stage_log`` unless ``verbose``; ``preload``, as
+    :func:`.executors.make_executor` takes it."""
 
     def __init__(
         self,

@@ -97,15 +97,12 @@ class StageStream(io.TextIOBase):
             self.showing_bar = True
 
 
-def writes_to(stream, log: Path) -> bool:
-    """Whether ``stream`` is a :class:`StageStream` already writing to ``log``."""
-    return isinstance(stream, StageStream) and not stream.closed and stream.log_path == Path(log)
-
-
-def send_loguru_to(stream) -> None:
-    """datatrove's loguru logger writes to ``stream`` only (datatrove adds its own sinks again for each task)."""
+def send_output_to(stream) -> None:
+    """``sys.stdout``, ``sys.stderr`` and datatrove's loguru logger write to ``stream`` only (datatrove adds its own
+    sinks again for each task)."""
     from datatrove.utils.logging import logger
 
+    sys.stdout = sys.stderr = stream
     logger.remove()
     logger.add(stream, colorize=False)
 
@@ -115,21 +112,16 @@ def install_for_process(log: Path, transient: bool) -> None:
 
     A no-op where it already goes there: the in-process worker of a one-worker stage, a worker forked from it.
     """
-    if writes_to(sys.stderr, log):
+    if isinstance(sys.stderr, StageStream) and not sys.stderr.closed and sys.stderr.log_path == Path(log):
         return
-    stream = StageStream(log, sys.stderr, transient)
-    sys.stdout = sys.stderr = stream
-    send_loguru_to(stream)
+    send_output_to(StageStream(log, sys.stderr, transient))
 
 
 @contextmanager
 def stage_output(log: Path, transient: bool | None = None) -> Iterator[StageStream]:
-    """Within the block, this process's output goes to ``log`` (appended, after a line naming the stage's start).
-
-    Args:
-        log: the stage's log file (its folder is made).
-        transient: show the latest progress bar in place on the console (default: when stderr is a terminal).
-    """
+    """Within the block, this process's output goes to ``log`` (its folder made; appended, after a line naming the
+    stage's start); ``transient``: show the latest progress bar in place on the console (default: when stderr is a
+    terminal)."""
     from datatrove.utils.logging import setup_default_logger
 
     log = Path(log)
@@ -140,8 +132,7 @@ def stage_output(log: Path, transient: bool | None = None) -> Iterator[StageStre
     stream = StageStream(log, console, transient)
     stream.write(f"=== {datetime.now().isoformat(timespec='seconds')} {' '.join(sys.argv)}\n")
     saved = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = stream
-    send_loguru_to(stream)
+    send_output_to(stream)
     try:
         yield stream
     finally:

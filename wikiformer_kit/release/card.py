@@ -8,7 +8,7 @@ from pathlib import Path
 
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
 from wikiformer_kit.eval.hub_results import hub_collection
-from wikiformer_kit.release.layout import nanobeir_figures, published_wikir, task_dirs
+from wikiformer_kit.release.layout import json_record, nanobeir_figures, published_wikir, task_dirs
 from wikiformer_kit.release.options import SAMPLE_WIKIR_ARGS, ReleaseOptions
 from wikiformer_kit.release.selection import CHOSEN, selection
 from wikiformer_kit.training.kit_arguments import EMBEDDED_MINILM
@@ -35,17 +35,11 @@ def write_card(
         "Wikiformer kit's `python release.py`."
     )
     extra = options.wikir_extra_args
-    wikir = (
-        "A WIKIR collection built from the same dump (`python -m dataset_scripts.wikir"
-        + (f" {extra}" if extra else "")
-        + "`"
-        + (
-            ": the minimum of linking documents relaxed for the 106-article sample"
-            if extra == SAMPLE_WIKIR_ARGS
-            else ""
-        )
-        + "). "
+    relaxed = (
+        ": the minimum of linking documents relaxed for the 106-article sample" if extra == SAMPLE_WIKIR_ARGS else ""
     )
+    command = "python -m dataset_scripts.wikir" + (f" {extra}" if extra else "")
+    wikir = f"A WIKIR collection built from the same dump (`{command}`{relaxed}). "
     found = [
         collection_evaluation(
             folder,
@@ -71,11 +65,9 @@ def write_card(
         if stored.get("fusion_method")
         else None
     )
+    built_from = f"built from {', '.join(Path(p).name for p in options.input)}"
     datasets = [
-        (
-            f"{namespace}/{path.name}",
-            (path / "README.md").exists() and f"built from {', '.join(Path(p).name for p in options.input)}",
-        )
+        (f"{namespace}/{path.name}", built_from if (path / "README.md").exists() else "")
         for path in task_dirs(out, SYSTEMS[system])
     ]
     selected_on = stored.get("fusion_dev_collection") or (
@@ -84,7 +76,7 @@ def write_card(
     inputs = CardInputs(
         repo_id=f"{namespace}/{system}",
         base_model=base,
-        training_datasets=[(name, description or "") for name, description in datasets],
+        training_datasets=datasets,
         recipe=training_recipe(config, overrides, out / "train"),
         max_length=options.eval_max_length,
         evaluation=evaluation,
@@ -201,9 +193,8 @@ def training_recipe(config: dict, overrides: dict, train_dir: Path) -> dict:
     recipe = {key: value for key, value in {**config, **overrides}.items() if key in keys}
     if recipe.get("model_name_or_path") == EMBEDDED_MINILM:  # the kit's copy of a public checkpoint: its public id
         recipe["model_name_or_path"] = MINILM_HUB_ID
-    state_path = train_dir / "trainer_state.json"
-    if state_path.exists():
-        state = json.loads(state_path.read_text(encoding="utf-8"))
+    state = json_record(train_dir / "trainer_state.json")
+    if state is not None:
         recipe["optimizer steps run"] = state.get("global_step")
     return recipe
 
@@ -211,10 +202,7 @@ def training_recipe(config: dict, overrides: dict, train_dir: Path) -> dict:
 def checkpoint_selection(config: dict, train_dir: Path, dev_collection: str, eval_max_length: int) -> str:
     """How training chose the checkpoint, with the figure it chose by, named as what it is: a selection figure on
     the dev collection at training's evaluation length (empty without a recorded best checkpoint)."""
-    state_path = train_dir / "trainer_state.json"
-    if not state_path.exists():
-        return ""
-    state = json.loads(state_path.read_text(encoding="utf-8"))
+    state = json_record(train_dir / "trainer_state.json") or {}
     if state.get("best_metric") is None:
         return ""
     metric = measure_label(str(config.get("metric_for_best_model", "the evaluation metric")))
@@ -224,7 +212,7 @@ def checkpoint_selection(config: dict, train_dir: Path, dev_collection: str, eva
     kept = config.get("load_best_model_at_end", False)
     candidates = f"the first stage's top {config['eval_depth']}, " if config.get("eval_depth") else ""
     length = config.get("eval_max_length", 512)
-    text = (
+    return (
         f"Checkpoint selection: training evaluated its checkpoints on the dev collection **{dev_collection}** "
         f"({candidates}pairs of up to {length} tokens); the best {metric} was "
         f"{state['best_metric']:.4f}" + (f", at step {step}" if step else "")
@@ -232,7 +220,6 @@ def checkpoint_selection(config: dict, train_dir: Path, dev_collection: str, eva
         + " A selection figure, not a result"
         + (f": the evaluation below uses pairs of up to {eval_max_length} tokens." if length != eval_max_length else ".")
     )  # fmt: skip
-    return text
 
 
 def measure_label(metric: str) -> str:

@@ -10,6 +10,11 @@ from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
 TASKS = SYSTEMS["wikiformer"]
 
 
+def json_record(path: Path) -> dict | None:
+    """The JSON a stage wrote at ``path``, or None where it wrote none."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
 def task_dirs(out: Path, tasks: tuple[str, ...] = TASKS) -> list[Path]:
     """The task dataset folders the build wrote, in the paper's order."""
     return [
@@ -21,10 +26,10 @@ def published_wikir(out: Path, namespace: str) -> tuple[str, str] | None:
     """``(dataset id, "test")`` of the WIKIR collection the release publishes under ``namespace``, else None."""
     from wikiformer_kit.model_card import NAMESPACE_PLACEHOLDER
 
-    summary = out / "wikir" / ".build" / "summary.json"
-    if namespace == NAMESPACE_PLACEHOLDER or not summary.exists():
+    summary = json_record(out / "wikir" / ".build" / "summary.json")
+    if namespace == NAMESPACE_PLACEHOLDER or summary is None:
         return None
-    return f"{namespace}/wikir-{json.loads(summary.read_text(encoding='utf-8'))['language'] or 'xx'}", "test"
+    return f"{namespace}/wikir-{summary['language'] or 'xx'}", "test"
 
 
 def nanobeir_figures(eval_dir: Path):

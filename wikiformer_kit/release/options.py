@@ -110,9 +110,8 @@ class ReleaseOptions:
     def selected_stages(self) -> list[str]:
         """The stages to run: ``--stages``, with ``wikir`` whenever it is asked for or training chooses on it."""
         selected = self.stages_given()
-        if (self.wikir_asked() or (not self.select_on_eval_collection and "train" in selected)) and (
-            "wikir" not in selected
-        ):
+        for_selection = not self.select_on_eval_collection and "train" in selected
+        if (self.wikir_asked() or for_selection) and "wikir" not in selected:
             selected.append("wikir")
         unknown = sorted(set(selected) - set(STAGES))
         if unknown:
@@ -164,10 +163,8 @@ def parse_args(argv: list[str] | None = None) -> ReleaseOptions:
         options.baseline_choices()
     except ValueError as error:
         parser.error(str(error))
-    missing = [
-        f"{flag} {path}" for flag, path in (("--config", options.config), *(("INPUT", p) for p in options.input))
-    ]
-    missing = [item for item in missing if find_kit_file(item.split(" ", 1)[1]) is None]
+    given = [("--config", options.config), *(("INPUT", p) for p in options.input)]
+    missing = [f"{flag} {path}" for flag, path in given if find_kit_file(path) is None]
     if missing:  # before any stage runs: a stage would fail on it minutes later
         parser.error(f"{', '.join(missing)}: no such file or folder")
     # the stage commands run in the current directory; a path the kit ships is found in its folder

@@ -6,12 +6,13 @@ import time
 from pathlib import Path
 
 from wikiformer_kit.cli import one_line_errors
+from wikiformer_kit.dataset_scripts.stage_console import shown_path
 from wikiformer_kit.dataset_scripts.tasks.registry import SYSTEMS
 from wikiformer_kit.release import stages as stage
 from wikiformer_kit.release.card import name_dataset_cards, write_card
 from wikiformer_kit.release.options import STAGES, ReleaseOptions, parse_args
 from wikiformer_kit.release.selection import selection
-from wikiformer_kit.release.stage_records import Stages, short_path
+from wikiformer_kit.release.stage_records import Stages
 from wikiformer_kit.release.summary import (
     closing_summary,
     describe_datasets,
@@ -29,8 +30,7 @@ INTERRUPTED = (
 @one_line_errors(interrupted=INTERRUPTED)
 def main(argv: list[str] | None = None) -> int:
     """Run the selected stages."""
-    options = parse_args(argv)
-    return release(options)
+    return release(parse_args(argv))
 
 
 def release(options: ReleaseOptions) -> int:
@@ -65,19 +65,19 @@ def release(options: ReleaseOptions) -> int:
         export(options, stages, config, train_dir, model_dir, out)
     if "eval" in selected:
         invocations = stage.evaluation(options, model_dir, eval_dir, dev, wikir_dir)
-        stages.run("eval", invocations, describe=lambda: short_path(eval_dir))
+        stages.run("eval", invocations, describe=lambda: shown_path(eval_dir))
     if "card" in selected:
         name_dataset_cards(out, tasks, namespace)
         overrides = stage.training_overrides(options)
         path = write_card(out, model_dir, eval_dir, namespace, config, overrides, options)
-        print(f"[card] done: {short_path(path)}")
+        print(f"[card] done: {shown_path(path)}")
         if options.push_to_hub:
             from wikiformer_kit.release.push import push
 
             push(out, model_dir, options.push_to_hub, options.private, system)
     evaluations = evaluation_summaries(dev, eval_dir, options.eval_collection, wikir_dir)
     seconds = time.monotonic() - started
-    print(closing_summary(options, out, model_dir, eval_dir, tasks, selected, seconds, evaluations))
+    print(closing_summary(options, out, model_dir, eval_dir, tasks, seconds, evaluations))
     return 0
 
 
@@ -98,4 +98,4 @@ def export(options: ReleaseOptions, stages: Stages, config: dict, train_dir: Pat
     fresh_head_baseline(config, out / "baseline" / stage.FRESH_HEAD, options.seed)
     stages.finish("export", signature)
     stages.redo_from = min(stages.redo_from, STAGES.index("eval"))  # eval stores the fusion in config.json
-    print(f"[export] done: {short_path(model_dir)} (and the untrained-head baseline for the comparison)")
+    print(f"[export] done: {shown_path(model_dir)} (and the untrained-head baseline for the comparison)")

@@ -15,12 +15,11 @@ CHOSEN = "the checkpoint and the fusion"
 
 @dataclass(frozen=True)
 class Selection:
-    """The collection whose queries choose the checkpoint and the fusion (``spec``), whether it is WIKIR's
-    validation split, and its number of judged queries (WIKIR only)."""
+    """The collection whose queries choose the checkpoint and the fusion (``spec``), and whether it is WIKIR's
+    validation split."""
 
     spec: str
     on_wikir: bool
-    queries: int
 
     def chose_on(self, spec: str) -> bool:
         """Whether the checkpoint and the fusion were chosen on this collection's queries (else a test collection)."""
@@ -31,14 +30,6 @@ class Selection:
         if self.chose_on(spec):
             return f"dev: {CHOSEN} were chosen on these {queries} queries (not a test result)"
         return f"test: nothing was chosen on these {queries} queries"
-
-    def candidates(self, options: ReleaseOptions) -> str:
-        """The first-stage run re-ranked on the dev queries."""
-        return "bm25" if self.on_wikir else options.eval_candidates
-
-    def max_queries(self, options: ReleaseOptions) -> int | None:
-        """The dev queries used: all of WIKIR's, or ``--eval-max-queries`` of the eval collection."""
-        return None if self.on_wikir else options.eval_max_queries
 
 
 def selection(options: ReleaseOptions, wikir_dir: Path, announce: bool = True) -> Selection:
@@ -51,11 +42,11 @@ def selection(options: ReleaseOptions, wikir_dir: Path, announce: bool = True) -
     )
     if not options.select_on_eval_collection:
         if queries >= MIN_SELECTION_QUERIES:
-            return Selection(str(validation), True, queries)
+            return Selection(str(validation), True)
         if announce:
             print(
                 f"[select] the WIKIR validation split has {queries} queries (fewer than {MIN_SELECTION_QUERIES}): the "
                 f"checkpoint and the fusion are chosen on {options.eval_collection}, whose figures are dev figures",
                 flush=True,
             )
-    return Selection(options.eval_collection, False, 0)
+    return Selection(options.eval_collection, False)

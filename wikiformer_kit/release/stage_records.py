@@ -8,14 +8,14 @@ import json
 import shlex
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from wikiformer_kit import __version__
-from wikiformer_kit.cli.durations import duration
 from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
+from wikiformer_kit.dataset_scripts.build_params import differing_keys
 from wikiformer_kit.dataset_scripts.file_states import changed_files, file_states
+from wikiformer_kit.dataset_scripts.stage_console import StageReport
 from wikiformer_kit.home import kit_environment
 from wikiformer_kit.release.options import STAGES
 from wikiformer_kit.release.stage_runner import Invocation, run_logged
@@ -23,12 +23,8 @@ from wikiformer_kit.release.stage_runner import Invocation, run_logged
 
 class Stages:
     """Runs stage commands, recording what each finished one was made from so that a rerun reuses it only when
-    nothing changed.
-
-    By default each stage is one console line (and its progress: a bar on a terminal, a line a minute off one): the
-    commands' full output goes to ``OUT/logs/<stage>.log``, and its tail is shown if a command fails. With
-    ``verbose`` the commands print to the console as they run.
-    """
+    nothing changed. Each stage is one console line and its progress, the commands' output in
+    ``OUT/logs/<stage>.log`` (its tail shown if a command fails); with ``verbose``, the commands print to the console."""
 
     def __init__(self, output_dir: Path, redo: str | None, verbose: bool = False):
         self.output_dir = output_dir
@@ -86,8 +82,8 @@ class Stages:
         if self.done(stage, signature):
             print(f"[{stage}] finished earlier with the same command: reused", flush=True)
             return
-        started = time.monotonic()
         log = self.log_dir / f"{stage}.log"
+        report = StageReport(stage, None if self.verbose else log)
         if not self.verbose:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log.write_text("", encoding="utf-8")
@@ -109,9 +105,7 @@ class Stages:
                     f"[{stage}] failed (exit {returncode}){where}; fix it and rerun: finished stages are reused"
                 )
         self.finish(stage, signature)
-        produced = describe() if describe else ""
-        where = "" if self.verbose else f" · log: {short_path(log)}"
-        print(f"[{stage}] done in {duration(time.monotonic() - started)}{produced and ': ' + produced}{where}")
+        report.done(describe() if describe else "")
 
 
 def stage_changes(before: dict | None, now: dict) -> str:
@@ -123,20 +117,7 @@ def stage_changes(before: dict | None, now: dict) -> str:
         said.append("other command line")
     said += changed_files(before.get("inputs", {}), now["inputs"])
     if before.get("after") != now["after"]:
-        again = sorted(
-            k
-            for k in set(before.get("after", {})) | set(now["after"])
-            if before.get("after", {}).get(k) != now["after"].get(k)
-        )
-        said.append(f"stage {', '.join(again)} ran again")
+        said.append(f"stage {', '.join(differing_keys(before.get('after', {}), now['after']))} ran again")
     if before.get("kit") != now["kit"]:
         said.append(f"the kit's version {before.get('kit')} -> {now['kit']}")
     return "; ".join(said) or "its record differs"
-
-
-def short_path(path: Path) -> str:
-    """``path`` relative to the working directory where it lies below it."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

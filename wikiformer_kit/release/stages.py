@@ -5,7 +5,6 @@ minutes into a release. Each returns what it made."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import shlex
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from wikiformer_kit.eval.commands.compare import CompareOptions
 from wikiformer_kit.eval.commands.nanobeir import NanoBEIROptions
 from wikiformer_kit.eval.commands.rerank import RerankOptions
 from wikiformer_kit.eval.commands.tune_fusion import TuneFusionOptions
-from wikiformer_kit.release.layout import TASKS, task_dirs
+from wikiformer_kit.release.layout import TASKS, json_record, task_dirs
 from wikiformer_kit.release.options import ReleaseOptions
 from wikiformer_kit.release.selection import Selection
 from wikiformer_kit.release.stage_runner import Invocation
@@ -32,8 +31,10 @@ EVAL = "wikiformer_kit.eval"
 FRESH_HEAD = "minilm-fresh-head"
 
 
-def with_given(base, user):
-    """``base`` with every option ``user`` set to other than its default (the user's own options win)."""
+def with_given(base, parse, inputs: list[str], extra: str):
+    """``base`` with every option the user's ``extra`` arguments (parsed by the command's own ``parse`` with these
+    inputs and ``base``'s output folder) set to other than its default: the user's own options win."""
+    user = parse(["--input", *inputs, "--output-dir", str(base.output_dir), *shlex.split(extra)])
     return dataclasses.replace(base, **changed_from_default(user))
 
 
@@ -47,10 +48,7 @@ def dataset_build(options: ReleaseOptions, out: Path, config: dict) -> Invocatio
         num_proc=options.num_proc,
         **options.baseline_choices(),
     )
-    user = parse_build_options(
-        ["--input", *options.input, "--output-dir", str(built.output_dir), *shlex.split(options.build_args)]
-    )
-    built = with_given(built, user)
+    built = with_given(built, parse_build_options, options.input, options.build_args)
     if options.system == "harp" and not built.harp_importance_model:
         # HARP's word importance from the backbone the config trains (the paper: BERT-base for both)
         built = dataclasses.replace(
@@ -67,19 +65,16 @@ def wikir_build(options: ReleaseOptions, out: Path) -> Invocation:
     corpus = out / "datasets" / "corpus"
     inputs = [str(corpus)] if any((corpus / "data").glob("*.parquet")) else list(options.input)
     built = WikirCommandOptions(input=[Path(p) for p in inputs], output_dir=out / "wikir", num_proc=options.num_proc)
-    user = parse_wikir_options(
-        ["--input", *inputs, "--output-dir", str(built.output_dir), *shlex.split(options.wikir_extra_args)]
-    )
-    return Invocation(WIKIR, with_given(built, user), shown=("output_dir", "num_proc"))
+    built = with_given(built, parse_wikir_options, inputs, options.wikir_extra_args)
+    return Invocation(WIKIR, built, shown=("output_dir", "num_proc"))
 
 
 def trainable_datasets(options: ReleaseOptions, out: Path, config: dict) -> list[Path]:
     """The built task datasets training takes (a baseline's task without rows is left out); an error when the
     datasets stage has not run."""
     datasets = task_dirs(out, SYSTEMS[options.system])
-    summary = out / "datasets" / ".build" / "summary.json"
-    if options.system != "wikiformer" and summary.exists():  # a baseline task without rows is an empty dataset
-        rows = json.loads(summary.read_text(encoding="utf-8"))
+    rows = json_record(out / "datasets" / ".build" / "summary.json") if options.system != "wikiformer" else None
+    if rows is not None:  # a baseline task without rows is an empty dataset
         datasets = [d for d in datasets if rows.get(d.name.removeprefix("wikiformer-"), {}).get("rows", 1) > 0]
     if not datasets or (options.system == "wikiformer" and len(datasets) != len(config.get("train_datasets", TASKS))):
         raise SystemExit(
@@ -128,10 +123,10 @@ def fusion_tuning(options: ReleaseOptions, model_dir: Path, eval_dir: Path, dev:
     tuning = TuneFusionOptions(
         model=str(model_dir),
         collection=dev.spec,
-        candidates=dev.candidates(options),
+        candidates="bm25" if dev.on_wikir else options.eval_candidates,
         k=options.eval_depth,
         max_length=options.eval_max_length,
-        max_queries=dev.max_queries(options),
+        max_queries=None if dev.on_wikir else options.eval_max_queries,  # on WIKIR: all its dev queries
         save=True,
         no_resume=True,
         output_dir=str(eval_dir / "fusion"),

@@ -8,35 +8,30 @@ from pathlib import Path
 
 from wikiformer_kit.cli.commands import as_run
 from wikiformer_kit.cli.durations import duration
+from wikiformer_kit.dataset_scripts.stage_console import shown_path
 from wikiformer_kit.release.card import measure_label
-from wikiformer_kit.release.layout import nanobeir_figures
+from wikiformer_kit.release.layout import json_record, nanobeir_figures
 from wikiformer_kit.release.options import ReleaseOptions
 from wikiformer_kit.release.selection import Selection
-from wikiformer_kit.release.stage_records import short_path
 
 
 def describe_datasets(out: Path, tasks: tuple[str, ...]) -> str:
     """Rows per task dataset, from the build's summary."""
-    path = out / "datasets" / ".build" / "summary.json"
-    if not path.exists():
-        return short_path(out / "datasets")
-    rows = json.loads(path.read_text(encoding="utf-8"))
+    rows = json_record(out / "datasets" / ".build" / "summary.json")
+    if rows is None:
+        return shown_path(out / "datasets")
     return ", ".join(f"{task} {rows.get(task, {}).get('rows', 0):,} rows" for task in tasks)
 
 
 def describe_training(train_dir: Path, config: dict) -> str:
     """Steps run and the kept checkpoint's selection figure, from the trainer's state, named with the pair length
     it was measured at (the evaluation stage measures at ``--eval-max-length``)."""
-    path = train_dir / "trainer_state.json"
-    if not path.exists():
-        return short_path(train_dir)
-    state = json.loads(path.read_text(encoding="utf-8"))
+    state = json_record(train_dir / "trainer_state.json")
+    if state is None:
+        return shown_path(train_dir)
     best = state.get("best_metric")
-    kept = (
-        f", kept step {Path(state['best_model_checkpoint']).name.split('-')[-1]}"
-        if state.get("best_model_checkpoint")
-        else ""
-    )
+    checkpoint = state.get("best_model_checkpoint")
+    kept = f", kept step {Path(checkpoint).name.split('-')[-1]}" if checkpoint else ""
     name = measure_label(str(config.get("metric_for_best_model", "metric")))
     length = config.get("eval_max_length", 512)
     metric = f" (best dev {name} {best:.4f} at {length}-token pairs{kept})" if best is not None else ""
@@ -44,33 +39,26 @@ def describe_training(train_dir: Path, config: dict) -> str:
 
 
 def closing_summary(
-    options: ReleaseOptions,
-    out: Path,
-    model_dir: Path,
-    eval_dir: Path,
-    tasks,
-    selected: list[str],
-    seconds: float,
-    evaluations=(),
+    options: ReleaseOptions, out: Path, model_dir: Path, eval_dir: Path, tasks, seconds: float, evaluations=()
 ) -> str:
     """The closing lines: where everything is, the results table (once) and what to do next."""
     lines = [f"\nFinished in {duration(seconds)}.", *evaluations]
     if (model_dir / "config.json").exists():  # only what this or an earlier run made
-        lines.append(f"model:    {short_path(model_dir)}  (card: {short_path(model_dir / 'README.md')})")
+        lines.append(f"model:    {shown_path(model_dir)}  (card: {shown_path(model_dir / 'README.md')})")
     if (out / "datasets").is_dir():
-        lines.append(f"datasets: {short_path(out / 'datasets')}/wikiformer-{{{','.join(tasks)}}}")
+        lines.append(f"datasets: {shown_path(out / 'datasets')}/wikiformer-{{{','.join(tasks)}}}")
     if (eval_dir / "compare").is_dir():
-        lines.append(f"results:  {short_path(eval_dir / 'compare')}  (per-query figures, significance, chart)")
+        lines.append(f"results:  {shown_path(eval_dir / 'compare')}  (per-query figures, significance, chart)")
     evaluate, release = as_run("python -m eval"), as_run("python release.py")
     if not options.verbose:
-        lines.append(f"logs:     {short_path(out / 'logs')}  (or rerun with --verbose)")
+        lines.append(f"logs:     {shown_path(out / 'logs')}  (or rerun with --verbose)")
     if (model_dir / "config.json").exists():
         lines += [
             "Next:",
             f'  python -c "from sentence_transformers import CrossEncoder; '
-            f"print(CrossEncoder('{short_path(model_dir)}').predict([('what is albedo', 'Albedo is the fraction of "
+            f"print(CrossEncoder('{shown_path(model_dir)}').predict([('what is albedo', 'Albedo is the fraction of "
             "light a surface reflects.'), ('what is albedo', 'Paris is in France.')]))\"",
-            f"  {evaluate} rerank --model {short_path(model_dir)} --collection YOUR_COLLECTION --output-dir OUT  (docs/evaluation.md)",
+            f"  {evaluate} rerank --model {shown_path(model_dir)} --collection YOUR_COLLECTION --output-dir OUT  (docs/evaluation.md)",
         ]
         if not options.push_to_hub:
             lines.append(f"  {release} --push-to-hub NAMESPACE   (publishes the model and datasets; "
@@ -90,7 +78,7 @@ def evaluation_summaries(dev: Selection, eval_dir: Path, eval_collection: str, w
         comparison = folder / "compare" / "comparison.json"
         if comparison.exists():
             record = json.loads(comparison.read_text(encoding="utf-8"))
-            lines.append(f"evaluation, {dev.role(spec, record['num_queries'])} ({short_path(Path(spec))})")
+            lines.append(f"evaluation, {dev.role(spec, record['num_queries'])} ({shown_path(Path(spec))})")
             columns.append(record.get("collection") or Path(spec).name)
             for system, cells in _table_cells(folder / "compare" / "table.md").items():
                 figures.setdefault(system, {})[len(columns) - 1] = (

@@ -20,26 +20,13 @@ def push_dataset_folder(
     ignore_patterns: list[str] | None = None,
     delete_patterns: list[str] | None = None,
 ) -> str:
-    """Create ``repo_id`` (a dataset repo) if needed and upload ``folder`` in one commit, its card first given every
-    config's features and a ``croissant.json`` written beside it; a folder the dataset viewer could not show (see
-    :func:`.viewer.viewer_problems`) is refused before anything is sent.
-
-    Parquet shards on the Hub that are not in ``folder`` any more are deleted in the same commit, so a rebuilt
-    dataset replaces the previous one instead of mixing with it.
-
-    Args:
-        folder: a task dataset folder (``README.md`` + ``data/*.parquet``).
-        repo_id: ``<namespace>/wikiformer-<task>``.
-        private: create the repo private (an existing repo keeps its visibility).
-        token: Hub token; default: the logged-in one or ``HF_TOKEN``.
-        commit_message: default: ``Upload <folder name> built by the Wikiformer kit``.
-        ignore_patterns: local files not uploaded (default: none).
-        delete_patterns: files on the Hub deleted in the same commit unless uploaded again (default:
-            ``data/*.parquet``).
-
-    Returns:
-        The commit URL.
-    """
+    """Create ``repo_id`` (a dataset repo, ``private`` if new) if needed and upload ``folder`` (a task dataset folder:
+    ``README.md`` + ``data/*.parquet``, but ``ignore_patterns``) in one commit, its card first given every config's
+    features and a ``croissant.json`` written beside it; returns the commit URL. A folder the dataset viewer could
+    not show (:func:`.viewer.viewer_problems`) is refused before anything is sent. Files on the Hub that match
+    ``delete_patterns`` (default: the Parquet shards) and are not in ``folder`` any more are deleted in the same
+    commit, so a rebuilt dataset replaces the previous one instead of mixing with it. ``token``: default, the
+    logged-in one or ``HF_TOKEN``."""
     declare_features(folder)
     write_croissant(folder, repo_id)
     problems = viewer_problems(folder)
