@@ -37,6 +37,14 @@ NAMESPACES = {
 _STRING = r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\""
 
 
+def write_by_language(path: Path, document: dict, languages: dict) -> None:
+    """Write ``document`` as JSON with its ``languages`` one line a language: the tables are read by the kit, not
+    by people, and a line a language keeps their diffs readable."""
+    head = json.dumps({**document, "languages": {}}, ensure_ascii=False, indent=1)[: -len('"languages": {}\n}')]
+    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in languages.items())
+    path.write_text(f'{head}"languages": {{\n{body}\n }}\n}}\n', encoding="utf-8")
+
+
 def _block(php: str, variable: str) -> str:
     """The body of ``$variable = [ ... ];`` (or ``array( ... );``), empty when the file has none."""
     match = re.search(rf"^\${variable}\s*=\s*(?:\[|array\s*\()(.*?)^\s*(?:\]|\))\s*;", php, re.M | re.S)

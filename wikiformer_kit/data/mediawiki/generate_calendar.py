@@ -39,22 +39,33 @@ def _names(locale, root, kind: str) -> list[str]:
     return found
 
 
+def cldr_locales() -> tuple[dict, list[str]]:
+    """The CLDR locale of each language of :data:`LANGUAGES` (a Wikipedia's own code, else :data:`CLDR_LOCALE`'s),
+    and the languages CLDR has none for."""
+    from babel import Locale, UnknownLocaleError
+
+    locales, missing = {}, []
+    for code in LANGUAGES:
+        try:
+            locales[code] = Locale.parse(CLDR_LOCALE.get(code, code))
+        except UnknownLocaleError:
+            missing.append(code)
+    return locales, missing
+
+
 def main() -> int:
-    from babel import Locale, UnknownLocaleError, __version__
+    from babel import Locale, __version__
     from babel.core import get_cldr_version
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--output", type=Path, default=Path(__file__).with_name("calendar.json"))
     args = parser.parse_args()
     root = Locale("root")
-    languages, missing = {}, []
-    for code in LANGUAGES:
-        try:
-            locale = Locale.parse(CLDR_LOCALE.get(code, code))
-        except UnknownLocaleError:
-            missing.append(code)
-            continue
-        languages[code] = {"months": _names(locale, root, "months"), "days": _names(locale, root, "days")}
+    locales, missing = cldr_locales()
+    languages = {
+        code: {"months": _names(locale, root, "months"), "days": _names(locale, root, "days")}
+        for code, locale in locales.items()
+    }
     document = {
         "source": f"Unicode CLDR {get_cldr_version()}, as shipped by Babel {__version__}",
         "license": "Unicode License v3 (CLDR data)",

@@ -15,14 +15,13 @@ as on Wikipedia. Names are CLDR's for the region in each language of :data:`LANG
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import LANGUAGES  # noqa: E402
-from generate_calendar import CLDR_LOCALE  # noqa: E402
+from generate import write_by_language  # noqa: E402
+from generate_calendar import cldr_locales  # noqa: E402
 
 IOC_CODES = {
     "ALG": "DZ", "ANG": "AO", "ANT": "AG", "ARU": "AW", "ASA": "AS", "BAH": "BS", "BAN": "BD", "BAR": "BB",
@@ -62,7 +61,7 @@ def _private_use(region: str) -> bool:
 
 
 def main() -> int:
-    from babel import Locale, UnknownLocaleError, __version__
+    from babel import __version__
     from babel.core import get_cldr_version
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -70,26 +69,19 @@ def main() -> int:
     args = parser.parse_args()
     code_table = codes()
     regions = sorted(set(code_table.values()))
-    languages, missing = {}, []
-    for code in LANGUAGES:
-        try:
-            locale = Locale.parse(CLDR_LOCALE.get(code, code))
-        except UnknownLocaleError:
-            missing.append(code)
-            continue
-        languages[code] = {region: locale.territories[region] for region in regions if region in locale.territories}
+    locales, missing = cldr_locales()
+    languages = {
+        code: {region: locale.territories[region] for region in regions if region in locale.territories}
+        for code, locale in locales.items()
+    }
     document = {
         "source": f"Unicode CLDR {get_cldr_version()}, as shipped by Babel {__version__} (region names, ISO 3166-1 "
         "alpha-3 territory aliases); IOC codes from the IOC's list of National Olympic Committees",
         "license": "Unicode License v3 (CLDR data)",
         "without_cldr_locale": missing,
         "codes": dict(sorted(code_table.items())),
-        "languages": languages,
     }
-    # one line a language: the table is read by the kit, not by people
-    lines = json.dumps({**document, "languages": {}}, ensure_ascii=False, indent=1)[: -len('"languages": {}\n}')]
-    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in languages.items())
-    args.output.write_text(f'{lines}"languages": {{\n{body}\n }}\n}}\n', encoding="utf-8")
+    write_by_language(args.output, document, languages)
     print(f"{len(code_table)} codes, {len(languages)} languages -> {args.output}; no CLDR locale: {missing}")
     return 0
 

@@ -16,9 +16,13 @@ from the project's (``$1_talk``) are left out.
 from __future__ import annotations
 
 import argparse
-import json
 import re
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generate import write_by_language  # noqa: E402
 
 REPOSITORY = "https://github.com/wikimedia/operations-mediawiki-config"
 SETTINGS = ("wgExtraNamespaces", "wgNamespaceAliases", "wgMetaNamespace", "wgMetaNamespaceTalk")
@@ -116,12 +120,8 @@ def main() -> int:
         "source": f"{REPOSITORY}, wmf-config/core-Namespaces.php{at} ({', '.join(SETTINGS)})",
         "license": "no licence stated for the file (the repository's PHP files that state one: GPL-2.0-or-later); "
         "namespace names and numbers only, facts of the wikis' configuration",
-        "languages": {},
     }
-    # one line a language: the table is read by the kit, not by people
-    lines = json.dumps(document, ensure_ascii=False, indent=1)[: -len('"languages": {}\n}')]
-    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in languages.items())
-    args.output.write_text(f'{lines}"languages": {{\n{body}\n }}\n}}\n', encoding="utf-8")
+    write_by_language(args.output, document, languages)
     print(f"{len(languages)} languages -> {args.output}; unknown constants left out: {unknown}")
     return 0
 
