@@ -16,8 +16,7 @@ from wikiformer_kit.dataset_scripts.executors import ExecutorOptions
 
 @dataclass(frozen=True)
 class CorpusArguments:
-    """``--format``, ``--limit``, ``--language``, ``--see-also-title``, ``--max-article-bytes``,
-    ``--streams-per-shard``, ``--read-ahead``: what :meth:`corpus_options` gives a corpus build."""
+    """The corpus options of a command line; :meth:`corpus_options` gives them to a corpus build."""
 
     OPTION_GROUP = "corpus (reading raw inputs)"
 

@@ -9,11 +9,8 @@ The tree is stored flat: ``sections`` in document order, each with the index of 
 root, i.e. the article itself, whose text is ``abstract``). ``path`` holds the titles from the article title
 down to the section, so ``path[0] == article.title`` and ``path[-1] == section.title``.
 
-``categories`` are the page's categories by name, as MediaWiki normalises titles, without the namespace or the
-sort key (``[[Category:1821_births|Clark]]`` → ``1821 births``), in page order, each once. What a reader can see
-differs: wikitext holds only the category links written in the page (the ones templates add appear once the page
-is rendered), Parsoid HTML (Enterprise dumps) every one; formats without categories leave the list empty. A corpus
-written before the column existed reads as articles without categories.
+``categories`` are the page's categories by name (``[[Category:1821_births|Clark]]`` → ``1821 births``), each once;
+what each format can show differs (:mod:`.category_sources`, ``docs/corpus-and-datasets.md``).
 """
 
 from __future__ import annotations
@@ -29,15 +26,9 @@ ROOT = -1
 
 @dataclass
 class Section:
-    """One node of the Wiki Structure Tree below the root.
-
-    Args:
-        title: the heading text, plain.
-        level: heading depth as in wikitext (``==`` is 2, ``===`` is 3); other formats map onto the same scale
-            (Markdown ``##`` is 2, HTML ``h2`` is 2, LaTeX ``\\section`` is 2).
-        text: the plain text of this section only, before its first subsection.
-        path: titles from the article title down to this section.
-        parent: index in ``Article.sections`` of the parent section, or ``-1`` for the root.
+    """One node of the Wiki Structure Tree below the root: its plain heading, its ``level`` as in wikitext (``==``
+    is 2; Markdown ``##``, HTML ``h2`` and LaTeX ``\\section`` are 2 too), its own text before its first subsection,
+    the titles from the article's down to it, and the index of its parent in ``Article.sections`` (``-1``: the root).
     """
 
     title: str

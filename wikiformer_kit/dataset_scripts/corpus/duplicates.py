@@ -1,6 +1,5 @@
-"""Articles read twice: the same page id, or the same title, in the same language (a record repeated in a file, or
-given again in another input file). The first one in input order is kept; each later one is a counted skip,
-``duplicate-id`` or ``duplicate-title``, naming its file and the file of the one kept.
+"""Articles read twice (the same page id, or title, in one language): the first in input order is kept, each later
+one is a counted skip naming its file and the file of the one kept (``docs/reliability.md``).
 
 The tasks of a build read their shards apart, so a record repeated across shards is only seen once they are done:
 :func:`drop_duplicates` then reads the keys every task recorded of its articles (:data:`.steps.KEY_SCHEMA`: small,
@@ -58,28 +57,24 @@ def _task_keys(output_dir: Path, rank: int) -> pa.Table:
     or does not match it (a task written before keys were recorded), in the order of its rows."""
     data = output_dir / "data" / f"{rank:05d}.parquet"
     rows = pq.ParquetFile(data).metadata.num_rows
+    ranks, numbers = pa.array([rank] * rows, pa.int64()), pa.array(range(rows), pa.int64())
     path = keys_file(output_dir, rank)
     keys = pq.read_table(path, schema=KEY_SCHEMA) if path.exists() else None
     if keys is None or keys.num_rows != rows:
         columns = pq.read_table(data, columns=["language", "id", "title", "source"])
-        titles = [
-            "" if source in TITLES_NOT_UNIQUE else title
-            for title, source in zip(columns["title"].to_pylist(), columns["source"].to_pylist(), strict=True)
-        ]
+        unique = pc.invert(pc.is_in(columns["source"], pa.array(sorted(TITLES_NOT_UNIQUE), pa.string())))
         keys = pa.table(
             {
                 "language": columns["language"],
                 "id": columns["id"],
-                "title": pa.array(titles, pa.string()),
-                "group": pa.array([rank] * rows, pa.int64()),
-                "position": pa.array(range(rows), pa.int64()),
+                "title": pc.if_else(unique, columns["title"], ""),
+                "group": ranks,
+                "position": numbers,
                 "file": pa.array([""] * rows, pa.string()),
             },
             schema=KEY_SCHEMA,
         )
-    return keys.append_column("rank", pa.array([rank] * rows, pa.int64())).append_column(
-        "row", pa.array(range(rows), pa.int64())
-    )
+    return keys.append_column("rank", ranks).append_column("row", numbers)
 
 
 def _repeated(values: pa.ChunkedArray) -> pa.Array:

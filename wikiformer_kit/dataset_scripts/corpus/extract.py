@@ -31,12 +31,8 @@ def _namespaces(names: tuple[tuple[int, str], ...], language: str = "") -> Names
 def parse_page(
     page: RawPage, options: ReaderOptions = ReaderOptions(), template_counts: Counter | None = None
 ) -> Article | Skipped:
-    """Parse one raw page; a page that cannot be parsed or has no text is a :class:`Skipped` naming it.
-
-    Never raises for a bad page: a long run goes on and the summary counts the reason. ``template_counts``,
-    given, counts the page's templates of running text (rendered, without words, cut by name: see
-    :func:`.templates.count_template`).
-    """
+    """Parse one raw page; a page that cannot be parsed or has no text is a :class:`Skipped` naming it (never
+    raises: a long run goes on and the summary counts the reason). ``template_counts``: see :func:`parse_wikitext`."""
     try:
         article = parse_wikitext(
             page.title,

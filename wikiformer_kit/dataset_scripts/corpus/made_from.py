@@ -11,6 +11,7 @@ from pathlib import Path
 
 from wikiformer_kit import __version__
 from wikiformer_kit.dataset_scripts.atomic_files import atomic_write
+from wikiformer_kit.dataset_scripts.build_params import differing_keys
 from wikiformer_kit.dataset_scripts.corpus.empty import CONFIG_SCHEMAS
 from wikiformer_kit.dataset_scripts.corpus.folder import BUILD_RECORD
 from wikiformer_kit.dataset_scripts.corpus.options import CorpusOptions
@@ -31,11 +32,7 @@ def made_from(paths: list[str], options: CorpusOptions) -> dict:
 def changes(before: dict, now: dict) -> list[str]:
     """What differs between two records, in words (empty when nothing does)."""
     said = changed_files(before.get("files", {}), now["files"])
-    options = sorted(
-        k
-        for k in set(before.get("options", {})) | set(now["options"])
-        if before.get("options", {}).get(k) != now["options"].get(k)
-    )
+    options = differing_keys(before.get("options", {}), now["options"])
     if options:
         said.append(f"options {', '.join(options)}")
     if before.get("kit") != now["kit"]:

@@ -12,16 +12,9 @@ from wikiformer_kit.dataset_scripts.corpus.sources import STREAMS_PER_SHARD
 
 @dataclass(frozen=True)
 class CorpusOptions:
-    """What the corpus build reads and how.
-
-    Args:
-        fmt: a format name, or ``auto`` to sniff each file.
-        reader: the options every reader gets (language, See also names, size limit).
-        limit: read at most this many articles from each shard (``None``: all).
-        read_ahead: ``auto``, ``process`` or ``off``: whether each task reads ahead in a process of its own
-            (:func:`.reading.resolve_read_ahead`, which refuses another value; ``auto`` does when a core is free).
-        streams_per_shard: bz2 streams of an indexed multistream dump per task.
-    """
+    """What the corpus build reads and how: ``fmt`` a format name or ``auto`` (sniff each file), ``limit`` the
+    articles read from each shard at most, ``read_ahead`` whether each task reads ahead in a process of its own
+    (:func:`.reading.resolve_read_ahead`), ``streams_per_shard`` the bz2 streams of a multistream dump per task."""
 
     fmt: str = "auto"
     reader: ReaderOptions = ReaderOptions()

@@ -146,18 +146,9 @@ FOUND_BY_NAME, FOUND_BY_STRUCTURE = "name", "structure"
 def find_see_also_sections(
     wikitext: str, names: frozenset[str], namespaces: Namespaces = ENGLISH, by_structure: bool = True
 ) -> tuple[list[str], str]:
-    """The raw wikitext of the See also section(s) of a page, and how they were found.
-
-    Args:
-        wikitext: the page (comments already removed).
-        names: heading keys from `see_also_names`.
-        namespaces: the wiki's namespace names (links to files or categories are not list entries).
-        by_structure: look for a section by its structure when no heading has a known name.
-
-    Returns:
-        ``(sections, found_by)``: every section whose heading is a known name (with its subsections) and
-        ``"name"``; else at most one section found by `looks_like_see_also` and ``"structure"``; else ``([], "")``.
-    """
+    """The raw wikitext of the See also section(s) of a page (comments already removed), and how they were found:
+    every section whose heading is one of ``names`` (`see_also_names`), with its subsections, and ``"name"``; else,
+    ``by_structure``, at most one section found by `looks_like_see_also` and ``"structure"``; else ``([], "")``."""
     headings = heading_lines(wikitext)
 
     def body(i: int) -> str:
@@ -230,14 +221,9 @@ def _prose(text: str) -> str:
 
 
 def looks_like_see_also(title: str, body: str, later: list[str], namespaces: Namespaces = ENGLISH) -> bool:
-    """Whether a top-level section has the structure of a See also section (see the module docstring).
-
-    Args:
-        title: the heading (short: at most 5 words).
-        body: the section's wikitext without the heading line.
-        later: the bodies of the top-level sections after it (each must have little prose).
-        namespaces: the wiki's namespace names.
-    """
+    """Whether a top-level section (its heading, at most 5 words, and its wikitext) has the structure of a See also
+    section (see the module docstring); ``later``: the bodies of the top-level sections after it (each must have
+    little prose)."""
     if prose_words(title) > 5 or _CITATION.search(body) or HEADING.search(body):
         return False
     if any(prose_words(_prose(_strip_lists(_without_templates(b)))) > LATE_PROSE_WORDS for b in later):

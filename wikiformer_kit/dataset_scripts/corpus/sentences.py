@@ -26,19 +26,10 @@ BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 
 
 def sentence_spans(text: str, paragraph_break: re.Pattern = LINE_BREAK) -> list[tuple[int, int]]:
-    """Character spans ``(start, end)`` of the sentences of ``text``, in order.
-
-    Args:
-        text: plain text.
-        paragraph_break: what separates paragraphs (a sentence never crosses one): `LINE_BREAK` or `BLANK_LINE`.
-    """
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for brk in paragraph_break.finditer(text):
-        _split_paragraph(text, start, brk.start(), spans)
-        start = brk.end()
-    _split_paragraph(text, start, len(text), spans)
-    return spans
+    """Character spans ``(start, end)`` of the sentences of plain ``text``, in order; a sentence never crosses a
+    ``paragraph_break`` (`LINE_BREAK` or `BLANK_LINE`)."""
+    finder = SentenceFinder(text, paragraph_break)
+    return [span for paragraph in range(len(finder.paragraphs)) for span in finder.sentences(paragraph)[0]]
 
 
 class SentenceFinder:
@@ -63,13 +54,13 @@ class SentenceFinder:
         falls in the break after it)."""
         starts = self.paragraph_starts
         paragraph = bisect_right(starts, first) - 1
-        spans, span_starts = self.split.get(paragraph) or self._split(paragraph)
+        spans, span_starts = self.sentences(paragraph)
         start = spans[bisect_right(span_starts, first) - 1][0]
         if paragraph + 1 < len(starts) and last >= starts[paragraph + 1]:
-            spans, span_starts = self._split(bisect_right(starts, last) - 1)
+            spans, span_starts = self.sentences(bisect_right(starts, last) - 1)
         return start, spans[bisect_right(span_starts, last) - 1][1]
 
-    def _split(self, paragraph: int) -> tuple[list[tuple[int, int]], list[int]]:
+    def sentences(self, paragraph: int) -> tuple[list[tuple[int, int]], list[int]]:
         """The sentence spans of one paragraph and their starts, split on first use."""
         split = self.split.get(paragraph)
         if split is None:

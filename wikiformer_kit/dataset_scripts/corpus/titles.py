@@ -51,10 +51,7 @@ class Namespaces:
 
     def with_names(self, names_by_key: dict[int, str]) -> Namespaces:
         """Add a dump's localised namespace names (``{key: name}`` from ``<siteinfo>``)."""
-        media = {n.lower() for k, n in names_by_key.items() if k in (-2, 6, 14) and n}
-        other = {n.lower() for k, n in names_by_key.items() if k not in (0, -2, 6, 14) and n}
-        category = {_namespace_key(n) for k, n in names_by_key.items() if k == CATEGORY_KEY and n}
-        return Namespaces(self.media | media, self.other | other, self.category | category)
+        return self.with_aliases({key: (name,) for key, name in names_by_key.items() if name})
 
     def with_aliases(self, names_by_key: dict[int, tuple[str, ...]]) -> Namespaces:
         """Add every name and alias of each namespace (``{key: names}``, from MediaWiki's language files)."""

@@ -194,9 +194,6 @@ class _TokenWalker:
         self.read_link = _link_reader(namespaces)
         self.categories: list[str] = []  # the category links met, in page order (repeats included)
 
-    def at_end(self) -> bool:
-        return self.pos >= len(self.tokens)
-
     def peek(self) -> type:
         return type(self.tokens[self.pos])
 
@@ -254,8 +251,8 @@ class _TokenWalker:
         else:
             self.pos += 1
 
-    def _skip(self, open_kind: type, close_kind: type) -> None:
-        depth = 0
+    def _skip(self, open_kind: type, close_kind: type, depth: int = 0) -> None:
+        """Skip to the close of a nested structure: from its open token, or from inside it with ``depth`` 1."""
         while True:
             kind = type(self.tokens[self.pos])
             self.pos += 1
@@ -296,7 +293,7 @@ class _TokenWalker:
         if kind == "media" and (category := category_name(raw_target, self.namespaces)):
             self.categories.append(category)
         if kind in ("media", "interlanguage") or ":" in raw_target and self._has_image_options(raw_target):
-            self._skip_to_link_close()
+            self._skip(T.WikilinkOpen, T.WikilinkClose, depth=1)  # the rest of the link, a caption's links included
             return
         after_target = type(tokens[self.pos])
         if kind == "other" and after_target is T.WikilinkClose and _is_shown_media(raw_target, self.namespaces):
@@ -330,14 +327,6 @@ class _TokenWalker:
             texts.append(self.tokens[position]["text"])
             position += 1
         return is_media_link(raw_target, "".join(texts))
-
-    def _skip_to_link_close(self) -> None:
-        """Skip the rest of a wikilink whose target has been read (nested links in a caption included)."""
-        depth = 1
-        while depth:
-            kind = type(self.tokens[self.pos])
-            self.pos += 1
-            depth += (kind is T.WikilinkOpen) - (kind is T.WikilinkClose)
 
     def _tag(self, buffer: _Buffer, record_links: bool) -> None:
         self.pos += 1
@@ -429,29 +418,15 @@ def parse_wikitext(
 ) -> Article:
     """Parse one page of wikitext into an Article.
 
-    Args:
-        title: the page title (the root of the tree and the first element of every section path).
-        wikitext: the page source.
-        page_id: stored as ``Article.id`` (the title when empty).
-        url: stored as ``Article.url``.
-        language: language code; picks the See also heading names and is stored in ``Article.language``.
-        namespaces: namespace names whose links are files/categories or other namespaces (see
-            :class:`~dataset_scripts.corpus.titles.Namespaces`).
-        see_also_titles: extra See also heading names for this corpus; given, they replace the detection of
-            the section by its structure (see :mod:`.see_also`).
-        source: stored as ``Article.source``.
-        template_counts: given, counts the page's templates of running text (see :func:`strip_non_text`).
+    ``page_id`` (the title when empty), ``url``, ``language`` and ``source`` are stored as they are; ``language``
+    also picks the See also heading names, to which ``see_also_titles`` adds (given, they replace the detection of
+    the section by its structure: see :mod:`.see_also`). ``template_counts``: see :func:`strip_non_text`.
 
-    Returns:
-        The Article: abstract = text before the first heading; one section per heading (headings inside
-        templates are not headings of the page); links with anchors and sentences; See also targets; the
-        categories of the category links written in the page (``[[Category:Name|sort key]]`` under any name or
-        alias of the Category namespace in ``namespaces``), each once. The categories a template adds (an
-        infobox's, a maintenance box's, ``{{Authority control}}``'s) are not in the wikitext and are not seen:
-        only the rendered page (Parsoid HTML) has them.
+    The abstract is the text before the first heading (headings inside templates are not headings of the page).
+    The categories are those of the category links written in the page, each once; those a template adds (an
+    infobox's, ``{{Authority control}}``'s) are not in the wikitext: only the rendered page (Parsoid HTML) has them.
     """
     names = see_also_names(language, see_also_titles)
-    see_also: list[str] = []
     if "<!--" in wikitext:  # once, for both the See also scan and the text
         wikitext = _COMMENT.sub("", wikitext)
     is_disambiguation = page_is_disambiguation(wikitext, language)
@@ -459,10 +434,7 @@ def parse_wikitext(
     # built-in names of the language (a known language's See also has its name: a guess there is a wrong section)
     by_structure = not see_also_titles and not is_disambiguation and not knows_language(language)
     sections, found_by = find_see_also_sections(wikitext, names, namespaces, by_structure=by_structure)
-    for section_text in sections:
-        for target in see_also_targets(_REF.sub("", section_text), namespaces):
-            if target not in see_also:
-                see_also.append(target)
+    see_also = list(dict.fromkeys(t for s in sections for t in see_also_targets(_REF.sub("", s), namespaces)))
 
     if "[[:" in wikitext:
         wikitext = _see_also_pointer(names, namespaces.media).sub("", wikitext)
@@ -487,7 +459,7 @@ def parse_wikitext(
 
     while True:
         walker.until(buffer, (T.HeadingStart,))
-        if walker.at_end():
+        if walker.pos >= len(walker.tokens):
             break
         token = walker.tokens[walker.pos]
         close_section()

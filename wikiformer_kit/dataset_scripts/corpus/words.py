@@ -1,15 +1,7 @@
-"""What a word is, in every script: the one rule by which the kit counts, caps and cuts words.
-
-Text written with spaces (Latin, Cyrillic, Greek, Arabic, Devanagari, Hangul, ...) has a word per
-whitespace-separated token, so English counts are ``len(text.split())``. Scripts written without spaces count as
-the model's tokenizer splits them:
-
-- every CJK ideograph is a word, as BERT's basic tokenizer puts spaces around each character of its
-  ``_is_chinese_char`` ranges (the ranges below are BERT's);
-- a run of kana (hiragana, katakana) is a word: BERT does not split kana;
-- Thai, Lao, Khmer, Burmese and Tibetan runs are cut by ICU's dictionary word breaker (``icu4py``), the
-  segmentation every browser uses; tsheg marks and spaces between the pieces are not words;
-- CJK punctuation (``。、「」…``, full-width ``！？（）``) separates words and is none.
+"""What a word is, in every script: the one rule by which the kit counts, caps and cuts words (the table of
+``docs/languages.md``). Text written with spaces has a word per whitespace-separated token; each CJK ideograph and
+each run of kana is a word, as BERT's basic tokenizer splits them (the ranges below are BERT's); Thai, Lao, Khmer,
+Burmese and Tibetan runs are cut by ICU's dictionary word breaker (``icu4py``); CJK punctuation separates words.
 
 :func:`count_words`, :func:`truncate_words` and :func:`first_words` count and cut; :func:`letter_words` gives the
 word units of PROP and HARP (letters only, lowercased, digits and ``_`` excluded) by the same rule.
@@ -140,23 +132,16 @@ def has_fewer_words(text: str, count: int) -> bool:
     return count > 0 and count_words(first_words(text, count)) < count
 
 
-@functools.lru_cache(maxsize=4096)
-def truncate_words(text: str, max_words: int) -> str:
-    """:func:`cut_words`, remembered for the texts cut most recently (the samplers cut the same sections again)."""
-    return cut_words(text, max_words)
-
-
 def cut_words(text: str, max_words: int) -> str:
-    """``text`` stripped and cut after its ``max_words``-th word, keeping the original spacing and newlines.
-
-    Args:
-        text: any text.
-        max_words: word budget; 0 means no limit.
-    """
+    """``text`` stripped and cut after its ``max_words``-th word (0: no limit), keeping its spacing and newlines."""
     text = text.strip()
     if max_words <= 0:
         return text
     return first_words(text, max_words)
+
+
+truncate_words = functools.lru_cache(maxsize=4096)(cut_words)
+"""Remembers the texts cut most recently: the samplers cut the same sections again."""
 
 
 def first_words(text: str, count: int) -> str:
