@@ -285,10 +285,6 @@ class Evaluation:
             for result in self.eval_results()
         ]
 
-    def text_terms(self) -> str:
-        """The terms of the evaluated text, where the kit knows them."""
-        return COLLECTION_SOURCES.get(self.dataset_name, ("", ""))[1]
-
 
 @dataclass
 class CardInputs:
@@ -407,6 +403,7 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
     """The model card for a checkpoint, from ``model_card.md``."""
     evaluation = inputs.evaluation
     evaluations = ([evaluation] if evaluation else []) + list(inputs.more_evaluations)
+    text_terms = [COLLECTION_SOURCES.get(e.dataset_name, ("", ""))[1] for e in evaluations]  # where the kit knows them
     tests = [e for e in evaluations if not e.chosen_on]
     selections = [e for e in evaluations if e.chosen_on]
     hub_datasets = [name for name, _ in inputs.training_datasets if "/" in name and not Path(name).exists()]
@@ -448,7 +445,7 @@ def render_model_card(inputs: CardInputs) -> ModelCard:
         chart_reference=chart_of.reference if chart_of and chart_of.reference else "",
         limitations=inputs.limitations,
         license=inputs.license,
-        evaluation_terms="; ".join(dict.fromkeys(e.text_terms() for e in evaluations if e.text_terms())),
+        evaluation_terms="; ".join(dict.fromkeys(terms for terms in text_terms if terms)),
         intro=METHODS[inputs.method][0],
         citation=METHODS[inputs.method][1],
         fusion_method=inputs.fusion[0] if inputs.fusion else "zscore",

@@ -28,28 +28,25 @@ remote code fail: ``AutoConfig`` does not know it and asks interactively whether
 What marks a Wikiformer checkpoint is ``architectures`` (``WikiformerForRanking``), ``auto_map`` and the
 Wikiformer fields of :class:`WikiformerConfig`; BERT's own config class simply keeps those as attributes.
 
-Initialising from any BERT checkpoint (``bert-base-uncased``, all-MiniLM-L6-v2, a PROP/ARES checkpoint whose bare
-``cls`` Linear(hidden, 1) head is renamed to ``classifier`` on load) goes through ``from_pretrained`` or
-:meth:`WikiformerForRanking.from_bert`, which report the newly initialised head weights in one clear message and
-raise a clear error for a checkpoint that is not a usable BERT (missing encoder weights, wrong head shape, another
-model type).
+Initialising from any BERT checkpoint (a PROP/ARES checkpoint's bare ``cls`` Linear(hidden, 1) head is renamed to
+``classifier`` on load) goes through ``from_pretrained`` or :meth:`WikiformerForRanking.from_bert`, with new head
+weights reported and a checkpoint that is not a usable BERT refused, in one clear message each.
 
 Other encoders: RoBERTa, XLM-RoBERTa, ModernBERT, DeBERTa-v2/v3
 ----------------------------------------------------------------
 The same design for each (:data:`BACKBONES`): a checkpoint is the encoder's own ``<Arch>ForSequenceClassification``
-with one label and the encoder's own ``model_type`` (``xlm-roberta``, ``modernbert``, ...), plus ``architectures``
-(``Wikiformer<Arch>ForRanking``) and an ``auto_map`` to this file's ``Wikiformer<Arch>Config`` and classes. So it loads
-as ``XLMRobertaForSequenceClassification`` (etc.) without remote code and in ``CrossEncoder``, with the scores of the
-remote-code class: the ranking classes are those transformers classes, pooled as each pools (XLM-R: dense + tanh on
-``<s>``; ModernBERT: its ``classifier_pooling``, dense, activation and norm; DeBERTa: its context pooler), plus the
-Wikiformer loading checks, saving, ``score`` and ``rerank``. ``WikiformerForRanking.from_pretrained`` (and
-``WikiformerForPreTraining``'s, and ``from_bert``) take a checkpoint of any of them and return its encoder's class.
-The MLM head of the joint objective is each encoder's own (as its ``<Arch>ForMaskedLM`` names it), and only BERT
-has a next-sentence-prediction head to start the ranking head from.
+with one label and its own ``model_type``, plus ``architectures`` (``Wikiformer<Arch>ForRanking``) and an ``auto_map``
+to this file, so it loads without remote code and in ``CrossEncoder`` with the same scores. A ranking class is that
+transformers class (pooled as the encoder pools) plus the Wikiformer loading checks, saving, ``score``, ``rerank`` and
+a pointwise loss; a pre-training class adds the encoder's own MLM head (named as its ``<Arch>ForMaskedLM`` names it).
+``WikiformerForRanking.from_pretrained`` (and ``WikiformerForPreTraining``'s, and ``from_bert``) take a checkpoint of
+any of them and return its encoder's class. Only BERT has a next-sentence-prediction head to start the ranking head
+from.
 """
 
 # No `from __future__ import annotations` here: strict config dataclasses validate field types only when the
 # annotations are real types, not strings.
+import contextlib
 import functools
 import json
 import os
@@ -126,7 +123,6 @@ SIGMOID = "torch.nn.modules.activation.Sigmoid"
 _MODULE = Path(__file__).stem
 # PROP/ARES ship the relevance head as a bare `cls` Linear(hidden, 1); it becomes our `classifier` on load.
 _BARE_HEAD_KEY_MAPPING = {r"^cls\.weight$": "classifier.weight", r"^cls\.bias$": "classifier.bias"}
-_TRAINED_HEAD_ARCHITECTURES = ("WikiformerForRanking", "WikiformerForPreTraining")
 # Encoders whose position ids start after the padding index (RoBERTa's layout): max_position_embeddings - pad - 1.
 _OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "xlm-roberta-xl")
 
@@ -134,8 +130,7 @@ _OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "xlm-roberta-xl")
 def _is_trained_wikiformer(architectures) -> bool:
     """Whether ``architectures`` names a Wikiformer model (``WikiformerForRanking``, ``Wikiformer<Backbone>For...``)."""
     return any(
-        name in _TRAINED_HEAD_ARCHITECTURES
-        or (name.startswith("Wikiformer") and name.endswith(("ForRanking", "ForPreTraining")))
+        name.startswith("Wikiformer") and name.endswith(("ForRanking", "ForPreTraining"))
         for name in architectures or []
     )
 
@@ -153,6 +148,17 @@ def _drop_load_report(record) -> bool:
     """Drop transformers' generic load table and its tied-bias notice; `_check_loading_info` reports instead."""
     message = record.getMessage()
     return "LOAD REPORT" not in message and "The tied weights mapping for this model" not in message
+
+
+@contextlib.contextmanager
+def _without_load_report():
+    # A filter, not a level: transformers runs extra checks (and warns) when its logger level is raised.
+    modeling_logger = logging.get_logger("transformers.modeling_utils")
+    modeling_logger.addFilter(_drop_load_report)
+    try:
+        yield
+    finally:
+        modeling_logger.removeFilter(_drop_load_report)
 
 
 HEAD_STARTS = ("new", "nsp")
@@ -184,10 +190,8 @@ def score_pairs(
     (RoBERTa, XLM-R and ModernBERT have none).
 
     Args:
-        model: a model returning ``logits`` ``[batch, 1]`` (or ``[batch, 2]``).
-        tokenizer: its tokenizer.
+        model: a model returning ``logits`` ``[batch, 1]`` (or ``[batch, 2]``), and its tokenizer.
         queries: one query for all documents, or one query per document.
-        documents: the documents.
         batch_size: pairs per forward pass.
         max_length: pair length in tokens; defaults to the tokenizer's ``model_max_length`` capped at
             ``max_position_embeddings``.
@@ -220,24 +224,21 @@ def score_pairs(
     pin = device.type == "cuda"
     left = getattr(tokenizer, "padding_side", "right") == "left"  # last-token classifiers pad on the left
     scores = torch.empty(len(ids), dtype=torch.float32, device=device)
+    fields = ("input_ids", "attention_mask") + (() if types is None else ("token_type_ids",))
     was_training = model.training
     model.eval()
     try:
         for batch in _length_batches(order, [len(row) for row in ids], batch_size, max_tokens):
             width = len(ids[batch[0]])
-            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long, pin_memory=pin)
-            token_type_ids = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
-            attention_mask = torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin)
+            inputs = {name: torch.zeros((len(batch), width), dtype=torch.long, pin_memory=pin) for name in fields}
+            inputs["input_ids"].fill_(pad_id)
             for row, index in enumerate(batch):
                 length = len(ids[index])
                 span = slice(width - length, width) if left else slice(0, length)
-                input_ids[row, span] = torch.tensor(ids[index])
+                inputs["input_ids"][row, span] = torch.tensor(ids[index])
+                inputs["attention_mask"][row, span] = 1
                 if types is not None:
-                    token_type_ids[row, span] = torch.tensor(types[index])
-                attention_mask[row, span] = 1
-            inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
-            if types is not None:
-                inputs["token_type_ids"] = token_type_ids
+                    inputs["token_type_ids"][row, span] = torch.tensor(types[index])
             logits = model(**{key: value.to(device, non_blocking=True) for key, value in inputs.items()}).logits.float()
             values = logits[:, 0] if logits.shape[-1] == 1 else logits[:, 1] - logits[:, 0]
             scores[torch.tensor(batch, device=device)] = values
@@ -343,15 +344,12 @@ class _WikiformerConfigMixin(_WikiformerFields):
 
     else:
 
-        def __init__(
-            self, query_max_length=30, document_max_length=480, fusion_method=None, fusion_alpha=None, **kwargs
-        ):
+        def __init__(self, **kwargs):
             kwargs.setdefault("num_labels", 1)
+            fields = {name: kwargs.pop(name, getattr(self, name)) for name in _WikiformerFields.__annotations__}
             super().__init__(**kwargs)
-            self.query_max_length = query_max_length
-            self.document_max_length = document_max_length
-            self.fusion_method = fusion_method
-            self.fusion_alpha = fusion_alpha
+            for name, value in fields.items():
+                setattr(self, name, value)
             self._check_one_label()
 
     def _check_one_label(self) -> None:
@@ -437,11 +435,6 @@ class WikiformerCheckpointMixin:
         From ``WikiformerForRanking`` or ``WikiformerForPreTraining``, a checkpoint of another encoder of
         :data:`BACKBONES` (RoBERTa, XLM-RoBERTa, ModernBERT, DeBERTa-v2) loads into that encoder's Wikiformer class.
 
-        Args:
-            pretrained_model_name_or_path (`str` or `os.PathLike`): a local folder or a Hub repo id.
-            model_args: passed on to :meth:`~transformers.PreTrainedModel.from_pretrained`.
-            kwargs: passed on too (``attn_implementation``, ``dtype``, ``revision``, ``output_loading_info``...).
-
         Raises:
             ValueError: encoder weights are missing, a head weight has the wrong shape (unless
                 ``ignore_mismatched_sizes=True``: then it is re-initialised and reported), the config is of another
@@ -457,11 +450,7 @@ class WikiformerCheckpointMixin:
             key_mapping = None
         if _TRANSFORMERS_MAJOR_MINOR < (4, 56) and "dtype" in kwargs:  # torch_dtype before 4.56
             kwargs["torch_dtype"] = kwargs.pop("dtype")
-        modeling_logger = logging.get_logger("transformers.modeling_utils")
-        # Our own report below replaces the generic table. A filter, not a level: transformers runs extra checks
-        # (and warns) when its logger level is raised.
-        modeling_logger.addFilter(_drop_load_report)
-        try:
+        with _without_load_report():  # our own report below replaces the generic table
             model, info = super().from_pretrained(
                 pretrained_model_name_or_path,
                 *model_args,
@@ -470,8 +459,6 @@ class WikiformerCheckpointMixin:
                 **({"key_mapping": key_mapping} if key_mapping else {}),
                 **kwargs,
             )
-        finally:
-            modeling_logger.removeFilter(_drop_load_report)
         # The bare-head renaming must not be reversed on save, or the checkpoint would lose BERT's layout.
         model._weight_conversions = [
             conversion
@@ -545,16 +532,13 @@ class WikiformerCheckpointMixin:
 
         Writes safetensors weights, ``config.json`` with ``auto_map``, this modeling file, the tokenizer (when
         given) and the CrossEncoder files (``modules.json``, ``sentence_bert_config.json``,
-        ``config_sentence_transformers.json``).
+        ``config_sentence_transformers.json``). Other arguments go to transformers' ``save_pretrained``.
 
         Args:
-            save_directory (`str` or `os.PathLike`): the output folder.
-            args: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
             tokenizer: a tokenizer to save alongside (needed by every text loader); saved with ``model_max_length``.
             max_length (`int`, *optional*): the pair length CrossEncoder and the tokenizer truncate to; defaults to
                 the longest pair the encoder reads (:func:`max_pair_length`).
             activation_fn (`str`): the dotted path CrossEncoder applies to the logits (sigmoid, as it assumes).
-            kwargs: passed on to :meth:`~transformers.PreTrainedModel.save_pretrained`.
         """
         self.config.auto_map = {"AutoConfig": f"{_MODULE}.{self.config_class.__name__}", **self._auto_map_models}
         # transformers would upload before the files below exist: push once the folder is complete.
@@ -591,11 +575,7 @@ class WikiformerCheckpointMixin:
 
 
 class WikiformerPreTrainedModel(WikiformerCheckpointMixin, BertPreTrainedModel):
-    """Shared loading, saving and weight initialisation of the BERT Wikiformer models (BERT's, with checks on load).
-
-    ``WikiformerForRanking.from_pretrained`` (and ``WikiformerForPreTraining``'s, and ``from_bert``) also take a
-    checkpoint of another encoder Wikiformer knows (:data:`BACKBONES`) and return that encoder's Wikiformer model.
-    """
+    """Shared loading, saving and weight initialisation of the BERT Wikiformer models (BERT's, with checks on load)."""
 
     config_class = WikiformerConfig
     config: WikiformerConfig
@@ -654,21 +634,15 @@ class WikiformerPreTrainedModel(WikiformerCheckpointMixin, BertPreTrainedModel):
         then BERT's NSP logit of class 1 on the pooled ``[CLS]`` (class 1 is "B is a random sentence" in BERT's
         pre-training). The pooler must be the checkpoint's too (``from_bert`` loads it).
 
-        Args:
-            name_or_path: the checkpoint (folder or Hub id) holding ``cls.seq_relationship``.
-            kwargs: passed on to ``BertForPreTraining.from_pretrained`` (``revision``, ``token``...).
+        ``kwargs`` go to ``BertForPreTraining.from_pretrained`` (``revision``, ``token``...).
 
         Raises:
             ValueError: the checkpoint has no NSP head or no pooler.
         """
         from transformers import BertForPreTraining
 
-        modeling_logger = logging.get_logger("transformers.modeling_utils")
-        modeling_logger.addFilter(_drop_load_report)
-        try:
+        with _without_load_report():
             bert, info = BertForPreTraining.from_pretrained(name_or_path, output_loading_info=True, **kwargs)
-        finally:
-            modeling_logger.removeFilter(_drop_load_report)
         missing = [key for key in info["missing_keys"] if key.startswith(("cls.seq_relationship.", "bert.pooler."))]
         if missing:
             raise ValueError(
@@ -681,11 +655,8 @@ class WikiformerPreTrainedModel(WikiformerCheckpointMixin, BertPreTrainedModel):
 
 
 def _give_weights_the_default_mode(folder: Path) -> None:
-    """Give the weight files the mode every other file of the folder gets (``0o666`` less the umask, usually 0644).
-
-    safetensors writes through a private temporary file (mode 0600): a folder shared or served as it is would hold
-    weights that only their writer can read.
-    """
+    """Give the weight files the mode every other file gets (``0o666`` less the umask): safetensors writes through a
+    private temporary file (mode 0600), so a folder shared as it is would hold weights only their writer can read."""
     mask = os.umask(0)
     os.umask(mask)
     for path in folder.glob("*.safetensors"):
@@ -715,17 +686,7 @@ def _write_cross_encoder_files(folder: Path, max_length: int, activation_fn: str
         (folder / name).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
 
 
-# --- The models -----------------------------------------------------------------------------------------------------
-# The same design for every encoder: the weights are the encoder's own <Arch>ForSequenceClassification with one label
-# and config.json has the encoder's own model_type, plus `architectures: [Wikiformer<Arch>ForRanking]` and an `auto_map`
-# to this file. So a checkpoint loads without remote code in that encoder's AutoModelForSequenceClassification and in
-# CrossEncoder, pooled as the encoder's own head pools (BERT: its pooler, dense + tanh on [CLS]; XLM-R/RoBERTa: dense
-# + tanh on <s>; ModernBERT: its pooling, dense, activation and norm; DeBERTa-v2: its context pooler), with the same
-# scores as the Wikiformer class. A ranking class is that transformers class (its forward is the plain loader's) plus
-# the Wikiformer loading checks, saving, `score`, `rerank` and a pointwise loss; a pre-training class adds the
-# encoder's own MLM head under the names its <Arch>ForMaskedLM (BERT: BertForPreTraining) uses (ModernBERT's `head`
-# is its classifier's too: there the MLM head is `mlm_head` + `decoder`, started from the checkpoint's `head` when
-# that is a ModernBertForMaskedLM).
+# --- The models (the design: see the module docstring) ----------------------------------------------------------------
 
 
 def _auto_map(ranking: str, pretraining: str | None = None) -> dict[str, str]:
@@ -765,19 +726,8 @@ class _WikiformerRanking(WikiformerCheckpointMixin):
         batch_size: int = 32,
         max_length: int | None = None,
     ) -> torch.Tensor:
-        """Relevance logits of (query, document) pairs, in input order (see :func:`score_pairs`).
-
-        Args:
-            queries: one query for all documents, or one query per document.
-            documents: the documents (passages) to score.
-            tokenizer: the checkpoint's tokenizer.
-            batch_size: pairs per forward pass.
-            max_length: pair length in tokens (longest-first truncation); defaults to the tokenizer's
-                ``model_max_length`` capped at ``max_position_embeddings``.
-
-        Returns:
-            A float32 tensor ``[len(documents)]`` of logits (apply ``torch.sigmoid`` for CrossEncoder's scores).
-        """
+        """Relevance logits of (query, document) pairs, in input order, as :func:`score_pairs` (its arguments): a
+        float32 tensor ``[len(documents)]`` (apply ``torch.sigmoid`` for CrossEncoder's scores)."""
         return score_pairs(self, tokenizer, queries, documents, batch_size=batch_size, max_length=max_length)
 
     def rerank(
@@ -800,11 +750,7 @@ class _WikiformerRanking(WikiformerCheckpointMixin):
         ``alpha = 0.7``.
 
         Args:
-            query: the query.
-            documents: the candidate documents.
-            tokenizer: the checkpoint's tokenizer.
-            batch_size: pairs per forward pass.
-            max_length: pair length in tokens (see :meth:`score`).
+            query, documents, tokenizer, batch_size, max_length: as for :meth:`score`.
             top_k: keep only the best ``top_k``.
             first_stage_scores: one first-stage score per document (higher is better), or None for raw scores.
             fusion: ``zscore``, ``minmax`` or ``rrf`` (default: the config's).
@@ -814,8 +760,7 @@ class _WikiformerRanking(WikiformerCheckpointMixin):
             ``[{"corpus_id": index in documents, "score": score, "text": document}, ...]``, best first; ``score`` is
             the fused score when first-stage scores are given (the raw logit is then in ``"model_score"``).
         """
-        scores = self.score(query, documents, tokenizer, batch_size=batch_size, max_length=max_length).tolist()
-        raw = scores
+        raw = scores = self.score(query, documents, tokenizer, batch_size=batch_size, max_length=max_length).tolist()
         if first_stage_scores is not None:
             method = fusion or getattr(self.config, "fusion_method", None) or DEFAULT_FUSION
             weight = alpha if alpha is not None else getattr(self.config, "fusion_alpha", None)
@@ -823,27 +768,17 @@ class _WikiformerRanking(WikiformerCheckpointMixin):
         elif fusion is not None or alpha is not None:
             raise ValueError("rerank(): fusion and alpha need first_stage_scores (one first-stage score per document)")
         ranking = sorted(range(len(documents)), key=lambda index: -scores[index])[:top_k]
-        results = []
-        for index in ranking:
-            result = {"corpus_id": index, "score": scores[index], "text": documents[index]}
-            if first_stage_scores is not None:
-                result["model_score"] = raw[index]
-            results.append(result)
+        results = [{"corpus_id": index, "score": scores[index], "text": documents[index]} for index in ranking]
+        if first_stage_scores is not None:
+            for result in results:
+                result["model_score"] = raw[result["corpus_id"]]
         return results
 
 
 @dataclass
 class WikiformerForPreTrainingOutput(ModelOutput):
-    """Output of :class:`WikiformerForPreTraining`.
-
-    Args:
-        loss: sum of the given losses (MLM, and pointwise relevance when ``labels`` are given).
-        mlm_loss: the masked-language-model loss, when ``mlm_labels`` are given.
-        logits: relevance logits ``[batch, 1]``.
-        prediction_logits: MLM logits ``[batch, sequence, vocab]``.
-        hidden_states: per-layer hidden states when asked for.
-        attentions: per-layer attentions when asked for.
-    """
+    """Output of :class:`WikiformerForPreTraining`: ``loss`` sums the given losses (MLM, and pointwise relevance
+    with ``labels``); ``logits`` ``[batch, 1]``; ``prediction_logits`` ``[batch, sequence, vocab]``."""
 
     loss: torch.Tensor | None = None
     mlm_loss: torch.Tensor | None = None
@@ -941,9 +876,6 @@ class WikiformerForRanking(_WikiformerRanking, WikiformerPreTrainedModel, BertFo
 
     Weight names match :class:`~transformers.BertForSequenceClassification` with ``num_labels=1``.
 
-    Args:
-        config (:class:`WikiformerConfig`): the model configuration.
-
     Inputs (``forward``): ``input_ids``, ``attention_mask``, ``token_type_ids``, ``position_ids``, ``inputs_embeds``
     as for BERT, and optional ``labels`` (``[batch]`` relevance in [0, 1]: pointwise binary cross-entropy; group-wise
     losses live in the trainer). Returns a :class:`~transformers.modeling_outputs.SequenceClassifierOutput` with
@@ -967,9 +899,6 @@ class WikiformerForPreTraining(_WikiformerPreTraining, WikiformerForRanking):
 
     Its checkpoints load into :class:`WikiformerForRanking` (the MLM head is dropped quietly); starting from
     ``bert-base-uncased`` reuses BERT's own MLM head.
-
-    Args:
-        config (:class:`WikiformerConfig`): the model configuration.
 
     Inputs (``forward``): as :class:`WikiformerForRanking`, plus ``mlm_labels`` ``[batch, sequence]`` (token ids to
     predict, -100 elsewhere).
@@ -1018,6 +947,7 @@ class WikiformerXLMRobertaConfig(_WikiformerConfigMixin, XLMRobertaConfig):
 
 
 class _RobertaHeads(_WikiformerPreTraining):
+    _lm_head_class = RobertaLMHead
     _mlm_tied_weights_keys = {
         "lm_head.decoder.weight": "roberta.embeddings.word_embeddings.weight",
         "lm_head.decoder.bias": "lm_head.bias",
@@ -1025,6 +955,11 @@ class _RobertaHeads(_WikiformerPreTraining):
     _keys_to_ignore_on_load_unexpected = [r"^roberta\.pooler\."]
     _mlm_head_prefixes = ("lm_head.",)
     _mlm_decoder = "lm_head.decoder"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.lm_head = self._lm_head_class(config)
+        self._finish_heads()
 
     def _rank_logits(self, outputs, attention_mask):
         return self.classifier(outputs[0])
@@ -1053,11 +988,6 @@ class WikiformerRobertaForPreTraining(_RobertaHeads, WikiformerRobertaForRanking
 
     _auto_map_models = _auto_map("WikiformerRobertaForRanking", "WikiformerRobertaForPreTraining")
 
-    def __init__(self, config: WikiformerRobertaConfig):
-        super().__init__(config)
-        self.lm_head = RobertaLMHead(config)
-        self._finish_heads()
-
 
 class WikiformerXLMRobertaForRanking(_RobertaRanking, XLMRobertaForSequenceClassification):
     """XLM-RoBERTa's sequence classifier with one label, as a Wikiformer re-ranker (weights as
@@ -1071,12 +1001,8 @@ class WikiformerXLMRobertaForRanking(_RobertaRanking, XLMRobertaForSequenceClass
 class WikiformerXLMRobertaForPreTraining(_RobertaHeads, WikiformerXLMRobertaForRanking):
     """:class:`WikiformerXLMRobertaForRanking` plus XLM-R's MLM head (``lm_head``), for the joint MLM objective."""
 
+    _lm_head_class = XLMRobertaLMHead
     _auto_map_models = _auto_map("WikiformerXLMRobertaForRanking", "WikiformerXLMRobertaForPreTraining")
-
-    def __init__(self, config: WikiformerXLMRobertaConfig):
-        super().__init__(config)
-        self.lm_head = XLMRobertaLMHead(config)
-        self._finish_heads()
 
 
 # DeBERTa-v2 (and v3, the same architecture): context pooler (dense + activation on [CLS]) then the classifier; MLM
@@ -1248,17 +1174,8 @@ def _backbone_class(cls, source, kwargs: dict):
 def save_for_hub(
     model: WikiformerPreTrainedModel, tokenizer, output_dir: str | os.PathLike, max_length: int | None = None
 ) -> Path:
-    """Write a Hub-ready checkpoint folder (weights, config with auto_map, this file, tokenizer, CrossEncoder files).
-
-    Args:
-        model: a :class:`WikiformerForRanking` or :class:`WikiformerForPreTraining`.
-        tokenizer: its tokenizer.
-        output_dir: the folder to write (created if needed).
-        max_length: the pair length CrossEncoder restores; defaults to ``max_position_embeddings``.
-
-    Returns:
-        The folder, ready for ``huggingface_hub.upload_folder``.
-    """
+    """Write a Hub-ready checkpoint folder (see :meth:`WikiformerCheckpointMixin.save_pretrained`) and return it,
+    ready for ``huggingface_hub.upload_folder``."""
     model.save_pretrained(output_dir, tokenizer=tokenizer, max_length=max_length)
     return Path(output_dir)
 

@@ -5,7 +5,6 @@ pass every argument as a flag. Multi-GPU / multi-node: ``torchrun --nproc_per_no
 
 This file is the command line (:func:`main`, :func:`load_model`); the arguments, data, collator, losses,
 evaluation and trainer live in the :mod:`training` package (see its docstring for the data flow and the loss).
-Every public name of the package is re-exported here, so ``from train import ...`` keeps working.
 """
 
 from __future__ import annotations
@@ -16,7 +15,14 @@ from typing import TYPE_CHECKING
 
 from wikiformer_kit.cli import InputError, one_line_errors
 from wikiformer_kit.cli.errors import RESUMES
-from wikiformer_kit.training.kit_arguments import CONFIG_SUFFIXES, CONFIGS_DIR, EMBEDDED_MINILM, PROG, read_config
+from wikiformer_kit.training.kit_arguments import (
+    CONFIG_SUFFIXES,
+    CONFIGS_DIR,
+    EMBEDDED_MINILM,
+    PROG,
+    read_config,
+    resolve_model_path,
+)
 
 if TYPE_CHECKING:
     from wikiformer_kit.training import (
@@ -30,16 +36,6 @@ if TYPE_CHECKING:
 DATA_FILE_SUFFIXES = (".parquet", ".jsonl", ".json", ".csv")
 
 
-def __getattr__(name: str):
-    # ``from train import ...`` gives the names of the training package (train.py predates it), imported on first
-    # use so that ``python train.py --help`` starts without torch.
-    from wikiformer_kit import training
-
-    if name in training.__all__:
-        return getattr(training, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def load_model(model_args: ModelArguments, with_mlm: bool):
     """Load a Wikiformer model to train (with the MLM head when ``with_mlm``); a new ranking head per ``head_init``.
 
@@ -50,7 +46,6 @@ def load_model(model_args: ModelArguments, with_mlm: bool):
     import torch
 
     from wikiformer_kit.modeling_wikiformer import WikiformerForPreTraining, WikiformerForRanking
-    from wikiformer_kit.training import resolve_model_path
 
     path = resolve_model_path(model_args.model_name_or_path)
     model_class = WikiformerForPreTraining if with_mlm else WikiformerForRanking
@@ -129,7 +124,6 @@ def main(argv: list[str] | None = None, callbacks: list | None = None) -> Wikifo
         load_rerank_eval,
         load_tasks,
         load_test_sets,
-        resolve_model_path,
     )
 
     logging.basicConfig(
@@ -285,9 +279,8 @@ def check_train_datasets(datasets: list[str], config: Path | None = None) -> Non
         )
     for name in datasets:
         path = Path(name).expanduser()
-        if path.exists() or not _is_local_path(name):
-            continue
-        raise InputError(f"{name}: no such task dataset; build it first: {build_command(path, config)}")
+        if not path.exists() and _is_local_path(name):
+            raise InputError(f"{name}: no such task dataset; build it first: {build_command(path, config)}")
 
 
 def _is_local_path(name: str) -> bool:
