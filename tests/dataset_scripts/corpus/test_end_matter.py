@@ -180,3 +180,15 @@ def test_a_works_list_in_the_body_is_content_whatever_its_shape():
     names = end_matter_names("ja")
     by_name = end_matter_by_name(article, names)
     assert by_name == {4} and reference_list_sections(article, by_name) == {3}
+
+
+def test_armenian_bengali_and_marathi_end_matter_by_name_and_place():
+    article = _sections(
+        ("Մշակույթ", 2, -1, "Մշակույթ։"),
+        ("Գրականություն", 3, 0, "Հայ գրականությունը հարուստ է։"),  # literature, the art
+        ("Ծանոթագրություններ", 2, -1, "Ծանոթագրություն։"),
+        ("Արտաքին հղումներ", 2, -1, "Կայք"),
+    )
+    assert end_matter_by_name(article, end_matter_names("hy")) == {2, 3}
+    assert {"তথ্যসূত্র", "বহিঃসংযোগ", "আরও দেখুন"} <= end_matter_names("bn")
+    assert {"संदर्भ", "बाह्य दुवे", "हे सुद्धा पहा"} <= end_matter_names("mr")

@@ -148,3 +148,15 @@ def test_hatnotes_of_other_words_and_places(language, wikitext, left):
 def test_an_indented_quotation_in_the_body_stays():
     text = "Intro.\n: ''To be, or not to be, that is the [[question]]''\nMore."
     assert drop_hatnote_lines(text, "en") == (text, 0)
+
+
+@pytest.mark.parametrize(
+    "language, line",
+    [
+        ("hy", "Հիմնական հոդվածը՝ [[Էրեբունի օդանավակայան]]"),  # hy "Հայաստան" (hywiki, 2023)
+        ("hy", "Տես նաև՝ [[Մոսկվայի ֆուտբոլային մարզադաշտերի ցանկ]]"),
+        ("bn", "মূল নিবন্ধ: [[হিন্দু উৎসব]]"),  # bn "হিন্দুধর্ম" (bnwiki, 2023)
+    ],
+)
+def test_armenian_and_bengali_hatnotes(language, line):
+    assert drop_hatnote_lines(f"{line}\nText.", language) == ("\nText.", 1)

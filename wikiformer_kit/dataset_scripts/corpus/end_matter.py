@@ -93,6 +93,9 @@ END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
     "nn": ("kjelder", "referansar", "bakgrunnsstoff", "litteratur", "eksterne lenkjer"),
     "nb": ("referanser", "kilder", "eksterne lenker", "litteratur", "noter", "fotnoter", "videre lesning"),
     "ltg": ("nūruodis", "nūruodis i olūti", "literatura", "teiklavītys"),
+    "hy": ("ծանոթագրություններ", "արտաքին հղումներ", "նշումներ", "գրականություն", "աղբյուրներ"),
+    "bn": ("তথ্যসূত্র", "বহিঃসংযোগ", "আরও পড়ুন", "আরো পড়ুন", "পাদটীকা", "গ্রন্থপঞ্জি", "টীকা", "উৎস"),
+    "mr": ("संदर्भ", "बाह्य दुवे", "बाह्यदुवे", "संदर्भ आणि नोंदी"),
     "lv": ("atsauces", "ārējās saites", "literatūra", "piezīmes", "avoti"),
 }  # fmt: skip
 """End-matter heading names per language code (the language's See also names are added). English is always on."""
@@ -120,7 +123,8 @@ CONTENT_WORD_NAMES: frozenset[str] = frozenset(
         # sources: of references, or of a river; notes: of references, or of music
         "sources", "source", "quellen", "fonti", "fontes", "fuentes", "fonts", "bronnen", "kilder", "källor",
         "kjelder", "prameny", "zdroje", "izvori", "извори", "източници", "источники", "джерела", "πηγές", "nguồn",
-        "sumber", "来源", "來源", "notes", "note", "noten", "notas", "noter",
+        "sumber", "来源", "來源", "notes", "note", "noten", "notas", "noter", "գրականություն", "աղբյուրներ", "টীকা",
+        "উৎস",
     )
 )  # fmt: skip
 """End-matter names that are also content words: end matter only by their place (:func:`end_matter_by_name`)."""

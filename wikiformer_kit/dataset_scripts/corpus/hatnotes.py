@@ -50,6 +50,9 @@ HATNOTE_PHRASES: dict[str, tuple[str, ...]] = {
     "fa": ("مقاله اصلی", "مقالهٔ اصلی", "نوشتار اصلی", "همچنین ببینید"),
     "he": ("ערך מורחב", "ראו גם"),
     "ltg": ("golvonais rakstīņs", "golvanīs rakstīņs"),
+    "hy": ("հիմնական հոդված", "հիմնական հոդվածը", "հիմնական հոդվածներ", "տես նաև", "տե՛ս նաև"),
+    "bn": ("মূল নিবন্ধ", "আরও দেখুন", "আরো দেখুন"),
+    "mr": ("मुख्य लेख", "हे सुद्धा पहा", "हेही पहा"),
 }  # fmt: skip
 """The words a hand-written hatnote opens with, per language code (English's are always included)."""
 
@@ -92,7 +95,7 @@ def hatnote_phrases(language: str) -> tuple[str, ...]:
 def _hatnote(language: str) -> re.Pattern:
     said = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in hatnote_phrases(language))
     return re.compile(
-        rf"[:*#;]*[ \t]*(?:<div[^>\n]*>[ \t]*)?(?P<italic>'{{2,3}})?[ \t]*(?i:{said})[ \t]*[:：]?[ \t]*(?P<closed>'{{2,3}})?[ \t]*[:：.,-]?[ \t]*"
+        rf"[:*#;]*[ \t]*(?:<div[^>\n]*>[ \t]*)?(?P<italic>'{{2,3}})?[ \t]*(?i:{said})[ \t]*[:：՝`]?[ \t]*(?P<closed>'{{2,3}})?[ \t]*[:：.,՝`-]?[ \t]*"
         rf"(?:{_LINK})(?:{_JOINER}(?:{_LINK}))*[ \t]*(?:を参照|も参照)?(?:のこと)?[ \t]*[.。]?[ \t]*(?(closed)'{{0,3}}|(?(italic)(?:'{{2,3}}|(?![^\n]*''))|'{{0,3}}))[ \t]*"
         rf"(?:</div>)?(?P<rest>.*)$",
         re.S,

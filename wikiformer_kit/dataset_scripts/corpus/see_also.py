@@ -81,6 +81,8 @@ SEE_ALSO_TITLES: dict[str, tuple[str, ...]] = {
     "he": ("ראו גם", "ראה גם"),
     "ms": ("lihat juga", "lihat pula"),
     "hy": ("տես նաև",),
+    "bn": ("আরও দেখুন", "আরো দেখুন"),
+    "mr": ("हे सुद्धा पहा", "हेही पहा"),
     "da": ("se også",),
     "bg": ("вижте също",),
     "eo": ("vidu ankaŭ",),
