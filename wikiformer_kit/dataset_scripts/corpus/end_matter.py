@@ -18,8 +18,9 @@ WikiExtractor's trailing "."), per language, the language's See also names inclu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article
+from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article, Section
 from wikiformer_kit.dataset_scripts.corpus.see_also import heading_key, see_also_names
 
 END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
@@ -139,30 +140,46 @@ def end_matter_by_name(article: Article, names: frozenset[str]) -> set[int]:
     """
     sections = article.sections
     found: set[int] = set()
-    placed: list[int] = []  # top-level sections named by a content word: decided once the closing run is known
+    placed: set[int] = set()  # top-level sections named by a content word: decided once the closing run is known
     for index, section in enumerate(sections):
         key = heading_key(section.title)
         if section.parent in found or (key in names and key not in CONTENT_WORD_NAMES):
             found.add(index)
         elif key in names and section.parent == ROOT:
-            placed.append(index)
+            placed.add(index)
     if not placed:
         return found
-    has_text = [bool(section.text.strip()) for section in sections]
-    for index in range(len(sections) - 1, -1, -1):  # a subsection comes after its parent
-        if has_text[index] and sections[index].parent != ROOT:
-            has_text[sections[index].parent] = True
-    closing, top_level = True, [i for i, s in enumerate(sections) if s.parent == ROOT]
-    closing_from: set[int] = set()
-    for index in reversed(top_level):
-        if index in placed and closing:
-            closing_from.add(index)
-        elif index not in found and has_text[index] and not is_reference_list(sections[index].text):
-            closing = False
+    texts, _ = _texts_by_top_level(sections)
+    run = _closing_run(sections, texts, lambda i: i in found or i in placed or is_reference_list(sections[i].text))
+    found |= placed & run
     for index, section in enumerate(sections):
-        if index in closing_from or section.parent in found:
+        if section.parent in found:
             found.add(index)
     return found
+
+
+def _texts_by_top_level(sections: list[Section]) -> tuple[list[list[str]], list[int]]:
+    """For each section, the texts of its subtree if it is top-level (its own first); and each section's top-level
+    section (-1 for the lead)."""
+    texts: list[list[str]] = [[section.text] if section.text.strip() else [] for section in sections]
+    top_of = [index if section.parent == ROOT else -1 for index, section in enumerate(sections)]
+    for index, section in enumerate(sections):  # a subsection comes after its parent
+        if section.parent != ROOT:
+            top_of[index] = top_of[section.parent]
+            if texts[index] and top_of[index] >= 0:
+                texts[top_of[index]].extend(texts[index])
+    return texts, top_of
+
+
+def _closing_run(sections: list[Section], texts: list[list[str]], ends: Callable[[int], bool]) -> set[int]:
+    """The article's closing run: the top-level sections, from the last one back, that end an article (``ends``) or
+    hold no text, up to the first that holds text and does not."""
+    run: set[int] = set()
+    for index in reversed([i for i, s in enumerate(sections) if s.parent == ROOT]):
+        if texts[index] and not ends(index):
+            break
+        run.add(index)
+    return run
 
 
 REFERENCE_SHARE = 0.8
@@ -224,18 +241,7 @@ def reference_list_sections(article: Article, exclude: set[int] = frozenset()) -
     another such list, or has no text. A list in the body, whatever its shape, is content (a writer's works with
     their ISBNs, a film's releases)."""
     sections = article.sections
-    texts: list[list[str]] = [[section.text] if section.text.strip() else [] for section in sections]
-    top_of = [index if section.parent == ROOT else -1 for index, section in enumerate(sections)]
-    for index, section in enumerate(sections):  # a subsection comes after its parent
-        if section.parent != ROOT:
-            top_of[index] = top_of[section.parent]
-            if texts[index] and top_of[index] >= 0:
-                texts[top_of[index]].extend(texts[index])
-    found_tops: set[int] = set()
-    for index in reversed([i for i, s in enumerate(sections) if s.parent == ROOT]):
-        if index in exclude or not texts[index]:
-            continue
-        if not all(is_reference_list(text) for text in texts[index]):
-            break
-        found_tops.add(index)
+    texts, top_of = _texts_by_top_level(sections)
+    run = _closing_run(sections, texts, lambda i: i in exclude or all(is_reference_list(t) for t in texts[i]))
+    found_tops = {index for index in run if texts[index] and index not in exclude}
     return {index for index in range(len(sections)) if top_of[index] in found_tops and index not in exclude}
