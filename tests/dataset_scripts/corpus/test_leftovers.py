@@ -6,11 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from wikiformer_kit.dataset_scripts.corpus.article import Article
 from wikiformer_kit.dataset_scripts.corpus.extract import read_articles
 from wikiformer_kit.dataset_scripts.corpus.formats import mediawiki_xml
-from wikiformer_kit.dataset_scripts.corpus.leftovers import cut_braced_tags, strip_stray_tags
+from wikiformer_kit.dataset_scripts.corpus.formats._parsoid import math_text
+from wikiformer_kit.dataset_scripts.corpus.leftovers import cut_braced_tags, formula_text, strip_stray_tags
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import namespace_names
 from wikiformer_kit.dataset_scripts.corpus.titles import ENGLISH, classify_link, shown_title
 from wikiformer_kit.dataset_scripts.corpus.wikitext import parse_wikitext
@@ -61,13 +63,31 @@ def test_braces_of_a_formula_inside_a_table_do_not_close_it():
     )
     article = parse_wikitext("Електрон", wikitext, language="uk")
     assert article.sections[0].text == "Електрон має заряд."
-    assert cut_braced_tags("a <math>x^{2}}</math> b <chem>H2O</chem>") == "a <math/> b <chem/>"
+    escaped = "a <math>x^&#123;2&#125;&#125;</math> b <chem>H2O</chem> <score/>"
+    assert cut_braced_tags("a <math>x^{2}}</math> b <chem>H2O</chem> <score>\\relative c' { c }</score>") == escaped
 
 
 def test_a_formula_that_opens_a_line_keeps_the_line_as_it_was():
-    # the English sample's Ambiguity: "<math>...</math>; however" is no definition list once the formula is cut
+    # the English sample's Ambiguity: "<math>...</math>; however" is no definition list with the formula in place
     wikitext = "should be written as\n<math>~f(\\omega)=\\frac{1}{\\sqrt{2\\pi}}</math>; however, it is assumed"
-    assert parse_wikitext("Ambiguity", wikitext).abstract == "should be written as; however, it is assumed"
+    abstract = parse_wikitext("Ambiguity", wikitext).abstract
+    assert abstract == "should be written as ~f(\\omega)=\\frac{1}{\\sqrt{2\\pi} }; however, it is assumed"
+
+
+def test_a_formula_is_its_tex_source_as_the_html_reader_writes_it():
+    # a hole where a formula was ("the area is .") tells a reader less than its source; the Enterprise HTML reader
+    # writes MathML's alt text, so both readers give one text
+    wikitext = (
+        'The circle\'s area is <math display="inline">A = \\pi r^{2}</math>, and\n'
+        "<math>\\left\\{ x \\mid x^{2} < 2 \\right\\}}</math>\nis a set; water is <chem>H2O</chem>."
+    )
+    abstract = parse_wikitext("Circle", wikitext).abstract
+    assert abstract == (
+        "The circle's area is A = \\pi r^{2}, and \\left\\{ x \\mid x^{2} < 2 \\right\\} } is a set; water is H2O."
+    )
+    assert formula_text(cut_braced_tags("<math>x^{{2}}</math>")[6:-7]) == "x^{ {2} }"
+    alt = {"alttext": "{\\displaystyle x^{{2}}}"}
+    assert math_text(HTMLParser("<span></span>").css_first("span"), alt) == "x^{ {2} }"
 
 
 def test_interwiki_prefixes_are_no_article_links(enwiki_sample, ltgwiki):

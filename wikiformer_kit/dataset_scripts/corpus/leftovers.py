@@ -6,11 +6,14 @@
 - Formulas, chemistry and code (``<math>``, ``<chem>``, ``<syntaxhighlight>`` ...) hold braces, and ``}}`` in
   ``\\frac{1}{\\sqrt{2}}`` would close a template or a table early in the brace scan of
   :func:`~dataset_scripts.corpus.wikitext.strip_non_text`, leaking the table's row markup as text:
-  :func:`cut_braced_tags` cuts them first (they never become text anyway).
+  :func:`cut_braced_tags` handles them first. A formula stays as its TeX source (what the Enterprise HTML reader
+  writes too: MathML's alt text), its markup characters escaped as HTML entities until the walk of the parse
+  writes it back (:func:`formula_text`); code, scores and timelines are emptied (they never become text).
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 HTML_TAGS = (
@@ -23,10 +26,12 @@ HTML_TAGS = (
 )  # fmt: skip
 """HTML elements and MediaWiki's tags whose stray opening or closing tag is removed from text."""
 BRACED_TAGS = ("math", "chem", "ce", "syntaxhighlight", "source", "score", "timeline", "hiero", "graph")
-"""Tags whose content may hold braces and is never text."""
+"""Tags whose content may hold braces."""
+FORMULA_TAGS = frozenset({"math", "chem", "ce"})
+"""Of :data:`BRACED_TAGS`, those whose content is text: a formula, written as its TeX source."""
 
 _STRAY_TAG = re.compile(r"</?(?:" + "|".join(HTML_TAGS) + r")\b[^<>\n]*>", re.I)
-_BRACED = re.compile(r"<(" + "|".join(BRACED_TAGS) + r")\b[^<>]*?(?:/>|>.*?</\1\s*>)", re.S | re.I)
+_BRACED = re.compile(r"<(" + "|".join(BRACED_TAGS) + r")\b[^<>]*?(?:/>|>(.*?)</\1\s*>)", re.S | re.I)
 _BRACED_HINT = re.compile("<(?:" + "|".join(BRACED_TAGS) + ")")
 
 
@@ -36,9 +41,35 @@ def strip_stray_tags(text: str) -> str:
 
 
 def cut_braced_tags(wikitext: str) -> str:
-    """``wikitext`` with its closed ``<math>``, ``<chem>``, ``<syntaxhighlight>``, ... elements emptied
-    (``<math/>``): the tag stays where it was, so that a line it opens does not start with the ``;`` or ``:``
-    after it, which would make that line a definition list."""
+    """``wikitext`` with the braces of its closed ``<math>``, ``<chem>``, ``<syntaxhighlight>``, ... elements out of
+    the way of the brace scan: a formula's markup characters and line breaks escaped (:func:`formula_text` reads it
+    back), any other such element emptied (``<score/>``). The tag stays where it was, so that a line it opens does
+    not start with the ``;`` or ``:`` after it, which would make that line a definition list."""
     if "<" not in wikitext or not _BRACED_HINT.search(wikitext):
         return wikitext
-    return _BRACED.sub(lambda match: f"<{match.group(1)}/>", wikitext)
+    return _BRACED.sub(_escaped_or_emptied, wikitext)
+
+
+def _escaped_or_emptied(match: re.Match) -> str:
+    name, content = match.group(1), match.group(2)
+    if name.lower() not in FORMULA_TAGS or not content or not content.strip():
+        return f"<{name}/>"
+    return f"<{name}>{_FORMULA_MARKUP.sub(lambda m: _ESCAPES[m.group()], content)}</{name}>"
+
+
+_ESCAPES = {c: f"&#{ord(c)};" for c in "&{}[]|<>'=~_:;*#"} | {"\n": " ", "\r": " ", "\t": " "}
+_FORMULA_MARKUP = re.compile("[" + re.escape("".join(_ESCAPES)) + "]")
+
+
+def formula_text(escaped: str) -> str:
+    """The TeX source of a formula :func:`cut_braced_tags` escaped, on one line (:func:`separate_brackets`)."""
+    return separate_brackets(" ".join(html.unescape(escaped).split()))
+
+
+def separate_brackets(tex: str) -> str:
+    """A formula with a space inside ``{{``, ``}}``, ``[[``, ``]]``, ``{|`` and ``|}``: left in a text, these are
+    template, link or table debris to the cleaning that follows, and TeX reads ``} }`` as ``}}``."""
+    return _ADJACENT_BRACKETS.sub(r"\1 ", tex)
+
+
+_ADJACENT_BRACKETS = re.compile(r"(\{(?=[{|])|\}(?=\})|\[(?=\[)|\](?=\])|\|(?=\}))")

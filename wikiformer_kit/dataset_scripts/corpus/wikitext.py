@@ -27,7 +27,12 @@ from wikiformer_kit.dataset_scripts.corpus.article import ROOT, Article, Link
 from wikiformer_kit.dataset_scripts.corpus.broken_markup import contain_broken_markup, unstyle
 from wikiformer_kit.dataset_scripts.corpus.disambiguation import is_disambiguation as page_is_disambiguation
 from wikiformer_kit.dataset_scripts.corpus.hatnotes import drop_hatnote_lines
-from wikiformer_kit.dataset_scripts.corpus.leftovers import cut_braced_tags, strip_stray_tags
+from wikiformer_kit.dataset_scripts.corpus.leftovers import (
+    FORMULA_TAGS,
+    cut_braced_tags,
+    formula_text,
+    strip_stray_tags,
+)
 from wikiformer_kit.dataset_scripts.corpus.mediawiki_languages import is_media_link
 from wikiformer_kit.dataset_scripts.corpus.navigation import drop_navigation_lines
 from wikiformer_kit.dataset_scripts.corpus.see_also import (
@@ -78,7 +83,7 @@ _REDIRECT = re.compile(r"^\s*#\s*(?:redirect|weiterleitung|redirection)\s*:?\s*\
 
 DROPPED_TAGS = frozenset(
     {
-        "ref", "references", "gallery", "math", "chem", "ce", "score", "timeline", "imagemap", "graph",
+        "ref", "references", "gallery", "score", "timeline", "imagemap", "graph",
         "mapframe", "maplink", "templatestyles", "table", "syntaxhighlight", "source", "pre", "includeonly",
         "hiero", "inputbox", "categorytree", "charinsert", "indicator", "section", "style", "script",
     }
@@ -342,8 +347,10 @@ class _TokenWalker:
             self.pos += 1
             return
         self.pos += 1
-        target = _Buffer() if name in DROPPED_TAGS else buffer
+        target = _Buffer() if name in DROPPED_TAGS or name in FORMULA_TAGS else buffer
         self.until(target, (T.TagOpenClose,), record_links)
+        if name in FORMULA_TAGS:
+            buffer.write(formula_text("".join(target.parts)))
         while self.peek() is not T.TagCloseClose:
             self.pos += 1  # the closing tag's name
         self.pos += 1

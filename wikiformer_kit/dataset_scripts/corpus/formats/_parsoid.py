@@ -27,6 +27,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from wikiformer_kit.dataset_scripts.corpus.formats._builder import ArticleBuilder, link_target, normalize_space
 from wikiformer_kit.dataset_scripts.corpus.formats._element_text import visible_text, walk_elements
+from wikiformer_kit.dataset_scripts.corpus.leftovers import separate_brackets
 from wikiformer_kit.dataset_scripts.corpus.titles import Namespaces, classify_link, normalize_title
 
 Attributes = dict[str, "str | None"]
@@ -230,7 +231,7 @@ def _is_math(attributes: Attributes, tag: str = "") -> bool:
 
 def math_text(element: LexborNode, attributes: Attributes) -> str:
     """A formula as its alt text: the ``alttext`` of its MathML, else its fallback image's ``alt``;
-    ``{\\displaystyle ...}`` unwrapped."""
+    ``{\\displaystyle ...}`` unwrapped, its brackets as the wikitext reader writes them (:func:`separate_brackets`)."""
     text = attributes.get("alttext") or attributes.get("alt")
     if not text:
         for node in element.css("math, img"):
@@ -240,7 +241,7 @@ def math_text(element: LexborNode, attributes: Attributes) -> str:
                 break
     text = normalize_space(text or "")
     match = _DISPLAYSTYLE.match(text)
-    return normalize_space(match.group(1)) if match else text
+    return separate_brackets(normalize_space(match.group(1)) if match else text)
 
 
 def anchor_text(element: LexborNode) -> str:
