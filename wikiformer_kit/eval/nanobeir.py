@@ -1,21 +1,12 @@
-"""NanoBEIR re-ranking figures as re-ranker model cards on the Hub report them.
+"""NanoBEIR re-ranking figures as re-ranker model cards on the Hub report them: `NanoBEIREvaluator` computes
+sentence-transformers' ``CrossEncoderNanoBEIREvaluator`` figures under its keys (``NanoBEIR_R100_mean_ndcg@10``)
+with the kit's pair scorer.
 
-sentence-transformers' ``CrossEncoderNanoBEIREvaluator`` re-ranks, for each query of each NanoBEIR set, the BM25 top
-``rerank_k`` (the set's ``bm25`` subset) with every judged document added when BM25 missed it, and reports MAP,
-MRR@k and nDCG@k per set (``NanoMSMARCO_R100_ndcg@10``) and their mean over the sets
-(``NanoBEIR_R100_mean_ndcg@10``, the figure cards are compared by), with the BM25 order's own figures beside them
-(``..._base_ndcg@10``). `NanoBEIREvaluator` computes the same figures under the same keys with the kit's pair
-scorer (`eval.rerank.PairScorer`, `ModelScorer`, or a `PassageScorer` for long documents).
-
-These are NOT trec_eval figures, and they differ from the kit's `eval.metrics` on the same run on purpose, to equal
-the cards' numbers: relevance is binary (every qrels row is a positive, whatever its grade); nDCG and MAP are
-scikit-learn's ``ndcg_score`` and ``average_precision_score`` over the candidate list only (ties averaged, the
-ideal ranking made of the positives in that list); with ``always_rerank_positives`` the candidate list holds every
-positive, so a query's figures are bounded by 1 whatever BM25 found; a query with no positive in its list scores 0;
-candidates are matched to positives by their text, as sentence-transformers does; MRR@k is the reciprocal rank of
-the first positive in the top k. The pair scores are ranked after the activation a ``CrossEncoder`` applies to the
-checkpoint's logits (`score_activation`: sigmoid for a one-label model, in float32): near-equal logits can become
-equal there, and scikit-learn averages tied positions, so ranking the raw logits would not give the cards' figures.
+These are NOT trec_eval figures: they differ from `eval.metrics` on the same run on purpose, to equal the cards'
+numbers (binary relevance, scikit-learn's nDCG and AP over the candidate list, positives matched by their text; see
+docs/evaluation.md, "NanoBEIR as model cards report it"). The pair scores are ranked after the activation a
+``CrossEncoder`` applies to the checkpoint's logits (`score_activation`): near-equal logits can become equal there,
+and scikit-learn averages tied positions, so ranking the raw logits would not give the cards' figures.
 """
 
 from __future__ import annotations
@@ -30,21 +21,14 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 NANOBEIR_SETS = {
-    "climatefever": "ClimateFEVER",
-    "dbpedia": "DBPedia",
-    "fever": "FEVER",
-    "fiqa2018": "FiQA2018",
-    "hotpotqa": "HotpotQA",
-    "msmarco": "MSMARCO",
-    "nfcorpus": "NFCorpus",
-    "nq": "NQ",
-    "quoraretrieval": "QuoraRetrieval",
-    "scidocs": "SCIDOCS",
-    "arguana": "ArguAna",
-    "scifact": "SciFact",
-    "touche2020": "Touche2020",
+    name.lower(): name
+    for name in (
+        "ClimateFEVER DBPedia FEVER FiQA2018 HotpotQA MSMARCO NFCorpus NQ QuoraRetrieval SCIDOCS ArguAna SciFact "
+        "Touche2020"
+    ).split()
 }
-"""Short name -> the name in the dataset's split names (``Nano{name}``) and in the result keys."""
+"""Short name (the name lowercased) -> the name in the dataset's split names (``Nano{name}``) and in the result
+keys."""
 
 ARGUMENT_SETS = ("arguana", "touche2020")
 """Left out by default, as sentence-transformers' cross-encoder evaluator does: argument retrieval is another task."""
@@ -103,15 +87,10 @@ def dataset_sets(dataset_id: str | Path) -> list[str]:
 
 def load_subset(dataset_id: str | Path, subset: str, split: str):
     """One subset's split of a NanoBEIR dataset: a Hub id, or a local folder holding the same layout."""
-    from datasets import load_dataset
-
-    from wikiformer_kit.eval.collections.local_dataset import load_local_dataset
+    from wikiformer_kit.eval.collections.local_dataset import load_dataset_at
 
     try:
-        if Path(dataset_id).is_dir():
-            dataset = load_local_dataset(dataset_id, subset, split=split)
-        else:
-            dataset = load_dataset(str(dataset_id), subset, split=split)
+        dataset = load_dataset_at(dataset_id, subset, split)
     except Exception as error:
         raise ValueError(
             f"{dataset_id}: cannot load subset {subset!r} split {split!r} ({type(error).__name__}: {error}); "
@@ -290,17 +269,11 @@ def evaluate_set(
             continue
         reranked.append(ranking_metrics(labels, scores[offset : offset + len(documents)], at_k))
         offset += len(documents)
-    base = [_base_metrics(query, at_k) for query in queries]
-    mrr, ndcg, ap = (float(np.mean(column)) for column in zip(*reranked, strict=True))
-    base_mrr, base_ndcg, base_ap = (float(np.mean(column)) for column in zip(*base, strict=True))
-    return {
-        "map": ap,
-        f"mrr@{at_k}": mrr,
-        f"ndcg@{at_k}": ndcg,
-        "base_map": base_ap,
-        f"base_mrr@{at_k}": base_mrr,
-        f"base_ndcg@{at_k}": base_ndcg,
-    }
+    figures = {}
+    for prefix, rows in (("", reranked), ("base_", [_base_metrics(query, at_k) for query in queries])):
+        mrr, ndcg, ap = (float(np.mean(column)) for column in zip(*rows, strict=True))
+        figures |= {f"{prefix}map": ap, f"{prefix}mrr@{at_k}": mrr, f"{prefix}ndcg@{at_k}": ndcg}
+    return figures
 
 
 class NanoBEIREvaluator:
@@ -316,15 +289,6 @@ class NanoBEIREvaluator:
         always_rerank_positives: add the positives BM25 missed to each query's candidates (the cards' setting).
         aggregate_key: the name of the mean in the keys (``NanoBEIR_R100_mean_ndcg@10``).
         activation: as `score_activation`: ``auto`` gives the cards' figures.
-
-    Example::
-
-        from wikiformer_kit.eval.nanobeir import NanoBEIREvaluator
-        from wikiformer_kit.eval.rerank import PairScorer
-
-        evaluator = NanoBEIREvaluator(["msmarco", "nfcorpus", "nq"])
-        results = evaluator(PairScorer("path/to/checkpoint"))
-        print(results[evaluator.primary_metric])  # NanoBEIR_R100_mean_ndcg@10
     """
 
     def __init__(

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from wikiformer_kit.eval.collections.relevance import grades
+
 
 @dataclass(frozen=True)
 class PaperFigure:
@@ -93,10 +95,7 @@ class CollectionShape:
                 "document ids unlike its",
                 [d for judged in qrels.values() for d in judged if not re.fullmatch(self.document_id, d)],
             ),
-            (
-                "grades it lacks",
-                sorted({g for judged in qrels.values() for g in judged.values()} - set(self.grades)),
-            ),
+            ("grades it lacks", sorted(grades(qrels) - set(self.grades))),
         )
         for what, found in checks:
             if found:
@@ -114,8 +113,8 @@ def describe_qrels(qrels: dict[str, dict[str, int]]) -> str:
     if not qrels:
         return "no judgments"
     document = next(d for judged in qrels.values() for d in judged)
-    grades = sorted({g for judged in qrels.values() for g in judged.values()})
-    return f"{len(qrels):,} judged queries graded {','.join(map(str, grades))}, documents like {document}"
+    graded = ",".join(map(str, sorted(grades(qrels))))
+    return f"{len(qrels):,} judged queries graded {graded}, documents like {document}"
 
 
 def _examples(items, shown: int = 2) -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Collection, Qrels
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
-from wikiformer_kit.eval.collections.local_dataset import load_local_dataset
-from wikiformer_kit.eval.collections.textfile import numbered_lines
+from wikiformer_kit.eval.collections.local_dataset import load_dataset_at
+from wikiformer_kit.eval.collections.textfile import content_lines, numbered_lines
 
 logger = logging.getLogger(__name__)
 
@@ -42,9 +42,7 @@ def read_jsonl(path: str | Path, required: tuple[str, ...]) -> list[dict]:
         CollectionFormatError: a line that is not JSON or lacks a required key, naming the line.
     """
     records = []
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
+    for number, line in content_lines(path):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
@@ -122,20 +120,14 @@ def load_hf_collection(source: str, split: str = "test", name: str | None = None
     ``source`` is a Hub dataset id (``mteb/scifact``) or a local folder with the same configs; the collection is
     named ``name``, else after the last part of ``source``.
     """
-    from datasets import get_dataset_config_names, load_dataset
+    from datasets import get_dataset_config_names
 
-    def load(path: str, config: str | None = None, split: str | None = None):
-        # a local folder: its own files, never rows cached for another folder of the same name
-        if Path(path).is_dir():
-            return load_local_dataset(path, config, split=split)
-        return load_dataset(path, config, split=split)
-
-    corpus = _single_split(load(source, "corpus"), "corpus", source)
-    queries = _single_split(load(source, "queries"), "queries", source)
+    corpus = _single_split(load_dataset_at(source, "corpus"), "corpus", source)
+    queries = _single_split(load_dataset_at(source, "queries"), "queries", source)
     if "default" in get_dataset_config_names(source):
-        qrels_rows = load(source, "default", split=split)
+        qrels_rows = load_dataset_at(source, "default", split)
     else:
-        qrels_rows = load(f"{source}-qrels", split=split)
+        qrels_rows = load_dataset_at(f"{source}-qrels", split=split)
     for dataset, columns, what in (
         (corpus, ("_id", "text"), "corpus"),
         (queries, ("_id", "text"), "queries"),

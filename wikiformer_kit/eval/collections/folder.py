@@ -38,7 +38,7 @@ from wikiformer_kit.eval.collections.smart import (
     read_smart_records,
 )
 from wikiformer_kit.eval.collections.sniff import LAYOUTS, QUERY_NAMES, sniff
-from wikiformer_kit.eval.collections.textfile import numbered_lines
+from wikiformer_kit.eval.collections.textfile import content_lines
 from wikiformer_kit.eval.collections.trec import read_trec_qrels, read_trec_run, read_trec_topics
 from wikiformer_kit.eval.collections.trec_sgml import read_trec_sgml_documents
 
@@ -54,13 +54,12 @@ DOCUMENT_FORMATS = {
 """Kinds of document files -> the format name that picks them in ``FORMAT:PATH``."""
 
 DOCUMENT_READERS = {
-    "smart-documents": read_smart_documents,
     "smart": read_smart_documents,
     "sgml-documents": read_trec_sgml_documents,
     "jsonl-documents": read_jsonl_documents,
     "lisa-documents": read_lisa_documents,
 }
-"""Kinds of document files -> their reader (other document files are TSV)."""
+"""What `sniff` calls document files -> their reader (other document files are TSV)."""
 QUERY_READERS = {
     "topics": read_trec_topics,
     "jsonl-queries": read_jsonl_queries,
@@ -152,10 +151,12 @@ def load_files(
     _check_copies(folder, per_file, kinds, chosen)
     for documents in per_file.values():
         collection.documents.update(documents)
-    _read_queries(folder, kinds, collection, detected)
-    _read_qrels(folder, kinds, collection, detected)
-    if labels and not collection.qrels:  # OpenMatch's positive labels, where no qrels file is beside them
-        collection.qrels = labels
+    queries = _one_file(folder, kinds, QUERY_READERS, "query", detected)
+    for qid, text in (QUERY_READERS[queries[0]](queries[1]) if queries else {}).items():
+        collection.queries.setdefault(qid, text)
+    qrels = _one_file(folder, kinds, QRELS_READERS, "qrels", detected)
+    # OpenMatch's positive labels, where no qrels file is beside them
+    collection.qrels = (_qrels_of(*qrels, kinds) if qrels else {}) or labels
     if per_file and collection.qrels and not (candidates_only and collection.runs):
         _check_judged_coverage(per_file, collection)
     return detected, collection
@@ -260,9 +261,7 @@ def read_tsv_documents(path: str | Path) -> dict[str, str]:
         CollectionFormatError: a line without a tab, naming the line.
     """
     documents = {}
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
+    for number, line in content_lines(path):
         columns = line.rstrip("\r\n").split("\t")
         if len(columns) < 2:
             raise CollectionFormatError(path, "expected 'docid<TAB>text'", number)
@@ -286,9 +285,7 @@ def read_msmarco_top1000(path: str | Path) -> tuple[dict[str, str], dict[str, st
     documents: dict[str, str] = {}
     queries: dict[str, str] = {}
     run: dict[str, dict[str, float]] = {}
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
+    for number, line in content_lines(path):
         fields = line.rstrip("\r\n").split("\t")
         if len(fields) != 4:
             raise CollectionFormatError(path, "expected 'qid<TAB>pid<TAB>query<TAB>passage'", number)
@@ -362,7 +359,7 @@ def _refuse_copies(
 
 
 def _judged_documents(kinds: dict[str, list[Path]]) -> set[str] | None:
-    """The document ids the folder's one qrels file judges (read as `_read_qrels` reads it); ``None`` without
+    """The document ids the folder's one qrels file judges (read as `_qrels_of` reads it); ``None`` without
     exactly one qrels file."""
     files = [(kind, path) for kind in QRELS_READERS for path in kinds.get(kind, [])]
     if len(files) != 1:
@@ -404,24 +401,12 @@ def _one_file(
     return files[0] if files else None
 
 
-def _read_queries(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
-    found = _one_file(folder, kinds, QUERY_READERS, "query", fmt)
-    for qid, text in (QUERY_READERS[found[0]](found[1]) if found else {}).items():
-        collection.queries.setdefault(qid, text)
-
-
-def _read_qrels(folder: Path, kinds: dict[str, list[Path]], collection: Collection, fmt: str) -> None:
-    found = _one_file(folder, kinds, QRELS_READERS, "qrels", fmt)
-    if found:
-        collection.qrels = _qrels_of(*found, kinds)
-
-
 def _qrels_of(kind: str, path: Path, kinds: dict[str, list[Path]]):
     """The qrels of ``path``: JSONL, LISA, SMART (beside SMART files, or three columns) or TREC."""
     if kind != "qrels":
         return QRELS_READERS[kind](path)
     smart = kinds.get("smart-documents") or kinds.get("smart-queries")
-    first = next((line.split() for _, line in numbered_lines(path, errors="replace") if line.strip()), [])
+    first = next((line.split() for _, line in content_lines(path, errors="replace")), [])
     return read_smart_qrels(path) if smart or len(first) == 3 else read_trec_qrels(path)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Collection
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
-from wikiformer_kit.eval.collections.textfile import numbered_lines, read_json
+from wikiformer_kit.eval.collections.textfile import content_lines, read_json
 
 logger = logging.getLogger(__name__)
 
@@ -62,9 +62,7 @@ def read_lecard_queries(path: Path) -> dict[str, str]:
         CollectionFormatError: a line that is not a JSON object with ``ridx`` and ``q`` (file and line named).
     """
     queries = {}
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
+    for number, line in content_lines(path):
         try:
             record = json.loads(line)
             queries[str(record["ridx"])] = str(record["q"])

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Qrels
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
-from wikiformer_kit.eval.collections.textfile import numbered_lines
+from wikiformer_kit.eval.collections.textfile import content_lines, numbered_lines
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def read_lisa_documents(path: str | Path) -> dict[str, str]:
         else:
             documents[docid] = " ".join(" ".join(lines).split())
 
-    for number, line in numbered_lines(path):
+    for number, line in content_lines(path):
         match = DOCUMENT_LINE.match(line)
         if match:
             close()
@@ -65,7 +65,7 @@ def read_lisa_documents(path: str | Path) -> dict[str, str]:
             docid, lines, in_fragment = None, [], False
         elif docid is not None:
             lines.append(line)
-        elif line.strip():
+        else:
             if not in_fragment:
                 outside.append(number)
             outside_lines += 1
@@ -93,10 +93,8 @@ def read_lisa_queries(path: str | Path) -> dict[str, str]:
     """
     queries: dict[str, str] = {}
     qid, lines, opened = None, [], 0
-    for number, line in numbered_lines(path):
+    for number, line in content_lines(path):
         if qid is None:
-            if not line.strip():
-                continue
             if not line.strip().isdecimal():
                 raise CollectionFormatError(path, f"expected a query number, got {line.strip()[:40]!r}", number)
             qid, lines, opened = str(int(line)), [], number

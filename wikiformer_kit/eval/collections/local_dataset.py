@@ -24,3 +24,12 @@ def load_local_dataset(folder: str | Path, config: str | None = None, split: str
     module = type(builder).__module__.rsplit(".", 1)[-1]  # the packaged builder: parquet, json, csv, ...
     features = builder.info.features
     return load_dataset(module, data_files=files, split=split, **({"features": features} if features else {}))
+
+
+def load_dataset_at(source: str | Path, config: str | None = None, split: str | None = None):
+    """`load_local_dataset` of a local folder, else ``load_dataset(source, config, split=split)`` of a Hub id."""
+    if Path(source).is_dir():
+        return load_local_dataset(source, config, split)
+    from datasets import load_dataset
+
+    return load_dataset(str(source), config, split=split)

@@ -1,18 +1,11 @@
 """MS MARCO Document ranking's corpus as distributed: ``msmarco-docs.tsv`` (``docid<TAB>url<TAB>title<TAB>body``,
-22 GB) with ``msmarco-docs-lookup.tsv`` (``docid<TAB>offset_in_trec<TAB>offset_in_tsv``: where each document's line
-starts in ``msmarco-docs.trec`` and in ``msmarco-docs.tsv``), each plain or ``.gz``.
+22 GB) with ``msmarco-docs-lookup.tsv`` (``docid<TAB>offset_in_trec<TAB>offset_in_tsv``), each plain or ``.gz``.
 
-Only the documents a collection needs (its candidates) are read, so memory follows the candidates, not the corpus:
-with the lookup and a plain TSV each wanted line is read where the lookup puts it (a seek, one line); a ``.gz`` TSV
-(whose offsets are not seekable) or one without a lookup is streamed once, keeping only the wanted lines. A
-document's text is its title and body (the URL left out), whitespace collapsed, as `read_tsv_documents` reads them;
-a body's own tabs (more than four fields) stay in the body.
-
-The lookup must match the documents: each offset used must start a line holding the document it names (checked at
-the seek, and for a streamed corpus against where each document's line starts), else the lookup is refused, named
-with its line. A lookup row that is not ``docid<TAB>offset<TAB>offset`` is refused the same way; a candidate the
-lookup has no row for is named in a warning (it is not read). Files are UTF-8 (a byte-order mark is allowed; UTF-16
-is refused, as offsets count bytes), and a truncated ``.gz`` is refused by name.
+Only the candidates' documents are read, so memory follows the candidates, not the corpus: with the lookup and a
+plain TSV, a seek to each wanted line; a ``.gz`` TSV (not seekable) or one without a lookup, streamed once. The
+lookup must match the documents (checked at the seek, or against where each streamed line starts), else it is
+refused naming its line; offsets count bytes, so UTF-16 is refused (docs/evaluation.md and docs/reliability.md
+give the layouts and every message).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Qrels, Run
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
-from wikiformer_kit.eval.collections.textfile import numbered_lines
+from wikiformer_kit.eval.collections.textfile import content_lines
 
 logger = logging.getLogger(__name__)
 
@@ -41,9 +41,7 @@ def read_openmatch_candidates(path: str | Path) -> tuple[dict[str, str], dict[st
     labels: Qrels = {}
     conflicts: list[str] = []
     null_texts: list[str] = []
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
+    for number, line in content_lines(path):
         record, query_id, doc_id = _record(path, line, number)
         for kind, key, texts in (("query", query_id, queries), ("document", doc_id, documents)):
             text = _text(path, record["query" if kind == "query" else "doc"], f"{kind} {key!r}", number)

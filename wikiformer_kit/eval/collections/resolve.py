@@ -101,19 +101,6 @@ def load_collection(spec: str, relevance_level: int | None = None) -> Collection
 def _finished(collection: Collection, folder: Path | None, relevance_level: int | None) -> Collection:
     """The collection with its name and relevance level (from ``collection.json`` in ``folder`` when there is
     one), its summary logged and its problems warned about."""
-    _apply_metadata(collection, folder, relevance_level)
-    logger.info("%s", collection.summary())
-    collection.log_problems()
-    return collection
-
-
-def _is_hf_folder(folder: Path) -> bool:
-    readme = folder / "README.md"
-    has_configs = readme.exists() and re.search(r"^configs:", readme.read_text(encoding="utf-8"), re.M)
-    return bool(has_configs) or any(folder.rglob("*.parquet"))
-
-
-def _apply_metadata(collection: Collection, folder: Path | None, relevance_level: int | None) -> None:
     metadata_path = folder / "collection.json" if folder else None
     stated = None
     if metadata_path and metadata_path.exists():
@@ -124,6 +111,15 @@ def _apply_metadata(collection: Collection, folder: Path | None, relevance_level
     if relevance_level is not None:
         stated = relevance_level, "from --relevance-level"
     collection.relevance_level, collection.relevance_source = stated or default_relevance_level(collection.qrels)
+    logger.info("%s", collection.summary())
+    collection.log_problems()
+    return collection
+
+
+def _is_hf_folder(folder: Path) -> bool:
+    readme = folder / "README.md"
+    has_configs = readme.exists() and re.search(r"^configs:", readme.read_text(encoding="utf-8"), re.M)
+    return bool(has_configs) or any(folder.rglob("*.parquet"))
 
 
 def _read_metadata(path: Path) -> dict:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Qrels
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
-from wikiformer_kit.eval.collections.textfile import numbered_lines, read_text
+from wikiformer_kit.eval.collections.textfile import content_lines, read_text
 
 CRANFIELD_GAINS = {1: 4, 2: 3, 3: 2, 4: 1, -1: 0}
 """Cleverdon's relevance codes (1 = most relevant, -1 = of no interest) -> TREC-style gains."""
@@ -82,11 +82,7 @@ def read_smart_qrels(path: str | Path) -> Qrels:
     Raises:
         CollectionFormatError: a line that fits none of these layouts, naming the line.
     """
-    rows = []
-    for number, line in numbered_lines(path):
-        fields = line.split()
-        if fields:
-            rows.append((number, fields))
+    rows = [(number, line.split()) for number, line in content_lines(path)]
     if not rows:
         raise CollectionFormatError(path, "empty qrels file")
     widths = {len(fields) for _, fields in rows}

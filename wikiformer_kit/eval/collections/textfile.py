@@ -32,6 +32,11 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codec
 
 
 _DECOMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_STREAM_DECOMPRESSORS = {
+    ".gz": lambda: zlib.decompressobj(16 + zlib.MAX_WBITS),
+    ".bz2": bz2.BZ2Decompressor,
+    ".xz": lzma.LZMADecompressor,
+}
 
 
 def open_binary(path: str | Path, on_bytes: Callable[[int], object] | None = None) -> BinaryIO:
@@ -98,7 +103,7 @@ def read_head(path: str | Path, size: int = 8192) -> bytes:
 
 
 def _decompressed_head(raw: BinaryIO, suffix: str, size: int) -> bytes:
-    decompressor = _decompressor(suffix)
+    decompressor = _STREAM_DECOMPRESSORS[suffix]()
     head = b""
     try:
         while len(head) < size and (data := raw.read(4096)):
@@ -106,16 +111,10 @@ def _decompressed_head(raw: BinaryIO, suffix: str, size: int) -> bytes:
                 head += decompressor.decompress(data)
                 data = b""
                 if decompressor.eof:  # one member ends; another may follow (concatenated .gz files)
-                    data, decompressor = decompressor.unused_data, _decompressor(suffix)
+                    data, decompressor = decompressor.unused_data, _STREAM_DECOMPRESSORS[suffix]()
     except (*DAMAGE_ERRORS, ValueError):
         pass  # the head decompressed before the damage
     return head[:size]
-
-
-def _decompressor(suffix: str):
-    if suffix == ".gz":
-        return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    return bz2.BZ2Decompressor() if suffix == ".bz2" else lzma.LZMADecompressor()
 
 
 def _raw_head(path: str | Path, size: int) -> bytes:
@@ -194,3 +193,8 @@ def numbered_lines(path: str | Path, errors: str = "strict") -> Iterator[tuple[i
         raise CollectionFormatError(path, f"not text in the expected encoding ({error.reason})", number) from None
     except DAMAGE_ERRORS as error:
         raise CollectionFormatError(path, f"cannot be read to the end: {damaged(error)}", number + 1) from None
+
+
+def content_lines(path: str | Path, errors: str = "strict") -> Iterator[tuple[int, str]]:
+    """`numbered_lines` without the blank ones."""
+    return ((number, line) for number, line in numbered_lines(path, errors) if line.strip())

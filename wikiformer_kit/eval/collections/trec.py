@@ -15,7 +15,7 @@ from pathlib import Path
 
 from wikiformer_kit.eval.collections.collection import Qrels, Run
 from wikiformer_kit.eval.collections.errors import CollectionFormatError
-from wikiformer_kit.eval.collections.textfile import numbered_lines, read_text
+from wikiformer_kit.eval.collections.textfile import content_lines, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -33,10 +33,8 @@ def read_trec_qrels(path: str | Path) -> Qrels:
     """
     qrels: Qrels = {}
     repeated = 0
-    for number, line in numbered_lines(path):
+    for number, line in content_lines(path):
         fields = line.split()
-        if not fields:
-            continue
         if len(fields) != 4:
             raise CollectionFormatError(path, f"expected 4 fields 'qid iter docid grade', got {line.strip()!r}", number)
         qid, _, docid, grade = fields
@@ -99,10 +97,8 @@ def read_trec_run(path: str | Path) -> Run:
     run: Run = {}
     duplicates: list[int] = []
     width = None
-    for number, line in numbered_lines(path):
+    for number, line in content_lines(path):
         fields = line.split()
-        if not fields:
-            continue
         width = width or len(fields)
         if width not in (3, 5, 6) or len(fields) != width:
             raise CollectionFormatError(

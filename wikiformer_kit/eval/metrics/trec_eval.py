@@ -39,8 +39,7 @@ class Evaluation:
     @property
     def query_ids(self) -> list[str]:
         """The query ids averaged over (sorted)."""
-        first = next(iter(self.per_query.values()), {})
-        return sorted(first)
+        return sorted(next(iter(self.per_query.values()), {}))
 
     def means(self) -> dict[str, float]:
         """measure name -> mean over the evaluated queries."""

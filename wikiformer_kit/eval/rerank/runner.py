@@ -284,10 +284,8 @@ def rerank_run(
     scorer = with_long_documents(scorer, long_documents)
     window = _window_size(scorer, window)
     ids = list(query_ids if query_ids is not None else candidates)
-    run: Run = {}
-    for finished in _reranked_windows(collection, candidates, ids, depth, scorer, window, progress):
-        run.update(finished)
-    return run
+    windows = _reranked_windows(collection, candidates, ids, depth, scorer, window, progress)
+    return {qid: ranking for finished in windows for qid, ranking in finished}
 
 
 def rerank(
