@@ -491,3 +491,19 @@ def test_inline_maintenance_tags_are_left_out(tmp_path):
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     (article,) = list(enterprise_html.read(path, ReaderOptions(language="fr")))
     assert article.abstract == "La ville compte 30 000 habitants et plusieurs musées. Le 1er mai, la fête[note]."
+
+
+def test_infoboxes_named_by_version_are_left_out(tmp_path):
+    # frwiki's infobox v3 is a div (its tables go with the table rule, its header would not): the abstract of a
+    # French year page was "Chronologies"
+    body = (
+        '<section data-mw-section-id="0"><div class="infobox_v3 noarchive"><div class="entete">Chronologies</div>'
+        "<table><caption>Décennies</caption><tr><td>1990</td></tr></table></div>"
+        '<div class="infobox_v3 large taxobox_v3 zoologie"><div class="entete">Araignée</div></div>'
+        "<p>L'année <b>1999</b> est une année commune.</p></section>"
+    )
+    record = {"name": "1999", "identifier": 9, "in_language": {"identifier": "fr"}, "article_body": {"html": body}}
+    path = tmp_path / "part.ndjson"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (article,) = list(enterprise_html.read(path, OPTIONS))
+    assert article.abstract == "L'année 1999 est une année commune."

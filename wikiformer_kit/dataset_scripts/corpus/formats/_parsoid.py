@@ -44,6 +44,9 @@ _DROPPED_CLASSES = {
     "mw-editsection", "mw-empty-elt", "thumb", "gallery", "toc", "mw-kartographer-maplink", "mwe-math-mathml-inline",
     "mwe-math-mathml-display",
 }  # fmt: skip
+_BOX_CLASS = re.compile(r"(?:^|\s)(?:infobox|taxobox)_")
+"""Infoboxes of the wikis that name them by version: French ``infobox_v3``, ``taxobox_v3`` (a ``div`` whose header,
+"Chronologies" on a year page, would otherwise open the abstract), ``infobox_v2``."""
 _DROPPED_ROLES = {"note", "navigation"}
 _DROPPED_TYPEOF = ("mw:File", "mw:Image", "mw:Extension/ref", "mw:Extension/references", "mw:Extension/gallery",
                    "mw:Extension/templatestyles", "mw:Extension/graph", "mw:Extension/timeline",
@@ -211,7 +214,7 @@ def is_dropped(attributes: Attributes, tag: str = "") -> bool:
     if tag in _DROPPED_TAGS:
         return True
     classes = attributes.get("class")
-    if classes and not _DROPPED_CLASSES.isdisjoint(classes.split()):
+    if classes and (not _DROPPED_CLASSES.isdisjoint(classes.split()) or _BOX_CLASS.search(classes)):
         return True
     if attributes.get("role") in _DROPPED_ROLES:
         return True
