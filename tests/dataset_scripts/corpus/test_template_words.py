@@ -77,6 +77,10 @@ def test_a_wrapper_keeps_the_text_it_flags(language, wikitext, kept):
         ("ja", "哲学は多義語である{{要出典|date=2020年1月}}。"),
         ("en", "the {{Color box|#FF0000}} line"),
         ("en", "a {{shy}}word"),
+        ("hy", "{{Դրոշ|Արցախ}} [[Արցախ]]"),  # the flag alone: the name is the link beside it
+        ("hy", "անհայտ է{{Ն|Թումանյանի ընտանիքի արխիվում}}։"),  # a footnote
+        ("bn", "দেখুন {{বই উদ্ধৃতি|title=x|year=2001}} এখানে"),
+        ("mr", "यातूनच topology{{मराठी शब्द सुचवा}} आणि"),
     ],
 )
 def test_a_template_that_shows_no_words_is_not_reported_as_cut(language, wikitext):
@@ -105,6 +109,12 @@ def test_a_template_that_shows_no_words_is_not_reported_as_cut(language, wikitex
         ("vi", "{{Tính đến|2006}}, thành phố", "Tính đến năm 2006, thành phố"),
         ("el", "το {{ΔΦΑ|/pʰ/}} είναι", "το /pʰ/ είναι"),
         ("uk", "син {{ГР|Вишеслав Вол}}", "син Вишеслав Вол"),
+        # bn, hy and mr, from their dumps: an area, a sound, member lists, a quotation
+        ("bn", "এই শহরের মোট আয়তন {{রূপান্তর|306|km2|sqmi|lk=out|abbr=}}।", "মোট আয়তন 306 km2।"),
+        ("bn", "ব্যঞ্জন {{আধ্বব|[ɕ]}}-এর জন্য", "ব্যঞ্জন [ɕ]-এর জন্য"),
+        ("bn", "* {{পতাকা|ফিজি}}", "ফিজি"),
+        ("hy", "Հյուսիս-արևելք՝ {{Դրոշավորում|Վրաստան}}", "Վրաստան"),
+        ("hy", "գրում է․{{Քաղվածք|Հավլաբարում բազազ Մուրադյանի|}}", "գրում է․Հավլաբարում բազազ Մուրադյանի"),
     ],
 )
 def test_country_date_and_sound_templates_render_their_words(language, wikitext, shown):
