@@ -64,6 +64,10 @@ def test_a_template_that_renders_no_words_is_counted_as_cut_not_as_rendered():
         ("ja", "哲学は{{要出典|範囲=多くの意味を持つ多義語である|date=2020年1月}}。", "多くの意味を持つ多義語である"),
         ("fr", "Il est {{référence souhaitée|le premier à le dire}}.", "le premier à le dire"),
         ("en", "It was {{citation needed span|text=the first bridge|date=May 2020}}.", "the first bridge"),
+        # ja P2P, テレビ局 and 日本語 pages: a "when?" range, a block kept together, an accent mark over a kana
+        ("ja", "また{{いつ範囲| date=2020年5月|ここ数年}}、商用的にも", "またここ数年、商用的にも"),
+        ("ja", "- {{inline-block|加盟は[[久光製薬]]の本社がある}}", "加盟は[[久光製薬]]の本社がある"),
+        ("ja", "「た{{下げ核|ま}}ごが」のように", "「たまごが」のように"),
     ],
 )
 def test_a_wrapper_keeps_the_text_it_flags(language, wikitext, kept):
