@@ -24,12 +24,11 @@ import yaml
 from wikiformer_kit.benchmarks.common import ENWIKI_SAMPLE, SHARED_DATA, TASKS, build_task_datasets
 from wikiformer_kit.benchmarks.device import add_device_arguments, describe, resolve_device
 from wikiformer_kit.eval.collections import Collection, Run, write_trec_run
-from wikiformer_kit.eval.collections.trec import ranked
-from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
 from wikiformer_kit.eval.metrics import evaluate_run
 from wikiformer_kit.eval.report import compare
 from wikiformer_kit.eval.rerank import PairScorer, fuse_run, rerank, tune_fusion
 from wikiformer_kit.eval.splits import load_collection_part, same_source, split_spec
+from wikiformer_kit.training.evaluation import first_stage_candidates
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -126,17 +125,6 @@ def train(variant: Variant, args: argparse.Namespace, tasks_dir: Path, config: d
     return points + [(args.steps, out)]
 
 
-def first_stage(name: str, collection: Collection, query_ids: list[str], depth: int) -> Run:
-    """The collection's own BM25 run (DL20) or bm25s with its defaults (stemming, stopwords)."""
-    if collection.runs:
-        run = collection.default_run()
-    else:
-        run = BM25Retriever(collection.documents, BM25Options()).retrieve(
-            collection.queries, k=depth, query_ids=query_ids
-        )
-    return {qid: dict(ranked(run[qid])[:depth]) for qid in query_ids if qid in run}
-
-
 @dataclass
 class Bench:
     """The collections, their BM25 candidates, and every system's per-query values."""
@@ -163,12 +151,12 @@ class Bench:
         results: dict[str, dict] = {}
         for name, (collection, query_ids, candidates) in self.collections.items():
             qrels = {q: collection.qrels[q] for q in query_ids}
-            evaluations = {"BM25": evaluate_run(candidates, qrels, [MEASURE], collection.relevance_level)}
-            for system, runs in rows.items():
-                for kind in ("raw", "fused"):
-                    evaluations[f"{system} ({kind})"] = evaluate_run(
-                        runs[name][kind], qrels, [MEASURE], collection.relevance_level
-                    )
+            runs = {"BM25": candidates} | {
+                f"{system} ({kind})": row[name][kind] for system, row in rows.items() for kind in ("raw", "fused")
+            }
+            evaluations = {
+                label: evaluate_run(run, qrels, [MEASURE], collection.relevance_level) for label, run in runs.items()
+            }
             reference = "BM25" if len(query_ids) > 1 else None  # a paired test needs two queries
             comparison = compare(
                 name, evaluations, [MEASURE], reference, permutations=self.args.permutations, seed=self.args.seed
@@ -183,10 +171,8 @@ class Bench:
                 for kind in ("raw", "fused"):
                     key = f"{system} ({kind})"
                     value, base = result["means"][key][MEASURE], result["means"]["BM25"][MEASURE]
-                    mark = ""
-                    if result["p_values"].get(key, {}).get(MEASURE, 1.0) < 0.05:
-                        mark = " ▲" if value > base else " ▼"
-                    cells.append(f"{value:.4f}{mark}")
+                    significant = result["p_values"].get(key, {}).get(MEASURE, 1.0) < 0.05
+                    cells.append(f"{value:.4f}" + ((" ▲" if value > base else " ▼") if significant else ""))
             lines.append(f"| {system} | " + " | ".join(cells) + " |")
         out = Path(self.args.output_dir) / "tables"
         out.mkdir(parents=True, exist_ok=True)
@@ -230,7 +216,7 @@ def load_collections(
         collection = load_collection_part(spec, relevance_level=level)
         collection.name = name
         query_ids = collection.judged_query_ids()[: args.max_queries]
-        candidates = first_stage(name, collection, query_ids, args.depth)
+        candidates = first_stage_candidates(collection, query_ids, args.depth)[1]
         write_trec_run(candidates, runs_dir / name / "bm25.run", tag="bm25")
         found[name] = (collection, query_ids, candidates)
     return found
@@ -243,7 +229,7 @@ def choose_fusion(args: argparse.Namespace, checkpoint: Path) -> tuple[str, floa
         return args.fusion, args.alpha
     dev = load_collection_part(args.tune_on)
     query_ids = dev.judged_query_ids()
-    candidates = first_stage("dev", dev, query_ids, args.depth)
+    candidates = first_stage_candidates(dev, query_ids, args.depth)[1]
     scorer = PairScorer(str(checkpoint), args.max_length, args.batch_size, args.device)
     raw = rerank(dev, candidates, scorer, Path(args.output_dir) / "runs" / "dev" / "all_tasks.run", query_ids=query_ids)
     choice = tune_fusion(

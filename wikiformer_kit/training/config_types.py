@@ -155,7 +155,5 @@ def _plural(annotation: Any) -> str:
 
 
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
     names = {bool: "a bool", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a mapping"}
     return names.get(type(value), f"a {type(value).__name__}")

@@ -32,12 +32,9 @@ class Task:
     positive removed). Rows without a usable group were dropped by a cached filter in :func:`load_task`.
 
     Args:
-        name: the task's name in the logs.
         rows: the usable rows (a ``datasets.Dataset``; ``None`` for a task used only for its settings).
         candidates_are_queries: True when the candidates are queries and the fixed side is the document (RWI).
-        query_max_length: tokens kept of the query side.
-        doc_max_length: tokens kept of the document side.
-        weight: sampling weight.
+        query_max_length, doc_max_length: tokens kept of the query and the document side.
         fixed_column: ``query`` or ``document`` (RWI).
         negatives_column: ``negatives`` (a list) or ``negative`` (one text, MS MARCO triples).
     """
@@ -229,9 +226,7 @@ class TaskMixtureSampler(Sampler):
     permutation per task (4 bytes a row below 2**31 rows); the task draws are made in blocks as the epoch goes.
 
     Args:
-        task_sizes: number of rows per task.
-        weights: sampling weight per task.
-        seed: the run's seed.
+        task_sizes, weights: the number of rows and the sampling weight of each task.
         mixture: ``weights`` (each slot's task drawn with ``weights``) or ``proportional`` (all rows shuffled
             together, each once per epoch; ``weights`` unused).
     """
@@ -294,7 +289,6 @@ class GroupDataset(Dataset):
     memory-mapped data instead of copies of it.
 
     Args:
-        tasks: the loaded tasks.
         group_size: candidates per group (positive + up to ``group_size - 1`` negatives).
         seed: the run's seed; with the key it fixes which negatives a group gets.
         mixture: how the sampler mixes the tasks (``weights`` or ``proportional``, see :class:`TaskMixtureSampler`).

@@ -31,10 +31,8 @@ class RerankEvalSet:
     """A zero-shot re-ranking set: a collection, its first-stage candidates and the queries evaluated.
 
     Args:
-        collection: the collection (documents, queries, qrels, relevance level), as ``eval`` loads it.
         candidates: the first-stage run, cut to ``depth`` per query.
         query_ids: the judged queries evaluated (all of them unless ``eval_max_queries``).
-        name: the collection's name.
         first_stage: the first stage's name (the collection's own run, or ``bm25``).
         fusion: ``(method, alpha)`` for the fused figures (``fused_ndcg@10``), or None.
     """
@@ -80,16 +78,7 @@ def load_eval_set(
     query_ids = collection.judged_query_ids()[:max_queries]
     if not query_ids:
         raise ValueError(f"evaluation collection {spec}: no judged query has a text")
-    if collection.runs:
-        first_stage, run = next(iter(collection.runs.items()))
-    else:
-        from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
-
-        first_stage = "bm25"
-        run = BM25Retriever(collection.documents, BM25Options()).retrieve(
-            collection.queries, k=depth, query_ids=query_ids
-        )
-    candidates = {qid: dict(ranked(run[qid])[:depth]) for qid in query_ids if qid in run}
+    first_stage, candidates = first_stage_candidates(collection, query_ids, depth)
     if fusion is not None:
         try:
             check_first_stage_scores(candidates, first_stage)
@@ -97,6 +86,19 @@ def load_eval_set(
             logger.warning("%s: no fused figures during training (%s)", spec, error)
             fusion = None
     return RerankEvalSet(collection, candidates, query_ids, collection.name, first_stage, fusion)
+
+
+def first_stage_candidates(collection: Collection, query_ids: list[str], depth: int) -> tuple[str, Run]:
+    """The first stage's name and the top ``depth`` candidates of ``query_ids`` from the collection's own run, else
+    from BM25 (bm25s with its defaults: stemming, stopwords)."""
+    if collection.runs:
+        first_stage, run = next(iter(collection.runs.items()))
+    else:
+        from wikiformer_kit.eval.first_stage import BM25Options, BM25Retriever
+
+        first_stage = "bm25"
+        run = BM25Retriever(collection.documents, BM25Options()).retrieve(collection.queries, depth, query_ids)
+    return first_stage, {qid: dict(ranked(run[qid])[:depth]) for qid in query_ids if qid in run}
 
 
 @dataclass

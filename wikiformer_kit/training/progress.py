@@ -23,8 +23,6 @@ class PlainProgressCallback(TrainerCallback):
     a resumed run's ETA is not flattered by the steps it skipped.
 
     Args:
-        every_steps: a line every this many optimizer steps (0: by time only).
-        every_seconds: a line when this many seconds have passed since the last (0: by steps only).
         stream: where the lines go (default: ``sys.stdout`` at the time of each line).
         clock: the time source (seconds).
         after_bar: start each line on a line of its own: a progress bar, which ends its text without a newline,

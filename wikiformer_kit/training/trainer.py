@@ -355,55 +355,52 @@ class WikiformerTrainer(Trainer):
         """
         self.check_finite("write a model card for")
         if not self.is_world_process_zero():
-            return None
-        context = dict(self.card_context)
+            return
+        evaluation = nanobeir = None
         if isinstance(self.eval_dataset, NanoBEIREvalSet):
-            return self._write_card(context, None, self._nanobeir_record())
-        evaluations = [log for log in self.state.log_history if "eval_ndcg@10" in log]
-        kept = [log for log in evaluations if log["step"] == self.state.best_global_step] or evaluations[-1:]
-        evaluation = None
-        if kept and isinstance(self.eval_dataset, RerankEvalSet):
-            level = self.eval_dataset.relevance_level
-            measures = {
-                "nDCG@10": kept[0]["eval_ndcg@10"],
-                "RR@10" if level <= 1 else f"RR(rel={level})@10": kept[0]["eval_mrr@10"],
-            }
+            nanobeir = self._nanobeir_record()
+        elif isinstance(self.eval_dataset, RerankEvalSet) and (kept := self._kept_evaluation("eval_ndcg@10")):
+            name, level = self.eval_dataset.name, self.eval_dataset.relevance_level
+            rr = "RR@10" if level <= 1 else f"RR(rel={level})@10"
             evaluation = Evaluation(
-                self.eval_dataset.name,
-                self.eval_dataset.name,
-                {"this model": measures},
+                name,
+                name,
+                {"this model": {"nDCG@10": kept["eval_ndcg@10"], rr: kept["eval_mrr@10"]}},
                 "this model",
                 level if level > 1 else None,
-                note=f"zero-shot re-ranking during training, at step {kept[0]['step']}",
-                # the kept checkpoint was chosen on these queries: a selection figure, not a result
-                chosen_on="the checkpoint" if self.args.load_best_model_at_end else "",
+                note=f"zero-shot re-ranking during training, at step {kept['step']}",
+                chosen_on=self._chosen_on(),
             )
-        return self._write_card(context, evaluation, None)
-
-    def _write_card(self, context: dict, evaluation, nanobeir) -> None:
         write_model_card(
             self.args.output_dir,
             CardInputs(
                 repo_id=self.args.hub_model_id or Path(self.args.output_dir).name,
-                base_model=context.get("base_model", ""),
-                training_datasets=context.get("training_datasets", []),
-                recipe=context.get("recipe", {}),
+                base_model=self.card_context.get("base_model", ""),
+                training_datasets=self.card_context.get("training_datasets", []),
+                recipe=self.card_context.get("recipe", {}),
                 max_length=max_pair_length(self.model.config),
                 evaluation=evaluation,
                 nanobeir=nanobeir,
             ),
         )
-        return None
+
+    def _kept_evaluation(self, key: str) -> dict | None:
+        """The evaluation log holding ``key`` of the kept checkpoint (the best one, else the last); None before any."""
+        evaluations = [log for log in self.state.log_history if key in log]
+        kept = [log for log in evaluations if log["step"] == self.state.best_global_step] or evaluations[-1:]
+        return kept[0] if kept else None
+
+    def _chosen_on(self) -> str:
+        # the kept checkpoint was chosen on the dev queries: a selection figure, not a result
+        return "the checkpoint" if self.args.load_best_model_at_end else ""
 
     def _nanobeir_record(self):
         """The kept checkpoint's NanoBEIR figures from the evaluation logs (None before any evaluation)."""
         from wikiformer_kit.eval.nanobeir_report import NanoBEIRRecord
 
         evaluator = self.eval_dataset.evaluator
-        primary = f"eval_{evaluator.primary_metric}"
-        evaluations = [log for log in self.state.log_history if primary in log]
-        kept = [log for log in evaluations if log["step"] == self.state.best_global_step] or evaluations[-1:]
-        if not kept:
+        kept = self._kept_evaluation(f"eval_{evaluator.primary_metric}")
+        if kept is None:
             return None
         return NanoBEIRRecord(
             model=self.args.hub_model_id or Path(self.args.output_dir).name,
@@ -412,10 +409,9 @@ class WikiformerTrainer(Trainer):
             rerank_k=evaluator.rerank_k,
             at_k=evaluator.at_k,
             always_rerank_positives=evaluator.always_rerank_positives,
-            results={key.removeprefix("eval_"): value for key, value in kept[0].items() if key.startswith("eval_Nano")},
-            # the kept checkpoint was chosen on these queries: a selection figure, not a result
-            chosen_on="the checkpoint" if self.args.load_best_model_at_end else "",
-            settings={"step": kept[0]["step"], "max_length": self.eval_max_length},
+            results={key.removeprefix("eval_"): value for key, value in kept.items() if key.startswith("eval_Nano")},
+            chosen_on=self._chosen_on(),
+            settings={"step": kept["step"], "max_length": self.eval_max_length},
         )
 
 

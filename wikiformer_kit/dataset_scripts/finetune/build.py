@@ -20,26 +20,19 @@ from wikiformer_kit.eval.splits import split_spec
 logger = logging.getLogger(__name__)
 
 
-def source_record(source: Source) -> str:
-    """The source as a path that is the same from any working directory (a resumed run must name the same one)."""
+def recorded_source(source: Source) -> tuple[str, dict[str, list[int]]]:
+    """The source as a path that is the same from any working directory (a resumed run must name the same one), and
+    the size and time of every local file it reads (none for a Hub id or an ``irds:`` collection)."""
     if source.triples is not None:
-        return f"triples:{source.triples.resolve()}"
+        return f"triples:{source.triples.resolve()}", file_states([source.triples])
     base, part = split_spec(source.spec)
-    prefix, colon, rest = base.partition(":")
+    prefix, colon, path = base.partition(":")
     if colon and not Path(base).exists():  # FORMAT:PATH
-        base = f"{prefix}:{Path(rest).resolve() if Path(rest).exists() else rest}"
-    elif Path(base).exists():
-        base = str(Path(base).resolve())
-    return base + (f"#{part}" if part else "")
-
-
-def source_files(source: Source) -> dict[str, list[int]]:
-    """The size and time of every local file the source reads (none for a Hub id or an ``irds:`` collection)."""
-    if source.triples is not None:
-        return file_states([source.triples])
-    base, _ = split_spec(source.spec)
-    prefix, colon, rest = base.partition(":")
-    return file_states([rest if colon and not Path(base).exists() else base])
+        prefix += ":"
+    else:
+        prefix, path = "", base
+    resolved = str(Path(path).resolve()) if Path(path).exists() else path
+    return prefix + resolved + (f"#{part}" if part else ""), file_states([path])
 
 
 def build_groups(
@@ -74,9 +67,10 @@ def build_groups(
         if not query_ids:
             raise ValueError(f"{source.spec}: no judged query with a text; nothing to mine")
         shards = math.ceil(len(query_ids) / options.shard_queries)
+    recorded, inputs = recorded_source(source)
     record = {
-        "source": source_record(source),
-        "inputs": source_files(source),
+        "source": recorded,
+        "inputs": inputs,
         "options": options.to_dict(),
         "shards": shards,
     }

@@ -20,10 +20,8 @@ class MiningOptions:
         num_negatives: negatives kept per group (at most; fewer when the window holds fewer).
         sampling: ``random`` (a seeded draw from the window) or ``top`` (the best-ranked of the window).
         seed: the seed of the random draw; with the query and positive ids it fixes every group.
-        k1: BM25 k1 (bm25s default 1.5).
-        b: BM25 b (bm25s default 0.75).
-        stemmer: BM25's Snowball language, or None.
-        stopwords: BM25's stopwords: a bm25s language, a file, or None.
+        k1, b: BM25's (bm25s defaults 1.5 and 0.75).
+        stemmer, stopwords: BM25's Snowball language and stopwords (a bm25s language or a file), or None.
         filter_model: a cross-encoder (a folder or Hub id) that scores the positive and each candidate; None for no
             false-negative filter.
         absolute_margin: a candidate is dropped unless ``positive score - candidate score >= absolute_margin``.

@@ -43,10 +43,8 @@ def _summary(values: Iterable[int]) -> dict[str, int]:
 
 
 def _merge(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
-    if not a.get("count"):
-        return dict(b)
-    if not b.get("count"):
-        return dict(a)
+    if not (a.get("count") and b.get("count")):
+        return dict(a if a.get("count") else b)
     return {
         "count": a["count"] + b["count"],
         "total": a["total"] + b["total"],

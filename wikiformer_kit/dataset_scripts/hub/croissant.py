@@ -14,45 +14,26 @@ import pyarrow as pa
 from wikiformer_kit import __version__
 from wikiformer_kit.dataset_scripts.hub.viewer import card_of, configs_of
 
-CONTEXT = {
+TERMS = (
+    "@language @vocab citeAs column conformsTo cr rai data dataType dct equivalentProperty examples extract field "
+    "fileProperty fileObject fileSet format includes isLiveDataset jsonPath key md5 parentField path recordSet "
+    "references regex repeated replace samplingRate sc separator source subField transform"
+).split()
+SPECIAL_TERMS = {
     "@language": "en",
     "@vocab": "https://schema.org/",
-    "citeAs": "cr:citeAs",
-    "column": "cr:column",
     "conformsTo": "dct:conformsTo",
     "cr": "http://mlcommons.org/croissant/",
     "rai": "http://mlcommons.org/croissant/RAI/",
     "data": {"@id": "cr:data", "@type": "@json"},
     "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
     "dct": "http://purl.org/dc/terms/",
-    "equivalentProperty": "cr:equivalentProperty",
     "examples": {"@id": "cr:examples", "@type": "@json"},
-    "extract": "cr:extract",
-    "field": "cr:field",
-    "fileProperty": "cr:fileProperty",
-    "fileObject": "cr:fileObject",
-    "fileSet": "cr:fileSet",
-    "format": "cr:format",
-    "includes": "cr:includes",
-    "isLiveDataset": "cr:isLiveDataset",
-    "jsonPath": "cr:jsonPath",
-    "key": "cr:key",
-    "md5": "cr:md5",
-    "parentField": "cr:parentField",
-    "path": "cr:path",
-    "recordSet": "cr:recordSet",
-    "references": "cr:references",
-    "regex": "cr:regex",
-    "repeated": "cr:repeated",
-    "replace": "cr:replace",
-    "samplingRate": "cr:samplingRate",
     "sc": "https://schema.org/",
-    "separator": "cr:separator",
-    "source": "cr:source",
-    "subField": "cr:subField",
-    "transform": "cr:transform",
 }
-"""The JSON-LD context of the Croissant 1.0 specification (mlcommons.org/croissant/1.0)."""
+CONTEXT = {term: SPECIAL_TERMS.get(term, f"cr:{term}") for term in TERMS}
+"""The JSON-LD context of the Croissant 1.0 specification (mlcommons.org/croissant/1.0), in its order: each term is
+``cr:TERM`` but those in ``SPECIAL_TERMS``."""
 
 LICENSE_URLS = {
     "cc-by-sa-4.0": "https://creativecommons.org/licenses/by-sa/4.0/",
