@@ -1,15 +1,9 @@
 """HARP's Anchor Co-occurrence Modeling (ACM): words of one anchor's destination as the query, a co-occurring
 anchor's destination as the positive.
 
-The paper (section 3.2.4): for two anchors (a1, P1) and (a2, P2) drawn at random from the same sentence, the query
-S1 is a1 plus words of P1 drawn by their attention from [CLS] (eq. 13); P2 is the relevant document and a page
-drawn at random from the corpus the negative (eq. 14). The original code cuts both sides to 250 tokens.
-
-A row: ``query`` = S1, ``positive`` = P2, ``negatives`` = [a random page's first section]. A sentence gives one
-row per pair of its anchors (a_i, a_j), i < j in sentence order, linking to distinct pages, a_i's destination
-queried against a_j's (``anchor_pairs="all"``, the original code's ``gen_pairdata_acm.py``); ``"drawn"`` gives one
-row of two destinations drawn uniformly. l ~ the query length distribution, a1's own words are not drawn again
-(``exclude_anchor_words``), and the random page is neither the source article, P1 nor P2.
+The paper (section 3.2.4, eq. 13-14) and how a row is formed here are the card's text (:data:`SPEC`; by default
+every pair, as the original code's ``gen_pairdata_acm.py``); a1's own words are not drawn again
+(``exclude_anchor_words``).
 """
 
 from __future__ import annotations

@@ -169,14 +169,11 @@ class AttentionScorer:
         unit: str = "words",
     ):
         check_choice("unit", unit, DRAW_UNITS)
-        self.unit = unit
         check_choice("heads", heads, HEAD_COMBINATIONS)
         check_choice("anchor_row", anchor_row, ANCHOR_ROWS)
-        self.anchor_row = anchor_row
         self.name, self.batch_size, self.max_length, self.heads = model_name_or_path, batch_size, max_length, heads
-        self.device = device
-        self._model = self._tokenizer = None
-        self._db = None
+        self.device, self.anchor_row, self.unit = device, anchor_row, unit
+        self._model = self._tokenizer = self._db = None
         if cache is not None:
             Path(cache).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(cache), timeout=120)
@@ -222,8 +219,7 @@ class AttentionScorer:
         results = []
         detokenize = None
         if self.unit == "pieces":
-            if self._tokenizer is None:
-                self._tokenizer = load_tokenizer(self.name)
+            self._tokenizer = self._tokenizer or load_tokenizer(self.name)
             detokenize = functools.partial(join_pieces, self._tokenizer)
         for (text, queries), key in zip(items, keys, strict=True):
             if self.unit == "pieces":
@@ -485,7 +481,7 @@ def _piece_counts(tokens: list[str], backend) -> dict[str, int]:
     if not tokens:
         return {}
     groups = [tokens[part] for part in slices_of(tokens, _CHARACTERS_PER_CALL, spacing=1)]
-    whole = _whole_backend(backend)
+    whole = _truncating_backend(backend, None)  # the joined tokens are not cut
     encodings = whole.encode_batch([" ".join(group) for group in groups], add_special_tokens=False)
     counts = {}
     for group, encoding in zip(groups, encodings, strict=True):
@@ -494,20 +490,6 @@ def _piece_counts(tokens: list[str], backend) -> dict[str, int]:
         found = np.bincount(np.searchsorted(starts, pieces, side="right") - 1, minlength=len(group))
         counts.update(zip(group, found.tolist(), strict=True))
     return counts
-
-
-_WHOLE: dict[int, Any] = {}
-
-
-def _whole_backend(backend):
-    """A copy of a truncating backend that does not truncate (for the joined tokens)."""
-    from tokenizers import Tokenizer
-
-    if id(backend) not in _WHOLE:
-        copy = Tokenizer.from_str(backend.to_str())
-        copy.no_truncation()
-        _WHOLE[id(backend)] = copy
-    return _WHOLE[id(backend)]
 
 
 def _is_bert_wordpiece(backend) -> bool:
@@ -521,12 +503,13 @@ def _is_bert_wordpiece(backend) -> bool:
     )
 
 
-_BACKENDS: dict[tuple[int, int], Any] = {}
+_BACKENDS: dict[tuple[int, int | None], Any] = {}
 
 
-def _truncating_backend(tokenizer, max_tokens: int):
+def _truncating_backend(tokenizer, max_tokens: int | None):
     """A copy of a fast tokenizer's ``tokenizers.Tokenizer`` that truncates to ``max_tokens`` pieces, as the
-    tokenizer's own call with ``truncation=True, max_length=max_tokens`` does (``None``: not a fast tokenizer)."""
+    tokenizer's own call with ``truncation=True, max_length=max_tokens`` does, or not at all (``max_tokens``
+    ``None``); ``None``: not a fast tokenizer."""
     from tokenizers import Tokenizer
 
     backend = tokenizer if isinstance(tokenizer, Tokenizer) else getattr(tokenizer, "backend_tokenizer", None)
@@ -536,6 +519,9 @@ def _truncating_backend(tokenizer, max_tokens: int):
     if key not in _BACKENDS:
         copy = Tokenizer.from_str(backend.to_str())
         copy.no_padding()
-        copy.enable_truncation(max_tokens)
+        if max_tokens is None:
+            copy.no_truncation()
+        else:
+            copy.enable_truncation(max_tokens)
         _BACKENDS[key] = (tokenizer, copy)  # the tokenizer is kept so that its id is not reused
     return _BACKENDS[key][1]

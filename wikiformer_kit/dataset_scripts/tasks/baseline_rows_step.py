@@ -4,6 +4,7 @@ of the unit in one batched call (cached in ``.build/harp/attention.sqlite``)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections import Counter, OrderedDict
@@ -77,11 +78,8 @@ class _Passages:
         self.pending += 1
         return _Pending(row, field)
 
-    def text(self, row: int):
-        return self._get(row, 2)
-
-    def title(self, row: int):
-        return self._get(row, 1)
+    text = functools.partialmethod(_get, field=2)
+    title = functools.partialmethod(_get, field=1)
 
     def attention(self, row: int) -> TextAttention:
         return self._attention[row]

@@ -83,17 +83,17 @@ class CorpusStatsStep(BaselineStep):
         table = read_unit_table(unit, self._columns())
         table = ARTICLE_SCHEMA.empty_table().select(self._columns()) if table is None else table
         marker: dict[str, Any] = {"articles": table.num_rows}
+        columns = [table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")]
         if self.wants(PROP_TASKS):
-            marker["prop"] = self._prop(unit, table, stopwords)
+            marker["prop"] = self._prop(unit, table, columns, stopwords)
         if self.wants(HARP_TASKS):
-            marker["harp"] = self._harp(unit, table, tokenizer)
+            marker["harp"] = self._harp(unit, table, columns, tokenizer)
         write_json(marker, self.layout.marker("baseline-stats", unit.number))
 
-    def _prop(self, unit: Unit, table: pa.Table, stopwords: frozenset[str]) -> dict[str, int]:
-        """The unit's word counts and its documents as the rows stage needs them (tokenised once, here)."""
-        ids, titles, abstracts, disambiguation = (
-            table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")
-        )
+    def _prop(self, unit: Unit, table: pa.Table, columns: list[list], stopwords: frozenset[str]) -> dict[str, int]:
+        """The unit's word counts and its documents as the rows stage needs them (tokenised once, here); ``columns``:
+        the unit's ids, titles, abstracts and disambiguation flags."""
+        ids, titles, abstracts, disambiguation = columns
         sections = list_fields(table.column("sections"), "text")
         texts = [join_document(t, [a, *s]) for t, a, s in zip(titles, abstracts, sections, strict=True)]
         tokens = UnitTokens.from_texts(texts, stopwords, stemmer() if self.prop.stem else None)
@@ -123,12 +123,10 @@ class CorpusStatsStep(BaselineStep):
         atomic_write(self.files.documents(unit.number), lambda tmp: write_work_table(documents, tmp))
         return {"documents": tokens.documents, "words": int(tokens.cf.sum())}
 
-    def _harp(self, unit: Unit, table: pa.Table, tokenizer) -> dict[str, int]:
+    def _harp(self, unit: Unit, table: pa.Table, columns: list[list], tokenizer) -> dict[str, int]:
         """The unit's passage index shard, link records, titles cut into the title join's buckets and QDM link
-        parts; returns the articles without links (counted)."""
-        ids, titles, abstracts, disambiguation = (
-            table.column(c).to_pylist() for c in ("id", "title", "abstract", "is_disambiguation")
-        )
+        parts (``columns`` as :meth:`_prop`'s); returns the articles without links (counted)."""
+        ids, titles, abstracts, disambiguation = columns
         passages = truncate_tokens(abstracts, tokenizer, self.harp.passage_max_tokens)
         index = pa.table(
             {

@@ -239,11 +239,7 @@ def prepare_build(build: BuildOptions) -> PreparedBuild | None:
     record_parameters(layout.root, layout.work, params, what="a build", error=BuildParametersError)
     build_info = {
         "formats": source_formats(read_build_record(corpus_dir) or {}),
-        "options": {
-            **options,
-            **{f"prop.{k}": v for k, v in params.get("prop", {}).items()},
-            **{f"harp.{k}": v for k, v in params.get("harp", {}).items()},
-        },
+        "options": {**options, **{f"{m}.{k}": v for m in ("prop", "harp") for k, v in params.get(m, {}).items()}},
         "source": source,
         "language": language,
         "repo_id": build.repo_id,

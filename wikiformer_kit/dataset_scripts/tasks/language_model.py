@@ -1,32 +1,16 @@
 """The unigram language models behind PROP's word-set sampling (and HARP's stopwords and query lengths).
 
-PROP (Ma et al., WSDM 2021, section 3.1 and Algorithm 1) samples a pair of word sets from a document's language
-model with Dirichlet smoothing,
+PROP (Ma et al., WSDM 2021, section 3.1, Algorithm 1 and section 4.4.2) draws pairs of word sets from a document's
+Dirichlet-smoothed model P(w|D) = (c(w, D) + mu * P(w|C)) / (|D| + mu), mu = the average document length; the PROP
+card (:data:`.prop.SPEC`) and docs/baselines.md state how it is computed here. What the code below relies on:
 
-    P(w|D) = (c(w, D) + mu * P(w|C)) / (|D| + mu),        mu = the average document length,
-
-and calls the set with the higher likelihood prod P(w|D) the positive. Its section 4.4.2: word-set length
-l ~ Poisson(3) (resampled until l > 0), INQUERY stopwords removed, words occurring fewer than 50 times in the
-corpus discarded, word2vec's subsampling of frequent words with threshold 1e-5, words drawn with replacement.
-
-How that is computed here (also stated in the PROP dataset card):
-
-- Words are the runs of letters of the lowercased text (the original code's ``[a-zA-Z]+``, widened to every
-  script so that accented and non-Latin words stay whole, a letter's combining marks with it: ``हिन्दी`` is one
-  word), stopwords removed.
-- The vocabulary V holds the words with a corpus frequency of at least ``min_count``. ``c(w, D)`` and ``|D|`` count
-  only words of V, so P(w|D) sums to 1 over V, and a draw from it is exactly a draw from the document's own words
-  with probability |D| / (|D| + mu), else from the collection model P(w|C) (no top-K cut as in the original code).
-- ``background="cf"`` (the paper: "word counts in the entire collection"): P(w|C) = cf(w) / sum of cf over V;
-  ``"df"`` (the original code): document frequency normalised over V.
-- With ``stem`` (the original code's ``--stem``; off in the paper's values), the content words are replaced by
-  their Porter stems (stopwords removed first, as the code does) before anything is counted: V, c(w, D), |D|, mu,
-  cf, df and the subsampling frequencies are all of stems, and a word set is drawn and scored as stems. Each drawn
-  stem is then shown as one of the corpus words it stems from, drawn in proportion to log(1 + the word's corpus
-  count) (the code's ``stem2pos`` and ``Stem2WordDatabase.sample_word``); the document keeps its own words.
+- ``c(w, D)`` and ``|D|`` count only words of the vocabulary V, so a draw from P(w|D) is exactly a draw from the
+  document's own words with probability |D| / (|D| + mu), else from P(w|C) (no top-K cut as in the original code).
+- With ``stem`` every count (V, c(w, D), |D|, mu, cf, df, the subsampling frequencies) is of Porter stems,
+  stopwords removed first as the original code does; a drawn stem is shown as one of its corpus words
+  (:meth:`CollectionModel.shown`, the code's ``stem2pos``); the document keeps its own words.
 - Subsampling rejects a drawn word with probability 1 - keep(w), keep(w) = sqrt(t/f) + t/f with f = cf(w) / (all
-  words of the corpus), as word2vec's C code (and PROP's) does; a word set therefore follows P(w|D) x keep(w), and
-  its likelihood is still scored with P(w|D).
+  words of the corpus), as word2vec's C code (and PROP's) does; a set is still scored with P(w|D).
 """
 
 from __future__ import annotations

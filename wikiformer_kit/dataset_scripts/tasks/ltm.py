@@ -1,14 +1,8 @@
 """Long Texts Matching (LTM): an article's text as the query, an article from its See also section as the positive.
 
-The paper (section "Long Texts Matching"): the See Also Graph is the directed graph of the whole corpus with an
-edge (v_i, v_j) when v_j is listed in v_i's See also section; for each edge, the query is v_i's content, the
-positive is v_j's content and the negatives are other articles drawn at random.
-
-Here (also stated in the dataset card): link targets are resolved against the whole corpus (redirects followed);
-targets missing from the corpus, self links (after redirects) and repeated links are dropped and counted; a
-negative is an eligible article that is neither v_i nor any article v_i links to from See also, with a text
-different from the query and the positive; each edge draws up to ``ltm_negatives`` of them with an RNG derived
-from the seed and both article ids. Texts are cut to ``ltm_max_words`` words (the paper uses 255 tokens a side).
+The paper (section "Long Texts Matching") and the choices where it is silent are the card's text (:data:`SPEC`).
+Each edge draws its negatives with an RNG derived from the seed and both article ids, so that rows do not depend on
+sharding; texts are cut to ``ltm_max_words`` words (the paper uses 255 tokens a side).
 """
 
 from __future__ import annotations

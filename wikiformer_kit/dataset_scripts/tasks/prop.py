@@ -1,20 +1,9 @@
 """PROP's Representative wOrds Prediction (ROP): which of two word sets sampled from a document represents it better.
 
-The paper (Ma et al., WSDM 2021, section 3.1, Algorithm 1, section 4.4.2): for a document D, draw a length
-l ~ Poisson(3) (l > 0), draw two word sets S1 and S2 of l words each from D's Dirichlet-smoothed language model,
-and call the set with the higher likelihood P(S|D) the positive; 5 pairs per document; the model reads
-``[CLS] S [SEP] D [SEP]`` and is trained with a margin-1 hinge on the pair, jointly with MLM on the document.
-The language model, stopwords, vocabulary cut and subsampling are in :mod:`.language_model`.
-
-A row here is one pair: ``document`` = the title + ". " + the text (the original code's document; cut to
-``max_words`` words), ``positive`` = the higher-likelihood set, ``negatives`` = [the other set], each set its words
-joined by spaces in draw order, ``log_likelihoods`` = [log P(S+|D), log P(S-|D)]. The document is the fixed side and
-the candidates are queries (as in RWI). Where the paper and the original code differ the paper is the default and
-the code's value an option (:meth:`PropOptions.original` gives all of them). Where the paper is silent the code's
-choice is the default: a document under 100 words is skipped 80% of the time (the code counts BERT word pieces),
-and a pair of equally likely sets makes S2 the positive (the paper's Algorithm 1 and the code alike).
-
-Bad input is counted, never fatal (:data:`SKIP_REASONS`).
+The paper (Ma et al., WSDM 2021, section 3.1, Algorithm 1, section 4.4.2) and how a row is formed here are the
+card's text (:data:`SPEC`); the language model is :mod:`.language_model`. Where the paper and the original code
+differ the paper is the default and the code's value an option (:meth:`PropOptions.original` gives all of them);
+where the paper is silent the code's choice is the default. Bad input is counted, never fatal (:data:`SKIP_REASONS`).
 """
 
 from __future__ import annotations

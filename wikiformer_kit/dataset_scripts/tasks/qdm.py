@@ -1,15 +1,9 @@
 """HARP's Query Disambiguation Modeling (QDM): an ambiguous anchor in context against its other destinations.
 
-The paper (section 3.2.2): an anchor text a that links to several pages across the corpus is an ambiguous query;
-for an occurrence (a, S, P), the query S1 is built from S around a as in RQP, P is the relevant document and a page
-drawn from a's other destinations the negative (eq. 9). The original code keeps anchors that link to at least 2
-pages and at most 10 pairs per anchor text.
-
-A row: ``query`` = S1, ``positive`` = P, ``negatives`` = [another destination of the same anchor text]. Anchor
-texts are compared lowercased with spaces collapsed; destinations after redirects. Which occurrences of an anchor
-text make its (at most ``qdm_max_pairs``) rows is decided by a seeded hash of the occurrence, over the whole corpus
-(:func:`occurrence_rank`), so the choice does not depend on sharding; ``qdm_occurrences="first"`` takes an anchor
-text's first occurrences in corpus order instead, as the original code does (:func:`first_rank`).
+The paper (section 3.2.2, eq. 9) and how a row is formed here are the card's text (:data:`SPEC`). Which occurrences
+of an anchor text make its rows is decided by a seeded hash of the occurrence over the whole corpus
+(:func:`occurrence_rank`), so that it does not depend on sharding; ``qdm_occurrences="first"`` takes the first
+occurrences in corpus order, as the original code does (:func:`first_rank`).
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """HARP's Representative Document Prediction (RDP): which of two destinations a sentence with several anchors is
 more about.
 
-The paper (section 3.2.3): for a sentence S with anchors A, each anchor's importance is its last-layer attention
-with [CLS] (eq. 10), repeated anchors merged and normalised by a softmax (eq. 11); two anchors are drawn by that
-distribution and the destination of the more important one is the positive for the long query S (eq. 12).
-
-A row: ``query`` = S, ``positive`` = P1 (the more important anchor's destination, first section), ``negatives`` =
-[P2], ``anchors`` = [a1, a2]. The rows of a sentence are one per pair of its anchors with distinct destinations,
-in the original code's order (``for i: for j > i``, anchors in sentence order), the more important anchor's
-destination the positive and, on a tie, the first anchor's (``anchor_pairs="all"``, ``rdp_ties="first"``, the
-original code's ``gen_pairdata_rdp.py``); ``anchor_pairs="drawn"`` gives the paper's one row of two drawn
-destinations. Here an anchor's importance is the [CLS] attention its word pieces receive,
-averaged over the pieces as the original code does (``anchor_importance="mean"``; ``"sum"`` sums over the anchor's
-words, a literal reading of eq. 10 under which the longer of two anchors nearly always wins), and "repeated anchors"
-are anchors to the same destination (their importances summed: the candidates are distinct pages) when two
-destinations are drawn (without replacement); over all pairs each anchor keeps its own importance, as in the
-original code. The card reports the share of rows whose two anchors differ in word
-count where the longer one is the positive (:func:`longer_anchor_wins`).
+The paper (section 3.2.3, eq. 10-12) and how a row is formed here are the card's text (:data:`SPEC`; by default the
+original code's ``gen_pairdata_rdp.py``). Not in it: with two destinations drawn, the paper's "repeated anchors" are
+anchors to the same destination, their importances summed (the candidates are distinct pages); over all pairs each
+anchor keeps its own importance, as in the original code.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """HARP's Representative Query Prediction (RQP): the anchor-based query against words drawn from the destination.
 
-The paper (section 3.2.1): for an anchor a in sentence S linking to page P, the positive query S1 is a plus l words
-of S drawn by their last-layer attention from the anchor (eq. 1-4); the negative query S2 is words of P drawn by
-their attention from [CLS], the anchor's words excluded (eq. 5); the model scores ``[CLS] S [SEP] P [SEP]`` and
-learns S1 > S2 with a margin-1 hinge (eq. 6-8).
-
-A row: ``document`` = P (the destination's first section), ``positive`` = S1, ``negatives`` = [S2]. The document
-is the fixed side and the candidates are queries. Where the paper is silent: S2 has as many words as S1 (so that
-length is no cue; ``rqp_negative_length="own"`` gives the original code's separate draw, under which S1, a drawn
-length plus the anchor's words, is the longer), words are drawn without replacement, and both queries keep the
-words' text order. ``draw_unit="pieces"`` draws the importance model's word pieces instead, with replacement, as
-the original code does, each query written as the tokenizer joins the drawn pieces.
+The paper (section 3.2.1, eq. 1-8) and how a row is formed here are the card's text (:data:`SPEC`). Where the paper
+is silent: the negative has as many words as the positive, so that length is no cue (``rqp_negative_length="own"``:
+the original code's separate draw, under which the positive, a drawn length plus the anchor's words, is the longer),
+and words are drawn without replacement, each query in text order (``draw_unit="pieces"``: the original code's word
+pieces, with replacement).
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """Representative Words Identification (RWI): which title path best describes a section's text.
 
-The paper (section "Representative Words Identification"): S = every node of the Wiki Structure Tree but the
-root; a node d_i of depth n is drawn from S; the document D is d_i's content, the positive query is the titles on
-the path from the root to d_i, and each negative query is the main title followed by the subtitles of n-1 other
-nodes drawn at random from S. Here the depth counts the root as 1, so a negative has exactly as many titles as the
-positive (the main title + as many subtitles), which is what makes the task about *which* words, not how many.
-
-Choices where the paper is silent (also stated in the dataset card):
-
-- S holds the non-root nodes whose own text has at least ``min_words`` words (a node without text gives no D).
-- Each row has up to ``max_negatives`` distinct negative queries, each an independent draw of n-1 other nodes of
-  S (their subtitles in document order); a draw equal to the positive query, or to an earlier negative, is
-  redrawn (at most 4 x ``max_negatives`` draws in all).
-- ``positives="sample"`` (default, the paper: one d_i per article; if the drawn node cannot give a negative, the
-  next draw is used) or ``"all"`` (one row per node of S).
+The paper (section "Representative Words Identification") and the choices where it is silent are the card's text
+(:data:`SPEC`). Here a node's depth counts the root as 1, so that a negative has exactly as many titles as the
+positive (which makes the task about *which* words, not how many); a drawn node that cannot give a negative gives
+way to the next draw, and a negative equal to the positive or to an earlier one is drawn again (at most 4 x
+``max_negatives`` draws in all).
 """
 
 from __future__ import annotations
@@ -47,7 +38,6 @@ def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
     if article.is_disambiguation:
         out.skipped["disambiguation"] += 1
         return out
-    texts = {i: node_text(article, i, options.max_words) for i in range(len(article.sections))}
     _, nodes = nodes_with_text(article, out, options)
     if not nodes:
         out.skipped["no-section-with-text"] += 1
@@ -62,7 +52,8 @@ def rwi_groups(article: Article, rng: random.Random, options: TaskOptions) -> Ta
         negatives = _negative_queries(article, node, nodes, positive, rng, options.max_negatives)
         if not negatives:
             continue
-        out.groups.append(group_row("document", texts[node], positive, negatives, article.id, article.title, path=path))
+        document = node_text(article, node, options.max_words)
+        out.groups.append(group_row("document", document, positive, negatives, article.id, article.title, path=path))
         if options.positives == "sample":
             break
     if not out.groups:

@@ -133,8 +133,7 @@ class ArticleIndex:
 
     def __init__(self, index_files: Sequence[Path], redirect_files: Sequence[Path] = ()):
         self._maps = [_map_file(Path(p)) for p in index_files]
-        tables = [pa.ipc.open_file(pa.py_buffer(mapped)).read_all() for mapped in self._maps]
-        self._shards = tables
+        self._shards = tables = [pa.ipc.open_file(pa.py_buffer(mapped)).read_all() for mapped in self._maps]
         self.table = pa.concat_tables(tables) if tables else INDEX_SCHEMA.empty_table()
         self.offsets = np.concatenate([[0], np.cumsum([t.num_rows for t in tables], dtype=np.int64)])
         self.eligible = self.table.column("eligible").to_numpy(zero_copy_only=False).astype(bool)

@@ -1,26 +1,12 @@
-"""The task-spec contract: what a pre-training task declares next to its sampler.
+"""The task-spec contract (ARCHITECTURE.md, "Task spec"): what a pre-training task declares next to its sampler.
 
-A task is one module in ``dataset_scripts/tasks/`` that holds its sampler and a ``SPEC = TaskSpec(...)`` naming
-everything else the kit needs of it: the Parquet columns, the fixed side, the card text, the skip reasons and the
-paper's token lengths. The registry (:mod:`.registry`) collects the specs; the build (:mod:`.steps`), the
-dataset cards (:mod:`.card`) and training (``training.data``) read them and know no task by name.
-
-How to add a task (one new file plus one registry line):
-
-1. Write ``dataset_scripts/tasks/<name>.py`` with a sampler
-   ``def <name>_groups(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput`` that returns
-   rows whose keys are exactly the columns of ``features`` (``positive`` and ``negatives`` always among them, the
-   fixed side ``query`` or ``document``) and counts what it leaves out under the keys of ``skip_reasons``.
-2. Declare ``SPEC = TaskSpec(name="<name>", title=..., features=group_features(fixed_side, **extra_columns),
-   fixed_side=..., pairing=..., choices=..., skip_reasons=..., sampler=<name>_groups)`` in that module (and
-   ``query_max_length``/``doc_max_length`` where the paper's lengths are not 30/480; ``reads_links=False`` when
-   the sampler never reads ``Article.links``, so that the build can skip that column).
-3. Add ``<name>.SPEC`` to ``SPECS`` in :mod:`.registry`. ``--tasks <name>`` then builds
-   ``wikiformer-<name>/`` with its card, and ``train.py`` pairs its rows and picks its lengths from the spec.
-
-A sampler sees one article and its own seeded RNG (``task_rng(seed, name, article.id)``), so rows do not depend on
-sharding. A task that needs the whole corpus at once (``sampler=None``; LTM over the See Also Graph) is built by a
-stage of its own in :mod:`.steps`.
+A task is one module in ``dataset_scripts/tasks/`` with its sampler
+``(article: Article, rng: random.Random, options: TaskOptions) -> TaskOutput`` (rows whose keys are exactly the
+columns of ``features``, what it leaves out counted under the keys of ``skip_reasons``) and a
+``SPEC = TaskSpec(...)``. :mod:`.registry` collects the specs; the build, the dataset cards (:mod:`.card`) and
+training read them and know no task by name. A sampler sees one article and its own seeded RNG
+(``task_rng(seed, name, article.id)``), so rows do not depend on sharding; a task that needs the whole corpus at
+once (``sampler=None``: LTM, PROP, HARP) is built by a stage of its own.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """Simulated Re-ranking (SRR): a heading path as the query, that section's text against its siblings' texts.
 
-The paper (section "Simulated Re-ranking"): for a non-leaf node F of the Wiki Structure Tree, S = F's children;
-a node d_i is drawn at random from S; the query is the titles on the path from the root to d_i; d_i's content is
-the positive and the other nodes of S are the negatives.
-
-Choices where the paper is silent (also stated in the dataset card):
-
-- F ranges over every non-leaf node, the root included (its children are the top-level sections); a child
-  "has text" when its own text (before its first subsection) has at least ``min_words`` words. An F needs at least
-  two such children, or there is no negative.
-- ``positives="sample"`` (default, the paper): one row per F, d_i drawn with the article's seeded RNG; if that
-  d_i has no distinct sibling text (duplicated sections), the next draw is used. ``positives="all"``: one row
-  per child, i.e. every draw the paper's sampler can make, each once. Sampling is the default because it keeps
-  the paper's weighting (each F contributes one group, whatever its number of children).
-- ``srr_variant="original"`` reproduces the original research code instead (not the paper): articles with more
-  than 5 sections and at least 4 long sections (more than 20 tokens split on spaces and punctuation); the
-  positive is the first long section whose level is the deepest or the one above; negatives are all other long
-  sections of the article (capped at ``max_negatives`` here); one row per article, at least 3 negatives.
+The paper (section "Simulated Re-ranking") and the choices where it is silent are the card's text (:data:`SPEC`).
+Not in it: a drawn d_i without a sibling text distinct from its own (duplicated sections) gives way to the next
+draw; one d_i drawn per F is the default because it keeps the paper's weighting (each F one group, whatever its
+number of children).
 """
 
 from __future__ import annotations
@@ -87,7 +74,7 @@ def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, o
             if not negatives:
                 continue
             path = list(article.sections[child].path)
-            row = _row(article, join_titles(path), texts[child], negatives, path)
+            row = group_row("query", join_titles(path), texts[child], negatives, article.id, article.title, path=path)
             if (row["query"], row["positive"]) in seen:
                 out.skipped["duplicate-row"] += 1
                 continue
@@ -100,6 +87,9 @@ def _paper_variant(article: Article, rng: random.Random, options: TaskOptions, o
 
 
 def _original_variant(article: Article, rng: random.Random, options: TaskOptions, out: TaskOutput) -> None:
+    """The original research code's rule (not the paper's): an article with more than 5 sections and at least 4
+    long ones (more than 20 tokens split on spaces and punctuation) gives one row, the first long section at the
+    deepest level or the one above against all other long sections (capped at ``max_negatives``, at least 3)."""
     sections = article.sections
     if len(sections) <= 5:
         out.skipped["original:5-sections-or-fewer"] += 1
@@ -126,11 +116,8 @@ def _original_variant(article: Article, rng: random.Random, options: TaskOptions
         out.skipped["original:fewer-than-3-negatives"] += 1
         return
     path = list(sections[positive].path)
-    out.groups.append(_row(article, join_titles(path), texts[positive], negatives, path))
-
-
-def _row(article: Article, query: str, positive: str, negatives: list[str], path: list[str]) -> dict:
-    return group_row("query", query, positive, negatives, article.id, article.title, path=path)
+    row = group_row("query", join_titles(path), texts[positive], negatives, article.id, article.title, path=path)
+    out.groups.append(row)
 
 
 SPEC = TaskSpec(
