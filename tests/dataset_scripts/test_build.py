@@ -277,18 +277,27 @@ def test_bad_task_name_is_a_clear_error(tmp_path, capsys):
 
 def test_slurm_executors_are_chained(built, tmp_path):
     from wikiformer_kit.dataset_scripts.build import build_options, parse_options
-    from wikiformer_kit.dataset_scripts.tasks.build import make_executors, task_stages
+    from wikiformer_kit.dataset_scripts.tasks.build import PreparedBuild, make_executors
     from wikiformer_kit.dataset_scripts.tasks.build_layout import BuildLayout
     from wikiformer_kit.dataset_scripts.tasks.corpus_units import corpus_files, plan_units
-    from wikiformer_kit.dataset_scripts.tasks.options import TaskOptions
 
-    argv = ["--input", "x", "--output-dir", str(tmp_path), "--executor", "slurm", "--num-proc", "3"]
-    executor = build_options(parse_options([*argv, "--slurm-partition", "cpu"]), argv).executor
+    argv = [
+        "--input",
+        "x",
+        "--output-dir",
+        str(tmp_path),
+        "--executor",
+        "slurm",
+        "--num-proc",
+        "3",
+        "--tasks",
+        "srr,ltm",
+    ]
+    build = build_options(parse_options([*argv, "--slurm-partition", "cpu"]), argv)
     data, redirects = corpus_files(built / "corpus")
-    units = plan_units(data, 30)
     layout = BuildLayout(tmp_path)
-    stages = task_stages(executor.num_proc, layout, units, redirects, ("srr", "ltm"), TaskOptions(), {})
-    cards = make_executors(executor, layout, stages)
+    stages = PreparedBuild(layout, plan_units(data, 30), redirects, build, {}).stages(build.executor.num_proc)
+    cards = make_executors(build.executor, layout, stages)
     ltm = cards.depends
     assert type(cards).__name__ == "SlurmPipelineExecutor" and cards.world_size == 1
     join = ltm.depends  # one bucket for a small corpus: one task

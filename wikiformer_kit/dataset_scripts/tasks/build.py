@@ -142,38 +142,8 @@ def source_formats(record: dict[str, Any]) -> list[str] | None:
     return record.get("formats") or ([fmt] if fmt != "auto" else None)
 
 
-def task_stages(
-    num_proc: int,
-    layout: BuildLayout,
-    units: list[Unit],
-    redirects: list[Path],
-    tasks: tuple[str, ...],
-    options: TaskOptions,
-    build_info: dict[str, Any],
-    baselines: tuple = (PropOptions(), HarpOptions(), None),
-) -> list[tuple[str, list, int]]:
-    """The task build's stages in run order, each ``(name, steps, datatrove tasks)`` for ``num_proc`` processes
-    (what :func:`make_executors` chains, and what the build's plan measures stage by stage)."""
-    from wikiformer_kit.dataset_scripts.tasks.baseline_steps import baseline_stages
-
-    world = max(1, min(num_proc, len(units)))
-    buckets = bucket_count(sum(u.stop - u.start for u in units))
-    stages = []
-    if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
-        stages.append(("tasks", [ArticleTasksStep(layout.root, units, tasks, options, redirects, buckets)], world))
-    if "ltm" in tasks:
-        join = SeeAlsoJoinStep(layout.root, units, len(redirects), buckets)
-        stages.append(("see-also-join", [join], max(1, min(num_proc, buckets))))
-        stages.append(("ltm", [LtmStep(layout.root, units, options, buckets)], world))
-    stages += baseline_stages(layout.root, units, redirects, tasks, options, *baselines, world)
-    # one task: a dataset without rows is announced on the console by the build's own process, and the cards no
-    # longer read the shards (their digests come with the unit markers)
-    stages.append(("cards", [FinalizeStep(layout.root, units, tasks, build_info)], 1))
-    return stages
-
-
 def make_executors(executor: ExecutorOptions, layout: BuildLayout, stages: list[tuple[str, list, int]]):
-    """The chained executors of the chosen kind for the :func:`task_stages` (stage 1 -> See also join -> LTM ->
+    """The chained executors of the chosen kind for the :meth:`PreparedBuild.stages` (stage 1 -> See also join -> LTM ->
     PROP/HARP -> cards); run the last one."""
     # workers fork from one server that has imported the steps once, instead of each importing them; pandas too,
     # which pyarrow imports on the first rows a process converts (0.3 CPU s in every worker otherwise)
@@ -204,12 +174,28 @@ class PreparedBuild:
     build_info: dict[str, Any]
 
     def stages(self, num_proc: int) -> list[tuple[str, list, int]]:
-        """The task stages for ``num_proc`` processes (see :func:`task_stages`)."""
-        baselines = (self.build.prop, self.build.harp, self.build.attention_cache)
-        return task_stages(
-            num_proc, self.layout, self.units, self.redirects, self.build.tasks, self.build.sampling, self.build_info,
-            baselines,
+        """The task build's stages in run order, each ``(name, steps, datatrove tasks)`` for ``num_proc`` processes
+        (what :func:`make_executors` chains, and what the build's plan measures stage by stage)."""
+        from wikiformer_kit.dataset_scripts.tasks.baseline_steps import baseline_stages
+
+        root, units, redirects, tasks, options = (
+            self.layout.root, self.units, self.redirects, self.build.tasks, self.build.sampling
         )  # fmt: skip
+        world = max(1, min(num_proc, len(units)))
+        buckets = bucket_count(sum(u.stop - u.start for u in units))
+        stages = []
+        if "ltm" in tasks or any(get_task(t).sampler for t in tasks):
+            stages.append(("tasks", [ArticleTasksStep(root, units, tasks, options, redirects, buckets)], world))
+        if "ltm" in tasks:
+            join = SeeAlsoJoinStep(root, units, len(redirects), buckets)
+            stages.append(("see-also-join", [join], max(1, min(num_proc, buckets))))
+            stages.append(("ltm", [LtmStep(root, units, options, buckets)], world))
+        baselines = (self.build.prop, self.build.harp, self.build.attention_cache)
+        stages += baseline_stages(root, units, redirects, tasks, options, *baselines, world)
+        # one task: a dataset without rows is announced on the console by the build's own process, and the cards no
+        # longer read the shards (their digests come with the unit markers)
+        stages.append(("cards", [FinalizeStep(root, units, tasks, self.build_info)], 1))
+        return stages
 
 
 def prepare_build(build: BuildOptions) -> PreparedBuild | None:
