@@ -133,7 +133,10 @@ def test_prop_and_harp_from_the_vendored_enwiki_sample(tiny_bert, tmp_path):
     summary = build(ENWIKI_SAMPLE, tmp_path / "out", tiny_bert, "--tasks", "prop,harp")
     prop = rows(tmp_path / "out", "prop")
     assert 400 < len(prop) <= 106 * 5 and summary["prop"]["rows"] == len(prop)
-    assert all(r["log_likelihoods"][0] > r["log_likelihoods"][1] for r in prop)
+    # equally likely sets stay a row by default (``ties="second"``, the paper's Algorithm 1): two words the document
+    # lacks that the collection holds equally often ("ascii", "spanish" for Albedo) tie
+    assert all(r["log_likelihoods"][0] >= r["log_likelihoods"][1] for r in prop)
+    assert sum(r["log_likelihoods"][0] > r["log_likelihoods"][1] for r in prop) > 0.95 * len(prop)
     assert {r["article_id"] for r in prop} and prop[0]["document"].startswith(prop[0]["title"] + ". ")
     # the sample's articles link mostly outside it: RQP has rows, the multi-anchor tasks count why they have none
     assert summary["rqp"]["rows"] > 50
