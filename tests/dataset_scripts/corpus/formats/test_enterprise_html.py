@@ -50,6 +50,20 @@ def articles() -> dict[str, Article]:
     return {f"{article.language}:{article.title}": article for article in found}
 
 
+def one_article(tmp_path: Path, name: str, identifier: int, language: str, body: str, options=OPTIONS) -> Article:
+    """The one article an Enterprise record of this body reads as."""
+    record = {
+        "name": name,
+        "identifier": identifier,
+        "in_language": {"identifier": language},
+        "article_body": {"html": body},
+    }
+    path = tmp_path / "part.ndjson"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (article,) = list(enterprise_html.read(path, options))
+    return article
+
+
 def test_the_dump_and_its_members_are_recognised_by_content(tmp_path):
     assert detect_format(DUMP) is enterprise_html
     plain_tar = tmp_path / "archive.bin"  # by content, not by name: an uncompressed tar of the same members
@@ -265,10 +279,7 @@ def test_an_archive_is_planned_as_one_shard_per_process():
 def test_a_page_nested_deeper_than_libxml2_reads_is_read_whole(tmp_path):
     nested = "<span>" * 3000 + "deep words" + "</span>" * 3000
     body = f'<section data-mw-section-id="0"><p>Lead with {nested} <a rel="mw:WikiLink" href="./Energy">link</a>.</p>'
-    record = {"name": "Deep", "identifier": 7, "in_language": {"identifier": "en"}, "article_body": {"html": body}}
-    path = tmp_path / "part.ndjson"
-    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    (article,) = list(enterprise_html.read(path, OPTIONS))
+    article = one_article(tmp_path, "Deep", 7, "en", body)
     assert article.abstract == "Lead with deep words link."
     assert [(link.target, link.anchor) for link in article.links] == [("Energy", "link")]
 
@@ -282,10 +293,7 @@ def test_tables_comments_hidden_text_and_nested_anchors(tmp_path):
         '<span class="mw-editsection">edit</span></h2><p>Body<br>line <span typeof="mw:Transclusion mw:File/Thumb">'
         "image</span>two</p></section>"
     )
-    record = {"name": "Mixed", "identifier": 8, "in_language": {"identifier": "en"}, "article_body": {"html": body}}
-    path = tmp_path / "part.ndjson"
-    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    (article,) = list(enterprise_html.read(path, OPTIONS))
+    article = one_article(tmp_path, "Mixed", 8, "en", body)
     assert article.abstract == "Lead text, italic bold, out.\nterm\ndefinition"
     assert [(link.target, link.anchor) for link in article.links] == [("C", "italic bold")]
     assert [(section.title, section.text) for section in article.sections] == [("Heading", "Body\nline two")]
@@ -486,10 +494,7 @@ def test_inline_maintenance_tags_are_left_out(tmp_path):
         '</a>]</sup>. Le 1<sup>er</sup> mai, la <a rel="mw:WikiLink" href="./Fête" title="Fête">fête</a><sup>[note]'
         "</sup>.</p></section>"
     )
-    record = {"name": "Ville", "identifier": 9, "in_language": {"identifier": "fr"}, "article_body": {"html": body}}
-    path = tmp_path / "part.ndjson"
-    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    (article,) = list(enterprise_html.read(path, ReaderOptions(language="fr")))
+    article = one_article(tmp_path, "Ville", 9, "fr", body, ReaderOptions(language="fr"))
     assert article.abstract == "La ville compte 30 000 habitants et plusieurs musées. Le 1er mai, la fête[note]."
 
 
@@ -505,8 +510,5 @@ def test_infoboxes_named_by_version_and_colour_legends_are_left_out(tmp_path):
         '<div class="legend"><span class="legend-color" style="background-color:gold;">&nbsp;</span> '
         "première place</div></section>"
     )
-    record = {"name": "1999", "identifier": 9, "in_language": {"identifier": "fr"}, "article_body": {"html": body}}
-    path = tmp_path / "part.ndjson"
-    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    (article,) = list(enterprise_html.read(path, OPTIONS))
+    article = one_article(tmp_path, "1999", 9, "fr", body)
     assert article.abstract == "L'année 1999 est une année commune."
