@@ -64,6 +64,9 @@ def test_a_template_that_renders_no_words_is_counted_as_cut_not_as_rendered():
         ("ja", "哲学は{{要出典|範囲=多くの意味を持つ多義語である|date=2020年1月}}。", "多くの意味を持つ多義語である"),
         ("fr", "Il est {{référence souhaitée|le premier à le dire}}.", "le premier à le dire"),
         ("en", "It was {{citation needed span|text=the first bridge|date=May 2020}}.", "the first bridge"),
+        # a colour key's label: ko 베를린 › 정치 lists the parties' results so
+        ("ko", "* {{범례|#EB001F|[[독일 사회민주당|사회민주당]] (21.6%, 38석)}}", "사회민주당]] (21.6%, 38석)"),
+        ("en", "* {{legend|#FFD700|Sun Belt states}}", "Sun Belt states"),
         # ja P2P, テレビ局 and 日本語 pages: a "when?" range, a block kept together, an accent mark over a kana
         ("ja", "また{{いつ範囲| date=2020年5月|ここ数年}}、商用的にも", "またここ数年、商用的にも"),
         ("ja", "- {{inline-block|加盟は[[久光製薬]]の本社がある}}", "加盟は[[久光製薬]]の本社がある"),
@@ -118,6 +121,10 @@ def test_a_template_that_shows_no_words_is_not_reported_as_cut(language, wikitex
         ("bn", "ব্যঞ্জন {{আধ্বব|[ɕ]}}-এর জন্য", "ব্যঞ্জন [ɕ]-এর জন্য"),
         ("bn", "* {{পতাকা|ফিজি}}", "ফিজি"),
         ("hy", "Հյուսիս-արևելք՝ {{Դրոշավորում|Վրաստան}}", "Վրաստան"),
+        # ko and fa Berlin: the name in German, and a sister city's country
+        ("ko", "베를린({{llang|de|Berlin}} {{소리|de-Berlin.ogg}})은", "베를린(Berlin )은"),
+        ("ko", "* {{국기나라|영국}} 런던 (2000년)", "영국 런던"),
+        ("fa", "برلیناله {{آلمانی|Berlinale}} است", "برلیناله Berlinale است"),
         ("hy", "գրում է․{{Քաղվածք|Հավլաբարում բազազ Մուրադյանի|}}", "գրում է․Հավլաբարում բազազ Մուրադյանի"),
     ],
 )

@@ -97,6 +97,7 @@ END_MATTER_TITLES: dict[str, tuple[str, ...]] = {
     "hy": ("ծանոթագրություններ", "արտաքին հղումներ", "նշումներ", "գրականություն", "աղբյուրներ"),
     "bn": ("তথ্যসূত্র", "বহিঃসংযোগ", "আরও পড়ুন", "আরো পড়ুন", "পাদটীকা", "গ্রন্থপঞ্জি", "টীকা", "উৎস"),
     "mr": ("संदर्भ", "बाह्य दुवे", "बाह्यदुवे", "संदर्भ आणि नोंदी"),
+    "th": ("อ้างอิง", "แหล่งข้อมูลอื่น", "เชิงอรรถ", "หนังสืออ่านเพิ่มเติม"),
     "lv": ("atsauces", "ārējās saites", "literatūra", "piezīmes", "avoti"),
 }  # fmt: skip
 """End-matter heading names per language code (the language's See also names are added). English is always on."""

@@ -498,17 +498,14 @@ def test_inline_maintenance_tags_are_left_out(tmp_path):
     assert article.abstract == "La ville compte 30 000 habitants et plusieurs musées. Le 1er mai, la fête[note]."
 
 
-def test_infoboxes_named_by_version_and_colour_legends_are_left_out(tmp_path):
+def test_infoboxes_named_by_version_are_left_out(tmp_path):
     # frwiki's infobox v3 is a div (its tables go with the table rule, its header would not): the abstract of a
     # French year page was "Chronologies"
     body = (
         '<section data-mw-section-id="0"><div class="infobox_v3 noarchive"><div class="entete">Chronologies</div>'
         "<table><caption>Décennies</caption><tr><td>1990</td></tr></table></div>"
         '<div class="infobox_v3 large taxobox_v3 zoologie"><div class="entete">Araignée</div></div>'
-        "<p>L'année <b>1999</b> est une année commune.</p>"
-        # {{legend}}: the colour key of a table or map the reader drops, as the wikitext reader drops the template
-        '<div class="legend"><span class="legend-color" style="background-color:gold;">&nbsp;</span> '
-        "première place</div></section>"
+        "<p>L'année <b>1999</b> est une année commune.</p></section>"
     )
     article = one_article(tmp_path, "1999", 9, "fr", body)
     assert article.abstract == "L'année 1999 est une année commune."

@@ -42,7 +42,7 @@ _DROPPED_CLASSES = {
     "navbox", "navbox-styles", "vertical-navbox", "navbar", "sidebar", "infobox", "taxobox", "sistersitebox", "portal",
     "ambox", "ombox", "tmbox", "cmbox", "imbox", "fmbox", "mbox-small", "metadata", "noprint",
     "mw-editsection", "mw-empty-elt", "thumb", "gallery", "toc", "mw-kartographer-maplink", "mwe-math-mathml-inline",
-    "mwe-math-mathml-display", "legend",
+    "mwe-math-mathml-display",
 }  # fmt: skip
 _BOX_CLASS = re.compile(r"(?:^|\s)(?:infobox|taxobox)_")
 """Infoboxes of the wikis that name them by version: French ``infobox_v3``, ``taxobox_v3`` (a ``div`` whose header,
