@@ -1,7 +1,7 @@
 """Generate ``languages.json`` (namespace names and aliases, image-option magic words, per language) from
 MediaWiki's language files.
 
-    python data/mediawiki/generate.py MEDIAWIKI_CHECKOUT [--output data/mediawiki/languages.json]
+    python -m wikiformer_kit.data.mediawiki.generate MEDIAWIKI_CHECKOUT [--output data/mediawiki/languages.json]
 
 Reads ``languages/messages/Messages<Code>.php`` of the languages in :data:`LANGUAGES` (the 30 largest Wikipedias
 and the others the kit names), follows each file's ``$fallback`` chain down to English as MediaWiki's

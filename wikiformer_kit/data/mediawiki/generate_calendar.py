@@ -2,7 +2,7 @@
 Unicode CLDR, as the Babel package ships it.
 
     pip install babel  # only to regenerate; the kit reads the JSON
-    python data/mediawiki/generate_calendar.py [--output data/mediawiki/calendar.json]
+    python -m wikiformer_kit.data.mediawiki.generate_calendar [--output data/mediawiki/calendar.json]
 
 For every language of :data:`LANGUAGES` (``generate.py``'s list: the 30 largest Wikipedias and the others the
 kit names) it writes the wide month names in their format form (the genitive of ``25 Μαρτίου``, ``25 березня``) and
@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from generate import LANGUAGES  # noqa: E402
+from wikiformer_kit.data.mediawiki.generate import LANGUAGES
 
 CLDR_LOCALE = {"no": "nb", "sh": "sr_Latn", "arz": "ar"}
 """Wikipedias whose language code is not a CLDR locale: the locale whose names their dates use."""

@@ -3,7 +3,7 @@ country and flag templates: ``{{GER}}``, ``{{USA}}``, ``{{JPN}}``) from the Unic
 ships it.
 
     pip install babel  # only to regenerate; the kit reads the JSON
-    python data/mediawiki/generate_countries.py [--output data/mediawiki/countries.json]
+    python -m wikiformer_kit.data.mediawiki.generate_countries [--output data/mediawiki/countries.json]
 
 A template named by a code shows a flag and the country's name in the wiki's language. The codes are ISO 3166-1
 alpha-3 (CLDR's territory aliases map them to the two-letter region codes whose names CLDR gives) and the IOC codes
@@ -15,13 +15,10 @@ as on Wikipedia. Names are CLDR's for the region in each language of :data:`LANG
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from generate import write_by_language  # noqa: E402
-from generate_calendar import cldr_locales  # noqa: E402
+from wikiformer_kit.data.mediawiki.generate import write_by_language
+from wikiformer_kit.data.mediawiki.generate_calendar import cldr_locales
 
 IOC_CODES = {
     "ALG": "DZ", "ANG": "AO", "ANT": "AG", "ARU": "AW", "ASA": "AS", "BAH": "BS", "BAN": "BD", "BAR": "BB",

@@ -2,7 +2,7 @@
 ``Портал``, ``Anexo``, ``Draft``, their aliases and the project namespace's name) from Wikimedia's site
 configuration.
 
-    python data/mediawiki/generate_extra_namespaces.py core-Namespaces.php [--output data/mediawiki/extra_namespaces.json]
+    python -m wikiformer_kit.data.mediawiki.generate_extra_namespaces core-Namespaces.php [--output data/mediawiki/extra_namespaces.json]
 
 The argument is ``wmf-config/core-Namespaces.php`` of https://github.com/wikimedia/operations-mediawiki-config
 (``--commit`` names the commit read, for the ``source`` field). Its settings ``wgExtraNamespaces`` (number →
@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from generate import write_by_language  # noqa: E402
+from wikiformer_kit.data.mediawiki.generate import write_by_language
 
 REPOSITORY = "https://github.com/wikimedia/operations-mediawiki-config"
 SETTINGS = ("wgExtraNamespaces", "wgNamespaceAliases", "wgMetaNamespace", "wgMetaNamespaceTalk")
