@@ -214,7 +214,9 @@ def is_dropped(attributes: Attributes, tag: str = "") -> bool:
     if tag in _DROPPED_TAGS:
         return True
     classes = attributes.get("class")
-    if classes and (not _DROPPED_CLASSES.isdisjoint(classes.split()) or _BOX_CLASS.search(classes)):
+    if classes and (
+        not _DROPPED_CLASSES.isdisjoint(classes.split()) or "box_" in classes and _BOX_CLASS.search(classes)
+    ):
         return True
     if attributes.get("role") in _DROPPED_ROLES:
         return True
